@@ -1,0 +1,46 @@
+# The two commands: `make demo` and `make test`. Both create .venv and install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: test demo lint typecheck pytest bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# torch first, from the CPU wheel on local disk, so sentence-transformers does not pull a CUDA build
+$(VENV)/.torch: | $(PY)
+	$(PIP) install -q "torch==2.13.0"
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
+	$(PIP) install -q -e ".[test,pandas,bm25,dense,report,server,langchain,llamaindex]"
+	touch $@
+
+$(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
+	$(PIP) install -q -e ".[pandas,bm25,dense,report]"
+	touch $@
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check src tests bench
+
+typecheck: $(VENV)/.installed-test
+	$(VENV)/bin/mypy
+
+pytest: $(VENV)/.installed-test
+	$(VENV)/bin/pytest
+
+test: lint typecheck pytest
+
+demo: $(VENV)/.installed-demo
+	$(VENV)/bin/rankscope demo
+
+bench: $(VENV)/.installed-test
+	$(PY) bench/bench_core.py
+
+clean:
+	rm -rf $(VENV) demo-out .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,67 @@
+"""rankscope: evaluate the retrieval step of a RAG system, exactly as trec_eval does.
+
+>>> import rankscope
+>>> qrels = rankscope.Qrels.from_dict({"q1": {"d1": 1, "d2": 0}})
+>>> run = rankscope.Run.from_ranked_lists({"q1": ["d2", "d1"]})
+>>> rankscope.evaluate(qrels, run, ["mrr", "P@1"]).mean()
+{'mrr': 0.5, 'P@1': 0.0}
+
+Everything is imported lazily so that ``import rankscope`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Qrels": "rankscope.data",
+    "Run": "rankscope.data",
+    "evaluate": "rankscope.engine",
+    "Evaluator": "rankscope.engine",
+    "EvaluationResult": "rankscope.engine",
+    "Measure": "rankscope.measures",
+    "parse_metric": "rankscope.measures",
+    "parse_metrics": "rankscope.measures",
+    "register_metric": "rankscope.measures",
+    "read_qrels": "rankscope.io",
+    "read_run": "rankscope.io",
+    "RankscopeError": "rankscope.errors",
+}
+
+__all__ = [
+    "EvaluationResult",
+    "Evaluator",
+    "Measure",
+    "Qrels",
+    "RankscopeError",
+    "Run",
+    "evaluate",
+    "parse_metric",
+    "parse_metrics",
+    "read_qrels",
+    "read_run",
+    "register_metric",
+]
+
+if TYPE_CHECKING:
+    from rankscope.data import Qrels, Run
+    from rankscope.engine import EvaluationResult, Evaluator, evaluate
+    from rankscope.errors import RankscopeError
+    from rankscope.io import read_qrels, read_run
+    from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,75 @@
+"""The typer application and the error handling shared by every command.
+
+A user mistake (any :class:`~rankscope.errors.RankscopeError`, or a missing
+file) prints one line ``rankscope: error: ...`` on stderr and exits with code 2;
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+
+from rankscope.errors import RankscopeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+app = typer.Typer(
+    name="rankscope",
+    help="Evaluate retrieval for RAG: trec_eval-exact metrics, comparisons, reports.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# command modules register themselves on `app` when imported
+COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd"]
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a one-line error and exit."""
+    typer.echo(f"rankscope: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def user_errors(func: F) -> F:
+    """Decorator: turn user mistakes into a one-line message and exit code 2."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except RankscopeError as exc:
+            fail(str(exc))
+        except FileNotFoundError as exc:
+            fail(f"{exc.filename}: no such file")
+        except IsADirectoryError as exc:
+            fail(f"{exc.filename}: is a directory")
+
+    return wrapper  # type: ignore[return-value]
+
+
+def load_plugins(modules: list[str] | None) -> None:
+    """Import ``--plugin`` modules so that the metrics they register can be used."""
+    for mod in modules or []:
+        try:
+            importlib.import_module(mod)
+        except ImportError as exc:
+            fail(f"cannot import plugin module {mod!r}: {exc}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    for mod in COMMAND_MODULES:
+        importlib.import_module(mod)
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("trec_eval", "trec-eval"):
+        from rankscope.trec_eval.cli import main as trec_main
+
+        raise SystemExit(trec_main(args[1:]))
+    app(args=args, prog_name="rankscope")

@@ -1,0 +1,104 @@
+"""``rankscope evaluate``: score one run against qrels."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, load_plugins, user_errors
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class Missing(str, Enum):
+    zero = "zero"
+    ignore = "ignore"
+
+
+@app.command("evaluate")
+@user_errors
+def evaluate_command(
+    qrels: Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")],
+    run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
+    metric: Annotated[
+        Optional[list[str]],
+        typer.Option("-m", "--metric", help="metric, repeatable (ndcg@10, P@5, ndcg_cut_10...)"),
+    ] = None,
+    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+    missing: Annotated[
+        Missing, typer.Option("--missing", help="queries absent from the run: zero or ignore")
+    ] = Missing.zero,
+    depth: Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")] = None,
+    per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
+    plugin: Annotated[
+        Optional[list[str]],
+        typer.Option("--plugin", help="import this module first (it may register custom metrics)"),
+    ] = None,
+) -> None:
+    """Evaluate RUN against QRELS and print the metrics."""
+    load_plugins(plugin)
+    from rankscope.engine import evaluate
+    from rankscope.io import read_qrels, read_run
+
+    result = evaluate(
+        read_qrels(qrels), read_run(run), metric or None,
+        relevance_level=relevance_level, missing=missing.value, depth=depth,
+    )
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
+    elif fmt is OutputFormat.csv:
+        _print_csv(result, per_query)
+    else:
+        _print_table(result, per_query)
+
+
+def _print_csv(result: object, per_query: bool) -> None:
+    import csv
+    import sys
+
+    from rankscope.engine import EvaluationResult
+
+    assert isinstance(result, EvaluationResult)
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["query_id", *result.labels])
+    if per_query:
+        for qid, row in result.per_query.to_dict().items():
+            w.writerow([qid, *(f"{v:.6g}" for v in row.values())])
+    w.writerow(["all", *(f"{v:.6g}" for v in result.mean().values())])
+
+
+def _print_table(result: object, per_query: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from rankscope.engine import EvaluationResult
+
+    assert isinstance(result, EvaluationResult)
+    table = Table(title=f"run {result.run_name}", title_justify="left")
+    table.add_column("query" if per_query else "metric")
+    if per_query:
+        for label in result.labels:
+            table.add_column(label, justify="right")
+        for qid, row in result.per_query.to_dict().items():
+            table.add_row(qid, *(f"{v:.4f}" for v in row.values()))
+        table.add_row("[bold]all[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
+    else:
+        table.add_column("value", justify="right")
+        for label, v in result.mean().items():
+            table.add_row(label, f"{v:.4f}")
+    q = result.queries
+    console = Console()
+    console.print(table)
+    console.print(
+        f"{q.evaluated} queries evaluated (missing={result.policies['missing']}); "
+        f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
+    )

@@ -1,0 +1,73 @@
+"""Relevance judgments: :class:`Qrels`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rankscope.data._columns import as_int_array
+from rankscope.data._table import IdTable
+
+__all__ = ["Qrels"]
+
+
+class Qrels(IdTable):
+    """Relevance judgments: query id -> doc id -> integer grade.
+
+    Grades are integers; ``grade >= relevance_level`` (default 1) makes a document
+    relevant for binary measures, a grade below it (0 or negative) marks it as
+    judged non-relevant.  Graded measures (nDCG) use the raw grade as gain.
+    Documents that do not appear are *unjudged*.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
+    >>> len(qrels), qrels.queries
+    (3, ['q1', 'q2'])
+    >>> qrels.to_dict()["q1"]
+    {'d1': 2, 'd2': 0}
+    """
+
+    __slots__ = ()
+    _value_name = "relevance"
+
+    def __init__(self, query: Any, doc: Any, grade: Any) -> None:
+        self._init_columns(query, doc, as_int_array(grade, "relevance grade"))
+        dups = self._duplicate_rows()
+        if len(dups):
+            self._raise_duplicate(int(dups[0]), "qrels")
+
+    @property
+    def grades(self) -> np.ndarray:
+        """The grade of every row (int64)."""
+        return self.values
+
+    # -- constructors ---------------------------------------------------------------
+    @classmethod
+    def from_arrays(cls, query: Any, doc: Any, grade: Any) -> Qrels:
+        """Build from three equally long columns (lists, numpy or Arrow arrays)."""
+        return cls(query, doc, grade)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
+        """Build from ``{query_id: {doc_id: grade}}``."""
+        qs, ds, vs = cls._flatten_mapping(data)
+        return cls(qs, ds, vs)
+
+    @classmethod
+    def from_file(cls, path: str | Path, format: str | None = None, **options: Any) -> Qrels:
+        """Read a qrels file; see :func:`rankscope.io.read_qrels` for formats."""
+        from rankscope.io import read_qrels
+
+        return read_qrels(path, format=format, **options)
+
+    @classmethod
+    def from_pandas(cls, df: Any, query: str = "query_id", doc: str = "doc_id", grade: str = "relevance") -> Qrels:
+        """Build from a pandas DataFrame with the given column names."""
+        return cls(df[query].to_numpy(), df[doc].to_numpy(), df[grade].to_numpy())
+
+    def __repr__(self) -> str:
+        return f"Qrels({len(self.query_ids)} queries, {len(self)} judgments)"

@@ -1,0 +1,135 @@
+"""Ranked results: :class:`Run`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from rankscope.data._columns import as_float_array
+from rankscope.data._table import IdTable
+from rankscope.errors import RankscopeError
+
+__all__ = ["Run", "DuplicatePolicy"]
+
+DuplicatePolicy = Literal["error", "keep_best"]
+
+
+class Run(IdTable):
+    """Ranked results: query id -> doc id -> score, with an optional name.
+
+    The ranking of a query is by score descending, ties broken by doc id
+    descending (string order), exactly as trec_eval sorts.  A run built from
+    ranked lists (:meth:`from_ranked_lists`) keeps the list order: its scores are
+    ``n, n-1, ..., 1``.
+
+    ``duplicates`` decides what a repeated (query, doc) pair does: ``"error"``
+    (default) raises :class:`~rankscope.errors.DuplicateEntryError` naming the
+    first repeat, ``"keep_best"`` keeps the best-ranked occurrence.
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.5}}, name="bm25")
+    >>> run.name, len(run)
+    ('bm25', 2)
+    >>> Run.from_ranked_lists({"q1": ["d3", "d1"]}).to_dict()
+    {'q1': {'d3': 2.0, 'd1': 1.0}}
+    """
+
+    __slots__ = ("name",)
+    _value_name = "score"
+    name: str
+
+    def __init__(
+        self,
+        query: Any,
+        doc: Any,
+        score: Any,
+        name: str | None = None,
+        *,
+        duplicates: DuplicatePolicy = "error",
+    ) -> None:
+        if duplicates not in ("error", "keep_best"):
+            raise RankscopeError(f"duplicates must be 'error' or 'keep_best', got {duplicates!r}")
+        self._init_columns(query, doc, as_float_array(score, "score"))
+        self.name = name or "run"
+        dups = self._duplicate_rows()
+        if len(dups):
+            if duplicates == "error":
+                self._raise_duplicate(int(dups[0]), "run")
+            self._drop_worse_duplicates()
+
+    def _drop_worse_duplicates(self) -> None:
+        keys = self._pair_keys()
+        # best score first within each key; stable so the earlier row wins a tie
+        order = np.lexsort((-self.values, keys))
+        sk = keys[order]
+        first = np.ones(len(sk), dtype=bool)
+        first[1:] = sk[1:] != sk[:-1]
+        keep = np.sort(order[first])
+        self.qcode, self.dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The score of every row (float64)."""
+        return self.values
+
+    # -- constructors ---------------------------------------------------------------
+    @classmethod
+    def from_arrays(
+        cls, query: Any, doc: Any, score: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "error"
+    ) -> Run:
+        """Build from three equally long columns (lists, numpy or Arrow arrays)."""
+        return cls(query, doc, score, name, duplicates=duplicates)
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Mapping[Any, Mapping[Any, Any] | Sequence[Any]],
+        name: str | None = None,
+        *,
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Build from ``{query: {doc: score}}`` or from ranked lists ``{query: [doc, ...]}``."""
+        if data and all(not isinstance(v, Mapping) for v in data.values()):
+            return cls.from_ranked_lists(data, name, duplicates=duplicates)  # type: ignore[arg-type]
+        if any(not isinstance(v, Mapping) for v in data.values()):
+            raise RankscopeError("run: every query must map to either {doc: score} or a ranked list, not a mix")
+        qs, ds, vs = cls._flatten_mapping(data)  # type: ignore[arg-type]
+        return cls(qs, ds, vs, name, duplicates=duplicates)
+
+    @classmethod
+    def from_ranked_lists(
+        cls, data: Mapping[Any, Sequence[Any]], name: str | None = None, *, duplicates: DuplicatePolicy = "error"
+    ) -> Run:
+        """Build from ``{query: [doc, ...]}``; the list order is the ranking."""
+        qs: list[Any] = []
+        ds: list[Any] = []
+        vs: list[float] = []
+        for q, docs in data.items():
+            if isinstance(docs, (str, bytes)):
+                raise RankscopeError(f"run: query {q!r} maps to a string, expected a list of doc ids")
+            n = len(docs)
+            qs.extend([q] * n)
+            ds.extend(docs)
+            vs.extend(range(n, 0, -1))
+        return cls(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates)
+
+    @classmethod
+    def from_file(cls, path: str | Path, format: str | None = None, **options: Any) -> Run:
+        """Read a run file; see :func:`rankscope.io.read_run` for formats."""
+        from rankscope.io import read_run
+
+        return read_run(path, format=format, **options)
+
+    @classmethod
+    def from_pandas(
+        cls, df: Any, query: str = "query_id", doc: str = "doc_id", score: str = "score", name: str | None = None
+    ) -> Run:
+        """Build from a pandas DataFrame with the given column names."""
+        return cls(df[query].to_numpy(), df[doc].to_numpy(), df[score].to_numpy(), name)
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} rows)"

@@ -1,0 +1,313 @@
+"""The one join of a run with the qrels, and the ranked per-query arrays it yields.
+
+:func:`prepare` aligns a :class:`~rankscope.data.Run` with a :class:`QrelsIndex`
+and returns a :class:`Prepared` bundle: every retrieved row of every evaluated
+query, grouped by query (queries in sorted id order) and ranked within it by
+score descending, ties broken by doc id descending (trec_eval's order), cut at
+``depth``.  Each row carries its grade (0 when unjudged) and a judged flag.
+Every metric kernel works on these flat arrays with numpy reductions; nothing
+loops over queries or documents in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankscope.data import Qrels, Run
+from rankscope.errors import InvalidParameterError, NoOverlapError
+
+__all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy"]
+
+MissingPolicy = Literal["zero", "ignore"]
+
+
+class QrelsIndex:
+    """Qrels prepared once for many runs: sorted join keys and per-query ideal grades."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        self.qrels = qrels
+        self.query_ids = qrels.query_ids
+        n_docs = max(len(qrels.doc_ids), 1)
+        keys = qrels.qcode.astype(np.int64) * n_docs + qrels.dcode
+        order = np.argsort(keys, kind="stable")
+        self.n_docs = n_docs
+        self.keys = keys[order]
+        self.key_grades = qrels.grades[order]
+        # judged grades per query, sorted descending: the ideal ranking
+        by_q = np.lexsort((-qrels.grades, qrels.qcode))
+        self.ideal_grade = qrels.grades[by_q]
+        counts = np.bincount(qrels.qcode, minlength=len(self.query_ids))
+        self.ideal_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def grades_for(self, qidx: np.ndarray, doc_ids: pa.Array, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Grade and judged flag of each (qrels query index, run doc code) row."""
+        to_qdoc = pc.index_in(doc_ids, value_set=self.qrels.doc_ids)
+        to_qdoc_np = to_qdoc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        qd = to_qdoc_np[dcode]
+        known = qd >= 0
+        keys = np.where(known, qidx.astype(np.int64) * self.n_docs + qd, -1)
+        pos = np.searchsorted(self.keys, keys)
+        pos_c = np.minimum(pos, max(len(self.keys) - 1, 0))
+        judged = known & (len(self.keys) > 0)
+        if len(self.keys):
+            judged &= self.keys[pos_c] == keys
+            grade = np.where(judged, self.key_grades[pos_c], 0)
+        else:
+            grade = np.zeros(len(keys), dtype=np.int64)
+        return grade.astype(np.int64, copy=False), judged
+
+
+@dataclass
+class Prepared:
+    """Ranked, judged rows of every evaluated query (the input of every kernel).
+
+    Rows are grouped by query (``query_ids`` order) and ranked within a query.
+
+    Attributes
+    ----------
+    query_ids : object array (n,)   evaluated query ids, sorted
+    offsets : int64 (n+1,)          rows of query i are ``offsets[i]:offsets[i+1]``
+    qidx : int64 (rows,)            query index of each row
+    rank : int64 (rows,)            0-based rank within its query
+    grade : int64 (rows,)           relevance grade, 0 when unjudged
+    judged : bool (rows,)           whether the (query, doc) pair is in the qrels
+    score : float64 (rows,)         retrieval score
+    dcode : int32 (rows,)           index into ``doc_ids`` (the run's doc dictionary)
+    ideal_offsets, ideal_grade      every judged grade of query i, sorted descending,
+                                    in ``ideal_grade[ideal_offsets[i]:ideal_offsets[i+1]]``
+    in_run : bool (n,)              whether the query has a ranking in the run
+    relevance_level : int           default threshold for binary relevance
+    """
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    judged: np.ndarray
+    score: np.ndarray
+    dcode: np.ndarray
+    doc_ids: pa.Array
+    ideal_offsets: np.ndarray
+    ideal_grade: np.ndarray
+    in_run: np.ndarray
+    relevance_level: int = 1
+    _cache: dict[object, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        """Number of evaluated queries."""
+        return len(self.query_ids)
+
+    @property
+    def num_ret(self) -> np.ndarray:
+        """Number of retrieved documents per query (after the depth cut)."""
+        return np.diff(self.offsets)
+
+    def level(self, rel: int | None) -> int:
+        """``rel`` if given, else the evaluation's relevance level."""
+        return self.relevance_level if rel is None else int(rel)
+
+    def is_rel(self, rel: int | None = None) -> np.ndarray:
+        """Boolean per row: grade >= relevance level."""
+        lv = self.level(rel)
+        key = ("is_rel", lv)
+        if key not in self._cache:
+            self._cache[key] = self.grade >= lv
+        return self._cache[key]
+
+    def num_rel(self, rel: int | None = None) -> np.ndarray:
+        """Number of relevant judged documents per query (from the qrels, not the run)."""
+        lv = self.level(rel)
+        key = ("num_rel", lv)
+        if key not in self._cache:
+            self._cache[key] = self.ideal_sum((self.ideal_grade >= lv).astype(np.float64)).astype(np.int64)
+        return self._cache[key]
+
+    def num_judged(self) -> np.ndarray:
+        """Number of judged documents per query."""
+        return np.diff(self.ideal_offsets)
+
+    def cum_rel(self, rel: int | None = None) -> np.ndarray:
+        """Per row: relevant documents at or above this rank within the query (int64)."""
+        lv = self.level(rel)
+        key = ("cum_rel", lv)
+        if key not in self._cache:
+            self._cache[key] = self.cumsum_in_query(self.is_rel(lv).astype(np.int64))
+        return self._cache[key]
+
+    def cumsum_in_query(self, values: np.ndarray) -> np.ndarray:
+        """Cumulative sum of ``values`` restarting at every query."""
+        cs = np.cumsum(values)
+        if len(cs) == 0:
+            return cs
+        start = self.offsets[:-1]
+        base = np.where(start > 0, cs[np.maximum(start - 1, 0)], 0)
+        base = np.where(start > 0, base, 0)
+        return cs - np.repeat(base, self.num_ret)
+
+    def sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum of a per-row array (optionally only where ``mask``)."""
+        w = values if mask is None else np.where(mask, values, 0)
+        return np.bincount(self.qidx, weights=w.astype(np.float64, copy=False), minlength=self.n)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per-query number of rows where ``mask`` is true."""
+        return np.bincount(self.qidx[mask], minlength=self.n).astype(np.int64)
+
+    def ideal_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum over the ideal (qrels) arrays."""
+        key = ("ideal_qidx",)
+        if key not in self._cache:
+            self._cache[key] = np.repeat(np.arange(self.n), np.diff(self.ideal_offsets))
+        w = values if mask is None else np.where(mask, values, 0)
+        return np.bincount(self._cache[key], weights=w.astype(np.float64, copy=False), minlength=self.n)
+
+    def ideal_rank(self) -> np.ndarray:
+        """0-based position of each ideal row within its query."""
+        key = ("ideal_rank",)
+        if key not in self._cache:
+            counts = np.diff(self.ideal_offsets)
+            self._cache[key] = np.arange(len(self.ideal_grade)) - np.repeat(self.ideal_offsets[:-1], counts)
+        return self._cache[key]
+
+    def first_row(self, mask: np.ndarray) -> np.ndarray:
+        """Per query: rank of the first row where ``mask`` holds, or -1."""
+        rows = np.flatnonzero(mask)
+        out = np.full(self.n, -1, dtype=np.int64)
+        if len(rows):
+            q = self.qidx[rows]
+            first = np.ones(len(rows), dtype=bool)
+            first[1:] = q[1:] != q[:-1]
+            out[q[first]] = self.rank[rows[first]]
+        return out
+
+
+@dataclass(frozen=True)
+class PolicyCounts:
+    """How many queries each query policy touched."""
+
+    evaluated: int
+    missing_from_run: int
+    not_in_qrels: int
+
+
+def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
+    """Row order grouping by query, score descending, doc id descending."""
+    n = len(qidx)
+    if n == 0:
+        return np.arange(0)
+    same_q = qidx[1:] == qidx[:-1]
+    grouped_sorted = bool(np.all(qidx[1:] >= qidx[:-1]))
+    if grouped_sorted and bool(np.all(~same_q | (score[1:] <= score[:-1]))):
+        order = np.arange(n)
+    else:
+        order = np.lexsort((-score, qidx))
+    # ties: equal (query, score) neighbours must be in doc id descending order
+    sq, ss = qidx[order], score[order]
+    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    if tie.any():
+        in_group = np.zeros(n, dtype=bool)
+        in_group[1:] |= tie
+        in_group[:-1] |= tie
+        pos = np.flatnonzero(in_group)
+        group = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+        docs = np.asarray(doc_ids.take(pa.array(dcode[order[pos]])).to_pylist(), dtype=object)
+        _, inv = np.unique(docs, return_inverse=True)
+        sub = np.lexsort((-inv.ravel(), group))
+        order = order.copy()
+        order[pos] = order[pos][sub]
+    return order
+
+
+def prepare(
+    index: QrelsIndex,
+    run: Run,
+    *,
+    relevance_level: int = 1,
+    missing: MissingPolicy = "zero",
+    depth: int | None = None,
+) -> tuple[Prepared, PolicyCounts]:
+    """Join ``run`` with the qrels and rank every evaluated query (see module doc)."""
+    if missing not in ("zero", "ignore"):
+        raise InvalidParameterError(f"missing must be 'zero' or 'ignore', got {missing!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise InvalidParameterError(f"depth must be a positive integer or None, got {depth!r}")
+    qrels_q = index.query_ids
+    # run query code -> qrels query index (both id lists are sorted)
+    pos = np.searchsorted(qrels_q, run.query_ids) if len(qrels_q) else np.zeros(len(run.query_ids), dtype=np.int64)
+    pos_c = np.minimum(pos, max(len(qrels_q) - 1, 0))
+    found = (qrels_q[pos_c] == run.query_ids) if len(qrels_q) else np.zeros(len(run.query_ids), dtype=bool)
+    run2q = np.where(found, pos_c, -1)
+    run_has = np.zeros(len(qrels_q), dtype=bool)
+    present_codes = np.unique(run.qcode) if len(run) else np.empty(0, dtype=np.int64)
+    present_q = run2q[present_codes]
+    run_has[present_q[present_q >= 0]] = True
+    not_in_qrels = int((present_q < 0).sum())
+    if not run_has.any() and len(run):
+        raise NoOverlapError(
+            f"run {run.name!r} and the qrels have no query in common "
+            f"(run: {len(present_codes)} queries such as {run.query_ids[present_codes[0]]!r}; "
+            f"qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r})"
+        )
+    eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
+    q_new = np.cumsum(eval_mask) - 1  # qrels query index -> evaluated index
+    row_q = run2q[run.qcode]
+    keep_rows = row_q >= 0
+    if missing == "ignore":
+        keep_rows &= eval_mask[np.maximum(row_q, 0)]
+    if keep_rows.all():
+        rq, dcode, score = row_q, run.dcode, run.scores
+    else:
+        rq, dcode, score = row_q[keep_rows], run.dcode[keep_rows], run.scores[keep_rows]
+    qidx_all = q_new[rq]
+    order = _rank_order(qidx_all, score, dcode, run.doc_ids)
+    qidx = qidx_all[order]
+    n_eval = int(eval_mask.sum())
+    counts = np.bincount(qidx, minlength=n_eval)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    rank = np.arange(len(qidx), dtype=np.int64) - np.repeat(starts, counts)
+    sel: np.ndarray | slice = slice(None)
+    if depth is not None and len(rank) and int(rank.max()) >= depth:
+        sel = rank < depth
+        order, qidx, rank = order[sel], qidx[sel], rank[sel]
+        counts = np.minimum(counts, depth)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    r_dcode = dcode[order]
+    grade, judged = index.grades_for(rq[order], run.doc_ids, r_dcode)
+    ev_q = np.flatnonzero(eval_mask)
+    ic = np.diff(index.ideal_offsets)[ev_q]
+    if n_eval == len(qrels_q):
+        ideal_grade, ideal_offsets = index.ideal_grade, index.ideal_offsets
+    else:
+        take = np.repeat(index.ideal_offsets[:-1][ev_q], ic) + (
+            np.arange(int(ic.sum())) - np.repeat(np.concatenate(([0], np.cumsum(ic)[:-1])), ic)
+        )
+        ideal_grade = index.ideal_grade[take]
+        ideal_offsets = np.concatenate(([0], np.cumsum(ic))).astype(np.int64)
+    prepared = Prepared(
+        query_ids=qrels_q[eval_mask],
+        offsets=offsets,
+        qidx=qidx.astype(np.int64, copy=False),
+        rank=rank,
+        grade=grade,
+        judged=judged,
+        score=score[order],
+        dcode=r_dcode,
+        doc_ids=run.doc_ids,
+        ideal_offsets=ideal_offsets,
+        ideal_grade=ideal_grade,
+        in_run=run_has[eval_mask],
+        relevance_level=relevance_level,
+    )
+    policy = PolicyCounts(
+        evaluated=n_eval,
+        missing_from_run=int((~run_has).sum()),
+        not_in_qrels=not_in_qrels,
+    )
+    return prepared, policy

@@ -1,0 +1,79 @@
+"""Exception types raised by rankscope.
+
+Every error a user can cause derives from :class:`RankscopeError`, itself a
+``ValueError``, so callers can catch either.  Messages name the offending
+parameter, file or line, say what is allowed and what was given.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RankscopeError",
+    "ParseError",
+    "UnknownMetricError",
+    "InvalidParameterError",
+    "DuplicateEntryError",
+    "EmptyInputError",
+    "NoOverlapError",
+]
+
+
+class RankscopeError(ValueError):
+    """Base class of every error caused by user input."""
+
+
+class ParseError(RankscopeError):
+    """A malformed input file or record; carries the source and line number."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.reason = message
+        where = ""
+        if source is not None and line is not None:
+            where = f"{source}:{line}: "
+        elif source is not None:
+            where = f"{source}: "
+        elif line is not None:
+            where = f"line {line}: "
+        super().__init__(f"{where}{message}")
+
+
+class UnknownMetricError(RankscopeError):
+    """A metric name that the registry does not know, with close matches."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None, reason: str | None = None) -> None:
+        self.name = name
+        self.suggestions = list(suggestions or [])
+        msg = reason or f"unknown metric {name!r}"
+        if self.suggestions:
+            msg += "; did you mean: " + ", ".join(self.suggestions) + "?"
+        else:
+            msg += "; run `rankscope metrics` to list the known metrics"
+        super().__init__(msg)
+
+
+class InvalidParameterError(RankscopeError):
+    """A parameter outside its allowed range or of the wrong type."""
+
+
+class DuplicateEntryError(RankscopeError):
+    """A (query, document) pair that occurs twice in a run or qrels.
+
+    ``rows`` holds the 0-based row numbers of the first and the repeated entry, so
+    that a file reader can turn them into line numbers.
+    """
+
+    rows: tuple[int, int] | None = None
+
+    def with_rows(self, first: int, second: int) -> DuplicateEntryError:
+        self.rows = (first, second)
+        return self
+
+
+class EmptyInputError(RankscopeError):
+    """An input that holds no entries at all."""
+
+
+class NoOverlapError(RankscopeError):
+    """A run and qrels that share no query."""

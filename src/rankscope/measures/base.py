@@ -1,0 +1,183 @@
+"""What a metric is: the :class:`Measure` value and its :class:`MeasureSpec`.
+
+A :class:`Measure` is an immutable, hashable value: a registry name, an optional
+rank cutoff and typed parameters (only non-default values are stored, sorted by
+name), so ``parse(str(m)) == m`` and two spellings of one metric are equal.
+A :class:`MeasureSpec` describes a metric family once: its parameters, cutoff
+rule, bounds, aggregation, trec_eval / ir_measures names and the vectorized
+kernel that computes it.  Everything user-facing (parser, CLI choices, API
+validation, docs, report labels) is derived from the specs in the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from rankscope.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+
+    pass
+
+__all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate"]
+
+Kernel = "Callable[[Prepared, Measure], np.ndarray]"
+CutoffRule = Literal["none", "optional", "required"]
+Aggregate = Literal["mean", "sum", "gmean", "count", "none"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed metric parameter: name, type (int / float / str), default and doc."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    minimum: float | None = None
+
+    def coerce(self, metric: str, value: Any) -> Any:
+        """Convert ``value`` to this parameter's type or raise a clear error."""
+        try:
+            if self.type is int:
+                if isinstance(value, str):
+                    value = value.strip()
+                    f = float(value)
+                    if f != int(f):
+                        raise ValueError
+                    out: Any = int(f)
+                elif isinstance(value, bool):
+                    raise ValueError
+                else:
+                    out = int(value)
+                    if out != value:
+                        raise ValueError
+            elif self.type is float:
+                out = float(value)
+            else:
+                out = str(value)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                f"parameter {self.name!r} of metric {metric!r} must be {self.type.__name__}, got {value!r}"
+            ) from None
+        if self.minimum is not None and out < self.minimum:
+            raise InvalidParameterError(
+                f"parameter {self.name!r} of metric {metric!r} must be >= {self.minimum:g}, got {value!r}"
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """A metric family: its names, parameters, cutoff rule, bounds and kernel.
+
+    ``trec`` / ``trec_cut`` are the trec_eval names without / with a cutoff
+    (``ndcg`` / ``ndcg_cut``); ``ir_measures`` is the ir_measures name.
+    ``at_param`` names a parameter that ``@x`` sets instead of the cutoff
+    (``IPrec@0.1``).  ``trec_params`` says how trec_eval's ``name.PARAMS`` syntax
+    maps onto this family: ``cutoffs`` (one measure per cutoff),
+    ``values:P`` (one measure per value of parameter P), ``ordered:P1,P2,..``
+    (one measure, positional values) or ``whole:P`` (the whole text is P).
+    """
+
+    name: str
+    summary: str
+    kernel: Callable[..., Any]
+    cutoff: CutoffRule = "none"
+    params: tuple[Param, ...] = ()
+    aliases: tuple[str, ...] = ()
+    ir_measures: str | None = None
+    trec: str | None = None
+    trec_cut: str | None = None
+    bounds: tuple[float, float] | None = (0.0, 1.0)
+    aggregate: Aggregate = "mean"
+    higher_is_better: bool = True
+    family: str = "other"
+    doc: str = ""
+    builtin: bool = True
+    at_param: str | None = None
+    trec_params: str | None = None
+    param_index: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.param_index.update({p.name: p for p in self.params})
+
+    def measure(self, cutoff: int | None = None, **params: Any) -> Measure:
+        """Build a validated :class:`Measure` of this family."""
+        return Measure.build(self, cutoff, params)
+
+
+@dataclass(frozen=True, eq=True, order=False)
+class Measure:
+    """A metric: registry name + optional cutoff + non-default parameters.
+
+    Hashable and comparable by value; ``str(m)`` is the canonical rankscope
+    spelling (``ndcg@10``, ``precision(rel=2)@5``) and parses back to ``m``.
+
+    >>> from rankscope.measures import parse_metric
+    >>> m = parse_metric("nDCG@10")
+    >>> m == parse_metric("ndcg_cut_10") == parse_metric("ndcg@10"), str(m)
+    (True, 'ndcg@10')
+    """
+
+    name: str
+    cutoff: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def build(cls, spec: MeasureSpec, cutoff: int | None, params: dict[str, Any]) -> Measure:
+        """Validate ``cutoff`` and ``params`` against ``spec``."""
+        if cutoff is not None:
+            if spec.cutoff == "none":
+                raise InvalidParameterError(f"metric {spec.name!r} takes no cutoff, got @{cutoff}")
+            if isinstance(cutoff, bool) or not isinstance(cutoff, int):
+                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff!r}")
+            if cutoff < 1:
+                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff}")
+        elif spec.cutoff == "required":
+            raise InvalidParameterError(f"metric {spec.name!r} needs a cutoff, e.g. {spec.name}@10")
+        kept: dict[str, Any] = {}
+        for key, value in params.items():
+            p = spec.param_index.get(key)
+            if p is None:
+                allowed = ", ".join(spec.param_index) or "none"
+                raise InvalidParameterError(
+                    f"metric {spec.name!r} has no parameter {key!r} (allowed: {allowed})"
+                )
+            v = p.coerce(spec.name, value)
+            if v != p.default:
+                kept[key] = v
+        return cls(spec.name, cutoff, tuple(sorted(kept.items())))
+
+    @property
+    def spec(self) -> MeasureSpec:
+        """The registry entry of this metric."""
+        from rankscope.measures.registry import get_spec
+
+        return get_spec(self.name)
+
+    def param(self, key: str) -> Any:
+        """The value of parameter ``key`` (its default when not set)."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return self.spec.param_index[key].default
+
+    def __str__(self) -> str:
+        out = self.name
+        if self.params:
+            out += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            out += f"@{self.cutoff}"
+        return out
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)

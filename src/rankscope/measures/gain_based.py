@@ -1,0 +1,134 @@
+r"""Graded, discounted measures: DCG and nDCG.
+
+Gains come from the raw grades (not from the binary relevance level), as in
+trec_eval: by default the gain of a document is its grade when positive and 0
+otherwise (unjudged documents gain 0).  The discount of 1-based rank i is
+1 / log2(i + 1).
+
+* ``dcg@k`` = Σ_{i ≤ k} gain_i / log2(i + 1).
+* ``ndcg`` (trec_eval ``ndcg``, no cutoff) and ``ndcg@k`` (``ndcg_cut_k``,
+  ir_measures ``nDCG@k``) = DCG / IDCG, where IDCG is the DCG of the *ideal*
+  ranking: **all** judged documents of the query sorted by gain, cut at the same
+  k.  0 when the query has no document with positive gain.  ``gains`` remaps
+  grades to gains in trec_eval's syntax (``ndcg(gains=1=3,2=9)``, trec_eval
+  ``ndcg.1=3,2=9``); unlisted grades keep their own value.
+* ``ndcg_exp@k``: the same with exponential gain 2^grade − 1 (Burges et al.),
+  the convention of many RAG and learning-to-rank libraries.
+* ``ndcg_ret_ideal@k`` — **inflated, non-standard**: the ideal ranking is built
+  only from the *retrieved* documents (seed 001's mistake), so relevant documents
+  the system never retrieved do not lower the score; a ranking that finds one
+  relevant document out of ten at rank 1 scores 1.0.  Offered only to reproduce
+  old numbers (see docs/metric-variants.md).
+
+Ties are resolved before scoring (score descending, doc id descending).
+
+>>> from rankscope import evaluate, Qrels, Run
+>>> qrels = Qrels.from_dict({"q": {"a": 2, "b": 1, "c": 1}})
+>>> run = Run.from_ranked_lists({"q": ["b", "x", "a"]})
+>>> res = evaluate(qrels, run, ["ndcg@3", "ndcg_ret_ideal@3", "dcg@3"]).mean()
+>>> {k: round(v, 4) for k, v in res.items()}
+{'ndcg@3': 0.6388, 'ndcg_ret_ideal@3': 0.7602, 'dcg@3': 2.0}
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from rankscope.engine.prepare import Prepared
+from rankscope.errors import InvalidParameterError
+from rankscope.measures._kernel import safe_div
+from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.registry import register
+
+GAINS = Param("gains", str, "", "grade=gain pairs remapping grades to gains, trec_eval syntax '1=3,2=9'")
+
+
+@lru_cache(maxsize=64)
+def parse_gains(text: str) -> tuple[tuple[int, float], ...]:
+    """Parse trec_eval's gain map ``'1=3,2=9'`` into sorted (grade, gain) pairs."""
+    out: dict[int, float] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        try:
+            g, v = part.split("=")
+            out[int(float(g))] = float(v)
+        except ValueError:
+            raise InvalidParameterError(
+                f"gain map {text!r}: expected grade=gain pairs such as '1=3,2=9', got {part!r}"
+            ) from None
+    return tuple(sorted(out.items()))
+
+
+def gain_of(grades: np.ndarray, gains: str = "", exponential: bool = False) -> np.ndarray:
+    """Gain of each grade: the grade itself (0 if not positive), remapped by ``gains``."""
+    g = grades.astype(np.float64)
+    if exponential:
+        return np.where(g > 0, np.exp2(g) - 1.0, 0.0)
+    out = np.where(g > 0, g, 0.0)
+    for grade, gain in parse_gains(gains):
+        out = np.where(grades == grade, gain, out)
+    return out
+
+
+def _discount(rank: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(rank + 2.0)
+
+
+def dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
+    """Per-query DCG of the run's ranking, cut at ``k``."""
+    w = gain_of(p.grade, gains, exponential) * _discount(p.rank)
+    return p.sum(w, None if k is None else p.rank < k)
+
+
+def ideal_dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
+    """Per-query DCG of the ideal ranking (all judged documents by gain), cut at ``k``."""
+    gain = gain_of(p.ideal_grade, gains, exponential)
+    if gains:  # remapped gains may reorder the ideal ranking
+        qi = np.repeat(np.arange(p.n), np.diff(p.ideal_offsets))
+        gain = gain[np.lexsort((-gain, qi))]
+    rank = p.ideal_rank()
+    w = gain * _discount(rank)
+    return p.ideal_sum(w, None if k is None else rank < k)
+
+
+def _ndcg(p: Prepared, m: Measure) -> np.ndarray:
+    gains = m.param("gains")
+    return safe_div(dcg(p, m.cutoff, gains), ideal_dcg(p, m.cutoff, gains))
+
+
+def _ndcg_exp(p: Prepared, m: Measure) -> np.ndarray:
+    return safe_div(dcg(p, m.cutoff, exponential=True), ideal_dcg(p, m.cutoff, exponential=True))
+
+
+def _dcg(p: Prepared, m: Measure) -> np.ndarray:
+    return dcg(p, m.cutoff, m.param("gains"))
+
+
+def _ndcg_ret_ideal(p: Prepared, m: Measure) -> np.ndarray:
+    gains = m.param("gains")
+    sel = np.ones(len(p.rank), dtype=bool) if m.cutoff is None else p.rank < m.cutoff
+    gain = gain_of(p.grade[sel], gains)
+    qi = p.qidx[sel]
+    order = np.lexsort((-gain, qi))
+    g_sorted, q_sorted = gain[order], qi[order]
+    counts = np.bincount(q_sorted, minlength=p.n)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(len(q_sorted)) - np.repeat(starts, counts)
+    ideal = np.bincount(q_sorted, weights=g_sorted * _discount(rank), minlength=p.n)
+    return safe_div(dcg(p, m.cutoff, gains), ideal)
+
+
+_DOC = __doc__ or ""
+for spec in (
+    MeasureSpec("ndcg", "normalised discounted cumulative gain (trec_eval gains = grades)", _ndcg,
+                cutoff="optional", params=(GAINS,), ir_measures="nDCG", trec="ndcg", trec_cut="ndcg_cut",
+                trec_params="whole:gains", family="gain", doc=_DOC),
+    MeasureSpec("ndcg_exp", "nDCG with exponential gain 2^grade - 1", _ndcg_exp, cutoff="optional",
+                family="gain", doc=_DOC),
+    MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional", params=(GAINS,),
+                bounds=None, family="gain", doc=_DOC),
+    MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (seed 001)",
+                _ndcg_ret_ideal, cutoff="optional", params=(GAINS,), family="variant", doc=_DOC),
+):
+    register(spec)

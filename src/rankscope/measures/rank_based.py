@@ -1,0 +1,89 @@
+r"""Order-aware binary measures: reciprocal rank and average precision.
+
+Binary relevance as in :mod:`rankscope.measures.set_based` (grade >= ``rel``).
+Ranks are 1-based below; R is the number of relevant documents in the qrels.
+
+* ``mrr`` (trec_eval ``recip_rank``, ir_measures ``RR``) = 1 / rank of the first
+  relevant document; 0 when none is retrieved.  ``mrr@k`` only looks at the top k
+  (0 when the first relevant document is below k).  The mean over queries is MRR.
+* ``map`` (``map``, ``AP``) = (1/R) · Σ over relevant retrieved d of
+  precision@rank(d); 0 when R = 0.  ``map@k`` (``map_cut_k``) sums only over the
+  top k but still divides by R (trec_eval's ``map_cut``).
+* ``gm_map`` (``gm_map``): the per-query value is AP; the aggregate is the
+  geometric mean exp(mean(log(max(AP, 1e-5)))) as in trec_eval.
+* ``set_map`` (``set_map``) = set precision × set recall.
+* ``ap_rel_ret`` — **not standard AP**: Σ precision@rank(d) divided by the number
+  of relevant documents *retrieved* (in the top k with a cutoff) instead of R,
+  as seed 002 defines AP.  It ignores relevant documents the system never
+  found, so it is never lower than ``map`` and rewards retrieving fewer
+  documents; use it only to reproduce numbers computed that way (see
+  docs/metric-variants.md).
+
+>>> from rankscope import evaluate, Qrels, Run
+>>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}})
+>>> run = Run.from_ranked_lists({"q": ["x", "a", "y", "b"]})
+>>> res = evaluate(qrels, run, ["mrr", "mrr@1", "map", "ap_rel_ret"]).mean()
+>>> {k: round(v, 4) for k, v in res.items()}
+{'mrr': 0.5, 'mrr@1': 0.0, 'map': 0.3333, 'ap_rel_ret': 0.5}
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankscope.engine.prepare import Prepared
+from rankscope.measures._kernel import safe_div
+from rankscope.measures.base import Measure, MeasureSpec
+from rankscope.measures.counts import REL
+from rankscope.measures.registry import register
+from rankscope.measures.set_based import _set_precision, _set_recall
+
+
+def _reciprocal_rank(p: Prepared, m: Measure) -> np.ndarray:
+    rel = p.is_rel(m.param("rel"))
+    if m.cutoff is not None:
+        rel = rel & (p.rank < m.cutoff)
+    first = p.first_row(rel)
+    return safe_div((first >= 0).astype(np.float64), first + 1.0)
+
+
+def _precision_sum(p: Prepared, m: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """Per query: Σ precision at each relevant rank (within the cutoff), and their count."""
+    level = m.param("rel")
+    rel = p.is_rel(level)
+    if m.cutoff is not None:
+        rel = rel & (p.rank < m.cutoff)
+    prec = p.cum_rel(level) / (p.rank + 1.0)
+    return p.sum(prec, rel), p.count(rel).astype(np.float64)
+
+
+def _average_precision(p: Prepared, m: Measure) -> np.ndarray:
+    total, _ = _precision_sum(p, m)
+    return safe_div(total, p.num_rel(m.param("rel")))
+
+
+def _ap_rel_ret(p: Prepared, m: Measure) -> np.ndarray:
+    total, found = _precision_sum(p, m)
+    return safe_div(total, found)
+
+
+def _set_map(p: Prepared, m: Measure) -> np.ndarray:
+    return _set_precision(p, m) * _set_recall(p, m)
+
+
+_DOC = __doc__ or ""
+for spec in (
+    MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
+                params=(REL,), aliases=("rr", "reciprocal_rank", "recip_rank"), ir_measures="RR", trec="recip_rank",
+                family="rank", doc=_DOC),
+    MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
+                cutoff="optional", params=(REL,), aliases=("ap", "average_precision"), ir_measures="AP", trec="map",
+                trec_cut="map_cut", family="rank", doc=_DOC),
+    MeasureSpec("gm_map", "geometric mean of average precision over queries", _average_precision,
+                params=(REL,), trec="gm_map", aggregate="gmean", family="rank", doc=_DOC),
+    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL,), trec="set_map", family="rank",
+                doc=_DOC),
+    MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (seed 002)", _ap_rel_ret,
+                cutoff="optional", params=(REL,), family="variant", doc=_DOC),
+):
+    register(spec)

@@ -1,0 +1,157 @@
+"""The one registry of metric families.
+
+Built-in families register themselves when their module is imported; the
+registry imports them on first use, so ``import rankscope`` stays light.  Users
+add their own with :func:`register_metric`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rankscope.errors import InvalidParameterError, UnknownMetricError
+from rankscope.measures.base import Aggregate, CutoffRule, MeasureSpec, Param
+
+__all__ = ["register", "register_metric", "get_spec", "all_specs", "lookup_alias", "unregister_metric"]
+
+_BUILTIN_MODULES = (
+    "rankscope.measures.counts",
+    "rankscope.measures.set_based",
+    "rankscope.measures.rank_based",
+    "rankscope.measures.gain_based",
+)
+
+_SPECS: dict[str, MeasureSpec] = {}
+_ALIASES: dict[str, str] = {}  # lower-case alias -> spec name
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for mod in _BUILTIN_MODULES:
+            importlib.import_module(mod)
+
+
+def register(spec: MeasureSpec) -> MeasureSpec:
+    """Add ``spec`` to the registry; a name or alias may be registered only once."""
+    names = {spec.name.lower(), *(a.lower() for a in spec.aliases)}
+    for extra in (spec.ir_measures, spec.trec, spec.trec_cut):
+        if extra:
+            names.add(extra.lower())
+    clash = sorted(n for n in names if n in _ALIASES)
+    if spec.name in _SPECS or clash:
+        raise InvalidParameterError(f"metric {spec.name!r} is already registered (names taken: {clash})")
+    _SPECS[spec.name] = spec
+    for n in names:
+        _ALIASES[n] = spec.name
+    return spec
+
+
+def register_metric(
+    name: str,
+    func: Callable[..., Any],
+    *,
+    summary: str = "",
+    cutoff: CutoffRule = "optional",
+    params: Iterable[Param] | dict[str, Any] = (),
+    bounds: tuple[float, float] | None = (0.0, 1.0),
+    higher_is_better: bool = True,
+    aggregate: Aggregate = "mean",
+    aliases: Iterable[str] = (),
+) -> MeasureSpec:
+    """Register a custom metric that then works like a built-in one.
+
+    ``func(prepared, measure)`` receives the :class:`~rankscope.engine.prepare.Prepared`
+    arrays of all evaluated queries and the :class:`~rankscope.measures.Measure`
+    being computed (``measure.cutoff``, ``measure.param(name)``), and returns one
+    float per query (a numpy array of length ``prepared.n``).  ``params`` may be
+    :class:`Param` objects or a ``{name: default}`` dict (the type is the default's).
+
+    >>> import numpy as np
+    >>> from rankscope.measures import register_metric, parse_metric
+    >>> def rel_at_1(p, m):
+    ...     return p.sum(p.is_rel().astype(float), p.rank < 1)
+    >>> spec = register_metric("rel_at_1", rel_at_1, cutoff="none", summary="relevant at rank 1")
+    >>> parse_metric("rel_at_1")
+    Measure('rel_at_1')
+    >>> unregister_metric("rel_at_1")
+    """
+    if not name or not name.replace("_", "").isalnum() or not name[0].isalpha():
+        raise InvalidParameterError(
+            f"metric name must start with a letter and hold only letters, digits and '_', got {name!r}"
+        )
+    if isinstance(params, dict):
+        plist = tuple(Param(k, type(v), v, "") for k, v in params.items())
+    else:
+        plist = tuple(params)
+    _ensure_loaded()
+    spec = MeasureSpec(
+        name=name,
+        summary=summary or (func.__doc__ or name).strip().splitlines()[0],
+        kernel=func,
+        cutoff=cutoff,
+        params=plist,
+        aliases=tuple(aliases),
+        bounds=bounds,
+        aggregate=aggregate,
+        higher_is_better=higher_is_better,
+        family="custom",
+        doc=func.__doc__ or "",
+        builtin=False,
+    )
+    return register(spec)
+
+
+def unregister_metric(name: str) -> None:
+    """Remove a custom metric (built-in ones cannot be removed)."""
+    spec = _SPECS.get(name)
+    if spec is None or spec.builtin:
+        raise InvalidParameterError(f"{name!r} is not a registered custom metric")
+    del _SPECS[name]
+    for alias in [a for a, n in _ALIASES.items() if n == name]:
+        del _ALIASES[alias]
+
+
+def get_spec(name: str) -> MeasureSpec:
+    """The spec registered under ``name`` (its canonical name)."""
+    _ensure_loaded()
+    try:
+        return _SPECS[name]
+    except KeyError:
+        raise UnknownMetricError(name, suggest(name)) from None
+
+
+def lookup_alias(name: str) -> MeasureSpec | None:
+    """The spec any spelling ``name`` (case-insensitive) refers to, or None."""
+    _ensure_loaded()
+    target = _ALIASES.get(name.lower())
+    return _SPECS[target] if target else None
+
+
+def all_specs() -> list[MeasureSpec]:
+    """Every registered spec, built-ins first, in registration order."""
+    _ensure_loaded()
+    return list(_SPECS.values())
+
+
+def suggest(name: str, n: int = 5) -> list[str]:
+    """Registered spellings close to ``name``."""
+    import difflib
+
+    _ensure_loaded()
+    base = name.split("@")[0].split("(")[0].lower()
+    canon = {s.name.lower(): s.name for s in _SPECS.values()}
+    pool = sorted(_ALIASES)
+    hits = difflib.get_close_matches(base, pool, n=n, cutoff=0.6)
+    out: list[str] = []
+    for h in hits:
+        label = canon.get(h, h)
+        spec = _SPECS[_ALIASES[h]]
+        label = spec.name + ("@10" if spec.cutoff == "required" else "")
+        if label not in out:
+            out.append(label)
+    return out

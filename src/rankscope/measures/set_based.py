@@ -1,0 +1,126 @@
+r"""Order-unaware measures: what fraction of the top *k* (or of the whole ranking) is relevant.
+
+Binary relevance: a document is relevant when its grade >= ``rel`` (default: the
+evaluation's relevance level, 1).  Unjudged documents are non-relevant.
+``rel_ret@k`` is the number of relevant documents among the first *k* ranks,
+``R`` the number of relevant documents of the query in the qrels.
+
+* ``precision@k`` (trec_eval ``P_k``, ir_measures ``P@k``) = rel_ret@k / k.  The
+  denominator is *k* even when fewer than *k* documents were retrieved.
+* ``recall@k`` (``recall_k``, ``R@k``) = rel_ret@k / R; 0 when R = 0.
+* ``f1@k`` = 2·P·R / (P + R) of precision@k and recall@k; 0 when both are 0.
+* ``success@k`` = ``hit_rate@k`` (``success_k``, ``Success@k``) = 1 if rel_ret@k > 0.
+* ``relative_precision@k`` (``relative_P_k``) = rel_ret@k / min(k, R); 0 when R = 0.
+* ``r_precision`` (``Rprec``) = rel_ret@R / R: precision at rank R; 0 when R = 0.
+* ``set_precision`` (``set_P``) = rel_ret / num_ret over the whole ranking.
+* ``set_recall`` (``set_recall``) = rel_ret / R.
+* ``set_relative_precision`` (``set_relative_P``) = rel_ret / min(num_ret, R).
+* ``set_f`` (``set_F``) = (1+β²)·P·R / (β²·P + R) with set P and R (β = ``beta``, 1).
+* ``judged@k`` (``Judged@k``) = judged documents in the top k / k.
+
+Ties are resolved before any measure runs (score descending, doc id
+descending), so a cutoff inside a group of tied scores keeps the documents with
+the larger ids.  Queries missing from the run score 0 (policy ``missing="zero"``).
+
+>>> from rankscope import evaluate, Qrels, Run
+>>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 0}})
+>>> run = Run.from_ranked_lists({"q": ["a", "c", "x", "b"]})
+>>> evaluate(qrels, run, ["P@2", "recall@2", "f1@2", "hit_rate@1", "Rprec"]).mean()
+{'P@2': 0.5, 'recall@2': 0.5, 'f1@2': 0.5, 'hit_rate@1': 1.0, 'Rprec': 0.5}
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankscope.engine.prepare import Prepared
+from rankscope.measures._kernel import rel_ret_at, safe_div
+from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.counts import REL
+from rankscope.measures.registry import register
+
+
+def _precision(p: Prepared, m: Measure) -> np.ndarray:
+    return rel_ret_at(p, m.cutoff, m.param("rel")) / float(m.cutoff or 1)
+
+
+def _recall(p: Prepared, m: Measure) -> np.ndarray:
+    return safe_div(rel_ret_at(p, m.cutoff, m.param("rel")), p.num_rel(m.param("rel")))
+
+
+def _f1(p: Prepared, m: Measure) -> np.ndarray:
+    prec = _precision(p, m)
+    rec = _recall(p, m)
+    return safe_div(2 * prec * rec, prec + rec)
+
+
+def _success(p: Prepared, m: Measure) -> np.ndarray:
+    return (rel_ret_at(p, m.cutoff, m.param("rel")) > 0).astype(np.float64)
+
+
+def _relative_precision(p: Prepared, m: Measure) -> np.ndarray:
+    k = float(m.cutoff or 1)
+    return safe_div(rel_ret_at(p, m.cutoff, m.param("rel")), np.minimum(k, p.num_rel(m.param("rel"))))
+
+
+def _r_precision(p: Prepared, m: Measure) -> np.ndarray:
+    num_rel = p.num_rel(m.param("rel"))
+    hits = p.count(p.is_rel(m.param("rel")) & (p.rank < num_rel[p.qidx]))
+    return safe_div(hits, num_rel)
+
+
+def _set_precision(p: Prepared, m: Measure) -> np.ndarray:
+    return safe_div(rel_ret_at(p, None, m.param("rel")), p.num_ret)
+
+
+def _set_recall(p: Prepared, m: Measure) -> np.ndarray:
+    return safe_div(rel_ret_at(p, None, m.param("rel")), p.num_rel(m.param("rel")))
+
+
+def _set_relative_precision(p: Prepared, m: Measure) -> np.ndarray:
+    rel = m.param("rel")
+    return safe_div(rel_ret_at(p, None, rel), np.minimum(p.num_ret, p.num_rel(rel)))
+
+
+def _set_f(p: Prepared, m: Measure) -> np.ndarray:
+    beta2 = float(m.param("beta")) ** 2
+    prec = _set_precision(p, m)
+    rec = _set_recall(p, m)
+    return safe_div((1 + beta2) * prec * rec, beta2 * prec + rec)
+
+
+def _judged(p: Prepared, m: Measure) -> np.ndarray:
+    mask = p.judged if m.cutoff is None else p.judged & (p.rank < m.cutoff)
+    den = np.full(p.n, float(m.cutoff)) if m.cutoff is not None else p.num_ret
+    return safe_div(p.count(mask), den)
+
+
+_DOC = __doc__ or ""
+for spec in (
+    MeasureSpec("precision", "fraction of the top k that is relevant", _precision, cutoff="required",
+                params=(REL,), aliases=("p",), ir_measures="P", trec_cut="P", family="set", doc=_DOC),
+    MeasureSpec("recall", "fraction of the relevant documents found in the top k", _recall, cutoff="required",
+                params=(REL,), aliases=("r",), ir_measures="R", trec_cut="recall", family="set", doc=_DOC),
+    MeasureSpec("f1", "harmonic mean of precision@k and recall@k", _f1, cutoff="required",
+                params=(REL,), aliases=("f",), family="set", doc=_DOC),
+    MeasureSpec("success", "1 if any relevant document is in the top k (hit rate)", _success, cutoff="required",
+                params=(REL,), aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success", trec_cut="success",
+                family="set", doc=_DOC),
+    MeasureSpec("relative_precision", "precision@k relative to the best possible: rel_ret@k / min(k, R)",
+                _relative_precision, cutoff="required", params=(REL,), trec_cut="relative_P", family="set",
+                doc=_DOC),
+    MeasureSpec("r_precision", "precision at rank R (R = number of relevant documents)", _r_precision,
+                params=(REL,), aliases=("rprecision",), ir_measures="Rprec", trec="Rprec", family="set", doc=_DOC),
+    MeasureSpec("set_precision", "relevant retrieved / retrieved, whole ranking", _set_precision, params=(REL,),
+                ir_measures="SetP", trec="set_P", family="set", doc=_DOC),
+    MeasureSpec("set_recall", "relevant retrieved / relevant, whole ranking", _set_recall, params=(REL,),
+                ir_measures="SetR", trec="set_recall", family="set", doc=_DOC),
+    MeasureSpec("set_relative_precision", "relevant retrieved / min(retrieved, relevant)",
+                _set_relative_precision, params=(REL,), trec="set_relative_P", family="set", doc=_DOC),
+    MeasureSpec("set_f", "F-measure of set precision and set recall", _set_f,
+                params=(REL, Param("beta", float, 1.0, "weight of recall (beta)", minimum=0.0)),
+                ir_measures="SetF", trec="set_F", trec_params="ordered:beta", family="set", doc=_DOC),
+    MeasureSpec("judged", "fraction of the top k that has a relevance judgment", _judged, cutoff="optional",
+                ir_measures="Judged", family="set", doc=_DOC),
+):
+    register(spec)
