@@ -6,7 +6,15 @@ PIP := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: test demo lint typecheck pytest bench clean
+.PHONY: test demo lint typecheck pytest bench clean system-deps
+
+# Debian packages the browser and PostgreSQL tests need (skipped when already present)
+SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+system-deps:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium chromium-driver postgresql >/dev/null; \
+	fi
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +39,7 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy
 
-pytest: $(VENV)/.installed-test
+pytest: $(VENV)/.installed-test system-deps
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest
