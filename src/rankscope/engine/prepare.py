@@ -57,6 +57,8 @@ class QrelsIndex:
         if len(self.keys):
             judged &= self.keys[pos_c] == keys
             grade = np.where(judged, self.key_grades[pos_c], 0)
+            # trec_eval: a negative grade means "in the pool but not judged"
+            judged &= grade >= 0
         else:
             grade = np.zeros(len(keys), dtype=np.int64)
         return grade.astype(np.int64, copy=False), judged

@@ -1,0 +1,182 @@
+"""Per-query agreement with pytrec_eval (trec_eval's C code) to 1e-12.
+
+Randomized qrels and runs, generated from fixed seeds, cover the corners where
+evaluators disagree: tied scores (trec_eval breaks them by doc id descending, in
+string order), negative and zero grades, unjudged documents, queries present on
+only one side, empty rankings, cutoffs larger than the ranking and relevance
+levels other than 1.  Real runs (DL-HARD passage runs with heavy ties, LeCaRD)
+are checked the same way.
+
+pytrec_eval evaluates every query that appears in the run dict and in the qrels
+(a query mapped to an empty dict scores 0), so its output is compared with
+rankscope's ``missing="zero"`` result on those queries; the other qrels queries
+must score 0, and ``missing="ignore"`` must give the same values on the queries
+with a non-empty ranking.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import DATA, require
+from rankscope import Qrels, Run, evaluate
+from rankscope.errors import UnknownMetricError
+from rankscope.io import read_qrels, read_run
+from rankscope.measures import parse_metric
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+# pytrec_eval measure families to request; every key they produce is a valid rankscope name
+TREC_FAMILIES = {
+    "map", "ndcg", "ndcg_cut.1,3,5,10,20,50", "recip_rank", "P.1,3,5,10,20,50", "recall.1,3,5,10,20,50",
+    "Rprec", "set_P", "set_recall", "set_F", "set_map", "set_relative_P", "success.1,5,10",
+    "relative_P.1,5,10,50", "map_cut.1,5,10,50", "num_rel_ret", "num_ret", "num_rel", "num_q",
+    "num_nonrel_judged_ret", "gm_map",
+}
+# families another part of the project may add later: checked when they are registered
+OPTIONAL_FAMILIES = {"bpref", "iprec_at_recall", "11pt_avg", "Rprec_mult", "ndcg_rel", "Rndcg", "binG", "G"}
+TOL = 1e-12
+
+
+def _known(key: str) -> bool:
+    try:
+        parse_metric(key)
+    except UnknownMetricError:
+        return False
+    return True
+
+
+def _families() -> set[str]:
+    extra = set()
+    probe = {"q": {"d": 1}}
+    for fam in OPTIONAL_FAMILIES:
+        keys = pytrec_eval.RelevanceEvaluator(probe, {fam}).evaluate({"q": {"d": 1.0}})["q"]
+        if all(_known(k) for k in keys):
+            extra.add(fam)
+    return TREC_FAMILIES | extra
+
+
+FAMILIES = _families()
+
+
+def random_case(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Random qrels/run dicts: ties, grades -2..4, unjudged docs, one-sided and empty queries."""
+    rng = np.random.default_rng(seed)
+    # ids of different lengths so that string order differs from numeric order
+    qpool = list(dict.fromkeys(f"{rng.integers(0, 200)}" for _ in range(40)))
+    dpool = [f"d{i}" for i in rng.choice(300, size=int(rng.integers(5, 60)), replace=False)]
+    n_q = int(rng.integers(1, min(12, len(qpool))))
+    qrels_q = qpool[:n_q]
+    run_q = [q for q in qrels_q if rng.random() < 0.8] + qpool[n_q : n_q + int(rng.integers(0, 3))]
+    grades = np.array([-2, -1, 0, 0, 0, 1, 1, 1, 2, 2, 3, 4])
+    qrels: dict[str, dict[str, int]] = {}
+    for q in qrels_q:
+        k = int(rng.integers(1, len(dpool) + 1))
+        docs = rng.choice(dpool, size=k, replace=False)
+        qrels[q] = {str(d): int(rng.choice(grades)) for d in docs}
+        if max(qrels[q].values()) < 0:  # pytrec_eval crashes (segfault) on a query judged only negative
+            qrels[q][str(docs[0])] = 0
+    run: dict[str, dict[str, float]] = {}
+    tie_heavy = rng.random() < 0.5
+    for q in run_q:
+        k = int(rng.integers(0, len(dpool) + 1)) if rng.random() < 0.9 else 0
+        docs = rng.choice(dpool, size=k, replace=False)
+        if tie_heavy:
+            scores = rng.integers(-3, 4, size=k) / 2.0
+        else:
+            scores = rng.normal(size=k) * 10.0 ** int(rng.integers(-3, 4))
+        run[q] = {str(d): float(s) for d, s in zip(docs, scores, strict=True)}
+    return qrels, run
+
+
+def _ours(qrels: Qrels, run: Run, names: list[str], level: int, missing: str) -> dict[str, dict[str, float]]:
+    res = evaluate(qrels, run, names, relevance_level=level, missing=missing)  # type: ignore[arg-type]
+    pq = res.per_query
+    return {str(q): dict(zip(names, map(float, row), strict=True)) for q, row in zip(pq.query_ids, pq.values,
+                                                                                     strict=True)}
+
+
+def _run_from_dict(run: dict[str, dict[str, float]]) -> Run:
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return Run([r[0] for r in rows], [r[1] for r in rows], np.array([r[2] for r in rows], dtype=np.float64))
+
+
+def compare(qrels_d: dict, run_d: dict, level: int, qrels: Qrels | None = None, run: Run | None = None) -> int:
+    """Assert agreement; return the number of (query, measure) values compared."""
+    expected = pytrec_eval.RelevanceEvaluator(qrels_d, FAMILIES, relevance_level=level).evaluate(run_d)
+    if not expected:
+        return 0
+    names = sorted(next(iter(expected.values())))
+    qrels = qrels or Qrels.from_dict(qrels_d)
+    run = run or _run_from_dict(run_d)
+    if len(run) == 0:
+        return 0
+    got = _ours(qrels, run, names, level, "zero")
+    n = 0
+    for q, exp in expected.items():
+        for name, value in exp.items():
+            mine = got[q][name]
+            if name == "gm_map":  # pytrec_eval reports log(max(AP, 1e-5)) per query
+                mine = math.log(max(mine, 1e-5))
+            assert abs(mine - value) <= TOL, f"query {q!r} {name}: rankscope {mine!r} != pytrec_eval {value!r}"
+            n += 1
+    for q in set(got) - set(expected):  # qrels queries absent from the run score 0 under missing="zero"
+        for name, value in got[q].items():
+            if name not in ("num_q", "num_rel"):
+                assert value == 0.0, f"missing query {q!r} {name} = {value}"
+    nonempty = {q for q, docs in run_d.items() if docs and q in expected}
+    ignored = _ours(qrels, run, names, level, "ignore")
+    assert set(ignored) == nonempty
+    for q in nonempty:
+        assert ignored[q] == got[q]
+    return n
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_random_agreement(level: int) -> None:
+    compared = 0
+    for seed in range(150):
+        qrels_d, run_d = random_case(1000 * level + seed)
+        if not any(run_d.values()):
+            continue
+        shared = set(qrels_d) & {q for q, d in run_d.items() if d}
+        if not shared:
+            continue
+        compared += compare(qrels_d, run_d, level)
+    assert compared > 10_000
+
+
+def _dict_of(table: Qrels | Run) -> dict[str, dict]:
+    return table.to_dict()
+
+
+def _dl_hard_runs() -> list[Path]:
+    base = require(DATA / "runs_dl_hard" / "dataset" / "baselines" / "passage")
+    return sorted(base.glob("*.run"))
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_dl_hard_passage_runs(level: int) -> None:
+    qrels = read_qrels(require(DATA / "runs_dl_hard" / "dataset" / "dl_hard-passage.qrels"))
+    qrels_d = _dict_of(qrels)
+    runs = _dl_hard_runs()
+    assert len(runs) == 6
+    for path in runs[:3] if level == 2 else runs:
+        run = read_run(path)
+        assert compare(qrels_d, _dict_of(run), level, qrels, run) > 1000
+
+
+def test_lecard_runs() -> None:
+    base = require(DATA / "zh_lecard_qrels_runs")
+    qrels = read_qrels(base / "qrels.trec")
+    qrels_d = _dict_of(qrels)
+    runs = sorted((base / "runs").glob("*.trec"))
+    assert len(runs) == 8
+    for path in runs:
+        run = read_run(path)
+        for level in (1, 3):
+            assert compare(qrels_d, _dict_of(run), level, qrels, run) > 100
