@@ -29,15 +29,19 @@ _EXPORTS: dict[str, str] = {
     "read_qrels": "rankscope.io",
     "read_run": "rankscope.io",
     "RankscopeError": "rankscope.errors",
+    "compare": "rankscope.compare",
+    "Comparison": "rankscope.compare",
 }
 
 __all__ = [
+    "Comparison",
     "EvaluationResult",
     "Evaluator",
     "Measure",
     "Qrels",
     "RankscopeError",
     "Run",
+    "compare",
     "evaluate",
     "parse_metric",
     "parse_metrics",
@@ -47,6 +51,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from rankscope.compare import Comparison, compare
     from rankscope.data import Qrels, Run
     from rankscope.engine import EvaluationResult, Evaluator, evaluate
     from rankscope.errors import RankscopeError
