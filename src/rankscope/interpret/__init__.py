@@ -1,0 +1,32 @@
+"""Interpretation of metric values: rating bands, scenario presets, plain-language explanations.
+
+The bands, advice, scenario presets, benchmark figures and production standards are
+transcribed from seed 000 into data files next to this package (``bands.json``,
+``presets.json``), with the original Chinese text and an English translation;
+the sentences of :mod:`~rankscope.interpret.explain` live in ``messages/<lang>.json``.
+"""
+
+from rankscope.interpret.bands import Band, Rating, band_table, rate
+from rankscope.interpret.i18n import LANGS, check_lang, message
+from rankscope.interpret.presets import (
+    Scenario,
+    get_scenario,
+    scenario_names,
+    standard_names,
+    standard_requirements,
+)
+
+__all__ = [
+    "LANGS",
+    "Band",
+    "Rating",
+    "Scenario",
+    "band_table",
+    "check_lang",
+    "get_scenario",
+    "message",
+    "rate",
+    "scenario_names",
+    "standard_names",
+    "standard_requirements",
+]

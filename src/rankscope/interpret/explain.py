@@ -1,0 +1,119 @@
+"""Plain-language explanation of metric values, computed from the per-query data.
+
+In the style of seed 001's "detailed analysis", but every figure comes from the
+per-query values: the share of queries with a hit, how many queries found all
+relevant documents, and for MRR the observed median and quartiles of the rank
+of the first relevant document (not ``1/MRR``, which is a harmonic mean and
+hides the spread).  For reciprocal rank the rank of query *i* is exactly
+``1 / RR_i`` (RR is ``1/r`` or 0).  Each sentence ends with the metric's rating
+band and advice from seed 000 when the metric has one.
+
+>>> import numpy as np
+>>> print(explain("recall@5", np.array([1.0, 0.5, 1.0, 5 / 6])))
+Recall@5 = 0.833: on average 83.3% of the relevant documents are in the top 5; for 2 of 4 queries all of them are. \
+Rating: good — recall is good.
+>>> print(explain("mrr", np.array([1.0, 1.0, 0.5, 1.0, 0.0]), band=False))
+MRR = 0.700: the first relevant document is typically at rank 1 (median rank 1; at rank 1 for 3 of 5 queries); \
+1 of 5 queries have no relevant document in the ranking.
+>>> print(explain("P@5", np.array([0.4, 0.0]), lang="zh", band=False))
+Precision@5 = 0.200：前5个结果中平均有20.0%是相关文档（5个中平均1.0个）；2个查询中有1个在前5个结果中没有相关文档。
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankscope.interpret.analysis import ranks_from_reciprocal, summarize_first_ranks
+from rankscope.interpret.bands import rate
+from rankscope.interpret.i18n import check_lang, message
+from rankscope.measures import Measure, parse_metric
+
+if TYPE_CHECKING:
+    from rankscope.engine import EvaluationResult
+
+__all__ = ["explain", "explain_result", "display_name"]
+
+_DISPLAY = {"precision": "Precision", "recall": "Recall", "mrr": "MRR", "ndcg": "NDCG", "success": "Hit Rate",
+            "map": "MAP", "f1": "F1", "r_precision": "R-Precision"}
+
+
+def display_name(label: str, measure: Measure | None = None) -> str:
+    """A reader-friendly name of a metric label: ``recall@5`` → ``Recall@5``; others unchanged.
+
+    >>> display_name("recall@5"), display_name("hit_rate@3"), display_name("P(rel=2)@5")
+    ('Recall@5', 'Hit Rate@3', 'P(rel=2)@5')
+    """
+    m = measure or parse_metric(label)
+    if m.params or m.name not in _DISPLAY:
+        return label
+    return _DISPLAY[m.name] + (f"@{m.cutoff}" if m.cutoff is not None else "")
+
+
+def _pct(x: float, lang: str) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _mrr_sentence(name: str, value: str, rr: np.ndarray, cutoff: int | None, lang: str) -> str:
+    summary = summarize_first_ranks(ranks_from_reciprocal(rr))
+    where = message("explain.where_top", lang, k=cutoff) if cutoff else message("explain.where_all", lang)
+    if summary.found == 0:
+        return message("explain.mrr_none", lang, label=name, value=value, where=where)
+    typical = f"{summary.q1}" if summary.q1 == summary.q3 else f"{summary.q1}–{summary.q3}"
+    missing = ""
+    if summary.not_found:
+        missing = message("explain.mrr_missing", lang, nf=summary.not_found, n=summary.n, where=where)
+    return message("explain.mrr", lang, label=name, value=value, typical=typical, median=summary.median,
+                   at1=summary.at_rank_1, n=summary.n, missing=missing)
+
+
+def explain(
+    label: str,
+    per_query: np.ndarray,
+    lang: str = "en",
+    *,
+    measure: Measure | None = None,
+    band: bool = True,
+) -> str:
+    """One or two sentences explaining the mean of ``per_query`` values of metric ``label``."""
+    check_lang(lang)
+    m = measure or parse_metric(label)
+    values = np.asarray(per_query, dtype=np.float64)
+    n = len(values)
+    mean = float(values.mean()) if n else 0.0
+    name = display_name(label, m)
+    value = f"{mean:.3f}"
+    k = m.cutoff
+    if m.name == "precision" and k and not m.params:
+        text = message("explain.precision", lang, label=name, value=value, pct=_pct(mean, lang), k=k,
+                       hits=f"{mean * k:.1f}", none=int((values <= 0).sum()), n=n)
+    elif m.name == "recall" and not m.params:
+        key = "explain.recall" if k else "explain.recall_all"
+        text = message(key, lang, label=name, value=value, pct=_pct(mean, lang), k=k,
+                       complete=int((np.round(values, 10) >= 1).sum()), n=n)
+    elif m.name == "mrr" and not m.params:
+        text = _mrr_sentence(name, value, values, k, lang)
+    elif m.name == "ndcg" and not m.params:
+        text = message("explain.ndcg" if k else "explain.ndcg_all", lang, label=name, value=value,
+                       pct=_pct(mean, lang), k=k)
+    elif m.name == "success" and k and not m.params:
+        text = message("explain.success", lang, label=name, value=value, pct=_pct(mean, lang),
+                       hits=int((values > 0).sum()), n=n, k=k)
+    elif m.name == "map" and not m.params:
+        text = message("explain.map", lang, label=name, value=value, zero=int((values <= 0).sum()), n=n)
+    else:
+        text = message("explain.generic", lang, label=name, value=value, summary=m.spec.summary.rstrip("."))
+    if band and n:
+        rating = rate(m, mean, lang)
+        if rating is not None:
+            text += " " + message("explain.band", lang, level=rating.level_name, advice=rating.advice)
+    return text
+
+
+def explain_result(result: EvaluationResult, lang: str = "en", *, band: bool = True) -> dict[str, str]:
+    """Explanations of every metric of an :class:`~rankscope.engine.EvaluationResult`, by label."""
+    return {
+        label: explain(label, result.per_query.values[:, j], lang, measure=m, band=band)
+        for j, (label, m) in enumerate(zip(result.labels, result.measures))
+    }

@@ -1,0 +1,160 @@
+"""Scenario presets, industry benchmark figures and production standards, from seed 000.
+
+Data in ``presets.json``.  A *scenario* (``faq``, ``document_qa``,
+``academic_search``, ``enterprise_kb``, ``production_monitoring``) names the
+metrics the seed recommends for it and the benchmark figures it quotes.  The
+*production standards* (minimum / good / excellent) and the scenario benchmarks
+are usable as named gates: ``production:good``, ``benchmark:faq``; a gate is a
+list of ``(metric, ">=", threshold)`` requirements.
+
+>>> standard_requirements("production:good")
+[('recall@5', '>=', 0.8), ('precision@5', '>=', 0.75), ('mrr', '>=', 0.7)]
+>>> get_scenario("faq").metrics()
+['mrr', 'hit_rate@3', 'precision@3']
+>>> check_standard({"R@5": 0.82, "P@5": 0.7, "MRR": 0.9}, "production:good")[1]
+StandardCheck(metric='precision@5', op='>=', threshold=0.75, value=0.7, passed=False)
+>>> highest_tier({"recall@5": 0.82, "precision@5": 0.77, "mrr": 0.75})
+'good'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from rankscope.errors import InvalidParameterError
+from rankscope.interpret.i18n import check_lang, load_data
+from rankscope.measures import Measure, parse_metric
+
+__all__ = [
+    "Scenario",
+    "StandardCheck",
+    "get_scenario",
+    "scenario_names",
+    "standard_names",
+    "standard_requirements",
+    "check_standard",
+    "highest_tier",
+    "TIERS",
+]
+
+TIERS: tuple[str, ...] = ("minimum", "good", "excellent")
+Requirement = tuple[str, str, float]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A usage scenario of seed 000: recommended metrics and benchmark figures."""
+
+    key: str
+    names: tuple[tuple[str, str], ...]
+    benchmark_names: tuple[tuple[str, str], ...]
+    recommended: tuple[str, ...]
+    benchmark: tuple[tuple[str, float], ...]
+    notes: tuple[tuple[str, str], ...] = ()
+
+    def title(self, lang: str = "en") -> str:
+        """The scenario's name in ``lang``."""
+        return dict(self.names)[check_lang(lang)]
+
+    def note(self, lang: str = "en") -> str | None:
+        """The seed's caveat about this scenario in ``lang``, if any."""
+        return dict(self.notes).get(check_lang(lang))
+
+    def metrics(self) -> list[str]:
+        """Metrics to evaluate: the recommended ones, else (none given) the benchmark's."""
+        return list(self.recommended) if self.recommended else [m for m, _ in self.benchmark]
+
+
+@dataclass(frozen=True)
+class StandardCheck:
+    """One requirement of a standard checked against a value (``None``: metric not evaluated)."""
+
+    metric: str
+    op: str
+    threshold: float
+    value: float | None
+    passed: bool | None
+
+
+@cache
+def _scenarios() -> dict[str, Scenario]:
+    data = load_data("presets.json")["scenarios"]
+    out = {}
+    for key, s in data.items():
+        out[key] = Scenario(
+            key=key,
+            names=tuple(sorted(s["name"].items())),
+            benchmark_names=tuple(sorted(s.get("benchmark_name", s["name"]).items())),
+            recommended=tuple(s["recommended"]),
+            benchmark=tuple((m, float(v)) for m, v in s["benchmark"].items()),
+            notes=tuple(sorted(s.get("note", {}).items())),
+        )
+    return out
+
+
+def scenario_names() -> list[str]:
+    """Keys of the scenarios, in the seed's order."""
+    return list(_scenarios())
+
+
+def get_scenario(name: str) -> Scenario:
+    """The scenario ``name`` (see :func:`scenario_names`)."""
+    try:
+        return _scenarios()[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown scenario {name!r}; known: {', '.join(scenario_names())}"
+        ) from None
+
+
+def standard_names() -> list[str]:
+    """Names usable as gates: ``production:<tier>`` and ``benchmark:<scenario>`` (with figures)."""
+    names = [f"production:{t}" for t in TIERS]
+    names += [f"benchmark:{k}" for k, s in _scenarios().items() if s.benchmark]
+    return names
+
+
+def standard_requirements(name: str) -> list[Requirement]:
+    """The requirements of a named standard: ``[(metric, ">=", threshold), ...]``."""
+    kind, _, key = name.partition(":")
+    if kind == "production":
+        tiers = load_data("presets.json")["production_standards"]["tiers"]
+        if key in tiers:
+            return [(m, ">=", float(v)) for m, v in tiers[key]["requirements"].items()]
+    elif kind == "benchmark" and key in _scenarios() and _scenarios()[key].benchmark:
+        return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
+    raise InvalidParameterError(f"unknown standard {name!r}; known: {', '.join(standard_names())}")
+
+
+def _by_measure(values: Mapping[str, float]) -> dict[Measure, float]:
+    out: dict[Measure, float] = {}
+    for label, v in values.items():
+        out.setdefault(parse_metric(label), float(v))
+    return out
+
+
+def check_standard(values: Mapping[str, float], name: str) -> list[StandardCheck]:
+    """Check metric means (labels in any spelling) against the standard ``name``.
+
+    A requirement whose metric is not in ``values`` gets ``value=None, passed=None``.
+    """
+    have = _by_measure(values)
+    out = []
+    for metric, op, threshold in standard_requirements(name):
+        v = have.get(parse_metric(metric))
+        out.append(StandardCheck(metric, op, threshold, v, None if v is None else round(v, 10) >= threshold))
+    return out
+
+
+def highest_tier(values: Mapping[str, float]) -> str | None:
+    """The highest production tier whose requirements all hold (``None``: not even minimum).
+
+    Tiers with a metric missing from ``values`` do not hold.
+    """
+    best = None
+    for tier in TIERS:
+        if all(c.passed for c in check_standard(values, f"production:{tier}")):
+            best = tier
+    return best
