@@ -31,6 +31,8 @@ _EXPORTS: dict[str, str] = {
     "RankscopeError": "rankscope.errors",
     "compare": "rankscope.compare",
     "Comparison": "rankscope.compare",
+    "TestSet": "rankscope.data.testset",
+    "evaluate_retriever": "rankscope.retrieval.runner",
 }
 
 __all__ = [
@@ -41,8 +43,10 @@ __all__ = [
     "Qrels",
     "RankscopeError",
     "Run",
+    "TestSet",
     "compare",
     "evaluate",
+    "evaluate_retriever",
     "parse_metric",
     "parse_metrics",
     "read_qrels",
@@ -53,10 +57,12 @@ __all__ = [
 if TYPE_CHECKING:
     from rankscope.compare import Comparison, compare
     from rankscope.data import Qrels, Run
+    from rankscope.data.testset import TestSet
     from rankscope.engine import EvaluationResult, Evaluator, evaluate
     from rankscope.errors import RankscopeError
     from rankscope.io import read_qrels, read_run
     from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
+    from rankscope.retrieval.runner import evaluate_retriever
 
 
 def __getattr__(name: str) -> Any:

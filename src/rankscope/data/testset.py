@@ -1,0 +1,295 @@
+"""A labelled set of questions for a retriever: :class:`Query` and :class:`TestSet`.
+
+A test set holds the queries (id, text, optional reference answers and
+metadata such as tags), the relevance judgments as :class:`~rankscope.data.Qrels`
+(binary or graded, at document or chunk level) and, optionally, the corpus
+(doc id -> text).  It is what :func:`rankscope.evaluate_retriever` runs.
+
+Files: JSON (a list of records, or ``{"name", "queries", "corpus"}``), JSONL
+(one record a line) and BEIR folders.  A record is::
+
+    {"id": "q1", "query": "...", "relevant_docs": ["d1", "d2"],
+     "relevance_scores": {"d1": 2, "d2": 1, "d7": 0}, "answers": ["..."], "metadata": {"tags": [...]}}
+
+Only ``query`` is required, so the seed format ``[{"query", "relevant_docs",
+"relevance_scores"}]`` loads as it is (query ids become ``q1, q2, ...`` in file
+order).  A document in ``relevant_docs`` gets its grade from
+``relevance_scores`` (default 1); a document only in ``relevance_scores`` is
+judged with its grade (0 = judged non-relevant).
+
+>>> ts = TestSet.from_annotations(["capital of France?", "largest planet?"], [["d1"], {"d4": 2, "d5": 0}])
+>>> [q.id for q in ts.queries], ts.qrels.to_dict()
+(['q1', 'q2'], {'q1': {'d1': 1}, 'q2': {'d4': 2, 'd5': 0}})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from rankscope.data.qrels import Qrels
+from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError
+
+__all__ = ["Query", "TestSet"]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Query:
+    """One test question.
+
+    ``answers`` are reference answer strings (used for answer-containment
+    relevance); ``metadata`` holds anything else (``tags``, source, ...).
+
+    >>> Query("q1", "Who wrote Hamlet?", answers=("Shakespeare",)).answers
+    ('Shakespeare',)
+    """
+
+    id: str
+    text: str
+    answers: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not isinstance(self.text, str):
+            raise InvalidParameterError(f"a query needs a string id and text, got {self.id!r}, {self.text!r}")
+        if isinstance(self.answers, str):
+            object.__setattr__(self, "answers", (self.answers,))
+        elif not isinstance(self.answers, tuple):
+            object.__setattr__(self, "answers", tuple(self.answers))
+        if not isinstance(self.metadata, MappingProxyType):
+            object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata or {})))
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """``metadata["tags"]`` as a tuple (a single string counts as one tag)."""
+        tags = self.metadata.get("tags", ())
+        return (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
+
+
+def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: str) -> dict[str, int]:
+    """Merge a list of relevant ids and/or a ``{doc: grade}`` mapping into ``{doc: grade}``."""
+    out: dict[str, Any] = {}
+    grades = dict(grades or {})
+    if isinstance(relevant, Mapping):
+        grades = {**relevant, **grades}
+        relevant = []
+    if isinstance(relevant, (str, int)):
+        relevant = [relevant]
+    for doc in relevant or []:
+        doc = str(doc)
+        out[doc] = grades.get(doc, 1)
+    for doc, grade in grades.items():
+        out.setdefault(str(doc), grade)
+    for doc, grade in out.items():
+        if isinstance(grade, float) and grade.is_integer():
+            out[doc] = int(grade)
+        elif isinstance(grade, bool) or not isinstance(grade, int):
+            raise RankscopeError(f"{where}: the grade of {doc!r} must be an integer, got {grade!r}")
+    return out
+
+
+class TestSet:
+    """Queries + relevance judgments (+ optional corpus) for evaluating a retriever.
+
+    Parameters
+    ----------
+    queries : :class:`Query` objects (ids must be unique)
+    qrels : :class:`~rankscope.data.Qrels` or ``{query: {doc: grade}}``; may be empty when
+        the queries carry reference answers instead
+    corpus : optional ``{doc_id: text}``
+    name : a label for reports
+
+    >>> ts = TestSet([Query("a", "first"), Query("b", "second")], {"a": {"d1": 1}})
+    >>> len(ts), ts["b"].text, ts.judged_query_ids
+    (2, 'second', ['a'])
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        queries: Sequence[Query],
+        qrels: Qrels | Mapping[str, Mapping[str, int]] | None = None,
+        corpus: Mapping[str, str] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.queries: list[Query] = list(queries)
+        by_id: dict[str, Query] = {}
+        for q in self.queries:
+            if not isinstance(q, Query):
+                raise InvalidParameterError(f"queries must be Query objects, got {type(q).__name__}")
+            if q.id in by_id:
+                raise DuplicateEntryError(f"test set: query id {q.id!r} occurs twice")
+            by_id[q.id] = q
+        self._by_id = by_id
+        if qrels is None:
+            qrels = Qrels([], [], [])
+        self.qrels: Qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
+        stray = sorted(set(self.qrels.queries) - set(by_id))
+        if stray:
+            more = f" (and {len(stray) - 3} more)" if len(stray) > 3 else ""
+            raise RankscopeError(
+                f"test set: judgments for {len(stray)} query id(s) that are not among the queries: "
+                f"{', '.join(map(repr, stray[:3]))}{more}"
+            )
+        self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
+        self.name = name or "testset"
+
+    # -- views ------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def __iter__(self) -> Iterator[Query]:
+        return iter(self.queries)
+
+    def __getitem__(self, query_id: str) -> Query:
+        try:
+            return self._by_id[query_id]
+        except KeyError:
+            raise KeyError(f"no query {query_id!r} in test set {self.name!r}") from None
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._by_id
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Query ids in test-set order."""
+        return [q.id for q in self.queries]
+
+    @property
+    def judged_query_ids(self) -> list[str]:
+        """Ids of the queries that have at least one judgment, in test-set order."""
+        judged = set(self.qrels.queries)
+        return [q.id for q in self.queries if q.id in judged]
+
+    @property
+    def has_answers(self) -> bool:
+        """True when at least one query carries a reference answer."""
+        return any(q.answers for q in self.queries)
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}`` (queries without judgments omitted)."""
+        return self.qrels.to_dict()
+
+    def subset(self, query_ids: Sequence[str]) -> TestSet:
+        """The test set restricted to ``query_ids`` (in that order)."""
+        keep = [self[q] for q in query_ids]
+        wanted = set(query_ids)
+        judg = {q: d for q, d in self.judgments().items() if q in wanted}
+        return TestSet(keep, judg, self.corpus, self.name)
+
+    def __repr__(self) -> str:
+        corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
+        return f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{corpus})"
+
+    # -- building -----------------------------------------------------------------------
+    @classmethod
+    def from_annotations(
+        cls,
+        queries: Sequence[str | Query],
+        relevant: Sequence[Sequence[str] | Mapping[str, int]] | None = None,
+        grades: Sequence[Mapping[str, int] | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        answers: Sequence[str | Sequence[str] | None] | None = None,
+        metadata: Sequence[Mapping[str, Any] | None] | None = None,
+        corpus: Mapping[str, str] | None = None,
+        name: str | None = None,
+    ) -> TestSet:
+        """Build from parallel lists: query texts, relevant ids (or ``{doc: grade}``), grades, answers.
+
+        ``relevant[i]`` lists the relevant ids of query ``i`` (grade 1 unless
+        ``grades[i]`` says otherwise) or maps ids to grades.  Query ids default
+        to ``q1, q2, ...``.
+
+        >>> ts = TestSet.from_annotations(["a?", "b?"], answers=["x", ["y", "z"]], ids=["A", "B"])
+        >>> ts["B"].answers, len(ts.qrels)
+        (('y', 'z'), 0)
+        """
+        n = len(queries)
+        for label, seq in (("relevant", relevant), ("grades", grades), ("ids", ids), ("answers", answers),
+                           ("metadata", metadata)):
+            if seq is not None and len(seq) != n:
+                raise InvalidParameterError(f"from_annotations: {label} has {len(seq)} entries for {n} queries")
+        built: list[Query] = []
+        judg: dict[str, dict[str, int]] = {}
+        for i, item in enumerate(queries):
+            if isinstance(item, Query):
+                q = item
+            else:
+                ans = answers[i] if answers is not None else None
+                q = Query(
+                    str(ids[i]) if ids is not None else f"q{i + 1}",
+                    str(item),
+                    answers=_answers_tuple(ans),
+                    metadata=MappingProxyType(dict(metadata[i] or {})) if metadata is not None else _EMPTY,
+                )
+            built.append(q)
+            rel = relevant[i] if relevant is not None else None
+            g = grades[i] if grades is not None else None
+            docs = _grades_of(rel, g, f"query {q.id!r}")
+            if docs:
+                judg[q.id] = docs
+        return cls(built, judg, corpus, name)
+
+    # -- files ----------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, path: str | Path, name: str | None = None) -> TestSet:
+        """Read a JSON test set: a list of records (seed format included) or ``{"queries": [...]}``."""
+        from rankscope.data.testset_io import read_json
+
+        return read_json(path, name)
+
+    def to_json(self, path: str | Path, *, include_corpus: bool = True) -> None:
+        """Write ``{"name", "queries": [records], "corpus"}`` (UTF-8, readable Chinese)."""
+        from rankscope.data.testset_io import write_json
+
+        write_json(self, path, include_corpus=include_corpus)
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None) -> TestSet:
+        """Read one record per line (same record keys as JSON)."""
+        from rankscope.data.testset_io import read_jsonl
+
+        return read_jsonl(path, name, corpus)
+
+    def to_jsonl(self, path: str | Path) -> None:
+        """Write one record per line (the corpus is not written)."""
+        from rankscope.data.testset_io import write_jsonl
+
+        write_jsonl(self, path)
+
+    @classmethod
+    def from_beir(cls, folder: str | Path, split: str = "test", name: str | None = None) -> TestSet:
+        """Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/{split}.tsv``.
+
+        Only the queries judged in the split are kept (as BEIR does); corpus
+        text is ``title + " " + text`` (the title alone or the text alone when
+        the other is empty).
+        """
+        from rankscope.data.testset_io import read_beir
+
+        return read_beir(folder, split, name)
+
+    @classmethod
+    def from_file(cls, path: str | Path, name: str | None = None) -> TestSet:
+        """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (split ``test``)."""
+        p = Path(path)
+        if p.is_dir():
+            return cls.from_beir(p, name=name)
+        if p.suffix.lower() in (".jsonl", ".ndjson"):
+            return cls.from_jsonl(p, name)
+        return cls.from_json(p, name)
+
+
+def _answers_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value else ()
+    return tuple(str(a) for a in value if a is not None and str(a) != "")

@@ -1,0 +1,69 @@
+"""Evaluate a live retriever: protocol, runner (concurrency, retry, resume), chunk folding, answer matching.
+
+Names are imported lazily so that ``import rankscope.retrieval`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Hit": "rankscope.retrieval.protocol",
+    "Retriever": "rankscope.retrieval.protocol",
+    "BatchRetriever": "rankscope.retrieval.protocol",
+    "as_retriever": "rankscope.retrieval.protocol",
+    "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverEvaluation": "rankscope.retrieval.evaluation",
+    "UnknownIdsWarning": "rankscope.retrieval.runner",
+    "fold_chunks": "rankscope.retrieval.chunks",
+    "map_chunk_ids": "rankscope.retrieval.chunks",
+    "answer_qrels": "rankscope.retrieval.answers",
+    "contains_answer": "rankscope.retrieval.answers",
+    "normalize_text": "rankscope.retrieval.answers",
+    "UnknownIds": "rankscope.retrieval.unknown",
+    "unknown_ids": "rankscope.retrieval.unknown",
+    "LangChainRetriever": "rankscope.retrieval.adapters",
+    "LlamaIndexRetriever": "rankscope.retrieval.adapters",
+}
+
+__all__ = [
+    "BatchRetriever",
+    "Hit",
+    "LangChainRetriever",
+    "LlamaIndexRetriever",
+    "Retriever",
+    "RetrieverEvaluation",
+    "UnknownIds",
+    "UnknownIdsWarning",
+    "answer_qrels",
+    "as_retriever",
+    "contains_answer",
+    "evaluate_retriever",
+    "fold_chunks",
+    "map_chunk_ids",
+    "normalize_text",
+    "unknown_ids",
+]
+
+if TYPE_CHECKING:
+    from rankscope.retrieval.adapters import LangChainRetriever, LlamaIndexRetriever
+    from rankscope.retrieval.answers import answer_qrels, contains_answer, normalize_text
+    from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
+    from rankscope.retrieval.evaluation import RetrieverEvaluation
+    from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
+    from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
+    from rankscope.retrieval.unknown import UnknownIds, unknown_ids
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankscope.retrieval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,140 @@
+"""Adapters for LangChain and LlamaIndex retrievers (optional extras, imported lazily).
+
+* LangChain: a retriever (``BaseRetriever``: ``invoke(query)`` returns
+  ``Document`` objects) or a vector store (``similarity_search_with_score``).
+  A ``VectorStoreRetriever`` is asked for ``k`` documents (``invoke(query, k=k)``);
+  other retrievers return what they were configured to return, cut at ``k``.
+* LlamaIndex: a retriever (``retrieve(query)`` returns ``NodeWithScore``) or an
+  index (``as_retriever(similarity_top_k=k)``).
+
+The id of a hit is, in this order: ``metadata[id_key]`` when ``id_key`` is
+given, the object's own id (``Document.id`` / ``node.node_id``), the first of
+``id``, ``doc_id``, ``_id``... in its metadata.  The document a LlamaIndex node
+came from is kept as ``metadata["ref_doc_id"]``, so chunk hits can be folded
+with ``chunk_to_doc="metadata:ref_doc_id"``.
+
+Neither library is imported by this module; objects are recognised by the
+module their class (or a base class) comes from.
+
+>>> adapt(object()) is None
+True
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from rankscope.errors import RankscopeError
+from rankscope.retrieval.protocol import _ID_KEYS, Hit, _as_id, _as_score, to_hits
+
+__all__ = ["LangChainRetriever", "LlamaIndexRetriever", "adapt", "langchain_hit", "llamaindex_hit"]
+
+
+def _from_library(obj: Any, prefix: str) -> bool:
+    return any(c.__module__.startswith(prefix) for c in type(obj).__mro__)
+
+
+def _metadata_id(meta: Mapping[str, Any] | None, id_key: str | None) -> Any:
+    if not meta:
+        return None
+    if id_key is not None:
+        return meta.get(id_key)
+    for key in _ID_KEYS:
+        if meta.get(key) is not None:
+            return meta[key]
+    return None
+
+
+def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
+    """A LangChain ``Document`` (and optional score) as a :class:`Hit`."""
+    meta = dict(getattr(doc, "metadata", None) or {})
+    ident = _metadata_id(meta, id_key) if id_key else None
+    if ident is None and not id_key:
+        ident = getattr(doc, "id", None) or _metadata_id(meta, None)
+    if ident is None:
+        key = f"metadata[{id_key!r}]" if id_key else "an id (Document.id or metadata 'id'/'doc_id')"
+        raise RankscopeError(f"a LangChain document has no {key}; give the documents ids or pass id_key=")
+    return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
+
+
+def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
+    """A LlamaIndex ``NodeWithScore`` as a :class:`Hit` (``ref_doc_id`` kept in the metadata)."""
+    node = item.node
+    meta = dict(getattr(node, "metadata", None) or {})
+    ref = getattr(node, "ref_doc_id", None)
+    if ref is not None:
+        meta.setdefault("ref_doc_id", ref)
+    ident = _metadata_id(meta, id_key) if id_key else node.node_id
+    if ident is None:
+        raise RankscopeError(f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key")
+    get_content = getattr(node, "get_content", None)
+    text = get_content() if callable(get_content) else getattr(node, "text", None)
+    return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)
+
+
+class LangChainRetriever:
+    """A LangChain retriever or vector store as a rankscope retriever.
+
+    Parameters
+    ----------
+    obj : a ``BaseRetriever`` (``invoke``) or a ``VectorStore`` (``similarity_search_with_score``)
+    id_key : metadata key that holds the id to evaluate (default: ``Document.id``)
+    """
+
+    batched = False
+
+    def __init__(self, obj: Any, id_key: str | None = None) -> None:
+        self.obj = obj
+        self.id_key = id_key
+        self.name = str(getattr(obj, "name", None) or type(obj).__name__)
+        self._store = hasattr(obj, "similarity_search_with_score") and not hasattr(obj, "invoke")
+        self._takes_k = hasattr(obj, "search_kwargs")  # VectorStoreRetriever merges kwargs into search_kwargs
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        if self._store:
+            pairs = self.obj.similarity_search_with_score(query, k=k)
+            hits = [langchain_hit(doc, score, self.id_key) for doc, score in pairs]
+        else:
+            docs = self.obj.invoke(query, k=k) if self._takes_k else self.obj.invoke(query)
+            hits = [langchain_hit(doc, getattr(doc, "metadata", {}).get("score"), self.id_key) for doc in docs]
+        return to_hits(hits, k, where=self.name)
+
+
+class LlamaIndexRetriever:
+    """A LlamaIndex retriever (``retrieve``) or index (``as_retriever``) as a rankscope retriever.
+
+    For an index, one retriever per ``k`` is made with ``similarity_top_k=k``.
+    """
+
+    batched = False
+
+    def __init__(self, obj: Any, id_key: str | None = None) -> None:
+        self.obj = obj
+        self.id_key = id_key
+        self.name = type(obj).__name__
+        self._is_index = not hasattr(obj, "retrieve") and hasattr(obj, "as_retriever")
+        self._by_k: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def _retriever(self, k: int) -> Any:
+        if not self._is_index:
+            return self.obj
+        with self._lock:
+            if k not in self._by_k:
+                self._by_k[k] = self.obj.as_retriever(similarity_top_k=k)
+            return self._by_k[k]
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        nodes = self._retriever(k).retrieve(query)
+        return to_hits([llamaindex_hit(n, self.id_key) for n in nodes], k, where=self.name)
+
+
+def adapt(obj: Any) -> Any:
+    """The adapter for ``obj`` if it is a LangChain or LlamaIndex object, else ``None``."""
+    if _from_library(obj, "langchain") and (hasattr(obj, "invoke") or hasattr(obj, "similarity_search_with_score")):
+        return LangChainRetriever(obj)
+    if _from_library(obj, "llama_index") and (hasattr(obj, "retrieve") or hasattr(obj, "as_retriever")):
+        return LlamaIndexRetriever(obj)
+    return None
