@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.engine.result import EvaluationResult
+from rankscope.engine.result import EvaluationResult, PerQueryScores
 from rankscope.errors import InvalidParameterError, NoOverlapError, RankscopeError
 from rankscope.measures.base import Measure
 
@@ -203,13 +203,16 @@ class Comparison:
 def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
     from rankscope.io.convert import as_run
 
+    def conv(r: Any, name: str | None) -> Any:
+        return r if isinstance(r, EvaluationResult) else as_run(r, name=name)
+
     if isinstance(runs, Mapping):
-        items = [(str(k), as_run(v, name=str(k))) for k, v in runs.items()]
+        items = [(str(k), conv(v, str(k))) for k, v in runs.items()]
     elif isinstance(runs, Iterable) and not isinstance(runs, (str, bytes)):
         items = []
         for i, r in enumerate(runs):
-            run = as_run(r)
-            items.append((run.name or f"run{i + 1}", run))
+            run = conv(r, None)
+            items.append((getattr(run, "name", None) or getattr(run, "run_name", None) or f"run{i + 1}", run))
     else:
         raise RankscopeError(f"runs must be a dict of name -> run or a list of runs, got {type(runs).__name__}")
     names = [n for n, _ in items]
@@ -221,6 +224,40 @@ def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]
     if len(items) < 2:
         raise InvalidParameterError(f"compare needs at least 2 runs, got {len(items)}")
     return items
+
+
+def _evaluate_all(
+    qrels: Any, items: list[tuple[str, Any]], metrics: Iterable[str | Measure] | str | None, **options: Any
+) -> tuple[dict[str, EvaluationResult], tuple[str, ...], tuple[Measure, ...]]:
+    """Score every run (qrels prepared once), or take already computed :class:`EvaluationResult` values."""
+    from rankscope.engine.evaluator import Evaluator
+
+    done = [isinstance(r, EvaluationResult) for _, r in items]
+    if all(done):
+        first: EvaluationResult = items[0][1]
+        if metrics is None:
+            labels = tuple(lb for lb in first.labels if all(lb in r.labels for _, r in items))
+        else:
+            from rankscope.measures.parse import parse_metrics
+
+            labels = tuple(lb for lb, _ in parse_metrics(metrics))
+        for name, r in items:
+            lacking = [lb for lb in labels if lb not in r.labels]
+            if lacking:
+                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r}")
+        if not labels:
+            raise InvalidParameterError("the results share no metric")
+        measures = tuple(first.measures[first.labels.index(lb)] for lb in labels)
+        results = {}
+        for name, r in items:
+            cols = [r.labels.index(lb) for lb in labels]
+            pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols])
+            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
+        return results, labels, measures
+    if any(done):
+        raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
+    ev = Evaluator(qrels, metrics, **options)
+    return {name: ev.evaluate(run, name=name) for name, run in items}, ev.labels, ev.measures
 
 
 def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -275,7 +312,9 @@ def compare(
 
     Parameters
     ----------
-    qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``)
+    qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
+        the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
+        is not used and ``metrics`` selects among their metrics)
     metrics : metric names (default: the engine's default set)
     test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank) or ``"randomization"`` (sign flips)
     alpha : significance level; also sets the confidence level ``1 - alpha`` of the intervals
@@ -296,7 +335,6 @@ def compare(
     >>> p.diff, p.wins, p.p_value, c.best("mrr")
     (0.5, 6, 0.03125, 'dense')
     """
-    from rankscope.engine.evaluator import Evaluator
     from rankscope.stats import bootstrap as bs
     from rankscope.stats import corrections, effect, paired
 
@@ -311,12 +349,11 @@ def compare(
     if baseline is not None and baseline not in systems:
         raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({', '.join(systems)})")
 
-    ev = Evaluator(qrels, metrics, relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
-                   depth=depth)
-    results = {name: ev.evaluate(run, name=name) for name, run in items}
+    results, labels, measures = _evaluate_all(
+        qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth
+    )
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape
-    labels, measures = ev.labels, ev.measures
     hib = np.array([m.spec.higher_is_better for m in measures])
 
     # independent streams: the bootstrap does not depend on the chosen test
