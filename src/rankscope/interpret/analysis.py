@@ -38,9 +38,10 @@ __all__ = [
 ]
 
 # histogram bins of the first-relevant rank: (label, lowest rank, highest rank)
+_OPEN = 2**62  # upper end of the open last bin
 RANK_BINS: tuple[tuple[str, int, int], ...] = (
     ("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5", 5, 5),
-    ("6-10", 6, 10), ("11-20", 11, 20), ("21-50", 21, 50), ("51-100", 51, 100), (">100", 101, 2**62),
+    ("6-10", 6, 10), ("11-20", 11, 20), ("21-50", 21, 50), ("51-100", 51, 100), (">100", 101, _OPEN),
 )
 
 
@@ -82,7 +83,8 @@ class FirstRankSummary:
         return {
             "n": self.n, "found": self.found, "not_found": self.not_found, "median": self.median,
             "q1": self.q1, "q3": self.q3, "at_rank_1": self.at_rank_1,
-            "histogram": [{"label": b.label, "low": b.low, "high": b.high, "count": b.count} for b in self.histogram],
+            "histogram": [{"label": b.label, "low": b.low, "high": b.high if b.high < _OPEN else None, "count": b.count}
+                          for b in self.histogram],
         }
 
 

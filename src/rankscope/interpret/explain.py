@@ -11,7 +11,7 @@ band and advice from seed 000 when the metric has one.
 >>> import numpy as np
 >>> print(explain("recall@5", np.array([1.0, 0.5, 1.0, 5 / 6])))
 Recall@5 = 0.833: on average 83.3% of the relevant documents are in the top 5; for 2 of 4 queries all of them are. \
-Rating: good — recall is good.
+Rating: good (recall is good).
 >>> print(explain("mrr", np.array([1.0, 1.0, 0.5, 1.0, 0.0]), band=False))
 MRR = 0.700: the first relevant document is typically at rank 1 (median rank 1; at rank 1 for 3 of 5 queries); \
 1 of 5 queries have no relevant document in the ranking.
@@ -61,6 +61,11 @@ def _mrr_sentence(name: str, value: str, rr: np.ndarray, cutoff: int | None, lan
     if summary.found == 0:
         return message("explain.mrr_none", lang, label=name, value=value, where=where)
     typical = f"{summary.q1}" if summary.q1 == summary.q3 else f"{summary.q1}–{summary.q3}"
+    if summary.not_found > summary.found:
+        found = message("explain.found_top", lang, k=cutoff) if cutoff else message("explain.found_all", lang)
+        return message("explain.mrr_mostly_missing", lang, label=name, value=value, nf=summary.not_found,
+                       n=summary.n, where=where, where_found=found, typical=typical, median=summary.median,
+                       at1=summary.at_rank_1)
     missing = ""
     if summary.not_found:
         missing = message("explain.mrr_missing", lang, nf=summary.not_found, n=summary.n, where=where)
@@ -107,7 +112,8 @@ def explain(
     if band and n:
         rating = rate(m, mean, lang)
         if rating is not None:
-            text += " " + message("explain.band", lang, level=rating.level_name, advice=rating.advice)
+            sep = "" if lang == "zh" else " "
+            text += sep + message("explain.band", lang, level=rating.level_name, advice=rating.advice)
     return text
 
 

@@ -1,0 +1,234 @@
+"""Everything a report shows, gathered once into a JSON-ready dict.
+
+:func:`build_report` turns a :class:`~rankscope.compare.Comparison` (plus,
+optionally, the qrels and runs it was computed from) into one plain dict:
+means with confidence intervals, the best system per metric (computed, ties
+kept), significance against the baseline, rating bands and advice, plain-language
+explanations, production-standard tiers, per-query analysis (failing queries,
+biggest wins and losses, first-relevant-rank distribution), per-query values and
+metric@k curves.  Every renderer (JSON, Markdown, LaTeX, HTML, terminal) reads
+this dict, so all formats agree.
+
+With the qrels and runs, first-relevant ranks are exact (the engine's join and
+ranking) and the curves evaluate ``ndcg@k``, ``recall@k``, ``precision@k`` for
+``k = 1..kmax`` in one :class:`~rankscope.engine.Evaluator` call per run.  Without
+them, ranks come from an uncut ``mrr`` column (``1/RR`` is exact) if there is one,
+and the curves are left out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rankscope.errors import InvalidParameterError
+from rankscope.interpret.analysis import (
+    biggest_differences,
+    failing_queries,
+    first_relevant_ranks,
+    ranks_from_reciprocal,
+    summarize_first_ranks,
+)
+from rankscope.interpret.bands import rate
+from rankscope.interpret.explain import display_name, explain
+from rankscope.interpret.i18n import check_lang
+from rankscope.interpret.presets import TIERS, check_standard, get_scenario, highest_tier
+
+if TYPE_CHECKING:
+    from rankscope.compare import Comparison
+
+__all__ = ["build_report", "REPORT_SCHEMA_VERSION", "CURVE_METRICS", "reference_system"]
+
+REPORT_SCHEMA_VERSION = 1
+CURVE_METRICS: tuple[str, ...] = ("ndcg", "recall", "precision")
+
+
+def reference_system(comparison: Comparison) -> str:
+    """The system significance markers refer to: the baseline, else the first system."""
+    return comparison.baseline or comparison.systems[0]
+
+
+def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[str, Any] | None]:
+    qrels = qrels if qrels is not None else getattr(comparison, "qrels", None)
+    runs = runs if runs is not None else getattr(comparison, "runs", None)
+    if qrels is None or runs is None:
+        return qrels, None
+    if isinstance(runs, dict):
+        named = {str(k): v for k, v in runs.items()}
+    else:
+        named = {getattr(r, "name", None) or f"run{i + 1}": r for i, r in enumerate(runs)}
+    missing = [s for s in comparison.systems if s not in named]
+    if missing:
+        raise InvalidParameterError(f"runs given to the report lack system(s) {', '.join(missing)} of the comparison")
+    return qrels, named
+
+
+def _policies(comparison: Comparison) -> dict[str, Any]:
+    first = comparison.results[comparison.systems[0]]
+    return dict(first.policies)
+
+
+def _align(ids: np.ndarray, values: np.ndarray, target: np.ndarray) -> np.ndarray:
+    pos = np.searchsorted(ids, target)
+    return values[pos]
+
+
+def _first_ranks(comparison: Comparison, qrels: Any, runs: dict[str, Any] | None) -> tuple[dict[str, np.ndarray], str]:
+    """Per system: first-relevant ranks aligned with ``comparison.query_ids``; and their source."""
+    pol = _policies(comparison)
+    if runs is not None:
+        out = {}
+        for s in comparison.systems:
+            ids, ranks = first_relevant_ranks(qrels, runs[s], relevance_level=pol.get("relevance_level", 1),
+                                              missing=pol.get("missing", "zero"), depth=pol.get("depth"))
+            out[s] = _align(ids, ranks, comparison.query_ids)
+        return out, "exact"
+    for j, m in enumerate(comparison.measures):
+        if m.name == "mrr" and m.cutoff is None and not m.params:
+            return {s: ranks_from_reciprocal(comparison.scores[i, :, j])
+                    for i, s in enumerate(comparison.systems)}, "reciprocal_rank"
+    return {}, "unavailable"
+
+
+def _failing_k(comparison: Comparison) -> int | None:
+    hits = [m.cutoff for m in comparison.measures if m.name == "success" and m.cutoff]
+    if hits:
+        return int(hits[0])
+    cut = [m.cutoff for m in comparison.measures if m.cutoff]
+    return int(max(cut)) if cut else None
+
+
+def _curves(comparison: Comparison, qrels: Any, runs: dict[str, Any], kmax: int) -> dict[str, Any]:
+    from rankscope.engine.evaluator import Evaluator
+
+    pol = _policies(comparison)
+    ks = list(range(1, kmax + 1))
+    names = [f"{m}@{k}" for m in CURVE_METRICS for k in ks]
+    ev = Evaluator(qrels, names, relevance_level=pol.get("relevance_level", 1),
+                   missing=pol.get("missing", "zero"), depth=pol.get("depth"))
+    out: dict[str, Any] = {"ks": ks, "systems": {}}
+    for s in comparison.systems:
+        res = ev.evaluate(runs[s], name=s)
+        keep = np.isin(res.per_query.query_ids, comparison.query_ids)
+        means = res.per_query.values[keep].mean(axis=0) if keep.any() else np.zeros(len(names))
+        out["systems"][s] = {m: means[i * kmax:(i + 1) * kmax].round(6).tolist() for i, m in enumerate(CURVE_METRICS)}
+    return out
+
+
+def _significance(comparison: Comparison, ref: str) -> dict[str, dict[str, str | None]]:
+    out: dict[str, dict[str, str | None]] = {}
+    for s in comparison.systems:
+        out[s] = {}
+        for label, m in zip(comparison.labels, comparison.measures):
+            mark = None
+            if s != ref:
+                p = comparison.pair(ref, s, label)
+                if p.significant:
+                    better = p.diff > 0 if m.spec.higher_is_better else p.diff < 0
+                    mark = "better" if better else "worse"
+            out[s][label] = mark
+    return out
+
+
+def build_report(
+    comparison: Comparison,
+    *,
+    qrels: Any = None,
+    runs: Any = None,
+    lang: str = "en",
+    kmax: int = 100,
+    top_n: int = 5,
+    scenario: str | None = None,
+    curves: bool = True,
+) -> dict[str, Any]:
+    """Gather the report content of ``comparison`` (see module doc) into a JSON-ready dict.
+
+    ``runs`` is a ``{name: run}`` dict or list of runs whose names are the comparison's systems;
+    ``scenario`` (a :func:`~rankscope.interpret.presets.scenario_names` key) adds its benchmark figures;
+    ``curves=False`` skips the metric@k curves.
+    """
+    from rankscope import __version__
+
+    check_lang(lang)
+    if isinstance(kmax, bool) or not isinstance(kmax, int) or kmax < 1:
+        raise InvalidParameterError(f"kmax must be a positive integer, got {kmax!r}")
+    qrels, named_runs = _inputs(comparison, qrels, runs)
+    systems = list(comparison.systems)
+    labels = list(comparison.labels)
+    ref = reference_system(comparison)
+    ids = comparison.query_ids
+
+    ratings: dict[str, dict[str, Any]] = {}
+    explanations: dict[str, dict[str, str]] = {}
+    for i, s in enumerate(systems):
+        ratings[s], explanations[s] = {}, {}
+        for j, (label, m) in enumerate(zip(labels, comparison.measures)):
+            r = rate(m, comparison.means[s][label], lang) if len(ids) else None
+            ratings[s][label] = None if r is None else r.to_dict()
+            explanations[s][label] = explain(label, comparison.scores[i, :, j], lang, measure=m)
+
+    standards = {}
+    for s in systems:
+        checks = {t: [vars(c) for c in check_standard(comparison.means[s], f"production:{t}")] for t in TIERS}
+        evaluated = any(c["value"] is not None for cs in checks.values() for c in cs)
+        standards[s] = {"highest_tier": highest_tier(comparison.means[s]), "checks": checks, "applicable": evaluated}
+
+    ranks, rank_source = _first_ranks(comparison, qrels, named_runs)
+    k_fail = _failing_k(comparison)
+    analysis: dict[str, Any] = {
+        "first_rank_source": rank_source,
+        "first_rank": {s: summarize_first_ranks(r).to_dict() for s, r in ranks.items()},
+        "failing_k": k_fail,
+        "failing": {s: failing_queries(ids, r, k_fail) for s, r in ranks.items()},
+        "differences": [],
+    }
+    for s in systems:
+        if s == ref:
+            continue
+        for j, label in enumerate(labels):
+            a = comparison.scores[systems.index(ref), :, j]
+            b = comparison.scores[systems.index(s), :, j]
+            if not comparison.measures[j].spec.higher_is_better:
+                a, b = -a, -b
+            wins, losses = biggest_differences(ids, a, b, n=top_n)
+            analysis["differences"].append({
+                "a": ref, "b": s, "metric": label,
+                "wins": [vars(d) for d in wins], "losses": [vars(d) for d in losses],
+            })
+
+    scen = None
+    if scenario is not None:
+        sc = get_scenario(scenario)
+        scen = {"key": sc.key, "name": sc.title(lang), "recommended": list(sc.recommended),
+                "benchmark": dict(sc.benchmark), "note": sc.note(lang),
+                "checks": {s: [vars(c) for c in check_standard(comparison.means[s], f"benchmark:{sc.key}")]
+                           for s in systems} if sc.benchmark else {}}
+
+    return {
+        "schema": "rankscope.report",
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "rankscope_version": __version__,
+        "lang": lang,
+        "systems": systems,
+        "reference": ref,
+        "metrics": labels,
+        "display_names": {label: display_name(label, m) for label, m in zip(labels, comparison.measures)},
+        "higher_is_better": {label: m.spec.higher_is_better for label, m in zip(labels, comparison.measures)},
+        "n_queries": len(ids),
+        "policies": _policies(comparison),
+        "queries": {s: vars(comparison.results[s].queries) for s in systems},
+        "comparison": comparison.to_dict(per_query=False),
+        "leaders": {label: list(comparison.leaders(label)) for label in labels},
+        "significance": _significance(comparison, ref),
+        "ratings": ratings,
+        "explanations": explanations,
+        "standards": standards,
+        "scenario": scen,
+        "analysis": analysis,
+        "query_ids": [str(q) for q in ids],
+        "per_query": {s: {label: comparison.scores[i, :, j].tolist() for j, label in enumerate(labels)}
+                      for i, s in enumerate(systems)},
+        "first_ranks": {s: r.tolist() for s, r in ranks.items()},
+        "curves": _curves(comparison, qrels, named_runs, kmax) if curves and named_runs is not None else None,
+    }

@@ -1,0 +1,94 @@
+"""A self-contained HTML report: tables, explanations and plots in one file.
+
+Rendered with Jinja2 (autoescaping on) from ``templates/report.html.j2``; the
+plots of :mod:`~rankscope.report.plots` are embedded as base64 ``data:`` SVG
+images, the CSS is inline, and nothing is fetched from the network, so the file
+can be opened offline or attached to a CI run.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from rankscope.interpret.bands import LEVELS, level_name
+from rankscope.interpret.i18n import load_data, message
+from rankscope.report.plots import all_plots
+from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+
+__all__ = ["render_html"]
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("rankscope.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+
+
+def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
+    """HTML text of a report dict (``plots=False`` leaves the figures out)."""
+    lang = report["lang"]
+    names = report["display_names"]
+    comp = report["comparison"]
+
+    def t(key: str, **kw: Any) -> str:
+        return message(key, lang, **kw)
+
+    svgs = all_plots(report) if plots else {}
+    encoded = {k: base64.b64encode(v.encode("utf-8")).decode("ascii") for k, v in svgs.items()}
+    kmax = report["curves"]["ks"][-1] if report.get("curves") else 0
+    band_rows = [
+        {"system": s, "metric": names[m], "value": fmt(r["value"]), "level": r["level"],
+         "level_name": r["level_name"], "advice": r["advice"]}
+        for s in report["systems"] for m in report["metrics"] if (r := report["ratings"][s][m])
+    ]
+    pair_rows = []
+    for p in comp["pairs"]:
+        cls = ("sig " + ("pos" if p["diff"] > 0 else "neg")) if p["significant"] else ""
+        pair_rows.append({"cls": cls, "cells": [
+            f"{p['b']} vs {p['a']}", names[p["metric"]], fmt_signed(p["diff"]),
+            f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]", fmt_pct(p["rel_improvement"]),
+            fmt_p(p["p_value"]), fmt_p(p["p_adjusted"]), fmt(p["cohen_d"], 2),
+            f"{p['wins']}/{p['ties']}/{p['losses']}"]})
+    an = report["analysis"]
+    first_rank_lines = []
+    for s, fr in an["first_rank"].items():
+        if fr["found"]:
+            first_rank_lines.append(t("report.first_rank_summary", system=s, median=fr["median"], q1=fr["q1"],
+                                      q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"]))
+        else:
+            first_rank_lines.append(t("report.first_rank_none", system=s))
+    first_sys = report["systems"][0]
+    std_checks = report["standards"][first_sys]["checks"]
+    std_metrics = [c["metric"] for c in std_checks["minimum"]]
+    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
+    std_note = "; ".join(
+        f"{tier_names[tier][lang]}: "
+        + ", ".join(f"{c['metric']} ≥ {c['threshold']:g}" for c in checks)
+        for tier, checks in std_checks.items()
+    )
+    return str(_environment().get_template("report.html.j2").render(
+        r=report, lang=lang, t=t, policy=policy_line(report), rows=summary_rows(report),
+        legend=t("report.sig_legend", test=comp["test"], alpha=comp["alpha"], correction=comp["correction"]),
+        levels=[(lv, level_name(lv, lang)) for lv in LEVELS],
+        plots=encoded,
+        plot_captions=[("curves", t("report.plot_curves", kmax=kmax)),
+                       ("distribution", t("report.plot_distribution")),
+                       ("differences", t("report.plot_diffs")),
+                       ("first_rank", t("report.plot_first_rank"))],
+        band_rows=band_rows,
+        standards_applicable=any(v["applicable"] for v in report["standards"].values()),
+        std_metrics=std_metrics, std_note=std_note,
+        pair_head=[t(k) for k in ("report.pair", "report.metric", "report.diff", "report.ci",
+                                  "report.rel_improvement", "report.p_value", "report.p_adjusted",
+                                  "report.effect", "report.wtl")],
+        pair_rows=pair_rows,
+        first_rank_lines=first_rank_lines,
+        failing_title=t("report.failing", k=an["failing_k"] if an["failing_k"] else "∞"),
+    ))

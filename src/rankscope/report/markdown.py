@@ -1,0 +1,130 @@
+"""The report as Markdown, short enough for a pull-request comment.
+
+Sections: summary table (best value per metric in bold, † / ‡ significantly
+better / worse than the reference system), rating bands with advice, production
+standards, detailed analysis (plain-language sentences), paired comparisons,
+per-query analysis (first-relevant rank, failing queries, biggest wins and losses
+on the first metric).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rankscope.interpret.i18n import message
+from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+
+__all__ = ["render_markdown"]
+
+_MAX_FAILING = 20
+
+
+def _esc(text: object) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(_esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(rows_i) + " |" for rows_i in rows]
+    return out
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """Markdown text of a report dict (see :func:`~rankscope.report.content.build_report`)."""
+    lang = report["lang"]
+
+    def t(key: str, **kw: Any) -> str:
+        return message(key, lang, **kw)
+
+    names = report["display_names"]
+    ref = report["reference"]
+    comp = report["comparison"]
+    out = [f"## {t('report.title')}", ""]
+    out.append(policy_line(report))
+    out.append("")
+
+    # summary
+    header = [t("report.system")] + [names[m] for m in report["metrics"]]
+    rows = []
+    for s, cells in summary_rows(report):
+        sys_cell = _esc(s) + (f" ({t('report.baseline')})" if s == ref else "")
+        row = [sys_cell]
+        for c in cells:
+            text = f"**{c.text}**" if c.best else c.text
+            row.append(text + c.mark)
+        rows.append(row)
+    out += [f"### {t('report.summary')}", "", *_table(header, rows), ""]
+    out += [t("report.sig_legend", test=comp["test"], alpha=comp["alpha"], correction=comp["correction"]), ""]
+
+    # bands
+    band_rows = []
+    for s in report["systems"]:
+        for m in report["metrics"]:
+            r = report["ratings"][s][m]
+            if r:
+                band_rows.append([_esc(s), _esc(names[m]), fmt(r["value"]), _esc(r["level_name"]), _esc(r["advice"])])
+    if band_rows:
+        out += [f"### {t('report.interpretation')}", ""]
+        out += _table([t("report.system"), t("report.metric"), "", t("report.band"), t("report.advice")], band_rows)
+        out.append("")
+
+    # production standards
+    if any(v["applicable"] for v in report["standards"].values()):
+        out += [f"### {t('report.standards')}", ""]
+        std_rows = []
+        for s in report["systems"]:
+            tier = report["standards"][s]["highest_tier"]
+            std_rows.append([_esc(s), _esc(tier or t("report.tier_none"))])
+        out += [*_table([t("report.system"), t("report.tier")], std_rows), ""]
+
+    # detailed analysis
+    out += [f"### {t('report.explanations')}", ""]
+    for s in report["systems"]:
+        out.append(f"**{_esc(s)}**")
+        out.append("")
+        out += [f"- {_esc(text)}" for text in report["explanations"][s].values()]
+        out.append("")
+
+    # pairs
+    if comp["pairs"]:
+        out += [f"### {t('report.comparisons')}", ""]
+        prow = []
+        for p in comp["pairs"]:
+            sig = " ✓" if p["significant"] else ""
+            prow.append([f"{_esc(p['b'])} vs {_esc(p['a'])}", _esc(names[p["metric"]]), fmt_signed(p["diff"]) + sig,
+                         f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]",
+                         fmt_pct(p["rel_improvement"]), fmt_p(p["p_value"]), fmt_p(p["p_adjusted"]),
+                         fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}"])
+        head = [t(k) for k in ("report.pair", "report.metric", "report.diff", "report.ci", "report.rel_improvement",
+                               "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")]
+        out += [*_table(head, prow), ""]
+
+    # per-query analysis
+    an = report["analysis"]
+    out += [f"### {t('report.per_query')}", ""]
+    if an["first_rank"]:
+        out += [f"**{t('report.first_rank')}**", ""]
+        for s, fr in an["first_rank"].items():
+            if fr["found"]:
+                out.append("- " + _esc(t("report.first_rank_summary", system=s, median=fr["median"], q1=fr["q1"],
+                                          q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"])))
+            else:
+                out.append("- " + _esc(t("report.first_rank_none", system=s)))
+        out.append("")
+        k = an["failing_k"]
+        out += [f"**{t('report.failing', k=k if k else '∞')}**", ""]
+        for s, qs in an["failing"].items():
+            shown = ", ".join(f"`{q}`" for q in qs[:_MAX_FAILING]) + (" …" if len(qs) > _MAX_FAILING else "")
+            out.append("- " + _esc(t("report.failing_count", system=s, count=len(qs), n=report["n_queries"]))
+                       + (f": {shown}" if qs else ""))
+        out.append("")
+    first_metric = report["metrics"][0]
+    for d in an["differences"]:
+        if d["metric"] != first_metric:
+            continue
+        for key, items in (("report.wins", d["wins"]), ("report.losses", d["losses"])):
+            title = t(key, a=d["a"], b=d["b"], metric=names[d["metric"]])
+            listed = ", ".join(f"`{it['query_id']}` ({fmt_signed(it['diff'])})" for it in items)
+            out.append(f"- {_esc(title)}: {listed or t('report.none')}")
+    out += ["", f"<sub>{t('report.generated', version=report['rankscope_version'])}</sub>", ""]
+    return "\n".join(out)

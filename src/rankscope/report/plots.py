@@ -1,0 +1,161 @@
+"""The report's plots, drawn with matplotlib (Agg backend, imported lazily) as SVG text.
+
+Each function takes the report dict of :func:`~rankscope.report.content.build_report`
+and returns an SVG document (``str``) or ``None`` when the data for that plot is
+absent.  Text stays text in the SVG (``svg.fonttype = none``) and the output is
+deterministic (fixed hash salt, no date metadata).  Plot text is in English whatever the
+report language (matplotlib's default font has no CJK glyphs); the HTML captions are translated.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from rankscope.interpret.i18n import message
+
+__all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "all_plots"]
+
+_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+           "#bab0ac")
+_MAX_DOTS = 400  # above this many queries the distribution plot shows boxes and means only
+
+
+@contextmanager
+def _figure(width: float, height: float, ncols: int = 1) -> Iterator[tuple[Any, Any]]:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rankscope", "font.size": 9,
+                                "axes.spines.top": False, "axes.spines.right": False}):
+        fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
+        try:
+            yield fig, axes[0]
+        finally:
+            plt.close(fig)
+
+
+def _svg(fig: Any) -> str:
+    buf = io.StringIO()
+    with warnings.catch_warnings():
+        # text stays text (svg.fonttype none): the browser draws glyphs matplotlib's font lacks (CJK run names)
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.tight_layout()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _color(i: int) -> str:
+    return _COLORS[i % len(_COLORS)]
+
+
+def curves_svg(report: dict[str, Any]) -> str | None:
+    """Mean ndcg@k, recall@k and precision@k against k, one line per system."""
+    curves = report.get("curves")
+    if not curves:
+        return None
+    ks = curves["ks"]
+    metrics = list(next(iter(curves["systems"].values())))
+    with _figure(3.4 * len(metrics), 3.0, ncols=len(metrics)) as (fig, axes):
+        for ax, metric in zip(axes, metrics):
+            for i, s in enumerate(report["systems"]):
+                ax.plot(ks, curves["systems"][s][metric], color=_color(i), label=s, linewidth=1.6)
+            ax.set_title(f"{metric}@k")
+            ax.set_xlabel("k")
+            ax.set_xscale("log")
+            ax.set_xlim(1, ks[-1])
+            ax.set_ylim(0, 1.02)
+            ax.grid(alpha=0.3)
+        axes[0].legend(frameon=False, fontsize=8)
+        return _svg(fig)
+
+
+def distribution_svg(report: dict[str, Any]) -> str | None:
+    """Per-query values of every metric: a box per system, the mean (diamond), the queries as dots (<= 400)."""
+    if not report["n_queries"]:
+        return None
+    metrics = report["metrics"]
+    systems = report["systems"]
+    ncols = len(metrics)
+    rng = np.random.default_rng(0)
+    with _figure(max(2.2 * ncols, 4.0), 3.2, ncols=ncols) as (fig, axes):
+        for ax, label in zip(axes, metrics):
+            data = [np.asarray(report["per_query"][s][label], dtype=float) for s in systems]
+            ax.boxplot(data, widths=0.55, showfliers=False, medianprops={"color": "black"})
+            for i, d in enumerate(data):
+                if len(d) <= _MAX_DOTS:
+                    x = i + 1 + rng.uniform(-0.18, 0.18, len(d))
+                    ax.scatter(x, d, s=5, alpha=0.35, color=_color(i), linewidths=0)
+                ax.scatter([i + 1], [d.mean()], marker="D", s=18, color="black", zorder=3)
+            ax.set_xticks(range(1, len(systems) + 1), systems, rotation=30, ha="right")
+            ax.set_title(report["display_names"][label])
+            ax.grid(axis="y", alpha=0.3)
+        return _svg(fig)
+
+
+def differences_svg(report: dict[str, Any]) -> str | None:
+    """Mean paired difference against the reference system with its confidence interval."""
+    ref = report["reference"]
+    rows = [p for p in report["comparison"]["pairs"] if ref in (p["a"], p["b"])]
+    if not rows:
+        return None
+    items = []
+    for p in rows:
+        sign = 1.0 if p["a"] == ref else -1.0
+        other = p["b"] if p["a"] == ref else p["a"]
+        lo, hi = sorted((sign * p["diff_ci"][0], sign * p["diff_ci"][1]))
+        items.append((f"{report['display_names'][p['metric']]}: {other} − {ref}", sign * p["diff"], lo, hi,
+                      p["significant"], report["systems"].index(other)))
+    with _figure(6.5, 0.45 * len(items) + 1.0) as (fig, axes):
+        ax = axes[0]
+        y = np.arange(len(items))[::-1]
+        for yi, (_, d, lo, hi, sig, si) in zip(y, items):
+            ax.errorbar([d], [yi], xerr=[[d - lo], [hi - d]], fmt="o", color=_color(si),
+                        mfc=_color(si) if sig else "white", capsize=3, linewidth=1.4)
+        ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
+        ax.set_yticks(y, [it[0] for it in items])
+        ax.set_xlabel(message("report.diff", "en"))
+        ax.grid(axis="x", alpha=0.3)
+        return _svg(fig)
+
+
+def first_rank_svg(report: dict[str, Any]) -> str | None:
+    """Histogram of the rank of the first relevant document, grouped bars per system."""
+    fr = report["analysis"]["first_rank"]
+    if not fr:
+        return None
+    systems = [s for s in report["systems"] if s in fr]
+    labels = [b["label"] if b["label"] != "none" else message("report.not_found", "en")
+              for b in fr[systems[0]]["histogram"]]
+    width = 0.8 / len(systems)
+    x = np.arange(len(labels))
+    with _figure(7.0, 3.0) as (fig, axes):
+        ax = axes[0]
+        for i, s in enumerate(systems):
+            counts = [b["count"] for b in fr[s]["histogram"]]
+            ax.bar(x + (i - (len(systems) - 1) / 2) * width, counts, width, color=_color(i), label=s)
+        ax.set_xticks(x, labels)
+        ax.set_xlabel(message("report.first_rank", "en"))
+        ax.set_ylabel(message("report.queries", "en"))
+        ax.legend(frameon=False, fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        return _svg(fig)
+
+
+def all_plots(report: dict[str, Any]) -> dict[str, str]:
+    """Every plot that has data: ``{"curves" | "distribution" | "differences" | "first_rank": svg}``."""
+    out = {}
+    for key, fn in (("curves", curves_svg), ("distribution", distribution_svg),
+                    ("differences", differences_svg), ("first_rank", first_rank_svg)):
+        svg = fn(report)
+        if svg is not None:
+            out[key] = svg
+    return out

@@ -1,0 +1,90 @@
+"""The comparison in the terminal, with rich.
+
+A table of means (best value per metric bold with ``★``, computed from the means;
+``†`` / ``‡`` significantly better / worse than the reference system; each value
+coloured by its rating band), the paired comparisons, and the plain-language
+explanations.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rankscope.interpret.i18n import message
+from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rankscope.compare import Comparison
+
+__all__ = ["print_comparison", "print_report", "BAND_STYLES"]
+
+BAND_STYLES = {"poor": "red", "fair": "yellow", "good": "green", "excellent": "bold cyan"}
+
+
+def print_report(report: dict[str, Any], console: Console | None = None, *, explanations: bool = True) -> None:
+    """Print a report dict (see :func:`~rankscope.report.content.build_report`)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or Console()
+    lang = report["lang"]
+    names = report["display_names"]
+    ref = report["reference"]
+    comp = report["comparison"]
+
+    table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
+    table.add_column(message("report.system", lang), style="bold")
+    for m in report["metrics"]:
+        table.add_column(names[m], justify="right")
+    for s, cells in summary_rows(report):
+        row: list[Any] = [s + (f" ({message('report.baseline', lang)})" if s == ref else "")]
+        for c in cells:
+            style = BAND_STYLES.get(c.level or "", "")
+            if c.best:
+                style = (style + " bold").strip()
+            row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
+        table.add_row(*row)
+    console.print(table)
+    console.print("★ " + message("best", lang) + "; "
+                  + message("report.sig_legend", lang, test=comp["test"], alpha=comp["alpha"],
+                            correction=comp["correction"]), style="dim")
+
+    if comp["pairs"]:
+        pt = Table(title=message("report.comparisons", lang))
+        for key in ("report.pair", "report.metric", "report.diff", "report.ci", "report.rel_improvement",
+                    "report.p_adjusted", "report.effect", "report.wtl"):
+            pt.add_column(message(key, lang), justify="left" if key in ("report.pair", "report.metric") else "right",
+                          no_wrap=key in ("report.ci", "report.wtl", "report.diff"))
+        for p in comp["pairs"]:
+            style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
+            pt.add_row(f"{p['b']} vs {p['a']}", names[p["metric"]], Text(fmt_signed(p["diff"]), style=style),
+                       f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]",
+                       fmt_pct(p["rel_improvement"]), fmt_p(p["p_adjusted"]),
+                       fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
+        console.print(pt)
+
+    if explanations:
+        console.print(Text(message("report.explanations", lang), style="bold underline"))
+        for s in report["systems"]:
+            console.print(Text(s, style="bold"))
+            for text in report["explanations"][s].values():
+                console.print("  • " + text, highlight=False)
+
+
+def print_comparison(
+    comparison: Comparison,
+    console: Console | None = None,
+    lang: str = "en",
+    *,
+    explanations: bool = True,
+    qrels: Any = None,
+    runs: Any = None,
+) -> None:
+    """Print ``comparison`` as rich tables (see module doc); ``qrels``/``runs`` make first ranks exact."""
+    from rankscope.report.content import build_report
+
+    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, curves=False)
+    print_report(report, console, explanations=explanations)
