@@ -13,6 +13,7 @@ __all__ = [
     "UnknownMetricError",
     "InvalidParameterError",
     "DuplicateEntryError",
+    "DuplicateLineError",
     "EmptyInputError",
     "NoOverlapError",
 ]
@@ -69,6 +70,10 @@ class DuplicateEntryError(RankscopeError):
     def with_rows(self, first: int, second: int) -> DuplicateEntryError:
         self.rows = (first, second)
         return self
+
+
+class DuplicateLineError(ParseError, DuplicateEntryError):
+    """A duplicate (query, document) pair in a file: a :class:`ParseError` naming the file and line of the repeat."""
 
 
 class EmptyInputError(RankscopeError):

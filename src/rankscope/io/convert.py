@@ -1,50 +1,45 @@
 """Turn whatever the caller holds into :class:`Qrels` / :class:`Run`.
 
 Accepted: the objects themselves; ``{q: {d: value}}`` dicts; ranked lists
-``{q: [d, ...]}`` (runs); pandas DataFrames and Arrow tables with
-``query_id, doc_id, relevance|score`` columns (common aliases accepted); ranx
-``Qrels`` / ``Run`` objects; iterables of ir_measures-style records (named
-tuples with ``query_id, doc_id, relevance|score``); and file paths.
+``{q: [d, ...]}`` (runs; for qrels every listed doc gets grade 1); pandas
+DataFrames and Arrow tables (column names: see :mod:`rankscope.io.tables`);
+ranx ``Qrels`` / ``Run`` objects; iterables of ir_measures-style records (named
+tuples with ``query_id, doc_id, relevance|score``); and file paths (read with
+:func:`rankscope.io.read_qrels` / :func:`rankscope.io.read_run`).
+
+>>> from collections import namedtuple
+>>> ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
+>>> as_run([ScoredDoc("q1", "d1", 2.0), ScoredDoc("q1", "d2", 1.0)], name="x")
+Run('x', 1 queries, 2 rows)
+>>> as_qrels({"q1": ["d1", "d2"]}).to_dict()
+{'q1': {'d1': 1, 'd2': 1}}
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rankscope.data import Qrels, Run
+from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import RankscopeError
+from rankscope.io.tables import find_column, qrels_from_table, run_from_table
 
 __all__ = ["as_qrels", "as_run", "find_column"]
 
-_QUERY = ("query_id", "qid", "query", "q_id", "topic", "query-id")
-_DOC = ("doc_id", "docid", "docno", "doc", "document", "corpus-id", "corpus_id", "pid", "passage_id")
-_GRADE = ("relevance", "rel", "grade", "label", "score", "judgment")
-_SCORE = ("score", "sim", "similarity", "rank_score")
+
+def _is_table(obj: Any) -> bool:
+    t = type(obj)
+    if t.__module__.startswith("pyarrow") and t.__name__ in ("Table", "RecordBatch"):
+        return True
+    return t.__name__ == "DataFrame" and t.__module__.startswith("pandas")
 
 
-def find_column(columns: list[str], choices: tuple[str, ...], what: str) -> str:
-    """The first column of ``columns`` whose lower-case name is one of ``choices``."""
-    lower = {c.lower(): c for c in columns}
-    for c in choices:
-        if c in lower:
-            return lower[c]
-    raise RankscopeError(f"no {what} column among {columns}; expected one of {list(choices)}")
-
-
-def _is_dataframe(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
-
-
-def _is_arrow_table(obj: Any) -> bool:
-    return type(obj).__module__.startswith("pyarrow") and type(obj).__name__ == "Table"
-
-
-def _table_columns(obj: Any) -> tuple[list[str], Any]:
-    if _is_dataframe(obj):
-        return [str(c) for c in obj.columns], lambda c: obj[c].to_numpy()
-    return list(obj.column_names), lambda c: obj.column(c)
+def _is_ranx(obj: Any, kind: str) -> bool:
+    t = type(obj)
+    return t.__name__ == kind and t.__module__.startswith("ranx") and hasattr(obj, "to_dict")
 
 
 def as_qrels(obj: Any) -> Qrels:
@@ -52,56 +47,62 @@ def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, Path)):
-        from rankscope.io import read_qrels
+        from rankscope.io.formats import read_qrels
 
         return read_qrels(obj)
-    if _is_dataframe(obj) or _is_arrow_table(obj):
-        cols, get = _table_columns(obj)
-        q, d = find_column(cols, _QUERY, "query id"), find_column(cols, _DOC, "doc id")
-        g = find_column(cols, _GRADE, "relevance")
-        return Qrels(get(q), get(d), get(g))
-    if type(obj).__name__ == "Qrels" and hasattr(obj, "to_dict"):  # ranx.Qrels
+    if _is_table(obj):
+        return qrels_from_table(obj)
+    if _is_ranx(obj, "Qrels"):
         return Qrels.from_dict(obj.to_dict())
     if isinstance(obj, Mapping):
+        if obj and all(not isinstance(v, Mapping) for v in obj.values()):
+            return _qrels_from_lists(obj)
         return Qrels.from_dict(obj)
     if hasattr(obj, "__iter__"):
         rows = list(obj)
-        if rows and all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "relevance") for r in rows):
+        if all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "relevance") for r in rows):
             return Qrels([r.query_id for r in rows], [r.doc_id for r in rows], [r.relevance for r in rows])
-        if not rows:
-            return Qrels([], [], [])
-    raise RankscopeError(f"cannot use a {type(obj).__name__} as qrels")
+    raise RankscopeError(
+        f"cannot use a {type(obj).__name__} as qrels; expected Qrels, a path, {{query: {{doc: grade}}}}, "
+        "a DataFrame/Arrow table, a ranx Qrels or ir_measures Qrel records"
+    )
 
 
-def as_run(obj: Any, name: str | None = None) -> Run:
-    """Convert ``obj`` to :class:`Run` (see module doc for what is accepted)."""
+def _qrels_from_lists(obj: Mapping[Any, Any]) -> Qrels:
+    qs: list[Any] = []
+    ds: list[Any] = []
+    for q, docs in obj.items():
+        if isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
+            raise RankscopeError(f"qrels: query {q!r} maps to {docs!r}; expected {{doc: grade}} or a list of docs")
+        docs = list(docs)
+        qs.extend([q] * len(docs))
+        ds.extend(docs)
+    return Qrels(qs, ds, [1] * len(qs))
+
+
+def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "error") -> Run:
+    """Convert ``obj`` to :class:`Run` (see module doc for what is accepted); ``name`` renames it."""
     if isinstance(obj, Run):
         if name and name != obj.name:
-            import copy
-
             obj = copy.copy(obj)
             obj.name = name
         return obj
     if isinstance(obj, (str, Path)):
-        from rankscope.io import read_run
+        from rankscope.io.formats import read_run
 
-        run = read_run(obj)
-        if name:
-            run.name = name
-        return run
-    if _is_dataframe(obj) or _is_arrow_table(obj):
-        cols, get = _table_columns(obj)
-        q, d = find_column(cols, _QUERY, "query id"), find_column(cols, _DOC, "doc id")
-        s = find_column(cols, _SCORE, "score")
-        return Run(get(q), get(d), get(s), name)
-    if type(obj).__name__ == "Run" and hasattr(obj, "to_dict"):  # ranx.Run
-        return Run.from_dict(obj.to_dict(), name or getattr(obj, "name", None))
+        return read_run(obj, name=name, duplicates=duplicates)
+    if _is_table(obj):
+        return run_from_table(obj, name=name, duplicates=duplicates)
+    if _is_ranx(obj, "Run"):
+        return Run.from_dict(obj.to_dict(), name or getattr(obj, "name", None), duplicates=duplicates)
     if isinstance(obj, Mapping):
-        return Run.from_dict(obj, name)
+        return Run.from_dict(obj, name, duplicates=duplicates)
     if hasattr(obj, "__iter__"):
         rows = list(obj)
-        if rows and all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "score") for r in rows):
-            return Run([r.query_id for r in rows], [r.doc_id for r in rows], [r.score for r in rows], name)
-        if not rows:
-            return Run([], [], [], name)
-    raise RankscopeError(f"cannot use a {type(obj).__name__} as a run")
+        if all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "score") for r in rows):
+            scores = [r.score for r in rows]
+            return Run([r.query_id for r in rows], [r.doc_id for r in rows], scores, name, duplicates=duplicates)
+    raise RankscopeError(
+        f"cannot use a {type(obj).__name__} as a run; expected Run, a path, {{query: {{doc: score}}}}, "
+        "{query: [doc, ...]}, a DataFrame/Arrow table, a ranx Run or ir_measures ScoredDoc records"
+    )

@@ -1,103 +1,88 @@
 """TREC text formats: qrels (``qid iter docno rel``) and runs (``qid Q0 docno rank score tag``).
 
-Whitespace separated, one entry a line; ``.gz`` files are decompressed; blank
-lines and lines starting with ``#`` are skipped.  Like trec_eval, the rank
-column of a run is ignored (documents are ranked by score) and extra trailing
-columns are allowed in a run.  A malformed line raises
-:class:`~rankscope.errors.ParseError` naming the file and line number.
+Whitespace separated (spaces and tabs, mixed, repeated), one entry a line;
+gzip files are decompressed; blank lines and lines starting with ``#`` are
+skipped (a ``#`` inside a doc id is kept).  Like trec_eval, the rank column of
+a run is ignored (documents are ranked by score) and extra trailing columns are
+allowed in a run.  A malformed line raises :class:`~rankscope.errors.ParseError`
+naming the file and line number; a duplicate (query, doc) pair names the line
+of the repeat and of the first occurrence.
+
+Clean files are parsed by Arrow's CSV reader (:mod:`rankscope.io._trec_fast`);
+anything unusual goes through the exact line parser
+(:mod:`rankscope.io._trec_lines`); both give identical results and errors.
+
+>>> import os, tempfile
+>>> p = os.path.join(tempfile.mkdtemp(), "run.trec")
+>>> _ = open(p, "w").write("q1 Q0 d1 1 0.9 bm25\\nq1 Q0 d2 2 0.5 bm25\\n")
+>>> read_trec_run(p)
+Run('bm25', 1 queries, 2 rows)
 """
 
 from __future__ import annotations
 
-import gzip
-import math
 from pathlib import Path
 
 import numpy as np
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, EmptyInputError, ParseError
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError
+from rankscope.io._source import decode, read_bytes, text_lines
+from rankscope.io._trec_fast import fast_columns
+from rankscope.io._trec_lines import Columns, Kind, parse_lines
 
-__all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
+__all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run", "parse_trec"]
 
 
-def _lines(path: Path) -> list[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
+def parse_trec(data: bytes, kind: Kind, source: str, *, fast: bool = True) -> Columns:
+    """Parse the bytes of a TREC ``kind`` file; ``fast=False`` forces the exact line parser."""
+    cols = fast_columns(data, kind, source) if fast else None
+    if cols is None:
+        cols = parse_lines(text_lines(decode(data, source)), kind, source)
+    return cols
+
+
+def read_trec_qrels(path: str | Path, *, fast: bool = True) -> Qrels:
+    """Read a 4-column TREC qrels file (``query iter doc grade``, grade an integer)."""
+    source = str(path)
+    cols = parse_trec(read_bytes(path), "qrels", source, fast=fast)
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-            return fh.read().splitlines()
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read file ({exc.strerror or exc})", source=str(path)) from None
-
-
-def _rows(path: Path, min_cols: int, max_cols: int | None) -> tuple[list[list[str]], list[int]]:
-    rows: list[list[str]] = []
-    line_no: list[int] = []
-    for i, line in enumerate(_lines(path), start=1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        parts = s.split()
-        if len(parts) < min_cols or (max_cols is not None and len(parts) > max_cols):
-            want = f"{min_cols}" if max_cols == min_cols else f"at least {min_cols}"
-            raise ParseError(f"expected {want} whitespace-separated columns, got {len(parts)}: {s[:80]!r}",
-                             source=str(path), line=i)
-        rows.append(parts)
-        line_no.append(i)
-    if not rows:
-        raise EmptyInputError(f"{path}: no entries (empty file)")
-    return rows, line_no
-
-
-def read_trec_qrels(path: str | Path) -> Qrels:
-    """Read a 4-column TREC qrels file."""
-    path = Path(path)
-    rows, line_no = _rows(path, 4, 4)
-    grades = []
-    for parts, ln in zip(rows, line_no):
-        try:
-            grades.append(int(parts[3]))
-        except ValueError:
-            raise ParseError(f"relevance must be an integer, got {parts[3]!r}", source=str(path), line=ln) from None
-    try:
-        return Qrels([r[0] for r in rows], [r[2] for r in rows], np.asarray(grades, dtype=np.int64))
+        return Qrels(cols.query, cols.doc, cols.values)
     except DuplicateEntryError as exc:
-        raise _at_line(exc, path, line_no) from None
+        raise at_line(exc, source, cols.lines()) from None
 
 
-def read_trec_run(path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error") -> Run:
-    """Read a 6-column TREC run file; the run is named after the tag column."""
-    path = Path(path)
-    rows, line_no = _rows(path, 6, None)
-    scores = np.empty(len(rows), dtype=np.float64)
-    for i, (parts, ln) in enumerate(zip(rows, line_no)):
-        try:
-            v = float(parts[4])
-        except ValueError:
-            raise ParseError(f"score must be a number, got {parts[4]!r}", source=str(path), line=ln) from None
-        if not math.isfinite(v):
-            raise ParseError(f"score must be finite, got {parts[4]!r}", source=str(path), line=ln)
-        scores[i] = v
+def read_trec_run(
+    path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error", fast: bool = True
+) -> Run:
+    """Read a TREC run file (``query Q0 doc rank score tag``); the run is named after the first tag.
+
+    ``duplicates="keep_best"`` keeps the best-scored line of a repeated (query, doc)
+    pair instead of raising.
+    """
+    source = str(path)
+    cols = parse_trec(read_bytes(path), "run", source, fast=fast)
     try:
-        return Run([r[0] for r in rows], [r[2] for r in rows], scores, name or rows[0][5], duplicates=duplicates)
+        return Run(cols.query, cols.doc, cols.values, name or cols.tag, duplicates=duplicates)
     except DuplicateEntryError as exc:
-        raise _at_line(exc, path, line_no) from None
+        raise at_line(exc, source, cols.lines()) from None
 
 
-def _at_line(exc: DuplicateEntryError, path: Path, line_no: list[int]) -> ParseError:
+def at_line(exc: DuplicateEntryError, source: str, line_no: np.ndarray | None) -> DuplicateLineError:
+    """Turn the row numbers of a :class:`DuplicateEntryError` into file lines (``line_no=None``: row i is line i+1)."""
     if exc.rows is None:
-        return ParseError(str(exc), source=str(path))
+        return DuplicateLineError(str(exc), source=source)
     first, second = exc.rows
-    msg = str(exc).split(" (rows")[0] + f" (first at line {line_no[first]})"
-    return ParseError(msg, source=str(path), line=line_no[second])
+    numbers = np.arange(1, second + 2) if line_no is None else line_no
+    first_line, second_line = int(numbers[first]), int(numbers[second])
+    msg = str(exc).split(" (rows")[0] + f" (first at line {first_line})"
+    return DuplicateLineError(msg, source=source, line=second_line).with_rows(first, second)  # type: ignore[return-value]
 
 
 def write_trec_qrels(qrels: Qrels, path: str | Path) -> None:
-    """Write ``qrels`` as a 4-column TREC file (queries sorted)."""
-    order = np.lexsort((qrels.dcode, qrels.qcode))
+    """Write ``qrels`` as a 4-column TREC file (queries sorted, docs in row order)."""
+    order = np.argsort(qrels.qcode, kind="stable")
     qs = qrels.query_column()[order]
     ds = np.asarray(qrels.doc_column().to_pylist(), dtype=object)[order]
     gs = qrels.grades[order]
@@ -106,7 +91,10 @@ def write_trec_qrels(qrels: Qrels, path: str | Path) -> None:
 
 
 def write_trec_run(run: Run, path: str | Path, tag: str | None = None) -> None:
-    """Write ``run`` as a 6-column TREC file, ranked by score (ties: doc id descending)."""
+    """Write ``run`` as a 6-column TREC file, ranked by score (ties: doc id descending, as trec_eval ranks).
+
+    Scores are written with ``repr`` so that reading the file back gives the same floats.
+    """
     docs = np.asarray(run.doc_column().to_pylist(), dtype=object)
     _, doc_rank = np.unique(docs, return_inverse=True) if len(docs) else (None, np.empty(0, dtype=np.int64))
     order = np.lexsort((-doc_rank.ravel(), -run.scores, run.qcode))
@@ -114,6 +102,8 @@ def write_trec_run(run: Run, path: str | Path, tag: str | None = None) -> None:
     starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]]) if len(qs) else np.empty(0, dtype=np.int64)
     rank = np.arange(len(qs)) - np.repeat(starts, np.diff(np.r_[starts, len(qs)])) + 1
     name = tag or run.name or "rankscope"
+    if any(c.isspace() for c in name) or not name:
+        raise InvalidParameterError(f"a TREC run tag must be a non-empty word without whitespace, got {name!r}")
     with open(path, "w", encoding="utf-8") as fh:
         fh.writelines(
             f"{q} Q0 {d} {r} {s!r} {name}\n"

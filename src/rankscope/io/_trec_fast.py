@@ -1,0 +1,126 @@
+"""The fast TREC reader: Arrow's multi-threaded CSV parser on whitespace-normalised bytes.
+
+It accepts exactly what :mod:`rankscope.io._trec_lines` accepts and returns the
+same values, or returns ``None`` ("not sure") and lets the caller use the exact
+line parser, which then produces the error message.  The steps:
+
+1. whitespace normalisation, only when needed: tabs, ``\\r``, ``\\v``, ``\\f``
+   become spaces, runs of spaces collapse to one, spaces at the start and end of
+   a line are removed.  Newlines are never touched, so line numbers survive;
+2. files with ``#`` comment lines are handed to the line parser; blank lines are
+   skipped by Arrow, and line numbers are recovered (only for an error message)
+   by :func:`line_numbers`;
+3. Arrow reads the bytes as space-delimited CSV (no quoting, no escapes, no null
+   values); a ragged file (a line with another column count than the first), a
+   value Arrow cannot convert or invalid UTF-8 raise inside Arrow, and the line
+   parser takes over;
+4. the value column is checked (grades: ``[+-]digits``; scores: finite) and a
+   non-finite score is reported with the same message as the line parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from rankscope.io._trec_lines import WIDTH, Columns, Kind, parse_score
+
+__all__ = ["fast_columns", "normalise_whitespace", "line_numbers"]
+
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+_TO_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
+
+
+def normalise_whitespace(data: bytes) -> bytes:
+    """One space between tokens, none at line ends; newlines kept.
+
+    >>> normalise_whitespace(b"  q1\\t0 \\t d1   1 \\r\\n\\n")
+    b'q1 0 d1 1\\n\\n'
+    """
+    if any(c in data for c in (b"\t", b"\r", b"\v", b"\f")):
+        data = data.translate(_TO_SPACE)
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    if b" \n" in data:
+        data = data.replace(b" \n", b"\n")
+    if b"\n " in data:
+        data = data.replace(b"\n ", b"\n")
+    if data.startswith(b" "):
+        data = data[1:]
+    if data.endswith(b" "):
+        data = data[:-1]
+    return data
+
+
+def line_numbers(data: bytes) -> np.ndarray:
+    """1-based numbers of the non-empty lines of normalised ``data`` (row ``i`` of the CSV is on line ``[i]``)."""
+    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    starts = np.r_[0, nl + 1]
+    ends = np.r_[nl, len(data)]
+    return np.flatnonzero(ends > starts) + 1
+
+
+def _line_text(data: bytes, line: int) -> str:
+    start = 0
+    if line > 1:
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        start = int(nl[line - 2]) + 1
+    end = data.find(b"\n", start)
+    return data[start : end if end >= 0 else len(data)].decode("utf-8", "replace")
+
+
+def fast_columns(data: bytes, kind: Kind, source: str) -> Columns | None:
+    """Parse ``data`` (a whole TREC file) with Arrow, or return ``None`` when the line parser must decide."""
+    data = normalise_whitespace(data)
+    m = _NOT_NEWLINE.search(data)
+    if m is None or data.startswith(b"#"):
+        return None
+    lo, hi, vcol = WIDTH[kind]
+    end = data.find(b"\n", m.start())
+    first = data[m.start() : end if end >= 0 else len(data)].split(b" ")
+    if len(first) < lo or (hi is not None and len(first) > hi):
+        return None
+    try:
+        tag = first[5].decode("utf-8") if kind == "run" else ""
+    except UnicodeDecodeError:
+        return None
+    value_col = f"f{vcol}"
+    value_type = pa.float64() if kind == "run" else pa.string()
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(
+                delimiter=" ", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=True
+            ),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=["f0", "f2", value_col],
+                column_types={"f0": pa.string(), "f2": pa.string(), value_col: value_type},
+                null_values=[],
+                strings_can_be_null=False,
+                check_utf8=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    if pc.any(pc.starts_with(table.column("f0"), "#")).as_py():
+        return None  # comment lines with as many words as a data line
+    raw = table.column(value_col)
+    if kind == "qrels":
+        if not pc.all(pc.match_substring_regex(raw, r"^-?[0-9]+$")).as_py():
+            return None  # "+1", "1.0", "x"...: the line parser accepts or explains
+        try:
+            values = pc.cast(raw, pa.int64()).to_numpy()
+        except pa.ArrowInvalid:  # out of range
+            return None
+    else:
+        values = raw.to_numpy()
+        bad = ~np.isfinite(values)
+        if bad.any():
+            line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
+            parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
+    return Columns(table.column("f0"), table.column("f2"), values, lambda: line_numbers(data), tag)

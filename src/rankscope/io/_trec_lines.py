@@ -1,0 +1,130 @@
+"""The exact, line-by-line TREC parser: the definition of what a valid TREC file is.
+
+A TREC file is UTF-8 text; lines are separated by ``\\n``; tokens by runs of
+ASCII whitespace (space, tab, ``\\r``, ``\\v``, ``\\f``).  Lines without tokens
+and lines whose first token starts with ``#`` are skipped.
+
+* qrels: exactly 4 tokens ``query iter doc grade``; ``grade`` an integer
+  (``[+-]digits``).
+* run: at least 6 tokens ``query Q0 doc rank score tag [ignored...]``; ``score``
+  a finite decimal number; ``rank`` is ignored, as in trec_eval.
+
+Every error names the file and line.  The fast reader
+(:mod:`rankscope.io._trec_fast`) must accept exactly the same files and produce
+the same values; whenever it is unsure it hands the file to this parser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from rankscope.errors import EmptyInputError, ParseError
+
+__all__ = ["Kind", "Columns", "parse_lines", "parse_score", "parse_grade", "empty_error", "WIDTH"]
+
+Kind = Literal["qrels", "run"]
+
+_TOKEN = re.compile(r"[^ \t\r\v\f]+")
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_CHARS = re.compile(r"[+-]?([0-9.eE+-]+|(?i:nan|inf|infinity))")
+
+#: (minimum, maximum or None) number of tokens a data line holds, and the index of the value token
+WIDTH: dict[str, tuple[int, int | None, int]] = {"qrels": (4, 4, 3), "run": (6, None, 4)}
+
+
+@dataclass
+class Columns:
+    """Parsed columns of a TREC file; ``lines()`` gives the 1-based line number of every row (computed on demand)."""
+
+    query: Any
+    doc: Any
+    values: np.ndarray
+    lines: Callable[[], np.ndarray]
+    tag: str
+
+
+def empty_error(source: str) -> EmptyInputError:
+    """The error for a file without a single data line."""
+    return EmptyInputError(f"{source}: no entries (empty file)")
+
+
+def width_error(kind: str, parts: list[str], text: str, source: str, line: int) -> ParseError:
+    """The error for a line with the wrong number of columns."""
+    lo, hi, _ = WIDTH[kind]
+    want = f"{lo}" if hi == lo else f"at least {lo}"
+    layout = "query iter doc relevance" if kind == "qrels" else "query Q0 doc rank score tag"
+    return ParseError(
+        f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {text.strip()[:80]!r}",
+        source=source,
+        line=line,
+    )
+
+
+def parse_score(token: str, source: str, line: int) -> float:
+    """A run score: a finite decimal number (``1.5``, ``-2e-3``); NaN and infinities are refused.
+
+    >>> parse_score("2.5e-1", "run.txt", 3)
+    0.25
+    >>> parse_score("nan", "run.txt", 3)
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.ParseError: run.txt:3: score must be a finite number, got 'nan'
+    """
+    value = None
+    if _FLOAT_CHARS.fullmatch(token):
+        try:
+            value = float(token)
+        except ValueError:
+            value = None
+    if value is None:
+        raise ParseError(f"score must be a number, got {token!r}", source=source, line=line)
+    if not np.isfinite(value):
+        raise ParseError(f"score must be a finite number, got {token!r}", source=source, line=line)
+    return value
+
+
+def parse_grade(token: str, source: str, line: int) -> int:
+    """A qrels grade: an integer that fits in 64 bits.
+
+    >>> parse_grade("-1", "qrels.txt", 1)
+    -1
+    """
+    if not _INT.fullmatch(token):
+        raise ParseError(f"relevance must be an integer, got {token!r}", source=source, line=line)
+    value = int(token)
+    if not -(2**63) <= value < 2**63:
+        raise ParseError(f"relevance out of the 64-bit range, got {token!r}", source=source, line=line)
+    return value
+
+
+def parse_lines(lines: list[str], kind: Kind, source: str) -> Columns:
+    """Parse TREC ``lines`` (see module doc); raises on the first malformed line (in file order)."""
+    lo, hi, vcol = WIDTH[kind]
+    parse = parse_score if kind == "run" else parse_grade
+    qs: list[str] = []
+    ds: list[str] = []
+    vals: list[float | int] = []
+    line_no: list[int] = []
+    tag = ""
+    for i, text in enumerate(lines, start=1):
+        parts = _TOKEN.findall(text)
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) < lo or (hi is not None and len(parts) > hi):
+            raise width_error(kind, parts, text, source, i)
+        if not line_no and kind == "run":
+            tag = parts[5]
+        qs.append(parts[0])
+        ds.append(parts[2])
+        vals.append(parse(parts[vcol], source, i))
+        line_no.append(i)
+    if not line_no:
+        raise empty_error(source)
+    values = np.asarray(vals, dtype=np.float64 if kind == "run" else np.int64)
+    numbers = np.asarray(line_no, dtype=np.int64)
+    return Columns(qs, ds, values, lambda: numbers, tag)

@@ -1,0 +1,196 @@
+"""Format detection and the public readers / writers: :func:`read_qrels`, :func:`read_run`, ``write_*``.
+
+Formats: ``trec``, ``json``, ``jsonl``, ``csv``, ``tsv``, ``parquet``, ``arrow``
+(IPC / Feather) and ``beir`` (qrels only).  Without ``format=``, the format
+comes from the file name (``.gz`` ignored): ``.trec .run .qrels`` -> trec,
+``.json``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``, ``.parquet``/``.pq``,
+``.arrow``/``.feather``/``.ipc``; a folder is a BEIR dataset.  Any other name is
+recognised by its content: Parquet and Arrow magic bytes, ``{``/``[`` for JSON
+(one object per line: JSON Lines), a header line naming known columns for
+CSV/TSV, else TREC.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rankscope.data import Qrels, Run
+from rankscope.errors import InvalidParameterError, ParseError
+from rankscope.io import jsonfmt, tabular, trec
+from rankscope.io._source import GZIP_MAGIC
+from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
+
+__all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qrels", "read_run",
+           "write_qrels", "write_run"]
+
+_QRELS_READERS: dict[str, Callable[..., Qrels]] = {
+    "trec": trec.read_trec_qrels,
+    "json": jsonfmt.read_json_qrels,
+    "jsonl": jsonfmt.read_jsonl_qrels,
+    "csv": tabular.read_csv_qrels,
+    "tsv": lambda path, **kw: tabular.read_csv_qrels(path, delimiter=kw.pop("delimiter", "\t"), **kw),
+    "parquet": tabular.read_parquet_qrels,
+    "arrow": tabular.read_arrow_qrels,
+    "beir": tabular.read_beir_qrels,
+}
+_RUN_READERS: dict[str, Callable[..., Run]] = {
+    "trec": trec.read_trec_run,
+    "json": jsonfmt.read_json_run,
+    "jsonl": jsonfmt.read_jsonl_run,
+    "csv": tabular.read_csv_run,
+    "tsv": lambda path, **kw: tabular.read_csv_run(path, delimiter=kw.pop("delimiter", "\t"), **kw),
+    "parquet": tabular.read_parquet_run,
+    "arrow": tabular.read_arrow_run,
+}
+#: the options each reader takes (besides the path)
+_OPTIONS: dict[str, dict[str, set[str]]] = {
+    "qrels": {"tsv": {"header"}, "csv": {"delimiter", "header"}, "beir": {"split"}, "trec": {"fast"}},
+    "run": {"tsv": {"header", "name", "duplicates"}, "csv": {"delimiter", "header", "name", "duplicates"},
+            "trec": {"fast", "name", "duplicates"}},
+}
+_WRITERS: dict[str, Callable[..., None]] = {
+    "json": jsonfmt.write_json,
+    "jsonl": jsonfmt.write_jsonl,
+    "csv": tabular.write_csv,
+    "tsv": lambda obj, path: tabular.write_csv(obj, path, delimiter="\t"),
+    "parquet": tabular.write_parquet,
+    "arrow": tabular.write_arrow,
+}
+
+QRELS_FORMATS = tuple(_QRELS_READERS)
+RUN_FORMATS = tuple(_RUN_READERS)
+FORMATS = QRELS_FORMATS
+
+_SUFFIXES = {
+    ".trec": "trec", ".run": "trec", ".qrels": "trec", ".qrel": "trec",
+    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".csv": "csv", ".tsv": "tsv",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
+}  # fmt: skip
+_HEADER_WORDS = {c.lower() for c in QUERY + DOC + GRADE + SCORE + RANK}
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of ``path``: from its name, else from its first bytes (see module doc).
+
+    >>> detect_format("runs/bm25.jsonl.gz"), detect_format("qrels/test.tsv")
+    ('jsonl', 'tsv')
+    """
+    p = Path(path)
+    if p.is_dir():
+        return "beir"
+    name = p.name.lower().removesuffix(".gz")
+    suffix = Path(name).suffix
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    return _sniff(_head(p))
+
+
+def _head(p: Path, size: int = 1 << 16) -> bytes:
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(size)
+        if head[:2] == GZIP_MAGIC:
+            with gzip.open(p, "rb") as fh:
+                head = fh.read(size)
+    except FileNotFoundError:
+        raise ParseError("no such file", source=str(p)) from None
+    except (OSError, EOFError) as exc:
+        raise ParseError(f"cannot read file ({exc})", source=str(p)) from None
+    return head
+
+
+def _sniff(head: bytes) -> str:
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:6] == b"ARROW1" or head[:4] == b"\xff\xff\xff\xff":
+        return "arrow"
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if text[:1] == b"[":
+        return "json"
+    if text[:1] == b"{":
+        first = text.split(b"\n", 1)[0]
+        try:
+            json.loads(first)
+        except ValueError:
+            return "json"
+        return "jsonl"
+    first_line = text.split(b"\n", 1)[0].decode("utf-8", "replace")
+    for delim, fmt in (("\t", "tsv"), (",", "csv")):
+        if delim in first_line and any(c.strip().strip('"').lower() in _HEADER_WORDS for c in first_line.split(delim)):
+            return fmt
+    if "," in first_line and len(first_line.split(",")) == 3 and len(first_line.split()) < 4:
+        return "csv"
+    return "trec"
+
+
+def _check(kind: str, fmt: str | None, path: str | Path, options: dict[str, Any]) -> str:
+    readers = _QRELS_READERS if kind == "qrels" else _RUN_READERS
+    if fmt is None:
+        fmt = detect_format(path)
+        if fmt not in readers:
+            raise ParseError("is a folder; a run must be a file", source=str(path))
+    fmt = fmt.lower()
+    if fmt not in readers:
+        choices = ", ".join(readers)
+        raise InvalidParameterError(f"unknown {kind} format {fmt!r}; choose one of: {choices}")
+    allowed = _OPTIONS[kind].get(fmt, {"name", "duplicates"} if kind == "run" else set())
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        ok = ", ".join(sorted(allowed)) or "none"
+        raise InvalidParameterError(f"option(s) {', '.join(unknown)} not supported for {fmt} {kind}; supported: {ok}")
+    return fmt
+
+
+def read_qrels(path: str | Path, format: str | None = None, **options: Any) -> Qrels:
+    """Read qrels from ``path`` (any format of :data:`QRELS_FORMATS`; auto-detected when ``format`` is None).
+
+    Options: ``split=`` (beir), ``delimiter=``/``header=`` (csv/tsv), ``fast=`` (trec).
+    """
+    fmt = _check("qrels", format, path, options)
+    return _QRELS_READERS[fmt](path, **options)
+
+
+def read_run(path: str | Path, format: str | None = None, **options: Any) -> Run:
+    """Read a run from ``path`` (any format of :data:`RUN_FORMATS`; auto-detected when ``format`` is None).
+
+    Options: ``name=`` (default: the TREC tag, else the file name), ``duplicates="error"|"keep_best"``,
+    ``delimiter=``/``header=`` (csv/tsv), ``fast=`` (trec).
+    """
+    fmt = _check("run", format, path, options)
+    return _RUN_READERS[fmt](path, **options)
+
+
+def _writer_format(path: str | Path, format: str | None) -> str:
+    if format is None:
+        name = Path(path).name.lower()
+        format = _SUFFIXES.get(Path(name).suffix, "trec")
+    fmt = format.lower()
+    choices = ("trec", *_WRITERS)
+    if fmt not in choices:
+        raise InvalidParameterError(f"unknown output format {fmt!r}; choose one of: {', '.join(choices)}")
+    return fmt
+
+
+def write_qrels(qrels: Qrels, path: str | Path, format: str | None = None) -> None:
+    """Write ``qrels`` to ``path`` as trec, json, jsonl, csv, tsv, parquet or arrow (default: from the suffix)."""
+    fmt = _writer_format(path, format)
+    if fmt == "trec":
+        trec.write_trec_qrels(qrels, path)
+    else:
+        _WRITERS[fmt](qrels, path)
+
+
+def write_run(run: Run, path: str | Path, format: str | None = None, *, tag: str | None = None) -> None:
+    """Write ``run`` to ``path`` as trec (``tag`` = run name), json, jsonl, csv, tsv, parquet or arrow."""
+    fmt = _writer_format(path, format)
+    if fmt == "trec":
+        trec.write_trec_run(run, path, tag)
+    else:
+        _WRITERS[fmt](run, path)
+

@@ -1,0 +1,267 @@
+"""JSON and JSON Lines qrels and runs.
+
+JSON (one document):
+
+* ``{"q1": {"d1": 2, "d2": 0}}``: query -> doc -> grade (qrels) or score (run);
+* ``{"q1": ["d3", "d1"]}``: ranked lists (runs: list order is the ranking; qrels:
+  every listed doc has grade 1);
+* ``[{"query_id": ..., "doc_id": ..., "score": ...}, ...]``: a list of records.
+
+JSON Lines: one record a line, ``{"query_id": "q1", "doc_id": "d1", "relevance": 1}``
+or ``{..., "score": 12.5}`` (column aliases of :mod:`rankscope.io.tables`: ``qid``,
+``docno``, ``corpus-id``, ``rel``, ``rank``...).  Blank lines are skipped.  Values
+must be JSON numbers (ids: strings or integers); NaN and infinities are refused.
+
+Errors name the file and, for JSON Lines, the line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from rankscope.data import Qrels, Run
+from rankscope.data.run import DuplicatePolicy
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, EmptyInputError, ParseError, RankscopeError
+from rankscope.io._source import decode, read_bytes, text_lines
+from rankscope.io._trec_fast import line_numbers
+from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE, find_column, qrels_from_table, run_from_table
+
+__all__ = [
+    "read_json_qrels",
+    "read_json_run",
+    "read_jsonl_qrels",
+    "read_jsonl_run",
+    "write_json",
+    "write_jsonl",
+]
+
+
+# -- JSON ---------------------------------------------------------------------------------------------
+def _load_json(path: str | Path) -> Any:
+    source = str(path)
+    text = decode(read_bytes(path), source)
+    if not text.strip():
+        raise EmptyInputError(f"{source}: no entries (empty file)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno) from None
+
+
+def _error(msg: str, source: str, where: str | int) -> ParseError:
+    """``where``: a line number, or a description such as "query 'q1', document 'd1'"."""
+    if isinstance(where, int):
+        return ParseError(msg, source=source, line=where)
+    return ParseError(f"{where}: {msg}", source=source)
+
+
+def _number(v: Any, what: str, where: str | int, source: str, integer: bool) -> float | int:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if ok and integer and isinstance(v, float):
+        ok = v.is_integer()
+        v = int(v) if ok else v
+    if not ok:
+        kind = "an integer" if integer else "a number"
+        raise _error(f"{what} must be {kind}, got {v!r}", source, where)
+    if not math.isfinite(v):
+        raise _error(f"{what} must be a finite number, got {v!r}", source, where)
+    return v
+
+
+def _id(v: Any, what: str, where: str | int, source: str) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    raise _error(f"{what} must be a string or an integer, got {v!r}", source, where)
+
+
+def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], list[str], list[Any]]:
+    qs: list[str] = []
+    ds: list[str] = []
+    vs: list[Any] = []
+    what = "relevance" if kind == "qrels" else "score"
+    for q, docs in obj.items():
+        if isinstance(docs, dict):
+            for d, v in docs.items():
+                qs.append(q)
+                ds.append(d)
+                vs.append(_number(v, what, f"query {q!r}, document {d!r}", source, kind == "qrels"))
+        elif isinstance(docs, list):
+            n = len(docs)
+            for i, d in enumerate(docs):
+                qs.append(q)
+                ds.append(_id(d, "doc id", f"query {q!r}, position {i + 1}", source))
+                vs.append(1 if kind == "qrels" else float(n - i))
+        else:
+            raise ParseError(
+                f"query {q!r} maps to a {type(docs).__name__}; expected {{doc: {what}}} or a list of doc ids",
+                source=source,
+            )
+    if not qs:
+        raise EmptyInputError(f"{source}: no entries")
+    return qs, ds, vs
+
+
+def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: str) -> pa.Table:
+    """Normalise records to a (query_id, doc_id, value) table; errors name the line (or the record)."""
+    if not obj:
+        raise EmptyInputError(f"{source}: no entries")
+    keys: dict[str, None] = {}
+    for rec in obj:
+        if isinstance(rec, dict):
+            keys.update(dict.fromkeys(rec))
+    cols = list(keys)
+    q = find_column(cols, QUERY, "query id", source)
+    d = find_column(cols, DOC, "doc id", source)
+    if kind == "qrels":
+        v, vname, integer = find_column(cols, GRADE, "relevance", source), "relevance", True
+    else:
+        v = next((c for c in cols if c.lower() in SCORE), None) or find_column(cols, SCORE + RANK, "score", source)
+        vname, integer = ("rank" if v.lower() in RANK else "score"), False
+    qs: list[str] = []
+    ds: list[str] = []
+    vs: list[Any] = []
+    for i, rec in enumerate(obj):
+        where: str | int = lines[i] if lines is not None else f"record {i + 1}"
+        if not isinstance(rec, dict):
+            raise _error(f"expected a JSON object, got {type(rec).__name__}", source, where)
+        for key in (q, d, v):
+            if key not in rec:
+                raise _error(f"missing {key!r} (keys: {list(rec)})", source, where)
+        qs.append(_id(rec[q], "query id", where, source))
+        ds.append(_id(rec[d], "doc id", where, source))
+        vs.append(_number(rec[v], vname, where, source, integer))
+    return pa.table({"query_id": pa.array(qs, pa.string()), "doc_id": pa.array(ds, pa.string()),
+                     vname: pa.array(vs, pa.int64() if integer else pa.float64())})
+
+
+def read_json_qrels(path: str | Path) -> Qrels:
+    """Read qrels from a JSON file (see module doc)."""
+    source = str(path)
+    obj = _load_json(path)
+    if isinstance(obj, list):
+        return qrels_from_table(_records_table(obj, source, None, "qrels"), source)
+    if not isinstance(obj, dict):
+        raise ParseError(f"expected a JSON object {{query: {{doc: grade}}}} or a list, got {type(obj).__name__}",
+                         source=source)
+    qs, ds, vs = _flatten(obj, source, "qrels")
+    return _build(lambda: Qrels(qs, ds, np.asarray(vs, dtype=np.int64)), source)
+
+
+def read_json_run(
+    path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error"
+) -> Run:
+    """Read a run from a JSON file (see module doc); the run is named ``name`` or after the file."""
+    source = str(path)
+    name = name or _stem(path)
+    obj = _load_json(path)
+    if isinstance(obj, list):
+        table = _records_table(obj, source, None, "run")
+        return run_from_table(table, source, name=name, duplicates=duplicates)
+    if not isinstance(obj, dict):
+        raise ParseError(f"expected a JSON object {{query: {{doc: score}}}} or a list, got {type(obj).__name__}",
+                         source=source)
+    qs, ds, vs = _flatten(obj, source, "run")
+    return _build(lambda: Run(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates), source)
+
+
+def _build(make: Any, source: str) -> Any:
+    try:
+        return make()
+    except DuplicateEntryError as exc:
+        raise DuplicateLineError(str(exc).split(" (rows")[0], source=source) from None
+    except RankscopeError as exc:
+        raise ParseError(str(exc), source=source) from None
+
+
+def _stem(path: str | Path) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".arrow", ".feather", ".trec"):
+        name = name.removesuffix(suffix)
+    return name or "run"
+
+
+# -- JSON Lines ---------------------------------------------------------------------------------------
+def _jsonl_table(path: str | Path, kind: str) -> tuple[pa.Table, Any]:
+    source = str(path)
+    data = read_bytes(path)
+    table = _arrow_jsonl(data)
+    if table is not None:
+        return table, lambda: line_numbers(data)
+    records: list[Any] = []
+    lines: list[int] = []
+    for i, text in enumerate(text_lines(decode(data, source)), start=1):
+        if not text.strip():
+            continue
+        try:
+            records.append(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i) from None
+        lines.append(i)
+    if not records:
+        raise EmptyInputError(f"{source}: no entries (empty file)")
+    numbers = np.asarray(lines)
+    return _records_table(records, source, lines, kind), lambda: numbers
+
+
+def _arrow_jsonl(data: bytes) -> pa.Table | None:
+    """Arrow's JSON reader for the clean case: every value a number, ids of one type; else None."""
+    import pyarrow.json as pjson
+
+    if not data.strip() or b"\n\n" in data or data.startswith(b"\n") or b"\r" in data:
+        return None
+    try:
+        table = pjson.read_json(pa.BufferReader(data))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    if table.num_rows == 0:
+        return None
+    for field in table.schema:
+        t = field.type
+        if field.name.lower() in GRADE + SCORE + RANK and not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            return None  # strings, booleans, nulls: the line parser explains
+        if field.name.lower() in QUERY + DOC and not (pa.types.is_integer(t) or pa.types.is_string(t)):
+            return None
+        used = field.name.lower() in QUERY + DOC + GRADE + SCORE + RANK
+        if used and (t.num_fields or table.column(field.name).null_count):
+            return None
+    return table
+
+
+def read_jsonl_qrels(path: str | Path) -> Qrels:
+    """Read qrels from a JSON Lines file (see module doc)."""
+    table, lines = _jsonl_table(path, "qrels")
+    return qrels_from_table(table, str(path), lines)
+
+
+def read_jsonl_run(path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error") -> Run:
+    """Read a run from a JSON Lines file (see module doc); the run is named ``name`` or after the file."""
+    table, lines = _jsonl_table(path, "run")
+    return run_from_table(table, str(path), lines, name=name or _stem(path), duplicates=duplicates)
+
+
+# -- writers ------------------------------------------------------------------------------------------
+def write_json(obj: Qrels | Run, path: str | Path) -> None:
+    """Write ``{query: {doc: value}}`` (queries sorted, docs in row order)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(obj.to_dict(), fh, ensure_ascii=False)
+        fh.write("\n")
+
+
+def write_jsonl(obj: Qrels | Run, path: str | Path) -> None:
+    """Write one ``{"query_id", "doc_id", "relevance"|"score"}`` record a line."""
+    import pyarrow.compute as pc
+
+    table = obj.to_arrow()
+    order = pc.sort_indices(table, [("query_id", "ascending")])
+    key = "relevance" if isinstance(obj, Qrels) else "score"
+    with open(path, "w", encoding="utf-8") as fh:
+        for q, d, v in zip(*(table.column(c).take(order).to_pylist() for c in ("query_id", "doc_id", key))):
+            fh.write(json.dumps({"query_id": q, "doc_id": d, key: v}, ensure_ascii=False) + "\n")

@@ -1,0 +1,229 @@
+"""Tables (Arrow tables, pandas DataFrames, CSV/JSONL/Parquet contents) to :class:`Qrels` / :class:`Run`.
+
+Columns are found by name, case-insensitively, among common aliases:
+
+========  ==========================================================================
+column    accepted names (first match wins)
+========  ==========================================================================
+query     query_id, qid, query, q_id, topic, topic_id, query-id, queryid
+doc       doc_id, docid, docno, doc, document, document_id, corpus-id, corpus_id,
+          pid, passage_id, did
+grade     relevance, rel, grade, label, judgment, judgement, score, relevance_score
+score     score, sim, similarity, rank_score, relevance_score
+rank      rank, position (a run without a score column is ranked by it: score = -rank)
+========  ==========================================================================
+
+Every problem (missing column, null id, non-numeric or non-finite value,
+duplicate pair) raises a :class:`~rankscope.errors.ParseError` that names the
+source and, when the table came from a text file, the line (otherwise the 1-based
+row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankscope.data import Qrels, Run
+from rankscope.data.run import DuplicatePolicy
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, ParseError, RankscopeError
+
+__all__ = [
+    "QUERY",
+    "DOC",
+    "GRADE",
+    "SCORE",
+    "RANK",
+    "find_column",
+    "to_arrow",
+    "qrels_from_table",
+    "run_from_table",
+]
+
+QUERY = ("query_id", "qid", "query", "q_id", "topic", "topic_id", "query-id", "queryid")
+DOC = (
+    "doc_id", "docid", "docno", "doc", "document", "document_id", "corpus-id", "corpus_id", "pid", "passage_id",
+    "did",
+)  # fmt: skip
+GRADE = ("relevance", "rel", "grade", "label", "judgment", "judgement", "score", "relevance_score")
+SCORE = ("score", "sim", "similarity", "rank_score", "relevance_score")
+RANK = ("rank", "position")
+
+def find_column(columns: list[str], choices: tuple[str, ...], what: str, source: str | None = None) -> str:
+    """The first column of ``columns`` whose lower-case name is one of ``choices``.
+
+    >>> find_column(["QID", "docno", "rel"], QUERY, "query id")
+    'QID'
+    """
+    col = _maybe_column(columns, choices)
+    if col is None:
+        raise ParseError(f"no {what} column among {columns}; expected one of {list(choices)}", source=source)
+    return col
+
+
+def _maybe_column(columns: list[str], choices: tuple[str, ...]) -> str | None:
+    lower = {c.lower(): c for c in reversed(columns)}
+    for c in choices:
+        if c in lower:
+            return lower[c]
+    return None
+
+
+def to_arrow(obj: Any) -> pa.Table:
+    """An Arrow table from an Arrow table or a pandas DataFrame (its index is dropped)."""
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    return pa.Table.from_pandas(obj, preserve_index=False)
+
+
+def _row_locator(source: str | None, lines: Callable[[], np.ndarray] | None) -> Callable[[int], dict[str, Any]]:
+    def locate(row: int) -> dict[str, Any]:
+        if lines is not None:
+            return {"source": source, "line": int(lines()[row])}
+        return {"source": source, "prefix": f"row {row + 1}: "}
+
+    return locate
+
+
+def _error(msg: str, where: dict[str, Any]) -> ParseError:
+    return ParseError(where.get("prefix", "") + msg, source=where["source"], line=where.get("line"))
+
+
+def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dict[str, Any]]) -> pa.Array:
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    if arr.null_count:
+        row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+        raise _error(f"{what} is missing", locate(row))
+    if pa.types.is_floating(arr.type):
+        vals = arr.to_numpy(zero_copy_only=False)
+        frac = np.flatnonzero(vals != np.round(vals))
+        if len(frac):
+            raise _error(f"{what} must be a string or an integer, got {vals[frac[0]]!r}", locate(int(frac[0])))
+        arr = pa.array(vals.astype(np.int64))
+    if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type) or str(arr.type) == "string_view":
+        arr = arr.cast(pa.string())
+    if not pa.types.is_string(arr.type):
+        raise ParseError(f"{what} column must hold strings or integers, got {arr.type}", source=locate(0)["source"])
+    return arr
+
+
+def _numbers(
+    col: pa.ChunkedArray | pa.Array, what: str, integer: bool, locate: Callable[[int], dict[str, Any]]
+) -> np.ndarray:
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if arr.null_count:
+        row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
+        raise _error(f"{what} is missing", locate(row))
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        arr = _parse_strings(arr, what, integer, locate)
+    if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)):
+        raise ParseError(f"{what} column must be numeric, got {arr.type}", source=locate(0)["source"])
+    vals = arr.to_numpy(zero_copy_only=False)
+    if integer:
+        if vals.dtype.kind == "f":
+            bad = np.flatnonzero(~np.isfinite(vals) | (vals != np.round(vals)))
+            if len(bad):
+                raise _error(f"{what} must be an integer, got {vals[bad[0]]!r}", locate(int(bad[0])))
+        return vals.astype(np.int64)
+    vals = vals.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(vals))
+    if len(bad):
+        raise _error(f"{what} must be a finite number, got {vals[bad[0]]!r}", locate(int(bad[0])))
+    return vals
+
+
+def _parse_strings(arr: pa.Array, what: str, integer: bool, locate: Callable[[int], dict[str, Any]]) -> pa.Array:
+    target = pa.int64() if integer else pa.float64()
+    try:
+        return pc.cast(pc.utf8_trim_whitespace(arr), target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    kind = "an integer" if integer else "a number"
+    for row, text in enumerate(arr.to_pylist()):
+        try:
+            pc.cast(pa.array([text.strip()]), target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise _error(f"{what} must be {kind}, got {text!r}", locate(row)) from None
+    raise ParseError(f"{what} column cannot be read as {kind}", source=locate(0)["source"])  # pragma: no cover
+
+
+def qrels_from_table(
+    table: Any, source: str | None = None, lines: Callable[[], np.ndarray] | None = None
+) -> Qrels:
+    """Qrels from a table with query, doc and grade columns (see module doc for the names).
+
+    ``lines()`` gives the file line of every row, for error messages.
+
+    >>> qrels_from_table(pa.table({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "rel": [1, 0]}))
+    Qrels(1 queries, 2 judgments)
+    """
+    table = to_arrow(table)
+    cols = list(table.column_names)
+    q = find_column(cols, QUERY, "query id", source)
+    d = find_column(cols, DOC, "doc id", source)
+    g = find_column(cols, GRADE, "relevance", source)
+    locate = _row_locator(source, lines)
+    grades = _numbers(table.column(g), "relevance", True, locate)
+    try:
+        return Qrels(_ids(table.column(q), "query id", locate), _ids(table.column(d), "doc id", locate), grades)
+    except DuplicateEntryError as exc:
+        raise _duplicate(exc, locate) from None
+
+
+def run_from_table(
+    table: Any,
+    source: str | None = None,
+    lines: Callable[[], np.ndarray] | None = None,
+    *,
+    name: str | None = None,
+    duplicates: DuplicatePolicy = "error",
+) -> Run:
+    """A run from a table with query, doc and score (or rank) columns.
+
+    >>> run_from_table(pa.table({"qid": ["q1", "q1"], "pid": ["d1", "d2"], "rank": [2, 1]})).to_dict()
+    {'q1': {'d1': -2.0, 'd2': -1.0}}
+    """
+    table = to_arrow(table)
+    cols = list(table.column_names)
+    q = find_column(cols, QUERY, "query id", source)
+    d = find_column(cols, DOC, "doc id", source)
+    locate = _row_locator(source, lines)
+    s = _maybe_column(cols, SCORE)
+    if s is not None:
+        scores = _numbers(table.column(s), "score", False, locate)
+    else:
+        r = _maybe_column(cols, RANK)
+        if r is None:
+            raise ParseError(
+                f"no score column among {cols}; expected one of {list(SCORE)} (or a rank column: {list(RANK)})",
+                source=source,
+            )
+        scores = -_numbers(table.column(r), "rank", False, locate)
+    try:
+        return Run(
+            _ids(table.column(q), "query id", locate),
+            _ids(table.column(d), "doc id", locate),
+            scores,
+            name,
+            duplicates=duplicates,
+        )
+    except DuplicateEntryError as exc:
+        raise _duplicate(exc, locate) from None
+
+
+def _duplicate(exc: DuplicateEntryError, locate: Callable[[int], dict[str, Any]]) -> RankscopeError:
+    if exc.rows is None:
+        return exc
+    first, second = exc.rows
+    where_first, where = locate(first), locate(second)
+    first_at = f"line {where_first['line']}" if "line" in where_first else f"row {first + 1}"
+    msg = where.get("prefix", "") + str(exc).split(" (rows")[0] + f" (first at {first_at})"
+    return DuplicateLineError(msg, source=where["source"], line=where.get("line")).with_rows(first, second)
