@@ -25,7 +25,7 @@ from rankscope.measures.registry import lookup_alias, suggest
 
 __all__ = ["parse_metric", "parse_metrics", "ParsedMetric"]
 
-_PLAIN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@]+))?$")
+_PLAIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@]+))?$")
 _TREC_SUFFIX = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)_(?P<value>[0-9]*\.?[0-9]+)$")
 _TREC_DOT = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)\.(?P<params>.+)$")
 

@@ -32,11 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.engine.prepare import Prepared
-from rankscope.measures._kernel import safe_div
+from rankscope.measures._kernel import rel_ret_at, safe_div
 from rankscope.measures.base import Measure, MeasureSpec
 from rankscope.measures.counts import REL
 from rankscope.measures.registry import register
-from rankscope.measures.set_based import _set_precision, _set_recall
 
 
 def _reciprocal_rank(p: Prepared, m: Measure) -> np.ndarray:
@@ -68,7 +67,9 @@ def _ap_rel_ret(p: Prepared, m: Measure) -> np.ndarray:
 
 
 def _set_map(p: Prepared, m: Measure) -> np.ndarray:
-    return _set_precision(p, m) * _set_recall(p, m)
+    # trec_eval's operation order: (rel_ret * rel_ret) / (ret * R), so the printed digits match
+    rel_ret = rel_ret_at(p, None, m.param("rel"))
+    return safe_div(rel_ret * rel_ret, p.num_ret.astype(np.float64) * p.num_rel(m.param("rel")))
 
 
 _DOC = __doc__ or ""

@@ -21,6 +21,10 @@ _BUILTIN_MODULES = (
     "rankscope.measures.set_based",
     "rankscope.measures.rank_based",
     "rankscope.measures.gain_based",
+    "rankscope.measures.bpref",
+    "rankscope.measures.interpolated",
+    "rankscope.measures.gain_extra",
+    "rankscope.measures.utility",
 )
 
 _SPECS: dict[str, MeasureSpec] = {}

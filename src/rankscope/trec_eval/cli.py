@@ -1,0 +1,53 @@
+"""``rankscope trec_eval``: a drop-in replacement for trec_eval 9.0.8's command line.
+
+Same flags, same measure names and order, byte-identical output (see
+docs/trec_eval.md).  A user error prints one line ``rankscope: error: ...`` on
+stderr and returns 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rankscope.errors import RankscopeError
+from rankscope.trec_eval.flags import USAGE, parse_args
+
+__all__ = ["main", "run_trec_eval"]
+
+VERSION = "9.0.8 (rankscope front end)"
+
+
+def run_trec_eval(argv: list[str]) -> str:
+    """Evaluate as ``trec_eval argv`` would and return its standard output."""
+    from rankscope.io.trec import read_trec_qrels, read_trec_run
+    from rankscope.trec_eval.compute import compute, resolve
+    from rankscope.trec_eval.format import render
+
+    opts = parse_args(argv)
+    if opts.help:
+        return USAGE + "\n"
+    if opts.version:
+        return f"trec_eval version {VERSION}\n"
+    columns = resolve(opts)  # validate measures before reading large files
+    qrels = read_trec_qrels(opts.qrels)
+    run = read_trec_run(opts.run)
+    result = compute(opts, qrels, run, columns)
+    return render(result, per_query=opts.query, summary=opts.summary, complete=opts.complete)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry: print the evaluation, or a one-line error and return 2."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        out = run_trec_eval(args)
+    except RankscopeError as exc:
+        print(f"rankscope: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"rankscope: error: {exc.filename}: no such file", file=sys.stderr)
+        return 2
+    except IsADirectoryError as exc:
+        print(f"rankscope: error: {exc.filename}: is a directory", file=sys.stderr)
+        return 2
+    sys.stdout.write(out)
+    return 0
