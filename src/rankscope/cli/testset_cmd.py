@@ -1,0 +1,92 @@
+"""``rankscope testset check FILE``: audit a test set (duplicates, empty queries, missing ids, grades)."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from rankscope.cli.app import app, user_errors
+
+testset_app = typer.Typer(help="Inspect test sets (queries + judgments).", no_args_is_help=True)
+app.add_typer(testset_app, name="testset")
+
+
+class CheckFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _ids(items: list[Any], limit: int = 8) -> str:
+    shown = ", ".join(str(x) for x in items[:limit])
+    return shown + (f" … (+{len(items) - limit})" if len(items) > limit else "")
+
+
+@testset_app.command("check")
+@user_errors
+def check_command(
+    file: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
+    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="table or json")] = CheckFormat.table,
+    split: Annotated[Optional[str], typer.Option("--split", help="BEIR qrels split (default: test)")] = None,
+    near: Annotated[float, typer.Option("--near", help="trigram Jaccard for near-duplicates")] = 0.8,
+    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any problem is found")] = False,
+) -> None:
+    """Audit FILE: duplicate / near-duplicate / empty queries, queries without a relevant id,
+    relevant ids missing from the corpus, grade distribution."""
+    from rankscope.data.testset import TestSet
+    from rankscope.data.testset_audit import audit_testset
+
+    if file.is_dir():
+        ts = TestSet.from_beir(file, split=split or "test")
+    else:
+        if not file.exists():
+            raise FileNotFoundError(2, "no such file", str(file))
+        ts = TestSet.from_file(file)
+    audit = audit_testset(ts, near_threshold=near, relevance_level=relevance_level)
+    if fmt is CheckFormat.json:
+        typer.echo(json.dumps(audit.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_table(audit)
+    if strict and audit.problems:
+        raise typer.Exit(1)
+
+
+def _print_table(audit: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"test set {audit.name}", title_justify="left")
+    table.add_column("check")
+    table.add_column("count", justify="right")
+    table.add_column("examples")
+    table.add_row("queries", str(audit.queries), "")
+    table.add_row("judged queries", str(audit.judged_queries), f"{audit.judgments} judgments")
+    if audit.with_answers:
+        table.add_row("queries with reference answers", str(audit.with_answers), "")
+    if audit.corpus_size is not None:
+        table.add_row("corpus documents", str(audit.corpus_size), "")
+    table.add_section()
+    dup_ids = [" = ".join(g) for g in audit.duplicates]
+    table.add_row("duplicate queries (groups)", str(len(audit.duplicates)), _ids(dup_ids, 4))
+    near = [f"{a} ~ {b} ({s:.2f})" for a, b, s in audit.near_duplicates]
+    table.add_row(f"near-duplicate pairs (≥ {audit.near_threshold:g})", str(len(near)), _ids(near, 4))
+    table.add_row("empty queries", str(len(audit.empty)), _ids(audit.empty))
+    note = f"; {len(audit.no_relevant_with_answers)} have answers" if audit.no_relevant_with_answers else ""
+    table.add_row("queries without a relevant id", str(len(audit.no_relevant)), _ids(audit.no_relevant) + note)
+    if audit.corpus_size is not None:
+        miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
+        table.add_row("relevant ids missing from corpus", str(len(miss)), _ids(miss, 4))
+    table.add_section()
+    for grade, n in sorted(audit.grades.items()):
+        table.add_row(f"judgments with grade {grade}", str(n), "")
+    if audit.relevant_per_query:
+        r = audit.relevant_per_query
+        table.add_row("relevant ids per query", "",
+                      f"min {r['min']:g}, median {r['median']:g}, mean {r['mean']:.2f}, max {r['max']:g}")
+    console = Console()
+    console.print(table)
+    console.print(f"{audit.problems} problem(s) found" if audit.problems else "no problem found")
