@@ -1,0 +1,130 @@
+"""``/api/v1/evaluations``: create jobs (stored runs or a live retriever), follow them, read results."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Response
+from fastapi import Path as PathParam
+from fastapi import Query as QueryParam
+from sqlalchemy import select
+
+from rankscope.errors import RankscopeError
+from rankscope.service.api.deps import get_db, get_pool
+from rankscope.service.api.errors import FieldError
+from rankscope.service.api.schemas import (
+    MAX_ID,
+    EvaluationCreate,
+    EvaluationOut,
+    LiveEvaluationCreate,
+    LiveResultOut,
+    QueryScoreOut,
+    QueryScorePage,
+)
+from rankscope.service.db import Database, Job, LiveResult
+from rankscope.service.jobs import WorkerPool
+from rankscope.service.store import create_job, delete_job, get_job, job_progress, job_runs, per_query, validate_metrics
+
+router = APIRouter(prefix="/evaluations", tags=["evaluations"])
+JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
+
+
+def _policies(body: EvaluationCreate | LiveEvaluationCreate) -> dict[str, Any]:
+    try:
+        metrics = validate_metrics(body.metrics)
+    except RankscopeError as exc:
+        raise FieldError("metrics", exc) from None
+    return {"metrics": metrics, "relevance_level": body.relevance_level, "missing": body.missing,
+            "depth": body.depth}
+
+
+def evaluation_out(db: Database, job_id: str) -> dict[str, Any]:
+    with db.read() as s:
+        job = get_job(s, job_id)
+        runs = [{"run_id": rec.id, "name": rec.name, "means": jr.means, "queries": jr.queries}
+                for jr, rec in job_runs(s, job_id)]
+        return {
+            "id": job.id, "kind": job.kind, "name": job.name, "status": job.status, "test_set_id": job.test_set_id,
+            "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
+            "error": job.error, "progress": job_progress(s, job), "params": job.params, "runs": runs,
+        }
+
+
+@router.post("", status_code=202, response_model=EvaluationOut, summary="Score stored runs (background job)")
+def create_evaluation(body: EvaluationCreate, db: Database = Depends(get_db),
+                      pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
+    params = _policies(body)
+    try:
+        job_id = create_job(db, "evaluate", body.test_set_id, params, body.name, run_ids=body.run_ids)
+    except RankscopeError as exc:
+        raise FieldError("run_ids", exc) from None
+    pool.wake()
+    return evaluation_out(db, job_id)
+
+
+@router.post("/live", status_code=202, response_model=EvaluationOut,
+             summary="Evaluate a live retriever over HTTP (background job, resumable)")
+def create_live_evaluation(body: LiveEvaluationCreate, db: Database = Depends(get_db),
+                           pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
+    params = _policies(body)
+    params.update(retriever_url=body.retriever_url, k=body.k, concurrency=body.concurrency, retries=body.retries)
+    job_id = create_job(db, "live", body.test_set_id, params, body.name or "live")
+    pool.wake()
+    return evaluation_out(db, job_id)
+
+
+@router.get("", response_model=list[EvaluationOut], summary="List evaluations, newest first")
+def list_evaluations(test_set_id: Annotated[int | None, QueryParam(ge=1, le=MAX_ID)] = None,
+                     limit: Annotated[int, QueryParam(ge=1, le=1000)] = 100,
+                     db: Database = Depends(get_db)) -> list[dict[str, Any]]:
+    with db.read() as s:
+        q = select(Job.id).order_by(Job.created_at.desc(), Job.id).limit(limit)
+        if test_set_id is not None:
+            q = q.where(Job.test_set_id == test_set_id)
+        ids = list(s.scalars(q))
+    out = []
+    for job_id in ids:
+        try:
+            out.append(evaluation_out(db, job_id))
+        except LookupError:  # deleted meanwhile
+            continue
+    return out
+
+
+@router.get("/{job_id}", response_model=EvaluationOut, summary="Status, progress and means of an evaluation")
+def read_evaluation(job_id: JobId, db: Database = Depends(get_db)) -> dict[str, Any]:
+    return evaluation_out(db, job_id)
+
+
+@router.get("/{job_id}/queries", response_model=QueryScorePage, summary="Per-query scores")
+def read_per_query(job_id: JobId, run_id: Annotated[int | None, QueryParam(ge=1, le=MAX_ID)] = None,
+                   offset: Annotated[int, QueryParam(ge=0, le=MAX_ID)] = 0,
+                   limit: Annotated[int, QueryParam(ge=1, le=100_000)] = 1000,
+                   db: Database = Depends(get_db)) -> dict[str, Any]:
+    with db.read() as s:
+        get_job(s, job_id)
+        rows = per_query(s, job_id, run_id, offset, limit)
+        items = [QueryScoreOut(run_id=r.run_id, query_id=r.query_id, scores=r.scores) for r in rows]
+    return {"offset": offset, "limit": limit, "items": items}
+
+
+@router.get("/{job_id}/live-results", response_model=list[LiveResultOut],
+            summary="What the retriever answered per query (live evaluations)")
+def read_live_results(job_id: JobId, errors_only: bool = False,
+                      offset: Annotated[int, QueryParam(ge=0, le=MAX_ID)] = 0,
+                      limit: Annotated[int, QueryParam(ge=1, le=100_000)] = 1000,
+                      db: Database = Depends(get_db)) -> list[dict[str, Any]]:
+    with db.read() as s:
+        get_job(s, job_id)
+        q = select(LiveResult).where(LiveResult.job_id == job_id)
+        if errors_only:
+            q = q.where(LiveResult.error.is_not(None))
+        rows = s.scalars(q.order_by(LiveResult.id).offset(offset).limit(limit))
+        return [{"query_id": r.query_id, "hits": r.hits, "error": r.error, "attempts": r.attempts,
+                 "latency_ms": r.latency_ms} for r in rows]
+
+
+@router.delete("/{job_id}", status_code=204, summary="Delete an evaluation and its results")
+def remove_evaluation(job_id: JobId, db: Database = Depends(get_db)) -> Response:
+    delete_job(db, job_id)
+    return Response(status_code=204)

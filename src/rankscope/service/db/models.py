@@ -1,0 +1,180 @@
+"""Tables of the evaluation service.
+
+Qrels and runs are stored whole, as compressed Arrow IPC blobs (one read gives the
+columnar object back); everything that is listed, counted or resumed is a row:
+queries and documents of a test set, per-query scores, per-query live retriever
+results.  Two unique constraints make results exactly-once under retries and
+restarts: ``(job, run, query)`` on scores and ``(job, query)`` on live results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = ["Base", "TestSet", "Query", "Document", "RunRecord", "Job", "JobRun", "QueryScore", "LiveResult", "utcnow"]
+
+# SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """A timezone-aware UTC datetime on every backend (SQLite drops the zone: put it back)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return value
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return value
+
+
+def utcnow() -> dt.datetime:
+    """The current time, timezone-aware UTC."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class TestSet(Base):
+    """Queries (with text), relevance judgments and optionally document texts."""
+
+    __tablename__ = "test_sets"
+    __test__ = False  # not a pytest class
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    source_format: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    n_queries: Mapped[int] = mapped_column(Integer)
+    n_judgments: Mapped[int] = mapped_column(Integer)
+    n_documents: Mapped[int] = mapped_column(Integer, default=0)
+    qrels: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Query(Base):
+    __tablename__ = "queries"
+    __table_args__ = (UniqueConstraint("test_set_id", "query_id", name="uq_queries_set_query"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    test_set_id: Mapped[int] = mapped_column(ForeignKey("test_sets.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    query_id: Mapped[str] = mapped_column(String(512))
+    text: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("test_set_id", "doc_id", name="uq_documents_set_doc"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    test_set_id: Mapped[int] = mapped_column(ForeignKey("test_sets.id", ondelete="CASCADE"), index=True)
+    doc_id: Mapped[str] = mapped_column(String(512))
+    text: Mapped[str] = mapped_column(Text)
+
+
+class RunRecord(Base):
+    """A ranked result list for every query of one test set (uploaded, or produced by a live job)."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    test_set_id: Mapped[int] = mapped_column(ForeignKey("test_sets.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(String(20), default="upload")
+    source_format: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    n_queries: Mapped[int] = mapped_column(Integer)
+    n_rows: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Job(Base):
+    """An evaluation: stored runs (``kind='evaluate'``) or a live retriever (``kind='live'``).
+
+    ``status``: queued → running → done | failed.  A worker owns a running job while
+    ``lease_until`` (epoch seconds) is in the future and renews it as it goes.
+    """
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status_lease", "status", "lease_until"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20), default="queued")
+    name: Mapped[str] = mapped_column(String(200), default="")
+    test_set_id: Mapped[int] = mapped_column(ForeignKey("test_sets.id", ondelete="CASCADE"), index=True)
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+    claims: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class JobRun(Base):
+    """One run scored by a job, with its means once done."""
+
+    __tablename__ = "job_runs"
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+    means: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    queries: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class QueryScore(Base):
+    """Every metric value of one query of one run in one job."""
+
+    __tablename__ = "query_scores"
+    __table_args__ = (UniqueConstraint("job_id", "run_id", "query_id", name="uq_scores_job_run_query"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    query_id: Mapped[str] = mapped_column(String(512))
+    scores: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class LiveResult(Base):
+    """What the retriever answered for one query of a live job (or the error after retries)."""
+
+    __tablename__ = "live_results"
+    __table_args__ = (UniqueConstraint("job_id", "query_id", name="uq_live_job_query"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    query_id: Mapped[str] = mapped_column(String(512))
+    hits: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)

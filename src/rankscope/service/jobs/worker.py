@@ -1,0 +1,141 @@
+"""The worker pool: threads that claim queued (or abandoned) jobs and run them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+
+from sqlalchemy import ColumnElement, and_, or_, select, update
+
+from rankscope.errors import RankscopeError
+from rankscope.service.db import Database, Job
+from rankscope.service.db.models import utcnow
+from rankscope.service.settings import Settings
+
+__all__ = ["WorkerPool", "claim_job", "run_job"]
+
+log = logging.getLogger("rankscope.service.jobs")
+
+
+def _claimable(now: float) -> ColumnElement[bool]:
+    return or_(Job.status == "queued", and_(Job.status == "running", Job.lease_until < now))
+
+
+def claim_job(db: Database, owner: str, lease_seconds: float) -> str | None:
+    """Take the oldest queued job, or a running one whose lease ran out; None when there is none.
+
+    The conditional UPDATE is atomic, so two workers never own the same job.
+    """
+    now = time.time()
+    with db.write() as s:
+        candidates = list(s.scalars(select(Job.id).where(_claimable(now)).order_by(Job.created_at).limit(4)))
+        for job_id in candidates:
+            res = s.execute(update(Job).where(Job.id == job_id, _claimable(now)).values(
+                status="running", lease_owner=owner, lease_until=now + lease_seconds, claims=Job.claims + 1))
+            if res.rowcount == 1:  # type: ignore[attr-defined]
+                s.execute(update(Job).where(Job.id == job_id, Job.started_at.is_(None)).values(started_at=utcnow()))
+                return job_id
+    return None
+
+
+def renew_lease(db: Database, job_id: str, owner: str, lease_seconds: float) -> bool:
+    """Extend our lease; False when the job is gone or no longer ours."""
+    with db.write() as s:
+        res = s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
+                        .values(lease_until=time.time() + lease_seconds))
+        return bool(res.rowcount == 1)  # type: ignore[attr-defined]
+
+
+def _finish(db: Database, job_id: str, owner: str, status: str, error: str | None = None) -> None:
+    with db.write() as s:
+        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner).values(
+            status=status, error=error, finished_at=utcnow(), lease_until=0.0))
+
+
+def release_lease(db: Database, job_id: str, owner: str) -> None:
+    """Give a running job back (on shutdown) so that the next worker takes it at once."""
+    with db.write() as s:
+        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
+                  .values(lease_until=0.0))
+
+
+def run_job(db: Database, settings: Settings, job_id: str, owner: str,
+            stopping: threading.Event | None = None) -> None:
+    """Run one claimed job to its end, until its lease is lost, or until ``stopping`` is set."""
+    from rankscope.service.jobs.live import fetch_all, finish_live_job
+    from rankscope.service.jobs.scoring import score_job_runs
+
+    with db.read() as s:
+        job = s.get(Job, job_id)
+    if job is None:
+        return
+
+    def renew() -> bool:
+        if stopping is not None and stopping.is_set():
+            return False
+        return renew_lease(db, job_id, owner, settings.lease_seconds)
+
+    try:
+        if job.kind == "live":
+            if not asyncio.run(fetch_all(db, job, renew, settings.retriever_timeout)):
+                if stopping is not None and stopping.is_set():
+                    release_lease(db, job_id, owner)
+                return
+            finish_live_job(db, job)
+        score_job_runs(db, job, renew)
+        if renew():
+            _finish(db, job_id, owner, "done")
+        elif stopping is not None and stopping.is_set():
+            release_lease(db, job_id, owner)
+    except RankscopeError as exc:
+        _finish(db, job_id, owner, "failed", str(exc))
+    except Exception as exc:  # a bug or a database failure: record it, keep the worker alive
+        log.exception("job %s failed", job_id)
+        _finish(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")
+
+
+class WorkerPool:
+    """``settings.workers`` daemon threads polling the database for jobs."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.settings = settings
+        self.owner = f"{socket.gethostname()[:30]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for i in range(self.settings.workers):
+            t = threading.Thread(target=self._loop, name=f"rankscope-worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def wake(self) -> None:
+        """A job was just queued: look now instead of at the next poll."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        for t in self._threads:
+            t.join(timeout)
+        self._threads.clear()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                job_id = claim_job(self.db, self.owner, self.settings.lease_seconds)
+            except Exception:
+                log.exception("claiming a job failed")
+                job_id = None
+            if job_id is None:
+                self._wake.wait(self.settings.poll_seconds)
+                self._wake.clear()
+                continue
+            run_job(self.db, self.settings, job_id, self.owner, self._stop)

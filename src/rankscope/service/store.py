@@ -1,0 +1,192 @@
+"""Data access of the service: every read and write the API, the web pages and the jobs share."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from rankscope.data import Qrels, Run
+from rankscope.errors import InvalidParameterError
+from rankscope.service.db import Database, Document, Job, JobRun, LiveResult, Query, QueryScore, RunRecord, TestSet
+from rankscope.service.db.blobs import decode_qrels, decode_run, encode_table
+from rankscope.service.ingest import ParsedTestSet
+
+__all__ = [
+    "NotFound", "create_testset", "get_testset", "delete_testset", "create_run", "get_run", "load_run",
+    "load_qrels", "create_job", "get_job", "job_progress", "job_runs", "insert_rows", "validate_metrics",
+]
+
+CHUNK = 2000
+
+
+class NotFound(LookupError):
+    """A referenced object does not exist; ``what`` names it (``"test set 3"``)."""
+
+    def __init__(self, what: str, field: str = "path") -> None:
+        self.what = what
+        self.field = field
+        super().__init__(f"{what} not found")
+
+
+def insert_rows(db: Database, session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert rows in chunks, skipping rows that hit a unique constraint (exactly-once writes)."""
+    for i in range(0, len(rows), CHUNK):
+        session.execute(db.insert(table).on_conflict_do_nothing(), rows[i:i + CHUNK])
+
+
+def create_testset(db: Database, name: str, parsed: ParsedTestSet, source_format: str, description: str = "") -> int:
+    seen: set[str] = set()
+    queries = []
+    for q, text in parsed.queries:
+        if q not in seen:
+            seen.add(q)
+            queries.append((q, text))
+    docs = list(dict(parsed.documents).items())
+    with db.write() as s:
+        ts = TestSet(name=name, description=description, source_format=source_format, n_queries=len(queries),
+                     n_judgments=len(parsed.qrels), n_documents=len(docs), qrels=encode_table(parsed.qrels))
+        s.add(ts)
+        s.flush()
+        insert_rows(db, s, Query, [{"test_set_id": ts.id, "position": i, "query_id": q, "text": t}
+                                   for i, (q, t) in enumerate(queries)])
+        insert_rows(db, s, Document, [{"test_set_id": ts.id, "doc_id": d, "text": t} for d, t in docs])
+        return ts.id
+
+
+def get_testset(s: Session, test_set_id: int, field: str = "path") -> TestSet:
+    ts = s.get(TestSet, test_set_id)
+    if ts is None:
+        raise NotFound(f"test set {test_set_id}", field)
+    return ts
+
+
+def delete_testset(db: Database, test_set_id: int) -> None:
+    with db.write() as s:
+        get_testset(s, test_set_id)
+        # explicit child deletes: do not rely on the backend enforcing ON DELETE CASCADE
+        job_ids = select(Job.id).where(Job.test_set_id == test_set_id)
+        run_ids = select(RunRecord.id).where(RunRecord.test_set_id == test_set_id)
+        s.execute(delete(QueryScore).where(QueryScore.job_id.in_(job_ids)))
+        s.execute(delete(LiveResult).where(LiveResult.job_id.in_(job_ids)))
+        s.execute(delete(JobRun).where(JobRun.job_id.in_(job_ids)))
+        s.execute(delete(Job).where(Job.test_set_id == test_set_id))
+        s.execute(delete(QueryScore).where(QueryScore.run_id.in_(run_ids)))
+        s.execute(delete(JobRun).where(JobRun.run_id.in_(run_ids)))
+        s.execute(delete(RunRecord).where(RunRecord.test_set_id == test_set_id))
+        s.execute(delete(Query).where(Query.test_set_id == test_set_id))
+        s.execute(delete(Document).where(Document.test_set_id == test_set_id))
+        s.execute(delete(TestSet).where(TestSet.id == test_set_id))
+
+
+def load_qrels(ts: TestSet) -> Qrels:
+    return decode_qrels(ts.qrels)
+
+
+def create_run(s: Session, test_set_id: int, run: Run, source_format: str, source: str = "upload") -> RunRecord:
+    """Store ``run`` for a test set; the caller's session commits."""
+    rec = RunRecord(test_set_id=test_set_id, name=run.name, source=source, source_format=source_format,
+                    n_queries=len(run.queries), n_rows=len(run), data=encode_table(run))
+    s.add(rec)
+    s.flush()
+    return rec
+
+
+def get_run(s: Session, run_id: int, field: str = "path") -> RunRecord:
+    rec = s.get(RunRecord, run_id)
+    if rec is None:
+        raise NotFound(f"run {run_id}", field)
+    return rec
+
+
+def delete_run(db: Database, run_id: int) -> None:
+    with db.write() as s:
+        get_run(s, run_id)
+        s.execute(delete(QueryScore).where(QueryScore.run_id == run_id))
+        s.execute(delete(JobRun).where(JobRun.run_id == run_id))
+        s.execute(delete(RunRecord).where(RunRecord.id == run_id))
+
+
+def load_run(rec: RunRecord) -> Run:
+    return decode_run(rec.data, rec.name)
+
+
+def validate_metrics(metrics: Iterable[str]) -> list[str]:
+    """Check metric names (raising :class:`~rankscope.errors.UnknownMetricError` with close matches)."""
+    from rankscope.measures import parse_metrics
+
+    names = [str(m) for m in metrics]
+    if not names:
+        raise InvalidParameterError("metrics: give at least one metric")
+    parse_metrics(names)
+    return names
+
+
+def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any], name: str,
+               run_ids: list[int] | None = None) -> str:
+    job_id = str(uuid.uuid4())
+    with db.write() as s:
+        ts = get_testset(s, test_set_id, "test_set_id")
+        for rid in run_ids or []:
+            rec = get_run(s, rid, "run_ids")
+            if rec.test_set_id != test_set_id:
+                raise InvalidParameterError(
+                    f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}")
+        runs = list(dict.fromkeys(run_ids or []))
+        total = len(runs) * ts.n_queries if kind == "evaluate" else ts.n_queries
+        s.add(Job(id=job_id, kind=kind, name=name, test_set_id=test_set_id, params=params, total=total))
+        s.flush()
+        for i, rid in enumerate(runs):
+            s.add(JobRun(job_id=job_id, run_id=rid, position=i))
+    return job_id
+
+
+def get_job(s: Session, job_id: str) -> Job:
+    job = s.get(Job, job_id)
+    if job is None:
+        raise NotFound(f"evaluation {job_id}")
+    return job
+
+
+def job_progress(s: Session, job: Job) -> dict[str, int]:
+    """``total`` / ``finished`` / ``failed`` queries, counted from the stored per-query rows."""
+    if job.kind == "live":
+        rows = s.execute(
+            select(LiveResult.error.is_(None), func.count()).where(LiveResult.job_id == job.id)
+            .group_by(LiveResult.error.is_(None))
+        ).all()
+        ok = sum(n for good, n in rows if good)
+        bad = sum(n for good, n in rows if not good)
+        return {"total": job.total, "finished": ok, "failed": bad}
+    n = s.execute(select(func.count()).select_from(QueryScore).where(QueryScore.job_id == job.id)).scalar_one()
+    return {"total": job.total, "finished": int(n), "failed": 0}
+
+
+def job_runs(s: Session, job_id: str) -> list[tuple[JobRun, RunRecord]]:
+    return [(jr, rec) for jr, rec in s.execute(
+        select(JobRun, RunRecord).join(RunRecord, RunRecord.id == JobRun.run_id)
+        .where(JobRun.job_id == job_id).order_by(JobRun.position)
+    ).all()]
+
+
+def per_query(s: Session, job_id: str, run_id: int | None = None, offset: int = 0,
+              limit: int | None = None) -> list[QueryScore]:
+    q = select(QueryScore).where(QueryScore.job_id == job_id)
+    if run_id is not None:
+        q = q.where(QueryScore.run_id == run_id)
+    q = q.order_by(QueryScore.run_id, QueryScore.query_id).offset(offset)
+    if limit is not None:
+        q = q.limit(limit)
+    return list(s.scalars(q))
+
+
+def delete_job(db: Database, job_id: str) -> None:
+    with db.write() as s:
+        get_job(s, job_id)
+        s.execute(delete(QueryScore).where(QueryScore.job_id == job_id))
+        s.execute(delete(LiveResult).where(LiveResult.job_id == job_id))
+        s.execute(delete(JobRun).where(JobRun.job_id == job_id))
+        s.execute(delete(Job).where(Job.id == job_id))

@@ -1,0 +1,7 @@
+"""The web dashboard (server-rendered Jinja2 pages, local CSS, English and Chinese)."""
+
+from __future__ import annotations
+
+from rankscope.service.web.pages import web_router
+
+__all__ = ["web_router"]

@@ -1,0 +1,92 @@
+"""Fixtures of the service tests: every API test runs against SQLite and against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from rankscope.service.app import create_app
+from rankscope.service.settings import Settings
+
+from .postgres import PostgresCluster
+
+_counter = itertools.count()
+
+TESTSET = {
+    "queries": [
+        {"id": "q1", "text": "what is bm25", "relevant": {"d1": 2, "d2": 1}},
+        {"id": "q2", "text": "dense retrieval", "relevant": ["d3"]},
+        {"id": "q3", "text": "rerankers", "relevant": {"d4": 1, "d5": 0}},
+    ],
+    "documents": [
+        {"id": "d1", "text": "BM25 is a ranking function based on term frequencies."},
+        {"id": "d2", "text": "Okapi BM25 weighting."},
+        {"id": "d3", "text": "Dense retrieval embeds queries and documents."},
+        {"id": "d4", "title": "Rerankers", "text": "Cross-encoders rescore candidates."},
+    ],
+}
+RUN_A = "q1 Q0 d1 1 3.0 a\nq1 Q0 d9 2 2.0 a\nq1 Q0 d2 3 1.0 a\nq2 Q0 d7 1 2.0 a\nq2 Q0 d3 2 1.0 a\n"
+RUN_B = json.dumps({"q1": ["d2", "d1"], "q2": ["d3"], "q3": ["d4", "d5"]})
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    cluster = PostgresCluster()
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'service.sqlite3'}"
+    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+    return cluster.create_database(f"t{next(_counter)}_{int(time.time() * 1000) % 10**8}")
+
+
+def make_client(db_url: str, **settings: Any) -> TestClient:
+    opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0}
+    opts.update(settings)
+    return TestClient(create_app(Settings(db_url=db_url, **opts)))
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with make_client(db_url) as c:
+        yield c
+
+
+def upload_testset(c: TestClient, data: Any = None, name: str = "toy", fmt: str = "json") -> dict[str, Any]:
+    body = json.dumps(TESTSET if data is None else data)
+    r = c.post("/api/v1/testsets", files={"file": ("toy.json", body)}, data={"format": fmt, "name": name})
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def upload_run(c: TestClient, test_set_id: int, text: str, name: str, fmt: str = "trec") -> dict[str, Any]:
+    r = c.post("/api/v1/runs", files={"file": (f"{name}.txt", text)},
+               data={"test_set_id": str(test_set_id), "format": fmt, "name": name})
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def wait_job(c: TestClient, job_id: str, timeout: float = 30.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = c.get(f"/api/v1/evaluations/{job_id}")
+        assert r.status_code == 200, r.text
+        body = dict(r.json())
+        if body["status"] in ("done", "failed"):
+            return body
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish in {timeout} s: {body}")
