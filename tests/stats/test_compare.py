@@ -89,7 +89,8 @@ def test_seed_001_statistical_example() -> None:
     """Seed 001's baseline vs improved Recall@5 (10 queries): a real test, not the n=10 critical value."""
     baseline = [0.6, 0.7, 0.65, 0.68, 0.72, 0.63, 0.69, 0.71, 0.66, 0.70]
     improved = [0.75, 0.82, 0.78, 0.80, 0.85, 0.76, 0.81, 0.83, 0.79, 0.84]
-    runs = {"baseline": _result("baseline", "recall@5", baseline), "improved": _result("improved", "recall@5", improved)}
+    runs = {"baseline": _result("baseline", "recall@5", baseline),
+            "improved": _result("improved", "recall@5", improved)}
     c = compare(None, runs, ["recall@5"])
     p = c.pair("baseline", "improved", "recall@5")
     d = np.subtract(improved, baseline)
