@@ -103,7 +103,9 @@ def _measure(metric: str | Measure) -> Measure:
 
 
 def band_table(metric: str | Measure) -> tuple[Band, ...] | None:
-    """The bands of ``metric``'s family, or ``None`` if seed 000 gives none."""
+    """The bands of ``metric``'s family (or of a family name), or ``None`` if seed 000 gives none."""
+    if isinstance(metric, str) and metric in _tables():
+        return _tables()[metric]
     return _tables().get(_measure(metric).name)
 
 
