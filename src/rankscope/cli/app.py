@@ -27,7 +27,8 @@ app = typer.Typer(
 )
 
 # command modules register themselves on `app` when imported
-COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "rankscope.cli.testset_cmd"]
+COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "rankscope.cli.testset_cmd",
+                   "rankscope.cli.serve_cmd"]
 
 
 def fail(message: str, code: int = 2) -> None:

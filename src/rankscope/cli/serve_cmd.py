@@ -1,0 +1,51 @@
+"""``rankscope serve``: run the evaluation service (HTTP API + dashboard + background workers)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, fail, user_errors
+
+
+@app.command("serve")
+@user_errors
+def serve_command(
+    db: Annotated[Optional[str], typer.Option("--db", help="SQLAlchemy URL; default: SQLite file in the user data dir",
+                                              envvar="RANKSCOPE_DB")] = None,
+    host: Annotated[str, typer.Option("--host", help="address to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port", min=1, max=65535)] = 8000,
+    token: Annotated[Optional[str], typer.Option("--token", help="require this token (Bearer) on every endpoint "
+                                                 "but health", envvar="RANKSCOPE_TOKEN")] = None,
+    workers: Annotated[int, typer.Option("--workers", help="background job threads", min=0, max=64)] = 2,
+    max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="larger request bodies get 413",
+                                                 min=0.001)] = 64.0,
+    lease_seconds: Annotated[float, typer.Option("--lease-seconds", help="a crashed worker's job is taken over "
+                                                 "after this long", min=0.5)] = 15.0,
+) -> None:
+    """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard."""
+    from rankscope.service.settings import Settings, default_db_url, is_loopback
+
+    if not is_loopback(host) and not token:
+        fail(f"refusing to listen on {host} without a token: anyone who can reach it could read and delete "
+             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1")
+    try:
+        import uvicorn
+
+        from rankscope.service.app import create_app
+    except ImportError as exc:
+        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})")
+    settings = Settings(db_url=db or default_db_url(), token=token, workers=workers,
+                        max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds)
+    application = create_app(settings)
+    typer.echo(f"rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {_safe(settings.db_url)})",
+               err=True)
+    uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+def _safe(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
