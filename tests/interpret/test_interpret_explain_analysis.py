@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import DATA, require
 
 import rankscope as rs
+from conftest import DATA, require
 from rankscope.interpret.analysis import (
     biggest_differences,
     failing_queries,
@@ -59,8 +59,9 @@ def test_explanations_of_other_metrics() -> None:
     assert explain("P@2", np.array([0.5, 1.0])).startswith(
         "Precision@2 = 0.750: on average 75.0% of the top 2 documents are relevant (1.5 of 2); 0 of 2 queries")
     mostly_missing = explain("mrr@10", np.array([0.0, 0.0, 0.0, 0.5]), band=False)
-    assert mostly_missing == ("MRR@10 = 0.125: for 3 of 4 queries no relevant document is retrieved in the top 10;"
-                              " where one is, the first is typically at rank 2 (median rank 2; at rank 1 for 0 queries).")
+    assert mostly_missing == (
+        "MRR@10 = 0.125: for 3 of 4 queries no relevant document is retrieved in the top 10;"
+        " where one is, the first is typically at rank 2 (median rank 2; at rank 1 for 0 queries).")
     assert explain("mrr", np.zeros(3), band=False) == "MRR = 0.000: no query has a relevant document in the ranking."
     generic = explain("num_rel", np.array([3.0, 1.0]))
     assert generic.startswith("num_rel = 2.000: ")

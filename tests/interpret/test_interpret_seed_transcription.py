@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO, require
 
+from conftest import REPO, require
 from rankscope.interpret.i18n import load_data
 from rankscope.measures import parse_metric
 
