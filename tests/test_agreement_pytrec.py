@@ -122,6 +122,10 @@ def compare(qrels_d: dict, run_d: dict, level: int, qrels: Qrels | None = None, 
             mine = got[q][name]
             if name == "gm_map":  # pytrec_eval reports log(max(AP, 1e-5)) per query
                 mine = math.log(max(mine, 1e-5))
+            if math.isnan(value):  # pytrec_eval's iprec_at_recall_0.00 of an empty ranking; trec_eval -c gives 0
+                assert not run_d[q] and mine == 0.0, f"query {q!r} {name}: pytrec_eval NaN, rankscope {mine!r}"
+                n += 1
+                continue
             assert abs(mine - value) <= TOL, f"query {q!r} {name}: rankscope {mine!r} != pytrec_eval {value!r}"
             n += 1
     for q in set(got) - set(expected):  # qrels queries absent from the run score 0 under missing="zero"

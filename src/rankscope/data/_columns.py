@@ -65,7 +65,17 @@ def encode_sorted(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Encode ``values`` with codes that follow the sorted order of the unique strings.
 
     Returns ``(codes int32, unique ids as a numpy object array sorted ascending)``.
+    Runs of equal neighbours (a run or qrels grouped by query) are encoded once:
+    only the first value of each run is hashed, the codes are then repeated.
     """
+    n = len(values)
+    if n > 1:
+        change = pc.not_equal(values.slice(1), values.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        if len(starts) < n // 2:
+            head_codes, uniq_sorted = encode_sorted(values.take(pa.array(starts)))
+            lengths = np.diff(np.append(starts, n))
+            return np.repeat(head_codes, lengths), uniq_sorted
     codes, dictionary = encode(values)
     uniq = np.asarray(dictionary.to_pylist(), dtype=object)
     if len(uniq) == 0:

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankscope.data._columns import as_string_array, encode, encode_sorted
 from rankscope.errors import DuplicateEntryError, RankscopeError
@@ -51,12 +50,28 @@ class IdTable:
     def _pair_keys(self) -> np.ndarray:
         return self.qcode.astype(np.int64) * max(len(self.doc_ids), 1) + self.dcode
 
+    def _block_keys(self) -> np.ndarray:
+        """Keys equal exactly for equal (query, doc) pairs, cheap to sort for grouped tables.
+
+        When every query occupies one contiguous block of rows (a run file or a
+        DataFrame grouped by query), the key is ``block * n_docs + doc``: it is
+        non-decreasing across blocks, so a stable (tim)sort only sorts within
+        blocks.  Otherwise the (query, doc) pair key is used.
+        """
+        q = self.qcode
+        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+        if len(np.unique(q[starts])) != len(starts):
+            return self._pair_keys()
+        block = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, len(q))))
+        return block * max(len(self.doc_ids), 1) + self.dcode
+
     def _duplicate_rows(self) -> np.ndarray:
         """Rows whose (query, doc) pair occurred in an earlier row."""
-        keys = self._pair_keys()
-        if len(keys) < 2:
+        if len(self.qcode) < 2:
             return np.empty(0, dtype=np.int64)
-        if len(pc.unique(pa.array(keys))) == len(keys):
+        keys = self._block_keys()
+        sk = np.sort(keys, kind="stable")
+        if not bool((sk[1:] == sk[:-1]).any()):
             return np.empty(0, dtype=np.int64)
         order = np.argsort(keys, kind="stable")
         sk = keys[order]

@@ -47,21 +47,20 @@ class QrelsIndex:
     def grades_for(self, qidx: np.ndarray, doc_ids: pa.Array, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Grade and judged flag of each (qrels query index, run doc code) row."""
         to_qdoc = pc.index_in(doc_ids, value_set=self.qrels.doc_ids)
-        to_qdoc_np = to_qdoc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        to_qdoc_np = to_qdoc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
         qd = to_qdoc_np[dcode]
-        known = qd >= 0
-        keys = np.where(known, qidx.astype(np.int64) * self.n_docs + qd, -1)
-        pos = np.searchsorted(self.keys, keys)
-        pos_c = np.minimum(pos, max(len(self.keys) - 1, 0))
-        judged = known & (len(self.keys) > 0)
-        if len(self.keys):
-            judged &= self.keys[pos_c] == keys
-            grade = np.where(judged, self.key_grades[pos_c], 0)
+        grade = np.zeros(len(qd), dtype=np.int64)
+        judged = np.zeros(len(qd), dtype=bool)
+        rows = np.flatnonzero(qd >= 0)  # only rows whose doc is judged for some query
+        if len(rows) and len(self.keys):
+            keys = qidx[rows].astype(np.int64) * self.n_docs + qd[rows]
+            pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+            hit = self.keys[pos] == keys
+            g = self.key_grades[pos]
+            grade[rows] = np.where(hit, g, 0)
             # trec_eval: a negative grade means "in the pool but not judged"
-            judged &= grade >= 0
-        else:
-            grade = np.zeros(len(keys), dtype=np.int64)
-        return grade.astype(np.int64, copy=False), judged
+            judged[rows] = hit & (g >= 0)
+        return grade, judged
 
 
 @dataclass
@@ -199,16 +198,38 @@ class PolicyCounts:
     not_in_qrels: int
 
 
+def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """The grouping order when every query is one block already ranked by score, else None.
+
+    A run file or a DataFrame is usually grouped by query and sorted by score
+    within each query, with the queries in some other order (e.g. numeric ids
+    while rankscope orders them as strings).  Then the ranking only permutes
+    whole blocks, no sort of the rows is needed.
+    """
+    n = len(qidx)
+    brk = qidx[1:] != qidx[:-1]
+    if not bool(np.all(brk | (score[1:] <= score[:-1]))):
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], brk)))
+    block_q = qidx[starts]
+    if bool(np.all(block_q[1:] > block_q[:-1])):
+        return np.arange(n)
+    border = np.argsort(block_q, kind="stable")
+    if bool(np.any(block_q[border][1:] == block_q[border][:-1])):
+        return None  # a query split over several blocks
+    lengths = np.diff(np.append(starts, n))
+    new_len = lengths[border]
+    new_start = np.concatenate(([0], np.cumsum(new_len)[:-1]))
+    return np.arange(n) + np.repeat(starts[border] - new_start, new_len)
+
+
 def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
     """Row order grouping by query, score descending, doc id descending."""
     n = len(qidx)
     if n == 0:
         return np.arange(0)
-    same_q = qidx[1:] == qidx[:-1]
-    grouped_sorted = bool(np.all(qidx[1:] >= qidx[:-1]))
-    if grouped_sorted and bool(np.all(~same_q | (score[1:] <= score[:-1]))):
-        order = np.arange(n)
-    else:
+    order = _block_order(qidx, score)
+    if order is None:
         order = np.lexsort((-score, qidx))
     # ties: equal (query, score) neighbours must be in doc id descending order
     sq, ss = qidx[order], score[order]
@@ -219,9 +240,11 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids:
         in_group[:-1] |= tie
         pos = np.flatnonzero(in_group)
         group = np.cumsum(np.concatenate(([True], ~tie)))[pos]
-        docs = np.asarray(doc_ids.take(pa.array(dcode[order[pos]])).to_pylist(), dtype=object)
-        _, inv = np.unique(docs, return_inverse=True)
-        sub = np.lexsort((-inv.ravel(), group))
+        docs = doc_ids.take(pa.array(dcode[order[pos]]))
+        # Arrow compares strings bytewise: strcmp order, as trec_eval
+        sub = pc.sort_indices(
+            pa.table({"g": group, "d": docs}), sort_keys=[("g", "ascending"), ("d", "descending")]
+        ).to_numpy()
         order = order.copy()
         order[pos] = order[pos][sub]
     return order
