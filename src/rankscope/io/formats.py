@@ -114,12 +114,13 @@ def _sniff(head: bytes) -> str:
     if text[:1] == b"[":
         return "json"
     if text[:1] == b"{":
-        first = text.split(b"\n", 1)[0]
         try:
-            json.loads(first)
+            first = json.loads(text.split(b"\n", 1)[0])
         except ValueError:
             return "json"
-        return "jsonl"
+        # a record has scalar values; a {query: {doc: value}} document has objects or lists
+        nested = isinstance(first, dict) and any(isinstance(v, (dict, list)) for v in first.values())
+        return "json" if nested else "jsonl"
     first_line = text.split(b"\n", 1)[0].decode("utf-8", "replace")
     for delim, fmt in (("\t", "tsv"), (",", "csv")):
         if delim in first_line and any(c.strip().strip('"').lower() in _HEADER_WORDS for c in first_line.split(delim)):

@@ -106,7 +106,7 @@ def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dic
         vals = arr.to_numpy(zero_copy_only=False)
         frac = np.flatnonzero(vals != np.round(vals))
         if len(frac):
-            raise _error(f"{what} must be a string or an integer, got {vals[frac[0]]!r}", locate(int(frac[0])))
+            raise _error(f"{what} must be a string or an integer, got {float(vals[frac[0]])!r}", locate(int(frac[0])))
         arr = pa.array(vals.astype(np.int64))
     if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type) or str(arr.type) == "string_view":
         arr = arr.cast(pa.string())
@@ -131,12 +131,12 @@ def _numbers(
         if vals.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(vals) | (vals != np.round(vals)))
             if len(bad):
-                raise _error(f"{what} must be an integer, got {vals[bad[0]]!r}", locate(int(bad[0])))
+                raise _error(f"{what} must be an integer, got {float(vals[bad[0]])!r}", locate(int(bad[0])))
         return vals.astype(np.int64)
     vals = vals.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(vals))
     if len(bad):
-        raise _error(f"{what} must be a finite number, got {vals[bad[0]]!r}", locate(int(bad[0])))
+        raise _error(f"{what} must be a finite number, got {float(vals[bad[0]])!r}", locate(int(bad[0])))
     return vals
 
 
