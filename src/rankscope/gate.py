@@ -102,7 +102,7 @@ def parse_requirement(text: str, source: str = "--require") -> Requirement:
     from rankscope.measures.parse import parse_metric
 
     m = _REQ.match(text or "")
-    if m is None:
+    if m is None or m["metric"].endswith(("=", "!")):
         raise InvalidParameterError(
             f"cannot read the requirement {text!r}; write it as METRIC>=VALUE (or <=, >, <), e.g. recall@5>=0.8"
         )

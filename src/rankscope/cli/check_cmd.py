@@ -1,0 +1,85 @@
+"""``rankscope check``: a CI gate.  Exit 0 when every requirement holds, 1 when one fails, 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, fail, load_plugins, user_errors
+
+
+class Test(str, Enum):
+    t = "t"
+    wilcoxon = "wilcoxon"
+    randomization = "randomization"
+
+
+class Missing(str, Enum):
+    zero = "zero"
+    ignore = "ignore"
+
+
+@app.command("check")
+@user_errors
+def check_command(
+    qrels: Annotated[Path, typer.Option("--qrels", help="qrels file")],
+    run: Annotated[Path, typer.Option("--run", help="the run to check")],
+    require: Annotated[
+        Optional[list[str]],
+        typer.Option("--require", "-r", help='requirement, repeatable: "recall@5>=0.8", "mrr>=0.7"'),
+    ] = None,
+    preset: Annotated[
+        Optional[list[str]],
+        typer.Option("--preset", help="named standard: production:minimum|good|excellent, benchmark:<scenario>"),
+    ] = None,
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run for --max-drop")] = None,
+    max_drop: Annotated[
+        Optional[list[str]],
+        typer.Option("--max-drop", help='largest allowed drop vs the baseline, repeatable: "ndcg@10=0.02" or "=2%"'),
+    ] = None,
+    test: Annotated[Test, typer.Option("--test", help="paired test of the non-inferiority check")] = Test.t,
+    alpha: Annotated[float, typer.Option("--alpha", help="level of the non-inferiority test")] = 0.05,
+    permutations: Annotated[int, typer.Option("--permutations", help="randomization test permutations")] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization test")] = 0,
+    summary: Annotated[
+        Optional[Path], typer.Option("--summary", help="also write a Markdown summary to this file")
+    ] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the results as JSON")] = None,
+    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+    missing: Annotated[
+        Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")
+    ] = Missing.zero,
+    depth: Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")] = None,
+    plugin: Annotated[
+        Optional[list[str]], typer.Option("--plugin", help="import this module first (custom metrics)")
+    ] = None,
+) -> None:
+    """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
+    load_plugins(plugin)
+    from rankscope.gate import check
+    from rankscope.io import read_qrels, read_run
+
+    if max_drop and baseline is None:
+        fail("--max-drop needs --baseline RUN")
+    if baseline is not None and not max_drop:
+        fail("--baseline needs at least one --max-drop METRIC=DROP")
+    for path in (summary, json_out):
+        if path is not None and not path.parent.exists():
+            fail(f"cannot write {path}: folder {path.parent} does not exist")
+    result = check(
+        read_qrels(qrels), read_run(run), require or [], preset=preset or None,
+        baseline=None if baseline is None else read_run(baseline), max_drops=max_drop or [],
+        test=test.value, alpha=alpha, permutations=permutations, rng=seed,
+        relevance_level=relevance_level, missing=missing.value, depth=depth,
+    )
+    for line in result.lines():
+        typer.echo(line)
+    if summary is not None:
+        summary.write_text(result.to_markdown(), encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    raise typer.Exit(result.exit_code)

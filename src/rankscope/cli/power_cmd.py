@@ -1,0 +1,72 @@
+"""``rankscope power``: how many queries a paired t-test needs to detect a difference."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, fail, user_errors
+
+
+class Alternative(str, Enum):
+    two_sided = "two-sided"
+    one_sided = "one-sided"
+
+
+@app.command("power")
+@user_errors
+def power_command(
+    runs: Annotated[
+        Optional[list[Path]], typer.Argument(help="two run files: the per-query variance comes from their differences")
+    ] = None,
+    qrels: Annotated[Optional[Path], typer.Option("--qrels", help="qrels file (with two runs)")] = None,
+    metric: Annotated[str, typer.Option("-m", "--metric", help="the metric")] = "ndcg@10",
+    delta: Annotated[
+        Optional[float], typer.Option("--delta", help="difference to detect (default: the observed one)")
+    ] = None,
+    sd: Annotated[
+        Optional[float], typer.Option("--sd", help="standard deviation of per-query differences (instead of runs)")
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
+    power: Annotated[float, typer.Option("--power", help="target power")] = 0.8,
+    alternative: Annotated[Alternative, typer.Option("--alternative", help="two-sided or one-sided test")] = (
+        Alternative.two_sided
+    ),
+    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+) -> None:
+    """Queries needed to detect a mean difference DELTA with a paired t-test at ALPHA and POWER.
+
+    Give two runs and --qrels (the standard deviation of the per-query differences
+    of --metric is measured), or --sd and --delta directly.
+    """
+    from rankscope.stats.power import estimate, queries_needed
+
+    alt = alternative.value
+    if sd is not None:
+        if runs:
+            fail("give either two runs or --sd, not both")
+        if delta is None:
+            fail("--sd needs --delta (the difference to detect)")
+            return
+        n = queries_needed(sd, delta, alpha, power, alt)
+        typer.echo(f"queries needed: {n} (sd of per-query differences {sd:g}, delta {delta:g}, "
+                   f"alpha {alpha:g}, power {power:g}, {alt} paired t-test)")
+        return
+    if not runs or len(runs) != 2 or qrels is None:
+        fail("give two run files and --qrels, or --sd and --delta")
+        return
+    from rankscope.compare import aligned_scores
+    from rankscope.engine import Evaluator
+    from rankscope.io import read_qrels, read_run
+
+    ev = Evaluator(read_qrels(qrels), [metric], relevance_level=relevance_level)
+    a, b = (ev.evaluate(read_run(p), name=f"run{i}") for i, p in enumerate(runs))
+    _, scores = aligned_scores([a, b])
+    est = estimate(scores[1, :, 0] - scores[0, :, 0], delta, alpha, power, alt)
+    typer.echo(f"metric {metric}: {est.n} queries, mean difference {est.mean_diff:+.4f} "
+               f"({runs[1].name} - {runs[0].name}), sd of per-query differences {est.sd_diff:.4f}")
+    typer.echo(f"power to detect {est.delta:+.4f} with {est.n} queries: {est.current_power:.3f}")
+    typer.echo(f"queries needed for power {power:g} at alpha {alpha:g} ({alt}): {est.queries_needed}")

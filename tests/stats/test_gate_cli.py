@@ -1,0 +1,175 @@
+"""The CI gate (rankscope check) and the compare / power commands, through the CLI."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import DATA, require
+from rankscope import Qrels, Run
+from rankscope.cli.app import COMMAND_MODULES, app
+from rankscope.errors import InvalidParameterError
+from rankscope.gate import check, parse_max_drop, parse_requirement
+from rankscope.io import write_trec_qrels, write_trec_run
+
+D = DATA / "runs_dl_hard" / "dataset"
+P = D / "baselines" / "passage"
+
+
+@pytest.fixture(scope="module")
+def cli() -> CliRunner:
+    for mod in COMMAND_MODULES:
+        importlib.import_module(mod)
+    return CliRunner()
+
+
+def _run(cli: CliRunner, *args: str | Path) -> tuple[int, str, str]:
+    res = cli.invoke(app, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, Path]:
+    return {
+        "qrels": require(D / "dl_hard-passage.qrels"),
+        "bm25": require(P / "bm25.run"),
+        "rm3": require(P / "bm25+rm3.run"),
+        "t5": require(P / "bm25+t5(zs).run"),
+    }
+
+
+def test_check_exit_0_when_every_requirement_holds(cli: CliRunner, files: dict[str, Path], tmp_path: Path) -> None:
+    summary = tmp_path / "gate.md"
+    code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["t5"], "-l", "2",
+                        "--require", "ndcg@10>=0.4", "--require", "mrr>0.5",
+                        "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.02", "--summary", summary)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == "PASS  ndcg@10 >= 0.4: 0.4084"
+    assert lines[1].startswith("PASS  mrr > 0.5: 0.")
+    assert lines[2].startswith("PASS  ndcg@10 drop <= 0.02 vs baseline: 0.4084 vs 0.3037")
+    assert lines[-1].startswith("gate passed")
+    md = summary.read_text(encoding="utf-8")
+    assert "## rankscope gate passed" in md and "| ✅ | `ndcg@10 >= 0.4` | 0.4084 |" in md
+
+
+def test_check_exit_1_when_one_fails(cli: CliRunner, files: dict[str, Path], tmp_path: Path) -> None:
+    out_json = tmp_path / "gate.json"
+    code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["t5"], "-l", "2",
+                        "--require", "ndcg@10>=0.4", "--require", "mrr>=0.7", "--json", out_json)
+    assert code == 1
+    assert "FAIL  mrr >= 0.7: 0.5910" in out.splitlines()
+    assert json.loads(out_json.read_text())["passed"] is False
+
+
+def test_check_preset_production_good(cli: CliRunner, files: dict[str, Path]) -> None:
+    code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["t5"], "--preset", "production:good")
+    assert code == 1
+    assert out.splitlines()[:3] == [
+        "FAIL  recall@5 >= 0.8: 0.1173 [production:good]",
+        "FAIL  precision@5 >= 0.75: 0.4560 [production:good]",
+        "FAIL  mrr >= 0.7: 0.6572 [production:good]",
+    ]
+
+
+def test_check_non_inferiority_fails_on_a_real_drop(cli: CliRunner, files: dict[str, Path]) -> None:
+    # bm25+rm3 loses 0.031 ndcg@10 against bm25: a 0.02 margin is not shown, a 0.2 margin is
+    base = ["check", "--qrels", files["qrels"], "--run", files["rm3"], "-l", "2", "--baseline", files["bm25"]]
+    code, out, _ = _run(cli, *base, "--max-drop", "ndcg@10=0.02")
+    assert code == 1 and out.startswith("FAIL  ndcg@10 drop <= 0.02")
+    code, out, _ = _run(cli, *base, "--max-drop", "ndcg@10=0.2", "--test", "randomization")
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--require", "ndcg@ten>=0.4"], "cutoff in 'ndcg@ten'"),
+        (["--require", "ndcg@10=>0.4"], "cannot read the requirement"),
+        (["--require", "ndcg@10>=high"], "must be a number"),
+        (["--require", "nope@3>=0.1"], "unknown metric"),
+        ([], "nothing to check"),
+        (["--max-drop", "ndcg@10=0.02"], "--max-drop needs --baseline"),
+        (["--preset", "production:perfect"], "unknown standard"),
+        (["--require", "mrr>=0.1", "--summary", "/nonexistent/dir/x.md"], "does not exist"),
+    ],
+)
+def test_check_exit_2_on_bad_input(cli: CliRunner, files: dict[str, Path], args: list[str], message: str) -> None:
+    code, out, err = _run(cli, "check", "--qrels", files["qrels"], "--run", files["bm25"], *args)
+    assert code == 2
+    assert err.startswith("rankscope: error: ") and message in err, err
+    assert out == ""
+
+
+def test_check_exit_2_on_missing_file(cli: CliRunner, files: dict[str, Path], tmp_path: Path) -> None:
+    code, _, err = _run(cli, "check", "--qrels", files["qrels"], "--run", tmp_path / "none.run", "--require", "mrr>=0")
+    assert code == 2 and "no such file" in err
+
+
+def test_gate_api_identical_run_passes_non_inferiority() -> None:
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 1} for i in range(20)})
+    run = Run.from_ranked_lists({f"q{i}": ["a", "x", "b"] if i % 2 else ["x", "a"] for i in range(20)})
+    for test in ("t", "wilcoxon", "randomization"):
+        g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0.01"], test=test)
+        assert g.passed, (test, g.lines())
+    g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0"])  # no margin: must be better, and is not
+    assert not g.passed and g.exit_code == 1
+
+
+def test_parsers() -> None:
+    r = parse_requirement("precision(rel=2)@5 < 50%")
+    assert (str(r.measure), r.op, r.threshold) == ("precision(rel=2)@5", "<", 0.5)
+    d = parse_max_drop("precision(rel=2)@5=0.1")
+    assert str(d.measure) == "precision(rel=2)@5" and d.max_drop == 0.1
+    with pytest.raises(InvalidParameterError, match="must be >= 0"):
+        parse_max_drop("mrr=-0.1")
+    with pytest.raises(InvalidParameterError, match="METRIC=DROP"):
+        parse_max_drop("mrr")
+
+
+def test_compare_command_json_and_report(cli: CliRunner, files: dict[str, Path], tmp_path: Path) -> None:
+    code, out, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], files["rm3"],
+                          "-m", "ndcg@10", "--baseline", "bm25.run", "--test", "randomization",
+                          "--permutations", "2000", "--correction", "bh", "--format", "json", "-l", "2")
+    assert code == 0, err
+    d = json.loads(out)
+    # runs are named by their tag column, or by file name when two tags are equal (bm25 and rm3: PYSERINI)
+    assert len(d["systems"]) == 3 and d["baseline"] == d["systems"][0]
+    assert d["test"] == "randomization" and d["correction"] == "bh" and d["permutations"] == 2000
+    assert [p["a"] for p in d["pairs"]] == [d["systems"][0]] * 2
+    code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], "-m", "mrr",
+                        "--report", tmp_path / "out.md")
+    assert code == 0, err
+    assert (tmp_path / "out.md").stat().st_size > 0
+
+
+def test_compare_command_bad_input(cli: CliRunner, files: dict[str, Path]) -> None:
+    code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"])
+    assert code == 2 and "at least 2 run files" in err
+    code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], "--baseline", "zz")
+    assert code == 2 and "--baseline 'zz'" in err
+
+
+def test_power_command(cli: CliRunner, tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(40)})
+    runs = []
+    for j in range(2):
+        lists = {f"q{i}": [f"n{k}" for k in range(int(rng.integers(0, 4)))] + ["a"] for i in range(40)}
+        run = Run.from_ranked_lists(lists, name=f"r{j}")
+        path = tmp_path / f"r{j}.trec"
+        write_trec_run(run, path)
+        runs.append(path)
+    write_trec_qrels(qrels, tmp_path / "qrels.txt")
+    code, out, err = _run(cli, "power", "--qrels", tmp_path / "qrels.txt", *runs, "-m", "mrr", "--delta", "0.05")
+    assert code == 0, err
+    assert "40 queries" in out and "queries needed for power 0.8" in out
+    code, out, _ = _run(cli, "power", "--sd", "1", "--delta", "0.5")
+    assert code == 0 and out.startswith("queries needed: 34 ")
+    code, _, err = _run(cli, "power", "--sd", "1")
+    assert code == 2 and "--delta" in err
