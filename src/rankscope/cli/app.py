@@ -29,6 +29,7 @@ app = typer.Typer(
 # command modules register themselves on `app` when imported
 COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "rankscope.cli.testset_cmd",
                    "rankscope.cli.serve_cmd"]
+COMMAND_MODULES += ["rankscope.cli.compare_cmd", "rankscope.cli.check_cmd", "rankscope.cli.power_cmd"]
 
 
 def fail(message: str, code: int = 2) -> None:
