@@ -77,13 +77,15 @@ def _discount(rank: np.ndarray) -> np.ndarray:
 
 def dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
     """Per-query DCG of the run's ranking, cut at ``k``."""
-    w = gain_of(p.grade, gains, exponential) * _discount(p.rank)
+    # unjudged rows gain nothing even when the gain map gives grade 0 a gain (trec_eval)
+    w = np.where(p.judged, gain_of(p.grade, gains, exponential), 0.0) * _discount(p.rank)
     return p.sum(w, None if k is None else p.rank < k)
 
 
 def ideal_dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
     """Per-query DCG of the ideal ranking (all judged documents by gain), cut at ``k``."""
-    gain = gain_of(p.ideal_grade, gains, exponential)
+    # trec_eval's ideal ranking holds the judged (grade >= 0) documents of positive gain only
+    gain = np.where(p.ideal_grade >= 0, np.maximum(gain_of(p.ideal_grade, gains, exponential), 0.0), 0.0)
     if gains:  # remapped gains may reorder the ideal ranking
         qi = np.repeat(np.arange(p.n), np.diff(p.ideal_offsets))
         gain = gain[np.lexsort((-gain, qi))]

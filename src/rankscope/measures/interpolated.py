@@ -11,8 +11,8 @@ These follow trec_eval **9.0.8** (the version pytrec_eval wraps).
   0 when fewer than c relevant documents are retrieved; at c = 0 (x = 0) the
   value is the interpolated precision at the first relevant document.
 * ``iprec_11pt`` (trec_eval ``11pt_avg``): the mean of ``iprec_at_recall`` over
-  the levels 0.0, 0.1, ..., 1.0, or over ``levels`` ("0.25,0.5,0.75", trec_eval
-  ``11pt_avg..25,.5,.75``).
+  the levels 0.0, 0.1, ..., 1.0, or over ``levels`` (``iprec_11pt(levels=0.25;0.5)``,
+  trec_eval ``11pt_avg..25,.5``; ``;`` separates levels inside the parentheses).
 * ``rprec_mult(mult=m)`` (trec_eval ``Rprec_mult_0.20``): precision at rank
   c = floor(m·R + 0.9); 0 when c = 0 (R = 0).  ``rprec_mult(mult=1)`` equals Rprec.
 
@@ -28,6 +28,7 @@ score 0.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -69,11 +70,11 @@ def iprec_at_levels(p: Prepared, levels: tuple[float, ...], rel: int | None = No
 
 @lru_cache(maxsize=64)
 def parse_levels(text: str) -> tuple[float, ...]:
-    """Recall levels from ``'0.25,0.5'`` (empty: the 11 standard levels), sorted."""
+    """Recall levels from ``'0.25,0.5'`` or ``'0.25;0.5'`` (empty: the 11 standard levels), sorted."""
     if not text.strip():
         return DEFAULT_LEVELS
     try:
-        values = [float(v) for v in text.split(",") if v.strip()]
+        values = [float(v) for v in re.split(r"[,; ]", text) if v.strip()]
     except ValueError:
         raise InvalidParameterError(f"recall levels must be comma-separated numbers, got {text!r}") from None
     if not values:
