@@ -1,0 +1,179 @@
+"""BM25 baseline retriever on `bm25s <https://github.com/xhluca/bm25s>`_.
+
+Scoring (``method="lucene"``, the default, as in Lucene/Elasticsearch)::
+
+    score(q, d) = Σ_{t ∈ q ∩ d} idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 - b + b · |d| / avgdl))
+    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+
+bm25s also offers ``"robertson"``, ``"atire"``, ``"bm25l"`` and ``"bm25+"``
+(``delta`` applies to the last two).  The index is a sparse matrix of
+precomputed term-document scores, so a query costs one sparse row sum.
+
+Documents and queries go through the same tokenizer (:mod:`rankscope.retrieval.tokenize`):
+``"auto"`` picks jieba for Chinese and stemming + stop words for English per
+text; ``"en"``, ``"zh"`` or any callable ``str -> list[str]`` fix it.
+
+Results: at most ``k`` hits per query, best first; documents with score 0
+(no query term in common) are not returned; equal scores are ordered by
+doc id descending, the order trec_eval uses, so the list order is the order
+that gets evaluated.
+
+>>> bm25 = BM25Retriever({"d1": "supersonic flow over a wing", "d2": "heat transfer in a boundary layer",
+...                       "d3": "boundary layer transition at supersonic speed"})
+>>> [h.id for h in bm25.search("boundary layers", k=5)]
+['d2', 'd3']
+>>> [[h.id for h in hits] for hits in bm25.search_batch(["wing", "heat transfer"], k=1)]
+[['d1'], ['d2']]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
+from rankscope.retrieval.protocol import Hit
+from rankscope.retrieval.tokenize import Tokenizer, make_tokenizer
+
+__all__ = ["BM25Retriever", "BM25_METHODS"]
+
+BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+
+
+def check_corpus(corpus: Mapping[str, str], who: str) -> tuple[np.ndarray, list[str]]:
+    """Validate a ``{doc_id: text}`` corpus; return ``(ids as object array, texts)``."""
+    if not isinstance(corpus, Mapping):
+        raise InvalidParameterError(f"{who}: corpus must be a mapping doc id -> text, got {type(corpus).__name__}")
+    if len(corpus) == 0:
+        raise EmptyInputError(f"{who}: the corpus is empty")
+    ids = [str(k) for k in corpus]
+    texts = list(corpus.values())
+    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    if bad is not None:
+        raise RankscopeError(f"{who}: the text of document {ids[bad]!r} is a {type(texts[bad]).__name__}, not a string")
+    return np.asarray(ids, dtype=object), texts
+
+
+def check_k(k: Any) -> int:
+    """Validate a result count ``k`` (a positive integer)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def doc_id_rank(ids: np.ndarray) -> np.ndarray:
+    """For each doc (by position), its rank in ascending string order of the ids (for tie breaking)."""
+    order = np.argsort(ids, kind="stable")
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[order] = np.arange(len(ids))
+    return rank
+
+
+def order_rows(scores: np.ndarray, idx: np.ndarray, id_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each row of ``(scores, idx)`` by score descending, then doc id descending (trec_eval order)."""
+    if scores.size == 0:
+        return scores, idx
+    nq, k = scores.shape
+    rows = np.repeat(np.arange(nq), k)
+    flat_s, flat_i = scores.ravel(), idx.ravel()
+    order = np.lexsort((-id_rank[flat_i], -flat_s, rows)).reshape(nq, k)
+    return flat_s[order], flat_i[order]
+
+
+class BM25Retriever:
+    """BM25 over an in-memory corpus ``{doc_id: text}`` (see the module docstring).
+
+    Parameters
+    ----------
+    corpus:
+        Mapping doc id → text; ids become strings.
+    tokenizer:
+        ``"auto"`` (default), ``"en"``, ``"zh"``, a :class:`~rankscope.retrieval.tokenize.Tokenizer`,
+        or any callable ``str -> list[str]``.
+    k1, b:
+        BM25 term-frequency saturation (``k1 >= 0``) and length normalisation (``0 <= b <= 1``).
+    method:
+        One of :data:`BM25_METHODS`.
+    delta:
+        The BM25L / BM25+ lower bound.
+    name:
+        The run name used when this retriever is evaluated.
+    with_text:
+        Put the document text into each :class:`Hit` (default ``True``).
+    """
+
+    def __init__(
+        self,
+        corpus: Mapping[str, str],
+        *,
+        tokenizer: str | Callable[[str], list[str]] | Tokenizer = "auto",
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+        delta: float = 0.5,
+        name: str = "bm25",
+        with_text: bool = True,
+    ) -> None:
+        if method not in BM25_METHODS:
+            raise InvalidParameterError(f"BM25 method must be one of {', '.join(BM25_METHODS)}; got {method!r}")
+        if not (isinstance(k1, (int, float)) and math.isfinite(k1) and k1 >= 0):
+            raise InvalidParameterError(f"k1 must be a number >= 0, got {k1!r}")
+        if not (isinstance(b, (int, float)) and 0 <= b <= 1):
+            raise InvalidParameterError(f"b must be a number in [0, 1], got {b!r}")
+        self._ids, self._texts = check_corpus(corpus, "BM25Retriever")
+        self._id_rank = doc_id_rank(self._ids)
+        self.tokenize = make_tokenizer(tokenizer)
+        self.name = name
+        self.with_text = with_text
+        self.k1, self.b, self.method = float(k1), float(b), method
+        try:
+            import bm25s
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise RankscopeError("BM25Retriever needs bm25s: pip install 'rankscope[bm25]'") from None
+        tokens = [self.tokenize(t) for t in self._texts]
+        self._index = bm25s.BM25(k1=self.k1, b=self.b, method=method, delta=delta)
+        self._index.index(tokens, show_progress=False)
+        self._vocab: dict[str, int] = self._index.vocab_dict
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __repr__(self) -> str:
+        return f"BM25Retriever({len(self)} docs, k1={self.k1}, b={self.b}, method={self.method!r})"
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """The top ``k`` documents for one query."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
+        """The top ``k`` documents for each query, computed in one bm25s call."""
+        k = check_k(k)
+        if isinstance(queries, str):
+            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
+        if not queries:
+            return []
+        kk = min(k, len(self._ids))
+        vocab = self._vocab
+        token_lists = [[t for t in self.tokenize(q) if t in vocab] for q in queries]
+        res = self._index.retrieve(token_lists, k=kk, show_progress=False, n_threads=0)
+        scores = np.asarray(res.scores, dtype=np.float64).reshape(len(queries), kk)
+        idx = np.asarray(res.documents, dtype=np.int64).reshape(len(queries), kk)
+        scores, idx = order_rows(scores, idx, self._id_rank)
+        return self._hits(scores, idx)
+
+    def _hits(self, scores: np.ndarray, idx: np.ndarray) -> list[list[Hit]]:
+        keep = scores != 0
+        ids, texts = self._ids, self._texts
+        out: list[list[Hit]] = []
+        for row_s, row_i, row_k in zip(scores.tolist(), idx.tolist(), keep.tolist()):
+            out.append(
+                [
+                    Hit(ids[i], s, texts[i] if self.with_text else None)
+                    for s, i, ok in zip(row_s, row_i, row_k)
+                    if ok
+                ]
+            )
+        return out

