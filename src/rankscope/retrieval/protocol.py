@@ -207,11 +207,13 @@ class _NormalisingRetriever:
         self.obj = obj
         self.name = str(getattr(obj, "name", None) or type(obj).__name__)
         self.batched = hasattr(obj, "search_batch")
+        self._search_takes_k = hasattr(obj, "search") and _accepts_two_args(obj.search)
 
     def search(self, query: str, k: int) -> list[Hit]:
         if not hasattr(self.obj, "search"):
             return self.search_batch([query], k)[0]
-        return to_hits(self.obj.search(query, k), k, where=self.name)
+        out = self.obj.search(query, k) if self._search_takes_k else self.obj.search(query)
+        return to_hits(out, k, where=self.name)
 
     def search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
         if not self.batched:

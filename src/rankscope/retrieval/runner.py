@@ -265,7 +265,8 @@ def evaluate_retriever(
 
     store = RunCache(cache, k=k, retriever=run_name, testset=ts.name) if cache is not None else None
     done = store.load() if store is not None else {}
-    done = {qid: e for qid, e in done.items() if qid in {q.id for q in scorable}}
+    wanted = {q.id for q in scorable}
+    done = {qid: e for qid, e in done.items() if qid in wanted}
     todo = [q for q in scorable if q.id not in done]
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
@@ -276,6 +277,10 @@ def evaluate_retriever(
     finally:
         if store is not None:
             store.close()
+    if todo and len(collector.errors) == len(todo):
+        first = next(iter(collector.errors.items()))
+        warnings.warn(f"every query failed ({len(todo)}); first: {first[0]}: {first[1]}", RuntimeWarning,
+                      stacklevel=2)
     finished = {**done, **collector.done}
     latencies = {q.id: (finished[q.id].latency) for q in scorable if q.id in finished}
     run = _build_run(scorable, finished, run_name)
