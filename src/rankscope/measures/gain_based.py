@@ -15,7 +15,8 @@ otherwise (unjudged documents gain 0).  The discount of 1-based rank i is
 * ``ndcg_exp@k``: the same with exponential gain 2^grade − 1 (Burges et al.),
   the convention of many RAG and learning-to-rank libraries.
 * ``ndcg_ret_ideal@k`` — **inflated, non-standard**: the ideal ranking is built
-  only from the *retrieved* documents (seed 001's mistake), so relevant documents
+  only from the *retrieved* documents (the whole ranking sorted by gain, then cut
+  at k: seed 001's mistake), so relevant documents
   the system never retrieved do not lower the score; a ranking that finds one
   relevant document out of ten at rank 1 scores 1.0.  Offered only to reproduce
   old numbers (see docs/metric-variants.md).
@@ -109,15 +110,18 @@ def _dcg(p: Prepared, m: Measure) -> np.ndarray:
 
 def _ndcg_ret_ideal(p: Prepared, m: Measure) -> np.ndarray:
     gains = m.param("gains")
-    sel = np.ones(len(p.rank), dtype=bool) if m.cutoff is None else p.rank < m.cutoff
-    gain = gain_of(p.grade[sel], gains)
-    qi = p.qidx[sel]
+    # seed 001: the ideal is the whole retrieved list sorted by gain, then cut at k
+    gain = gain_of(p.grade, gains)
+    qi = p.qidx
     order = np.lexsort((-gain, qi))
     g_sorted, q_sorted = gain[order], qi[order]
     counts = np.bincount(q_sorted, minlength=p.n)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     rank = np.arange(len(q_sorted)) - np.repeat(starts, counts)
-    ideal = np.bincount(q_sorted, weights=g_sorted * _discount(rank), minlength=p.n)
+    w = g_sorted * _discount(rank)
+    if m.cutoff is not None:
+        w = np.where(rank < m.cutoff, w, 0.0)
+    ideal = np.bincount(q_sorted, weights=w, minlength=p.n)
     return safe_div(dcg(p, m.cutoff, gains), ideal)
 
 
