@@ -52,15 +52,16 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
                   + message("report.sig_legend", lang, test=comp["test"], alpha=comp["alpha"],
                             correction=comp["correction"]), style="dim")
 
-    if comp["pairs"]:
-        pt = Table(title=message("report.comparisons", lang))
-        for key in ("report.pair", "report.metric", "report.diff", "report.ci", "report.rel_improvement",
-                    "report.p_adjusted", "report.effect", "report.wtl"):
-            pt.add_column(message(key, lang), justify="left" if key in ("report.pair", "report.metric") else "right",
-                          no_wrap=key in ("report.ci", "report.wtl", "report.diff"))
-        for p in comp["pairs"]:
+    pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in comp["pairs"]:
+        pairs.setdefault((p["b"], p["a"]), []).append(p)
+    for (b, a), rows in pairs.items():
+        pt = Table(title=f"{message('report.comparisons', lang)}: {b} vs {a}")
+        for key in ("report.metric", "term.diff", "report.ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
+            pt.add_column(message(key, lang), justify="left" if key == "report.metric" else "right", no_wrap=True)
+        for p in rows:
             style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
-            pt.add_row(f"{p['b']} vs {p['a']}", names[p["metric"]], Text(fmt_signed(p["diff"]), style=style),
+            pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style),
                        f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]",
                        fmt_pct(p["rel_improvement"]), fmt_p(p["p_adjusted"]),
                        fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
