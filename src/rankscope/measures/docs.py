@@ -17,7 +17,7 @@ import inspect
 import sys
 
 from rankscope.measures.base import MeasureSpec
-from rankscope.measures.registry import all_specs
+from rankscope.measures.registry import _BUILTIN_MODULES, all_specs
 
 __all__ = ["metrics_markdown"]
 
@@ -80,10 +80,14 @@ def _doc_markdown(doc: str) -> list[str]:
 
 
 def metrics_markdown() -> str:
-    """The whole reference as Markdown (built-in metrics only, registry order)."""
+    """The whole reference as Markdown (built-in metrics only, in the registry's module order)."""
     lines = [HEADER]
     by_doc: dict[str, list[MeasureSpec]] = {}
-    for spec in all_specs():
+    specs = [s for s in all_specs() if s.builtin]
+    # canonical order: the registry's module list (import order may differ between processes)
+    rank = {mod: i for i, mod in enumerate(_BUILTIN_MODULES)}
+    specs.sort(key=lambda s: rank.get(s.kernel.__module__, len(rank)))
+    for spec in specs:
         if spec.builtin:
             by_doc.setdefault(spec.doc, []).append(spec)
     for doc, specs in by_doc.items():
