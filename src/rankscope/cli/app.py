@@ -67,11 +67,11 @@ def load_plugins(modules: list[str] | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
-    for mod in COMMAND_MODULES:
-        importlib.import_module(mod)
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("trec_eval", "trec-eval"):
+    if args and args[0] in ("trec_eval", "trec-eval"):  # before importing every command: faster start-up
         from rankscope.trec_eval.cli import main as trec_main
 
         raise SystemExit(trec_main(args[1:]))
+    for mod in COMMAND_MODULES:
+        importlib.import_module(mod)
     app(args=args, prog_name="rankscope")
