@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import select
 
 from rankscope.data import Run
+from rankscope.errors import RankscopeError
 from rankscope.service.db import Database, Job, JobRun, LiveResult, Query
 from rankscope.service.store import create_run, insert_rows
 
@@ -149,6 +150,9 @@ def finish_live_job(db: Database, job: Job) -> None:
             return
         rows = s.execute(select(LiveResult.query_id, LiveResult.hits).where(
             LiveResult.job_id == job.id, LiveResult.error.is_(None))).all()
+        if not rows:
+            first = s.scalars(select(LiveResult.error).where(LiveResult.job_id == job.id).limit(1)).first()
+            raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}")
         qs: list[str] = []
         ds: list[str] = []
         vs: list[float] = []

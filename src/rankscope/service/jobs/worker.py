@@ -75,9 +75,15 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
     if job is None:
         return
 
+    last = [time.monotonic()]
+
     def renew() -> bool:
+        """Keep the lease; a write only every quarter lease, so renewing stays cheap."""
         if stopping is not None and stopping.is_set():
             return False
+        if time.monotonic() - last[0] < settings.lease_seconds / 4:
+            return True
+        last[0] = time.monotonic()
         return renew_lease(db, job_id, owner, settings.lease_seconds)
 
     try:
@@ -88,6 +94,7 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
                 return
             finish_live_job(db, job)
         score_job_runs(db, job, renew)
+        last[0] = 0.0
         if renew():
             _finish(db, job_id, owner, "done")
         elif stopping is not None and stopping.is_set():

@@ -17,6 +17,7 @@ def run_migrations(connection: Any) -> None:
         context.run_migrations()
 
 
+_config: Any
 try:
     _config = context.config
 except (AttributeError, NameError):  # imported outside an Alembic command (e.g. by doctest collection)

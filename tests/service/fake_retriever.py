@@ -1,0 +1,81 @@
+"""A tiny HTTP retriever on 127.0.0.1 for live-evaluation tests.
+
+For the query text ``"query N"`` it answers ``[{"id": "rN", ...}, {"id": "xN", ...}]``
+(the relevant document first when N is even, second when N is odd).  Texts with
+``flaky`` fail with 500 on the first request, ``broken`` always fail, ``garbage``
+get a malformed answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def expected_hits(text: str) -> list[dict[str, Any]]:
+    n = int(text.split()[-1])
+    top, other = (f"r{n}", f"x{n}") if n % 2 == 0 else (f"x{n}", f"r{n}")
+    return [{"id": top, "score": 2.0}, {"id": other, "score": 1.0}]
+
+
+class FakeRetriever:
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.calls: Counter[str] = Counter()
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # else Nagle + delayed ACK add 40 ms per answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                text = body["query"]
+                with owner.lock:
+                    owner.calls[text] += 1
+                    n_calls = owner.calls[text]
+                if owner.delay:
+                    time.sleep(owner.delay)
+                if "broken" in text or ("flaky" in text and n_calls == 1):
+                    self._send(500, {"error": "boom"})
+                elif "garbage" in text:
+                    self._send(200, {"not": "a list"})
+                else:
+                    self._send(200, expected_hits(text)[: body["k"]])
+
+            def _send(self, status: int, payload: Any) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeRetriever:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def live_testset(n: int, extra: list[str] | None = None) -> dict[str, Any]:
+    queries = [{"id": f"q{i}", "text": f"query {i}", "relevant": {f"r{i}": 1}} for i in range(n)]
+    for j, word in enumerate(extra or []):
+        i = n + j
+        queries.append({"id": f"q{i}", "text": f"{word} query {i}", "relevant": {f"r{i}": 1}})
+    return {"queries": queries}
