@@ -90,3 +90,17 @@ def test_terminal_colours_bands() -> None:
     styled = console.export_text(styles=True)
     assert "\x1b[31m" in styled  # poor band: red
     assert "36m" in styled  # excellent band (hybrid's recall@5 = 1.0): cyan
+
+
+def test_outputs_are_deterministic(tmp_path: Path) -> None:
+    from rankscope.report.content import build_report
+    from rankscope.report.plots import first_rank_svg
+
+    comparison = shared_comparison()
+    qrels, runs = shared_inputs()
+    a = write_report(comparison, tmp_path / "a.json", qrels=qrels, runs=runs, kmax=5).read_bytes()
+    b = write_report(comparison, tmp_path / "b.json", qrels=qrels, runs=runs, kmax=5).read_bytes()
+    assert a == b
+    rep = build_report(comparison, curves=False)
+    svg = first_rank_svg(rep)
+    assert svg is not None and svg.startswith("<svg") and svg == first_rank_svg(rep)
