@@ -72,7 +72,15 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         for s in report["systems"]:
             console.print(Text(s, style="bold"))
             for text in report["explanations"][s].values():
-                console.print("  • " + text, highlight=False)
+                if lang == "zh":
+                    # Chinese has no spaces to wrap at: cut the sentence by display width instead
+                    from rich.cells import chop_cells
+
+                    lines = chop_cells(text, max(console.width - 4, 20))
+                    console.print("\n".join(("  • " if i == 0 else "    ") + ln for i, ln in enumerate(lines)),
+                                  highlight=False, soft_wrap=True)
+                else:
+                    console.print("  • " + text, highlight=False)
 
 
 def print_comparison(
