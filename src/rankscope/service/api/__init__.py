@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from rankscope.service.api import evaluations, runs, testsets
+from rankscope.service.api import analysis, evaluations, runs, testsets
 
 __all__ = ["api_router"]
 
@@ -21,3 +21,4 @@ def health() -> dict[str, str]:
 api_router.include_router(testsets.router)
 api_router.include_router(runs.router)
 api_router.include_router(evaluations.router)
+api_router.include_router(analysis.router)

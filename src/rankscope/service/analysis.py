@@ -1,0 +1,100 @@
+"""Comparisons, reports and CI checks over stored runs (``rankscope.compare``, ``report``, ``gate``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rankscope.data import Qrels, Run
+from rankscope.errors import InvalidParameterError
+from rankscope.service.db import Database
+from rankscope.service.store import get_job, get_run, get_testset, job_runs, load_qrels, load_run
+
+__all__ = ["json_safe", "system_names", "load_inputs", "job_inputs", "run_comparison", "render_job_report"]
+
+REPORT_FORMATS = {"html": ("html", "text/html", "html"), "markdown": ("markdown", "text/markdown", "md"),
+                  "json": ("json", "application/json", "json"), "latex": ("latex", "application/x-tex", "tex")}
+
+
+def json_safe(obj: Any) -> Any:
+    """Replace NaN/inf by None, recursively (JSON has no such numbers).
+
+    >>> json_safe({"a": [1.0, float("nan")], "b": (2, float("inf"))})
+    {'a': [1.0, None], 'b': [2, None]}
+    """
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def system_names(records: list[tuple[int, str]]) -> dict[int, str]:
+    """Display names of runs, unique: ``name``, or ``name #id`` when two runs share a name.
+
+    >>> system_names([(1, "bm25"), (2, "dense"), (3, "bm25")])
+    {1: 'bm25 #1', 2: 'dense', 3: 'bm25 #3'}
+    """
+    counts: dict[str, int] = {}
+    for _, name in records:
+        counts[name] = counts.get(name, 0) + 1
+    return {rid: (name if counts[name] == 1 else f"{name} #{rid}") for rid, name in records}
+
+
+def load_inputs(db: Database, test_set_id: int, run_ids: list[int]) -> tuple[Qrels, dict[int, Run], dict[int, str]]:
+    """Qrels of a test set and its runs (renamed to unique display names), keyed by run id."""
+    with db.read() as s:
+        qrels = load_qrels(get_testset(s, test_set_id, "test_set_id"))
+        recs = [get_run(s, rid, "run_ids") for rid in dict.fromkeys(run_ids)]
+    for rec in recs:
+        if rec.test_set_id != test_set_id:
+            raise InvalidParameterError(f"run {rec.id} belongs to test set {rec.test_set_id}, not {test_set_id}")
+    names = system_names([(r.id, r.name) for r in recs])
+    runs = {}
+    for rec in recs:
+        run = load_run(rec)
+        run.name = names[rec.id]
+        runs[rec.id] = run
+    return qrels, runs, names
+
+
+def job_inputs(db: Database, job_id: str) -> tuple[dict[str, Any], int, list[int]]:
+    """Policies, test set and run ids of a finished evaluation."""
+    with db.read() as s:
+        job = get_job(s, job_id)
+        if job.status != "done":
+            raise InvalidParameterError(f"evaluation {job_id} is {job.status}, not done yet")
+        return dict(job.params), job.test_set_id, [rec.id for _, rec in job_runs(s, job_id)]
+
+
+def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], metrics: list[str],
+                   policies: dict[str, Any], baseline_run_id: int | None, test: str, alpha: float,
+                   correction: str) -> Any:
+    from rankscope.compare import compare
+
+    baseline = None
+    if baseline_run_id is not None:
+        if baseline_run_id not in names:
+            raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the compared runs")
+        baseline = names[baseline_run_id]
+    return compare(qrels, list(runs.values()), metrics, test=test, alpha=alpha, correction=correction,
+                   baseline=baseline, relevance_level=policies.get("relevance_level", 1),
+                   missing=policies.get("missing", "zero"), depth=policies.get("depth"))
+
+
+def render_job_report(db: Database, job_id: str, fmt: str, lang: str, baseline_run_id: int | None) -> str:
+    """The report of a finished evaluation in one of :data:`REPORT_FORMATS`."""
+    from rankscope.report import build_report, render_report
+
+    if fmt not in REPORT_FORMATS:
+        raise InvalidParameterError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {fmt!r}")
+    policies, test_set_id, run_ids = job_inputs(db, job_id)
+    qrels, runs, names = load_inputs(db, test_set_id, run_ids)
+    comparison = run_comparison(qrels, runs, names, policies["metrics"], policies, baseline_run_id, "t", 0.05,
+                                "holm")
+    kind = REPORT_FORMATS[fmt][0]
+    report = build_report(comparison, qrels=qrels, runs=list(runs.values()), lang=lang,
+                          curves=kind in ("html", "json"))
+    return str(render_report(report, kind))

@@ -1,0 +1,131 @@
+"""Comparisons across stored runs, report downloads and the CI check endpoint."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Response
+from fastapi import Path as PathParam
+from fastapi import Query as QueryParam
+from pydantic import BaseModel, ConfigDict, Field
+
+from rankscope.errors import RankscopeError
+from rankscope.service.analysis import (
+    REPORT_FORMATS,
+    json_safe,
+    load_inputs,
+    render_job_report,
+    run_comparison,
+)
+from rankscope.service.api.deps import get_db
+from rankscope.service.api.errors import FieldError
+from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID, Id, MetricName
+from rankscope.service.db import Database
+from rankscope.service.store import validate_metrics
+
+router = APIRouter(tags=["analysis"])
+
+
+class ComparisonCreate(BaseModel):
+    """Compare stored runs of one test set with paired significance tests."""
+
+    model_config = ConfigDict(extra="forbid")
+    test_set_id: Id
+    run_ids: list[Id] = Field(min_length=2, max_length=20)
+    metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=20)
+    baseline_run_id: Id | None = None
+    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    alpha: float = Field(0.05, gt=0, lt=1)
+    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm"
+    relevance_level: int = Field(1, ge=-1000, le=1000)
+    missing: Literal["zero", "ignore"] = "zero"
+    depth: int | None = Field(None, ge=1, le=1_000_000)
+
+
+class CheckCreate(BaseModel):
+    """Check one stored run against requirements (and optionally a baseline run): pass or fail."""
+
+    model_config = ConfigDict(extra="forbid")
+    test_set_id: Id
+    run_id: Id
+    requirements: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=50, description='e.g. "recall@5 >= 0.8", "ndcg@10>=60%"')
+    preset: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        default_factory=list, max_length=10, description="named standards, e.g. production:good")
+    baseline_run_id: Id | None = None
+    max_drops: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=50, description='e.g. "ndcg@10=0.02" or "mrr=5%"')
+    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    alpha: float = Field(0.05, gt=0, lt=1)
+    relevance_level: int = Field(1, ge=-1000, le=1000)
+    missing: Literal["zero", "ignore"] = "zero"
+    depth: int | None = Field(None, ge=1, le=1_000_000)
+
+
+@router.post("/comparisons", summary="Compare stored runs (means, CIs, paired tests, win/tie/loss)")
+def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) -> dict[str, Any]:
+    try:
+        metrics = validate_metrics(body.metrics)
+    except RankscopeError as exc:
+        raise FieldError("metrics", exc) from None
+    try:
+        qrels, runs, names = load_inputs(db, body.test_set_id, body.run_ids)
+    except RankscopeError as exc:
+        raise FieldError("run_ids", exc) from None
+    if len(runs) < 2:
+        raise FieldError("run_ids", "give at least two different runs")
+    try:
+        comparison = run_comparison(qrels, runs, names, metrics, body.model_dump(), body.baseline_run_id,
+                                    body.test, body.alpha, body.correction)
+    except RankscopeError as exc:
+        raise FieldError("baseline_run_id" if "baseline" in str(exc) else "body", exc) from None
+    out = comparison.to_dict()
+    out["run_ids"] = {names[rid]: rid for rid in runs}
+    return dict(json_safe(out))
+
+
+@router.get("/evaluations/{job_id}/report", summary="Download the report of a finished evaluation",
+            responses={200: {"content": {"text/html": {}, "text/markdown": {}, "application/x-tex": {}}}})
+def download_report(
+    job_id: Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")],
+    format: Literal["html", "markdown", "json", "latex"] = "html",
+    lang: Literal["en", "zh"] = "en",
+    baseline_run_id: Annotated[int | None, QueryParam(ge=1, le=MAX_ID)] = None,
+    download: bool = True,
+    db: Database = Depends(get_db),
+) -> Response:
+    try:
+        text = render_job_report(db, job_id, format, lang, baseline_run_id)
+    except LookupError:
+        raise
+    except RankscopeError as exc:
+        raise FieldError("job_id" if "not done" in str(exc) else "baseline_run_id", exc, status=409
+                         if "not done" in str(exc) else 422) from None
+    _, media, ext = REPORT_FORMATS[format]
+    headers = {"Content-Disposition": f'attachment; filename="rankscope-{job_id[:8]}.{ext}"'} if download else {}
+    return Response(text, media_type=f"{media}; charset=utf-8", headers=headers)
+
+
+@router.post("/check", summary="CI gate: does a stored run meet the requirements? (passed: true/false)")
+def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, Any]:
+    from rankscope.gate import check
+
+    ids = [body.run_id] + ([body.baseline_run_id] if body.baseline_run_id else [])
+    try:
+        qrels, runs, _ = load_inputs(db, body.test_set_id, ids)
+    except RankscopeError as exc:
+        raise FieldError("run_id", exc) from None
+    try:
+        result = check(qrels, runs[body.run_id], body.requirements, preset=body.preset or None,
+                       baseline=runs.get(body.baseline_run_id) if body.baseline_run_id else None,
+                       max_drops=body.max_drops, test=body.test, alpha=body.alpha,
+                       relevance_level=body.relevance_level, missing=body.missing, depth=body.depth)
+    except RankscopeError as exc:
+        msg = str(exc)
+        field = ("max_drops" if "drop" in msg else "preset" if "standard" in msg or "preset" in msg
+                 else "requirements")
+        raise FieldError(field, exc) from None
+    out = result.to_dict()
+    out["lines"] = result.lines()
+    out["markdown"] = result.to_markdown()
+    return dict(json_safe(out))

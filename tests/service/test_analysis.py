@@ -1,0 +1,68 @@
+"""Comparisons, report downloads and the CI check over stored runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rankscope.compare import compare
+
+from .conftest import RUN_A, RUN_B, make_client, upload_run, upload_testset, wait_job
+from .test_api import _qrels
+
+
+@pytest.fixture
+def stored(db_url: str):  # type: ignore[no-untyped-def]
+    with make_client(db_url) as c:
+        ts = upload_testset(c)
+        a = upload_run(c, ts["id"], RUN_A, "bm25")
+        b = upload_run(c, ts["id"], RUN_B, "dense", fmt="ranked")
+        yield c, ts, a, b
+
+
+def test_comparison_matches_compare(stored) -> None:  # type: ignore[no-untyped-def]
+    c, ts, a, b = stored
+    r = c.post("/api/v1/comparisons", json={"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                            "metrics": ["ndcg@10", "mrr"], "baseline_run_id": a["id"]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    from rankscope import Run
+
+    want = compare(_qrels(), [Run.from_dict({"q1": {"d1": 3, "d9": 2, "d2": 1}, "q2": {"d7": 2, "d3": 1}}, "bm25"),
+                              Run.from_ranked_lists(json.loads(RUN_B), "dense")], ["ndcg@10", "mrr"],
+                   baseline="bm25")
+    assert body["systems"] == ["bm25", "dense"] and body["run_ids"] == {"bm25": a["id"], "dense": b["id"]}
+    assert body["means"]["dense"] == pytest.approx(want.means["dense"])
+    assert body["pairs"][0]["p_value"] == pytest.approx(want.pairs[0].p_value)
+    r = c.post("/api/v1/comparisons", json={"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                            "metrics": ["ndcg@10"], "baseline_run_id": 999})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "baseline_run_id"
+
+
+def test_report_downloads(stored) -> None:  # type: ignore[no-untyped-def]
+    c, ts, a, b = stored
+    job = c.post("/api/v1/evaluations", json={"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                              "metrics": ["ndcg@10", "mrr"]}).json()
+    job = wait_job(c, job["id"])
+    for fmt, needle in (("html", "<html"), ("markdown", "|"), ("json", '"schema_version"'), ("latex", "tabular")):
+        r = c.get(f"/api/v1/evaluations/{job['id']}/report", params={"format": fmt, "lang": "zh"})
+        assert r.status_code == 200, (fmt, r.text[:300])
+        assert needle in r.text and "dense" in r.text
+        assert "attachment" in r.headers["content-disposition"]
+    r = c.get(f"/api/v1/evaluations/{job['id']}/report", params={"format": "pdf"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "format"
+
+
+def test_check_pass_and_fail(stored) -> None:  # type: ignore[no-untyped-def]
+    c, ts, a, b = stored
+    ok = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": b["id"],
+                                       "requirements": ["recall@10 >= 0.5"]}).json()
+    assert ok["passed"] is True and ok["outcomes"][0]["passed"] is True
+    bad = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"],
+                                        "requirements": ["recall@10 >= 0.9", "mrr >= 0.1"]}).json()
+    assert bad["passed"] is False and [o["passed"] for o in bad["outcomes"]] == [False, True]
+    r = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"], "requirements": ["ndgc@10>=1"]})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "requirements"
+    r = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"]})
+    assert r.status_code == 422 and "nothing to check" in r.json()["errors"][0]["problem"]
