@@ -8,8 +8,9 @@ The data (see ``bench/synthetic.py``) is generated once with a fixed seed into a
 temporary directory, as numpy columns and as TREC files.  Every measurement runs
 in its own fresh Python process (``bench/bench_worker.py``), which loads the data
 into the tool's native in-memory input *before* the clock starts, resets the
-peak-RSS counter, then times the step and reports wall time and the growth of
-peak resident memory during the step.
+peak-RSS counter, then times the step and reports wall time, process CPU time
+(user + sys: less sensitive to other load on a shared machine; above wall time
+when a tool uses several threads) and the growth of peak resident memory.
 
 Steps (five metrics: ndcg@10, map, mrr, recall@100, precision@10):
 
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             if "error" in res:
                 print(f"{step:<20} ERROR {res['error']}")
             else:
-                print(f"{step:<20} {res['seconds']:8.2f} s   peak +{gib(res['peak_delta']):>10}   {res['note']}")
+                print(f"{step:<18} {res['seconds']:7.2f} s wall {res['cpu_seconds']:7.2f} s CPU"
+                      f"  peak +{gib(res['peak_delta']):>9}  {res['note']}")
     if "rankscope" not in args.skip:
         results["import"] = {"seconds": import_time()}
         results["latency"] = run_worker("rankscope_latency", data)
@@ -118,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         if not ra or not rb or "error" in ra or "error" in rb:
             return
         speed = rb["seconds"] / ra["seconds"]
+        cpu = rb["cpu_seconds"] / ra["cpu_seconds"]
         mem = rb["peak_delta"] / max(ra["peak_delta"], 1)
-        print(f"{a} vs {b}: {speed:5.1f}x faster, {mem:5.1f}x less peak memory")
+        print(f"{a:<16} vs {b:<18} {speed:5.1f}x faster (wall), {cpu:5.1f}x (CPU), {mem:5.1f}x less peak memory")
 
     print()
     for a, b in (

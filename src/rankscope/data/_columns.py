@@ -69,7 +69,7 @@ def encode_sorted(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     only the first value of each run is hashed, the codes are then repeated.
     """
     n = len(values)
-    if n > 1:
+    if n >= 4096:  # not worth it for small inputs
         change = pc.not_equal(values.slice(1), values.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         starts = np.flatnonzero(np.concatenate(([True], change)))
         if len(starts) < n // 2:

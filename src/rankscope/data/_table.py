@@ -69,7 +69,7 @@ class IdTable:
         """Rows whose (query, doc) pair occurred in an earlier row."""
         if len(self.qcode) < 2:
             return np.empty(0, dtype=np.int64)
-        keys = self._block_keys()
+        keys = self._block_keys() if len(self.qcode) >= 4096 else self._pair_keys()
         sk = np.sort(keys, kind="stable")
         if not bool((sk[1:] == sk[:-1]).any()):
             return np.empty(0, dtype=np.int64)
