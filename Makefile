@@ -8,12 +8,13 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: test demo lint typecheck pytest bench clean system-deps
 
-# Debian packages the browser and PostgreSQL tests need (skipped when already present)
+# Debian packages the browser and PostgreSQL tests need (skipped when already present); a CJK font so
+# that Chinese HTML reports render in headless Chromium
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 system-deps:
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || ! ls /usr/share/fonts/truetype/wqy/wqy-microhei.ttc >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium chromium-driver postgresql >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium chromium-driver postgresql fonts-wqy-microhei >/dev/null; \
 	fi
 
 $(PY):
