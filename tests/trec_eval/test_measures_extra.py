@@ -115,3 +115,12 @@ def test_relstring_codes_and_numeric_refusal() -> None:
     assert relstrings(p, 2) == [">3"]
     with pytest.raises(InvalidParameterError, match="string-valued"):
         evaluate(qrels, run, ["relstring"])
+
+
+def test_relevance_level_zero_never_makes_unjudged_documents_relevant() -> None:
+    q = {"a": 1, "n": 0, "u": -1}  # with -l0 every judged document is relevant; x and u are not judged
+    ranking = ["x", "n", "u", "a"]
+    assert score(q, ranking, "P@1", relevance_level=0) == 0.0
+    assert score(q, ranking, "P@2", relevance_level=0) == 0.5
+    assert score(q, ranking, "num_rel", relevance_level=0) == 2.0
+    assert score(q, ranking, "num_rel_ret", relevance_level=0) == 2.0

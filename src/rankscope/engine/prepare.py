@@ -119,7 +119,8 @@ class Prepared:
         lv = self.level(rel)
         key = ("is_rel", lv)
         if key not in self._cache:
-            self._cache[key] = self.grade >= lv
+            # a level <= 0 must not make unjudged rows (grade 0 or negative) relevant (trec_eval -l0)
+            self._cache[key] = self.grade >= lv if lv >= 1 else (self.grade >= lv) & self.judged
         return self._cache[key]
 
     def num_rel(self, rel: int | None = None) -> np.ndarray:
@@ -127,7 +128,7 @@ class Prepared:
         lv = self.level(rel)
         key = ("num_rel", lv)
         if key not in self._cache:
-            self._cache[key] = self.ideal_sum((self.ideal_grade >= lv).astype(np.float64)).astype(np.int64)
+            self._cache[key] = self.ideal_sum((self.ideal_grade >= max(lv, 0)).astype(np.float64)).astype(np.int64)
         return self._cache[key]
 
     def num_judged(self) -> np.ndarray:
