@@ -150,3 +150,20 @@ def test_cli_testset_check_table_and_json(tmp_path: Path) -> None:
     assert strict.exit_code == 1
     missing = runner.invoke(app, ["testset", "check", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2 and "rankscope: error:" in missing.output
+
+
+@pytest.mark.parametrize(("folder", "split"), [("beir_scifact", "test"), ("zh_cmrc2018_retrieval", "dev")])
+def test_near_duplicate_search_equals_brute_force_on_real_queries(folder: str, split: str) -> None:
+    import itertools
+
+    from rankscope.data.testset_audit import _trigram_sets, near_duplicate_pairs, query_key
+
+    ts = TestSet.from_beir(require(DATA / folder), split=split)
+    keys = [query_key(q.text) for q in ts.queries][:400]
+    grams = _trigram_sets(keys)
+    for t in (0.5, 0.8):
+        brute = [(i, j) for i, j in itertools.combinations(range(len(keys)), 2)
+                 if len(grams[i] & grams[j]) / len(grams[i] | grams[j]) >= t]
+        assert [(i, j) for i, j, _ in near_duplicate_pairs(keys, t)] == brute
+        if t == 0.5:
+            assert brute  # the check is not vacuous

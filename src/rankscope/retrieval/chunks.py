@@ -98,11 +98,13 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
 
 
 def trec_order(run: Run) -> np.ndarray:
-    """Row order of ``run``: query, then score descending, then doc id descending (trec_eval's ranking)."""
-    uniq = np.asarray(run.doc_ids.to_pylist(), dtype=object)
-    dict_rank = np.empty(len(uniq), dtype=np.int64)
-    dict_rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
-    return np.lexsort((-dict_rank[run.dcode], -run.scores, run.qcode))
+    """Row order of ``run``: query, then score descending, then doc id descending (trec_eval's ranking).
+
+    The engine's own ordering (:mod:`rankscope.engine.prepare`), so folding ranks exactly as scoring does.
+    """
+    from rankscope.engine.prepare import _rank_order
+
+    return _rank_order(run.qcode, run.scores, run.dcode, run.doc_ids)
 
 
 def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> Run:
