@@ -59,7 +59,7 @@ def test_iprec_uses_trec_eval_9_rounding() -> None:
     assert score(q, ranking, "iprec(recall=0.8)") == 0.0  # 3 relevant needed, 2 retrieved
     levels = [1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0]  # 0.7*3+0.9 = 2.9999... -> 2 in doubles
     assert score(q, ranking, "11pt_avg") == pytest.approx(sum(levels) / 11)
-    assert score(q, ranking, "iprec_11pt(levels=0.3;0.4)") == pytest.approx(0.75)
+    assert score(q, ranking, "iprec_11pt(levels=0.3,0.4)") == pytest.approx(0.75)
 
 
 def test_interpolation_takes_the_best_later_precision() -> None:
@@ -124,3 +124,11 @@ def test_relevance_level_zero_never_makes_unjudged_documents_relevant() -> None:
     assert score(q, ranking, "P@2", relevance_level=0) == 0.5
     assert score(q, ranking, "num_rel", relevance_level=0) == 2.0
     assert score(q, ranking, "num_rel_ret", relevance_level=0) == 2.0
+
+
+@pytest.mark.parametrize("text", ["ndcg(gains=1=3,2=9)", "rndcg(gains=0=1,2=5)", "iprec_11pt(levels=0.2,0.5)",
+                                  "utility(a=2.0,c=-1.0)", "IPrec@0.3", "rprec_mult(mult=0.5)"])
+def test_list_valued_parameters_round_trip(text: str) -> None:
+    m = parse_metric(text)
+    assert parse_metric(str(m)) == m
+    assert parse_metric("ndcg(gains=1=3,2=9)") == parse_metric("ndcg.1=3,2=9")

@@ -11,8 +11,8 @@ These follow trec_eval **9.0.8** (the version pytrec_eval wraps).
   0 when fewer than c relevant documents are retrieved; at c = 0 (x = 0) the
   value is the interpolated precision at the first relevant document.
 * ``iprec_11pt`` (trec_eval ``11pt_avg``): the mean of ``iprec_at_recall`` over
-  the levels 0.0, 0.1, ..., 1.0, or over ``levels`` (``iprec_11pt(levels=0.25;0.5)``,
-  trec_eval ``11pt_avg..25,.5``; ``;`` separates levels inside the parentheses).
+  the levels 0.0, 0.1, ..., 1.0, or over ``levels`` (``iprec_11pt(levels=0.25,0.5)``,
+  trec_eval ``11pt_avg..25,.5``).
 * ``rprec_mult(mult=m)`` (trec_eval ``Rprec_mult_0.20``): precision at rank
   c = floor(m·R + 0.9); 0 when c = 0 (R = 0).  ``rprec_mult(mult=1)`` equals Rprec.
 

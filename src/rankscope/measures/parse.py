@@ -42,11 +42,18 @@ def _unknown(text: str, reason: str | None = None) -> UnknownMetricError:
 
 def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]:
     out: dict[str, str] = {}
+    last: str | None = None
     for part in filter(None, (x.strip() for x in text.split(","))):
+        k = part.split("=", 1)[0].strip()
+        if last is not None and k not in spec.param_index and spec.param_index[last].type is str:
+            # a list-valued parameter continues: ndcg(gains=1=3,2=9), iprec_11pt(levels=0.2,0.5)
+            out[last] += "," + part
+            continue
         if "=" not in part:
             raise _unknown(original, f"malformed parameter {part!r} in metric {original!r} (expected name=value)")
         k, v = (x.strip() for x in part.split("=", 1))
         out[k] = v
+        last = k if k in spec.param_index else None
     return out
 
 
