@@ -109,6 +109,7 @@ def test_ratings_explanations_standards_and_scenario() -> None:
     assert rep["explanations"]["hybrid"]["recall@5"].startswith("Recall@5 = 1.000：")
     # "P@5" matches the standard's precision@5 by meaning; 0.6 meets minimum (0.60), not good (0.75)
     assert rep["standards"]["hybrid"]["highest_tier"] == "minimum"
+    assert rep["standards"]["hybrid"]["highest_tier_name"] == "最低"
     assert rep["scenario"]["key"] == "faq" and rep["scenario"]["benchmark"]["mrr"] == 0.85
     checks = {c["metric"]: c for c in rep["scenario"]["checks"]["hybrid"]}
     assert checks["mrr"]["value"] == pytest.approx(comparison.means["hybrid"]["mrr"])

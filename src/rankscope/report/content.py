@@ -32,7 +32,7 @@ from rankscope.interpret.analysis import (
 )
 from rankscope.interpret.bands import rate
 from rankscope.interpret.explain import display_name, explain
-from rankscope.interpret.i18n import check_lang
+from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.interpret.presets import TIERS, check_standard, get_scenario, highest_tier
 
 if TYPE_CHECKING:
@@ -169,10 +169,13 @@ def build_report(
             explanations[s][label] = explain(label, comparison.scores[i, :, j], lang, measure=m)
 
     standards = {}
+    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     for s in systems:
         checks = {t: [vars(c) for c in check_standard(comparison.means[s], f"production:{t}")] for t in TIERS}
         evaluated = any(c["value"] is not None for cs in checks.values() for c in cs)
-        standards[s] = {"highest_tier": highest_tier(comparison.means[s]), "checks": checks, "applicable": evaluated}
+        tier = highest_tier(comparison.means[s])
+        standards[s] = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
+                        "checks": checks, "applicable": evaluated}
 
     ranks, rank_source = _first_ranks(comparison, qrels, named_runs)
     k_fail = _failing_k(comparison)

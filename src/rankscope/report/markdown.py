@@ -73,7 +73,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += [f"### {t('report.standards')}", ""]
         std_rows = []
         for s in report["systems"]:
-            tier = report["standards"][s]["highest_tier"]
+            tier = report["standards"][s]["highest_tier_name"]
             std_rows.append([_esc(s), _esc(tier or t("report.tier_none"))])
         out += [*_table([t("report.system"), t("report.tier")], std_rows), ""]
 

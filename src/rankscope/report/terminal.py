@@ -48,7 +48,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
         table.add_row(*row)
     console.print(table)
-    console.print("★ " + message("best", lang) + "; "
+    console.print("★ " + message("best", lang) + ("；" if lang == "zh" else "; ")
                   + message("report.sig_legend", lang, test=comp["test"], alpha=comp["alpha"],
                             correction=comp["correction"]), style="dim")
 
