@@ -16,7 +16,7 @@ from rankscope.errors import InvalidParameterError
 
 __all__ = ["bootstrap_means", "percentile_ci"]
 
-_CHUNK_BYTES = 32 * 1024 * 1024
+_CHUNK_BYTES = 1024 * 1024  # a chunk of resamples stays in cache
 
 
 def bootstrap_means(

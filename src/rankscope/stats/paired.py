@@ -30,6 +30,8 @@ TESTS = ("t", "wilcoxon", "randomization")
 
 # bytes of the sign matrix held in memory at once by the randomization test
 _CHUNK_BYTES = 32 * 1024 * 1024
+# cached per-row subset-sum tables (n/8 groups x 256 sums each); beyond this they are rebuilt per chunk
+_TABLE_BYTES = 64 * 1024 * 1024
 
 
 def _check(diffs: np.ndarray, alternative: str) -> np.ndarray:
@@ -142,7 +144,7 @@ def _flipped_sums(d: np.ndarray, gen: np.random.Generator, permutations: int) ->
     k, n = d.shape
     groups = (n + 7) // 8
     total = d.sum(axis=1)
-    cache = k * groups * 256 * 8 <= 2 * _CHUNK_BYTES
+    cache = k * groups * 256 * 8 <= _TABLE_BYTES
     tables = [_byte_table(r) for r in d] if cache else []
     offsets = np.arange(groups, dtype=np.intp) * 256
     out = np.empty((k, permutations))
