@@ -93,3 +93,48 @@ def test_without_mapping_the_unknown_ids_point_at_the_bug() -> None:
     with pytest.warns(UserWarning, match="100% of retrieved ids"):
         ev = evaluate_retriever(_chunk_retriever, ts, ["mrr"], progress=False)
     assert ev.unknown_ids.unknown == 8 and ev.unknown_ids.suspicious and ev.doc_result is None
+
+
+def test_real_chunked_retrieval_folds_like_a_naive_reference_and_scores_like_pytrec_eval() -> None:
+    """CMRC 2018 passages cut into 80-character chunks, a character-bigram retriever over chunks."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from conftest import DATA, require
+
+    ts_full = TestSet.from_beir(require(DATA / "zh_cmrc2018_retrieval"), split="dev")
+    ts = ts_full.subset(ts_full.query_ids[:40])
+    assert ts.corpus is not None
+    chunks = {f"{pid}#{i // 80}": text[i:i + 80] for pid, text in ts.corpus.items() for i in range(0, len(text), 80)}
+
+    def bigrams(s: str) -> set[str]:
+        return {s[i:i + 2] for i in range(len(s) - 1)}
+
+    grams = {cid: bigrams(t) for cid, t in chunks.items()}
+
+    def search(query: str, k: int) -> list[Hit]:
+        qg = bigrams(query)
+        best = sorted(((len(qg & g), cid) for cid, g in grams.items()), key=lambda x: (-x[0], x[1]))[:k]
+        return [Hit(cid, float(s), text=chunks[cid]) for s, cid in best]
+
+    ev = evaluate_retriever(search, ts, ["ndcg@10", "recall@10", "mrr"], k=30, chunk_to_doc="{doc_id}#{chunk}",
+                            workers=2, progress=False)
+    assert ev.doc_run is not None and ev.doc_result is not None
+    # naive reference: walk each query's chunk list in order, keep a document's first appearance
+    expected: dict[str, list[str]] = {}
+    for qid, ranked in _ranking(ev.run).items():
+        assert len(ranked) == 30
+        seen: list[str] = []
+        for chunk_id in ranked:
+            doc = chunk_id.rsplit("#", 1)[0]
+            if doc not in seen:
+                seen.append(doc)
+        expected[qid] = seen
+    assert _ranking(ev.doc_run) == expected
+    # the document-level numbers agree with pytrec_eval on the folded run
+    ev_trec = pytrec_eval.RelevanceEvaluator(ts.qrels.to_dict(), {"ndcg_cut.10", "recall.10", "recip_rank"})
+    ref = ev_trec.evaluate(ev.doc_run.to_dict())
+    ours = ev.doc_result.per_query.to_dict()
+    for qid, vals in ref.items():
+        assert ours[qid]["ndcg@10"] == pytest.approx(vals["ndcg_cut_10"], abs=1e-12)
+        assert ours[qid]["recall@10"] == pytest.approx(vals["recall_10"], abs=1e-12)
+        assert ours[qid]["mrr"] == pytest.approx(vals["recip_rank"], abs=1e-12)
+    assert 0.3 < ev.doc_result.mean()["mrr"] <= 1.0  # bigram overlap finds many gold passages
