@@ -84,3 +84,20 @@ def test_html_in_chinese_without_browser() -> None:
     html = render_html(build_report(comparison, lang="zh", curves=False), plots=False)
     assert '<html lang="zh">' in html and "<h1>检索质量评估报告</h1>" in html
     assert "详细分析" in html and "评级" in html and "<figure" not in html
+
+
+def test_chinese_html_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from rankscope.report.content import build_report
+    from rankscope.report.html import render_html
+
+    path = tmp_path / "zh.html"
+    path.write_text(render_html(build_report(shared_comparison(), lang="zh", curves=False), plots=False),
+                    encoding="utf-8")
+    browser.get(path.as_uri())
+    assert browser.find_element(By.TAG_NAME, "h1").text == "检索质量评估报告"
+    items = browser.find_elements(By.CSS_SELECTOR, "#explanations li")
+    assert len(items) == 3 * len(shared_comparison().labels)
+    assert any("中位数为第" in li.text for li in items)
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
