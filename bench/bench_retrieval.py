@@ -10,6 +10,7 @@ Measured (wall time, one process, synthetic data with a fixed seed):
 * ``evaluate_retriever`` overhead with an instant in-memory retriever (k=10): sequential,
   4 threads, and ``search_batch`` (batches of 64) — i.e. what rankscope adds per query;
 * resume: the same evaluation again with every query already in the cache;
+* an I/O-bound retriever (10 ms sleep per call) with 1, 8 and 32 threads;
 * ``audit_testset`` (duplicates + trigram near-duplicates) on the queries
   (4-11 words drawn from 5,000 random lower-case words).
 """
@@ -92,6 +93,18 @@ def main() -> None:
         timed("resume: everything already cached",
               lambda: evaluate_retriever(Instant(), ts, metrics, cache=cache, progress=False), repeat=1)
         print(f"  cache size {cache.stat().st_size / 1e6:.1f} MB")
+
+    # -- I/O-bound retriever: threads overlap the waiting -----------------------------------------
+    io_ts = ts.subset(ts.query_ids[:200])
+
+    class Sleepy(Instant):
+        def search(self, query: str, k: int) -> list[Hit]:
+            time.sleep(0.01)  # a 10 ms network round trip
+            return hits[:k]
+
+    for workers in (1, 8, 32):
+        timed(f"200 queries x 10 ms I/O, workers={workers}",
+              lambda w=workers: evaluate_retriever(Sleepy(), io_ts, metrics, workers=w, progress=False), repeat=1)
 
     # -- audit -------------------------------------------------------------------------------
     timed("audit_testset (duplicates + near-duplicates)", lambda: audit_testset(ts), repeat=1)
