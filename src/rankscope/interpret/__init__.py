@@ -6,7 +6,14 @@ transcribed from seed 000 into data files next to this package (``bands.json``,
 the sentences of :mod:`~rankscope.interpret.explain` live in ``messages/<lang>.json``.
 """
 
+from rankscope.interpret.analysis import (
+    biggest_differences,
+    failing_queries,
+    first_relevant_ranks,
+    summarize_first_ranks,
+)
 from rankscope.interpret.bands import Band, Rating, band_table, rate
+from rankscope.interpret.explain import explain, explain_result
 from rankscope.interpret.i18n import LANGS, check_lang, message
 from rankscope.interpret.presets import (
     Scenario,
@@ -22,11 +29,17 @@ __all__ = [
     "Rating",
     "Scenario",
     "band_table",
+    "biggest_differences",
     "check_lang",
+    "explain",
+    "explain_result",
+    "failing_queries",
+    "first_relevant_ranks",
     "get_scenario",
     "message",
     "rate",
     "scenario_names",
     "standard_names",
     "standard_requirements",
+    "summarize_first_ranks",
 ]
