@@ -241,3 +241,27 @@ def test_only_judged_queries_are_run_and_progress_bar_runs() -> None:
     ev = evaluate_retriever(fake, ts, ["mrr"], progress=True)
     assert "q7" not in fake.calls and ev.result.queries.evaluated == 6
     assert isinstance(ev.run, Run) and ev.result.per_query.values.shape == (6, 1)
+
+
+def test_every_query_failing_warns_with_the_first_error() -> None:
+    fake = FakeRetriever(fail_always=set(RANK_OF_RELEVANT))
+    with pytest.warns(RuntimeWarning, match=r"every query failed \(6\); first: q\d: ConnectionError"):
+        ev = evaluate_retriever(fake, _testset(), ["mrr"], retries=0, progress=False)
+    assert len(ev.errors) == 6 and ev.result.mean() == {"mrr": 0.0} and len(ev.run) == 0
+
+
+def test_search_without_k_and_dict_hits_like_seed_001() -> None:
+    class SeedStyle:  # seed 001's mock: search(query, k=5) returning [{"id", "score"}]
+        def search(self, query, k=5):  # type: ignore[no-untyped-def]
+            return [{"id": "doc_0", "score": 0.9}, {"id": "doc_1", "score": 0.8}, {"id": "doc_5", "score": 0.7}][:k]
+
+    class NoK:
+        def search(self, query):  # type: ignore[no-untyped-def]
+            return ["doc_1", "doc_0", "doc_9"]
+
+    ts = TestSet.from_annotations(["Python编程语言"], [{"doc_0": 3, "doc_1": 2, "doc_5": 1}])
+    seed = evaluate_retriever(SeedStyle(), ts, ["ndcg@3", "P@2"], k=3, progress=False)
+    assert seed.result.mean() == {"ndcg@3": pytest.approx(1.0), "P@2": 1.0}
+    nok = evaluate_retriever(NoK(), ts, ["P@2", "recall@2"], k=2, progress=False)
+    assert nok.result.mean() == {"P@2": 1.0, "recall@2": pytest.approx(2 / 3)}
+    assert len(nok.run) == 2  # cut at k
