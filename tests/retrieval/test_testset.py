@@ -167,3 +167,15 @@ def test_near_duplicate_search_equals_brute_force_on_real_queries(folder: str, s
         assert [(i, j) for i, j, _ in near_duplicate_pairs(keys, t)] == brute
         if t == 0.5:
             assert brute  # the check is not vacuous
+
+
+def test_beir_round_trip(tmp_path: Path) -> None:
+    ts = TestSet.from_annotations(
+        ["什么是BM25？", "dense?"], [{"d1": 2, "d2": 0}, ["d3"]], answers=[["排序函数"], None],
+        metadata=[{"tags": ["中文"]}, None], corpus={"d1": "文本", "d2": "x", "d3": "text"}, ids=["a", "7"],
+    )
+    ts.to_beir(tmp_path / "beir", split="dev")
+    back = TestSet.from_beir(tmp_path / "beir", split="dev")
+    assert back.queries == ts.queries and back.judgments() == ts.judgments() and back.corpus == ts.corpus
+    assert back["a"].answers == ("排序函数",) and back["a"].tags == ("中文",)
+    assert (tmp_path / "beir" / "qrels" / "dev.tsv").read_text().splitlines()[0] == "query-id\tcorpus-id\tscore"

@@ -276,6 +276,15 @@ class TestSet:
 
         return read_beir(folder, split, name)
 
+    def to_beir(self, folder: str | Path, split: str = "test") -> None:
+        """Write a BEIR folder (``queries.jsonl``, ``qrels/{split}.tsv``, ``corpus.jsonl`` if any).
+
+        Only judged queries can be read back (BEIR keeps the queries of the split's qrels).
+        """
+        from rankscope.data.testset_io import write_beir
+
+        write_beir(self, folder, split)
+
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None) -> TestSet:
         """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (split ``test``)."""

@@ -23,7 +23,8 @@ from rankscope.errors import EmptyInputError, ParseError, RankscopeError
 if TYPE_CHECKING:
     from rankscope.data.testset import TestSet
 
-__all__ = ["read_json", "write_json", "read_jsonl", "write_jsonl", "read_beir", "record_of", "parse_record"]
+__all__ = ["read_json", "write_json", "read_jsonl", "write_jsonl", "read_beir", "write_beir", "record_of",
+           "parse_record"]
 
 _ID = ("id", "query_id", "qid", "_id")
 _TEXT = ("query", "question", "text")
@@ -202,7 +203,7 @@ def _beir_qrels(path: Path) -> Qrels:
 
 def read_beir(folder: str | Path, split: str = "test", name: str | None = None) -> TestSet:
     """A BEIR folder; queries restricted to those judged in ``qrels/{split}.tsv``."""
-    from rankscope.data.testset import Query, TestSet
+    from rankscope.data.testset import Query, TestSet, _answers_tuple
 
     folder = Path(folder)
     qrels_path = folder / "qrels" / f"{split}.tsv"
@@ -216,8 +217,11 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None) 
     for _, obj in _jsonl_objects(folder / "queries.jsonl"):
         qid = str(obj["_id"])
         if qid in judged:
-            meta = {k: v for k, v in obj.items() if k not in ("_id", "text")}
-            queries.append(Query(qid, str(obj.get("text", "")), metadata=MappingProxyType(meta)))
+            nested = obj.get("metadata")
+            meta = dict(nested) if isinstance(nested, Mapping) else {}
+            meta.update({k: v for k, v in obj.items() if k not in ("_id", "text", "metadata")})
+            answers = _answers_tuple(meta.pop("answers", None))
+            queries.append(Query(qid, str(obj.get("text", "")), answers=answers, metadata=MappingProxyType(meta)))
     corpus: dict[str, str] | None = None
     corpus_path = folder / "corpus.jsonl"
     if corpus_path.exists():
@@ -229,3 +233,25 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None) 
         return TestSet(queries, qrels, corpus, name or folder.name)
     except RankscopeError as exc:
         raise ParseError(str(exc), source=str(folder)) from None
+
+
+def write_beir(ts: TestSet, folder: str | Path, split: str = "test") -> None:
+    """Write a BEIR folder: ``queries.jsonl`` (answers under ``metadata.answers``), ``qrels/{split}.tsv``
+    and, when the test set has one, ``corpus.jsonl`` (the text in ``text``, an empty ``title``)."""
+    folder = Path(folder)
+    (folder / "qrels").mkdir(parents=True, exist_ok=True)
+    with open(folder / "queries.jsonl", "w", encoding="utf-8") as fh:
+        for q in ts.queries:
+            meta = dict(q.metadata)
+            if q.answers:
+                meta["answers"] = list(q.answers)
+            fh.write(json.dumps({"_id": q.id, "text": q.text, "metadata": meta}, ensure_ascii=False) + "\n")
+    judg = ts.judgments()
+    with open(folder / "qrels" / f"{split}.tsv", "w", encoding="utf-8") as fh:
+        fh.write("query-id\tcorpus-id\tscore\n")
+        for q in ts.queries:
+            fh.writelines(f"{q.id}\t{d}\t{g}\n" for d, g in judg.get(q.id, {}).items())
+    if ts.corpus is not None:
+        with open(folder / "corpus.jsonl", "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps({"_id": d, "title": "", "text": t}, ensure_ascii=False) + "\n"
+                          for d, t in ts.corpus.items())
