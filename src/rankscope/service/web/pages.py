@@ -1,13 +1,208 @@
-"""Dashboard pages."""
+"""Dashboard pages: server-rendered HTML over the same store the API uses.
+
+Forms post to these routes (multipart uploads, evaluation creation); errors come
+back as the same page with the problem shown, successes redirect (POST/redirect/GET).
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import HTMLResponse
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
+
+from rankscope.errors import RankscopeError
+from rankscope.service.api.deps import get_db, get_pool
+from rankscope.service.api.errors import FieldError
+from rankscope.service.api.schemas import DEFAULT_METRICS
+from rankscope.service.db import Database, Job, Query, RunRecord, TestSet
+from rankscope.service.jobs import WorkerPool
+from rankscope.service.store import NotFound, create_job, get_testset, validate_metrics
+from rankscope.service.web.i18n import LANGS, pick_lang, translate
+from rankscope.service.web.views import drilldown, evaluation_view, run_compare_view
 
 web_router = APIRouter(include_in_schema=False)
+TEMPLATES = Path(__file__).parent / "templates"
+LANG_COOKIE = "rankscope_lang"
 
 
-@web_router.get("/", response_class=HTMLResponse)
-def index() -> str:
-    return "<!doctype html><title>rankscope</title><h1>rankscope</h1>"
+def _env() -> Any:
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
+
+
+_ENV: list[Any] = []
+
+
+def render(request: Request, template: str, section: str = "", status: int = 200, **ctx: Any) -> HTMLResponse:
+    if not _ENV:
+        _ENV.append(_env())
+    qlang = request.query_params.get("lang")
+    lang = pick_lang(qlang, request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
+
+    def t(key: str, **values: Any) -> str:
+        return translate(lang, key, **values)
+
+    ctx.setdefault("error", None)
+    ctx.setdefault("refresh", None)
+    html = _ENV[0].get_template(template).render(t=t, lang=lang, section=section, **ctx)
+    resp = HTMLResponse(html, status_code=status)
+    if qlang in LANGS:
+        resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")
+    return resp
+
+
+def _see(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+def _problem(exc: Exception) -> str:
+    if isinstance(exc, FieldError):
+        return f"{exc.field}: {exc.error}"
+    return str(exc)
+
+
+@web_router.get("/")
+def home() -> RedirectResponse:
+    return _see("/testsets")
+
+
+def _testsets_page(request: Request, db: Database, error: str | None = None, status: int = 200) -> HTMLResponse:
+    with db.read() as s:
+        testsets = list(s.scalars(select(TestSet).order_by(TestSet.id)))
+    return render(request, "testsets.html", "testsets", status, testsets=testsets, error=error)
+
+
+@web_router.get("/testsets")
+def testsets_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
+    return _testsets_page(request, db)
+
+
+@web_router.post("/testsets")
+def testsets_upload(request: Request, file: UploadFile, format: str = Form("json"), name: str = Form(""),
+                    queries: UploadFile | None = None, db: Database = Depends(get_db)) -> Response:
+    from rankscope.service.api.testsets import upload_testset
+
+    try:
+        ts = upload_testset(file=file, format=format, name=name or None, description="",  # type: ignore[arg-type]
+                            queries=queries if queries is not None and queries.filename else None, split="test",
+                            db=db)
+    except (FieldError, RankscopeError, NotFound) as exc:
+        return _testsets_page(request, db, _problem(exc), 422)
+    return _see(f"/testsets/{ts.id}")
+
+
+def _testset_page(request: Request, db: Database, test_set_id: int, error: str | None = None,
+                  status: int = 200) -> HTMLResponse:
+    with db.read() as s:
+        ts = get_testset(s, test_set_id)
+        runs = list(s.scalars(select(RunRecord).where(RunRecord.test_set_id == test_set_id).order_by(RunRecord.id)))
+        queries = s.execute(select(Query.query_id, Query.text).where(Query.test_set_id == test_set_id)
+                            .order_by(Query.position).limit(50)).all()
+    return render(request, "testset.html", "testsets", status, ts=ts, runs=runs, queries=queries, error=error,
+                  default_metrics=" ".join(DEFAULT_METRICS))
+
+
+@web_router.get("/testsets/{test_set_id}")
+def testset_page(request: Request, test_set_id: int, db: Database = Depends(get_db)) -> HTMLResponse:
+    return _testset_page(request, db, test_set_id)
+
+
+@web_router.post("/runs")
+def runs_upload(request: Request, file: UploadFile, test_set_id: int = Form(...), format: str = Form("trec"),
+                name: str = Form(""), db: Database = Depends(get_db)) -> Response:
+    from rankscope.service.api.runs import upload_run
+
+    try:
+        upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None, db=db)  # type: ignore[arg-type]
+    except (FieldError, RankscopeError) as exc:
+        return _testset_page(request, db, test_set_id, _problem(exc), 422)
+    return _see(f"/testsets/{test_set_id}")
+
+
+@web_router.get("/runs")
+def runs_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
+    with db.read() as s:
+        runs = s.execute(select(RunRecord, TestSet.name).join(TestSet, TestSet.id == RunRecord.test_set_id)
+                         .order_by(RunRecord.id)).all()
+    return render(request, "runs.html", "runs", runs=runs)
+
+
+@web_router.post("/evaluations")
+async def evaluations_create(request: Request, db: Database = Depends(get_db),
+                             pool: WorkerPool = Depends(get_pool)) -> Response:
+    form = await request.form()
+    try:
+        test_set_id = int(str(form.get("test_set_id", "")))
+        run_ids = [int(str(v)) for v in form.getlist("run_ids")]
+    except ValueError:
+        return _see("/testsets")
+    text = str(form.get("metrics", "")).replace(",", " ")
+    try:
+        if not run_ids:
+            raise FieldError("run_ids", "tick at least one run")
+        metrics = validate_metrics(text.split())
+        job_id = create_job(db, "evaluate", test_set_id, {"metrics": metrics, "relevance_level": 1,
+                                                          "missing": "zero", "depth": None}, "", run_ids=run_ids)
+    except (FieldError, RankscopeError) as exc:
+        return _testset_page(request, db, test_set_id, _problem(exc), 422)
+    pool.wake()
+    return _see(f"/evaluations/{job_id}")
+
+
+@web_router.get("/evaluations")
+def evaluations_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
+    from rankscope.service.api.evaluations import evaluation_out
+
+    with db.read() as s:
+        ids = list(s.scalars(select(Job.id).order_by(Job.created_at.desc()).limit(200)))
+    jobs = [evaluation_out(db, i) for i in ids]
+    return render(request, "evaluations.html", "evaluations", jobs=jobs)
+
+
+@web_router.get("/evaluations/{job_id}")
+def evaluation_page(request: Request, job_id: str, baseline: int | None = None,
+                    db: Database = Depends(get_db)) -> HTMLResponse:
+    lang = pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
+               request.headers.get("accept-language"))
+    ctx = evaluation_view(db, job_id, baseline, lang)
+    return render(request, "evaluation.html", "evaluations", **ctx)
+
+
+@web_router.get("/evaluations/{job_id}/queries/{query_id:path}")
+def query_page(request: Request, job_id: str, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
+    return render(request, "query.html", "evaluations", **drilldown(db, job_id, query_id))
+
+
+@web_router.get("/compare")
+def compare_page(request: Request, test_set_id: int | None = None, baseline: int | None = None,
+                 metrics: str = "ndcg@10 mrr recall@100", db: Database = Depends(get_db)) -> HTMLResponse:
+    chosen = [int(v) for v in request.query_params.getlist("run_ids") if v.isdigit()]
+    try:
+        ctx = run_compare_view(db, test_set_id, chosen, baseline, metrics)
+    except (FieldError, RankscopeError) as exc:
+        ctx = run_compare_view(db, test_set_id, [], baseline, metrics)
+        ctx["error"] = _problem(exc)
+    return render(request, "compare.html", "compare", **ctx)
+
+
+@web_router.get("/login")
+def login_page(request: Request, next: str = "/") -> HTMLResponse:
+    return render(request, "login.html", next=next if next.startswith("/") else "/")
+
+
+@web_router.post("/login")
+def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Response:
+    import hmac
+
+    expected = request.app.state.settings.token or ""
+    if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+        return render(request, "login.html", status=401, next=next, error="wrong token")
+    target = next if next.startswith("/") and not next.startswith("//") else "/"
+    resp = _see(target)
+    resp.set_cookie("rankscope_token", quote(token), httponly=True, samesite="strict")
+    return resp
