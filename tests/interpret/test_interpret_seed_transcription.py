@@ -126,3 +126,17 @@ def test_messages_have_the_same_keys_and_placeholders() -> None:
     field = re.compile(r"\{(\w+)")
     for key in en:
         assert set(field.findall(en[key])) == set(field.findall(zh[key])), key
+
+
+def test_metric_profiles_match_seed(seed000: str) -> None:
+    table = re.search(r"\| 指标 \| 关注点 \| 优势 \| 局限 \| 适用场景 \|\n\|[-|]+\|\n((?:\|.*\|\n)+)", seed000)
+    assert table
+    family = {"Precision@K": "precision", "Recall@K": "recall", "MRR": "mrr", "NDCG@K": "ndcg", "Hit Rate": "success"}
+    profiles = load_data("bands.json")["profiles"]
+    rows = table.group(1).strip().splitlines()
+    assert len(rows) == len(profiles) == 5
+    for line in rows:
+        name, focus, strength, limitation, use = (c.strip().strip("*") for c in line.strip("|").split("|"))
+        p = profiles[family[name]]
+        assert (p["focus"]["zh"], p["strength"]["zh"], p["limitation"]["zh"], p["use"]["zh"]) == (
+            focus, strength, limitation, use)

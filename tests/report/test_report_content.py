@@ -106,6 +106,7 @@ def test_ratings_explanations_standards_and_scenario() -> None:
     assert rep["ratings"]["hybrid"]["recall@5"]["level"] == "excellent"
     assert rep["ratings"]["hybrid"]["recall@5"]["level_name"] == "优秀"
     assert rep["ratings"]["hybrid"]["hit_rate@5"] is None  # seed 000 gives no hit-rate bands
+    assert rep["profiles"]["hit_rate@5"]["focus"] == "基础可用性"
     assert rep["explanations"]["hybrid"]["recall@5"].startswith("Recall@5 = 1.000：")
     # "P@5" matches the standard's precision@5 by meaning; 0.6 meets minimum (0.60), not good (0.75)
     assert rep["standards"]["hybrid"]["highest_tier"] == "minimum"

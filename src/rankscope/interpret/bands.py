@@ -28,7 +28,7 @@ from rankscope.errors import InvalidParameterError
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
-__all__ = ["Band", "Rating", "band_table", "rate", "LEVELS", "level_name"]
+__all__ = ["Band", "Rating", "band_table", "rate", "LEVELS", "level_name", "metric_profile"]
 
 LEVELS: tuple[str, ...] = ("poor", "fair", "good", "excellent")
 _RANGE = re.compile(r"^\s*([\[(])\s*([0-9.]+)\s*,\s*([0-9.]+)\s*([\])])\s*$")
@@ -129,3 +129,16 @@ def rate(metric: str | Measure, value: float, lang: str = "en") -> Rating | None
             return Rating(str(metric), float(value), band.level, level_name(band.level, lang),
                           band.advice_in(lang), band)
     raise InvalidParameterError(f"{metric} = {value!r} is outside every band (expected a value in [0, 1])")
+
+
+def metric_profile(metric: str | Measure, lang: str = "en") -> dict[str, str] | None:
+    """Seed 000's comparison-table row of a metric family: focus, strength, limitation, typical use.
+
+    >>> metric_profile("P@5")["limitation"], metric_profile("hit_rate@3", "zh")["use"]
+    ('ignores recall', '快速评估')
+    """
+    check_lang(lang)
+    family = metric if isinstance(metric, str) and metric in load_data("bands.json")["profiles"] else \
+        _measure(metric).name
+    row = load_data("bands.json")["profiles"].get(family)
+    return None if row is None else {k: v[lang] for k, v in row.items()}

@@ -30,7 +30,7 @@ from rankscope.interpret.analysis import (
     ranks_from_reciprocal,
     summarize_first_ranks,
 )
-from rankscope.interpret.bands import rate
+from rankscope.interpret.bands import metric_profile, rate
 from rankscope.interpret.explain import display_name, explain
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.interpret.presets import TIERS, check_standard, get_scenario, highest_tier
@@ -225,6 +225,7 @@ def build_report(
         "leaders": {label: list(comparison.leaders(label)) for label in labels},
         "significance": _significance(comparison, ref),
         "ratings": ratings,
+        "profiles": {label: metric_profile(m, lang) for label, m in zip(labels, comparison.measures)},
         "explanations": explanations,
         "standards": standards,
         "scenario": scen,

@@ -83,6 +83,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
                        ("differences", t("report.plot_diffs")),
                        ("first_rank", t("report.plot_first_rank"))],
         band_rows=band_rows,
+        profile_rows=[(names[m], p) for m, p in report["profiles"].items() if p],
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),
         std_metrics=std_metrics, std_note=std_note,
         pair_head=[t(k) for k in ("report.pair", "report.metric", "report.diff", "report.ci",
