@@ -81,7 +81,7 @@ def test_evaluate_retriever_reports_chunk_and_document_level_side_by_side() -> N
     assert ev.result.mean() == {"mrr": 0.0, "recall@2": 0.0}  # chunk ids never match document judgments
     assert ev.doc_result is not None and ev.doc_run is not None
     assert ev.doc_result.mean() == {"mrr": 0.75, "recall@2": 0.75}  # q1: 1, 1/2; q2: 1/2, 1
-    assert set(ev.mean()) == {"chunk", "document"}
+    assert ev.chunk_relevance is None and set(ev.mean()) == {"document"}  # nothing judges chunks here
     assert ev.unknown_ids.unknown == 0  # checked after folding
     by_meta = evaluate_retriever(_chunk_retriever, ts, ["mrr", "recall@2"], chunk_to_doc="metadata:source",
                                  progress=False)
@@ -138,3 +138,19 @@ def test_real_chunked_retrieval_folds_like_a_naive_reference_and_scores_like_pyt
         assert ours[qid]["recall@10"] == pytest.approx(vals["recall_10"], abs=1e-12)
         assert ours[qid]["mrr"] == pytest.approx(vals["recip_rank"], abs=1e-12)
     assert 0.3 < ev.doc_result.mean()["mrr"] <= 1.0  # bigram overlap finds many gold passages
+
+
+def test_chunk_level_from_answers_beside_document_judgments() -> None:
+    texts = {"A#0": "nothing", "B#1": "the answer is 42", "A#2": "also 42 here", "C#0": "x", "B#0": "y",
+             "C#3": "no", "C#1": "no", "B#7": "forty-two"}
+
+    def search(query: str, k: int) -> list[Hit]:
+        return [Hit(c, 10.0 - i, text=texts[c]) for i, c in enumerate(CHUNKS[query])][:k]
+
+    ts = TestSet.from_annotations(["q1", "q2"], [DOC_QRELS["q1"], DOC_QRELS["q2"]], ids=["q1", "q2"],
+                                  answers=[["42"], ["forty-two"]])
+    ev = evaluate_retriever(search, ts, ["mrr"], chunk_to_doc="{doc_id}#{chunk}", progress=False)
+    assert ev.relevance == "qrels" and ev.chunk_relevance == "answers"
+    # chunk level (answers): q1 first containing chunk B#1 at rank 2, q2 B#7 at rank 3
+    assert ev.mean() == {"chunk": {"mrr": pytest.approx((1 / 2 + 1 / 3) / 2)}, "document": {"mrr": 0.75}}
+    assert ev.to_dict()["chunk_relevance"] == "answers"

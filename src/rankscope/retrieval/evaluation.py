@@ -34,6 +34,10 @@ class RetrieverEvaluation:
         retrieved ids found in neither qrels nor corpus (at document level when folded);
     ``relevance``
         ``"qrels"`` or ``"answers"`` (judgments derived from answer containment);
+    ``chunk_relevance``
+        with ``chunk_to_doc``: where the chunk-level judgments come from — ``"qrels"`` (the qrels
+        name retrieved chunk ids), ``"answers"``, or ``None`` when nothing judges chunks (document
+        judgments and no answers); ``result`` is then all zeros and :meth:`levels` leaves it out;
     ``from_cache``
         how many queries came from the resume cache instead of the retriever.
     """
@@ -49,6 +53,7 @@ class RetrieverEvaluation:
     k: int = 10
     from_cache: int = 0
     retries: dict[str, int] = field(default_factory=dict)
+    chunk_relevance: str | None = "qrels"
 
     def latency_percentile(self, q: float) -> float:
         """The ``q``-th percentile (0-100, linear interpolation) of per-query latency in seconds.
@@ -69,10 +74,12 @@ class RetrieverEvaluation:
                 "p95": self.latency_percentile(95), "p99": self.latency_percentile(99), "max": float(values.max())}
 
     def levels(self) -> dict[str, EvaluationResult]:
-        """The results side by side: ``{"retrieved": result}`` plus ``"document"`` when folded."""
-        out = {"retrieved" if self.doc_result is None else "chunk": self.result}
-        if self.doc_result is not None:
-            out["document"] = self.doc_result
+        """The results side by side: ``{"retrieved": result}``, or ``{"chunk": ..., "document": ...}`` when
+        folded (``"chunk"`` only when something judges chunks, see ``chunk_relevance``)."""
+        if self.doc_result is None:
+            return {"retrieved": self.result}
+        out = {"chunk": self.result} if self.chunk_relevance is not None else {}
+        out["document"] = self.doc_result
         return out
 
     def mean(self) -> dict[str, dict[str, float]]:
@@ -85,6 +92,7 @@ class RetrieverEvaluation:
             "run": self.run.name,
             "k": self.k,
             "relevance": self.relevance,
+            "chunk_relevance": self.chunk_relevance,
             "levels": {level: res.to_dict(per_query=per_query) for level, res in self.levels().items()},
             "latency_seconds": self.latency_summary(),
             "errors": dict(sorted(self.errors.items())),

@@ -271,7 +271,8 @@ def evaluate_retriever(
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
         with _progress_bar(len(todo), show, f"retrieving ({run_name})") as advance:
-            collector = _Collector(store, keep_text=mode == "answers", docs_key=docs_key, advance=advance)
+            keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
+            collector = _Collector(store, keep_text=keep_text, docs_key=docs_key, advance=advance)
             _execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
                      batch_size=batch_size)
     finally:
@@ -301,11 +302,12 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
         mapping = {cid: doc for e in finished.values() for cid, doc in zip(e.ids, e.docs or []) if doc is not None}
 
     doc_run = fold_chunks(run, mapping, name=run.name) if mapping is not None else None
+    answers = {q.id: q.answers for q in scorable if q.answers}
+    retrieved = {qid: list(zip(e.ids, e.texts or [None] * len(e.ids))) for qid, e in finished.items()}
+    chunk_relevance: str | None = mode
     if mode == "answers":
         from rankscope.retrieval.answers import answer_qrels
 
-        answers = {q.id: q.answers for q in scorable}
-        retrieved = {qid: list(zip(e.ids, e.texts or [None] * len(e.ids))) for qid, e in finished.items()}
         chunk_qrels = answer_qrels(answers, retrieved, ts.corpus if mapping is None else None)
         doc_qrels = chunk_qrels
         if mapping is not None:
@@ -313,7 +315,18 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
         _ensure_judged(chunk_qrels, ts)
     else:
         chunk_qrels = doc_qrels = ts.qrels
+        if mapping is not None and not _any_judged(run, ts.qrels):
+            # document judgments, chunk hits: chunk level only from answers, if the queries have any
+            if answers:
+                from rankscope.retrieval.answers import answer_qrels
 
+                chunk_qrels = answer_qrels(answers, retrieved)
+                chunk_relevance = "answers"
+            else:
+                chunk_relevance = None
+
+    if len(chunk_qrels) == 0:  # answers judged nothing: no query got a hit
+        chunk_qrels, chunk_relevance = ts.qrels, None
     result = Evaluator(chunk_qrels, metric_list, relevance_level=relevance_level).evaluate(run)
     doc_result = None
     if doc_run is not None:
@@ -329,6 +342,7 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
     return RetrieverEvaluation(
         result=result, run=run, latencies=latencies, errors=errors, doc_result=doc_result, unknown_ids=unknown,
         doc_run=doc_run, relevance=mode, k=k, from_cache=from_cache, retries=retried,
+        chunk_relevance=chunk_relevance if mapping is not None else mode,
     )
 
 
@@ -340,6 +354,15 @@ def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
     docs, _ = map_chunk_ids(pa.array(ids, type=pa.string()), mapping)
     to_doc = dict(zip(ids, docs.to_pylist()))
     return {qid: [(to_doc[cid], text) for cid, text in hits] for qid, hits in retrieved.items()}
+
+
+def _any_judged(run: Run, qrels: Qrels) -> bool:
+    """True when at least one retrieved id occurs in the qrels."""
+    import pyarrow.compute as pc
+
+    if not len(run) or not len(qrels):
+        return False
+    return bool(pc.any(pc.is_in(run.doc_ids, value_set=qrels.doc_ids)).as_py())
 
 
 def _ensure_judged(qrels: Qrels, ts: TestSet) -> None:
