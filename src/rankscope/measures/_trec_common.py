@@ -68,26 +68,32 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     counts = np.diff(offsets)
     if len(values) == 0:
         return values.copy()
-    width = int(counts.max())
-    seg = np.repeat(np.arange(len(counts)), counts)
-    pos = np.arange(len(values)) - np.repeat(offsets[:-1], counts)
-    if len(counts) * width <= _PADDED_LIMIT:
-        mat = np.zeros((len(counts), width))
-        mat[seg, pos] = values
-        return np.cumsum(mat, axis=1)[seg, pos]
-    # very ragged input: process segment blocks whose padded size stays bounded
+    if len(counts) * int(counts.max()) <= _PADDED_LIMIT:
+        return _padded_cumsum(values, offsets)
+    # very ragged input: blocks of segments whose padded matrix stays bounded (one long segment alone)
     out = np.empty_like(values)
     start = 0
     while start < len(counts):
-        stop = start + 1
-        widest = int(counts[start])
+        stop, widest = start + 1, int(counts[start])
         while stop < len(counts) and (stop + 1 - start) * max(widest, int(counts[stop])) <= _PADDED_LIMIT:
             widest = max(widest, int(counts[stop]))
             stop += 1
         lo, hi = int(offsets[start]), int(offsets[stop])
-        out[lo:hi] = segmented_cumsum(values[lo:hi], offsets[start : stop + 1] - lo)
+        if stop == start + 1:
+            out[lo:hi] = np.cumsum(values[lo:hi])
+        else:
+            out[lo:hi] = _padded_cumsum(values[lo:hi], offsets[start : stop + 1] - lo)
         start = stop
     return out
+
+
+def _padded_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    counts = np.diff(offsets)
+    seg = np.repeat(np.arange(len(counts)), counts)
+    pos = np.arange(len(values)) - np.repeat(offsets[:-1], counts)
+    mat = np.zeros((len(counts), int(counts.max())))
+    mat[seg, pos] = values
+    return np.cumsum(mat, axis=1)[seg, pos]
 
 
 def suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
