@@ -265,3 +265,15 @@ def test_search_without_k_and_dict_hits_like_seed_001() -> None:
     nok = evaluate_retriever(NoK(), ts, ["P@2", "recall@2"], k=2, progress=False)
     assert nok.result.mean() == {"P@2": 1.0, "recall@2": pytest.approx(2 / 3)}
     assert len(nok.run) == 2  # cut at k
+
+
+def test_metrics_are_checked_before_any_call() -> None:
+    from rankscope.errors import UnknownMetricError
+
+    fake = FakeRetriever()
+    with pytest.raises(UnknownMetricError):
+        evaluate_retriever(fake, _testset(), ["ndcg@10", "mrrr"], progress=False)
+    assert fake.calls == {}
+    with pytest.warns(UserWarning, match=r"recall@100: cutoff above k=5"):
+        ev = evaluate_retriever(fake, _testset(), ["recall@100", "mrr"], k=5, progress=False)
+    assert list(ev.result.mean()) == ["recall@100", "mrr"]

@@ -180,6 +180,25 @@ def _execute(retriever: Any, todo: list[Query], collector: _Collector, *, k: int
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _check_metrics(metrics: Any, k: int) -> Any:
+    """Parse the metrics up front (a typo fails before 10,000 retriever calls); warn about cutoffs above ``k``.
+
+    Returns the metrics as given (a list), so that results keep the caller's labels.
+    """
+    from rankscope.measures.parse import parse_metrics
+
+    if not isinstance(metrics, str):
+        metrics = list(metrics)
+    pairs = parse_metrics(metrics)
+    if not pairs:
+        raise InvalidParameterError("no metric given")
+    deep = [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
+    if deep:
+        warnings.warn(f"{', '.join(deep)}: cutoff above k={k}; each ranking holds at most {k} hits",
+                      UserWarning, stacklevel=3)
+    return metrics
+
+
 def _resolve_testset(testset: Any) -> TestSet:
     if isinstance(testset, TestSet):
         return testset
@@ -254,6 +273,9 @@ def evaluate_retriever(
                               + ("; use relevance='answers'" if ts.has_answers else ""))
     if mode == "answers" and not ts.has_answers:
         raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match")
+    if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
+        raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}")
+    metric_list = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
         docs_key = chunk_to_doc.split(":", 1)[1]
@@ -285,7 +307,7 @@ def evaluate_retriever(
     finished = {**done, **collector.done}
     latencies = {q.id: (finished[q.id].latency) for q in scorable if q.id in finished}
     run = _build_run(scorable, finished, run_name)
-    return _score(ts, scorable, finished, run, metrics, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+    return _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
                   docs_key=docs_key, relevance_level=relevance_level, latencies=latencies,
                   errors=collector.errors, retried=collector.retried, from_cache=len(done))
 
@@ -296,7 +318,7 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
            from_cache: int) -> RetrieverEvaluation:
     from rankscope.engine.evaluator import Evaluator
 
-    metric_list = default_metrics(k) if metrics is None else metrics
+    metric_list = metrics
     mapping: ChunkToDoc | None = chunk_to_doc
     if docs_key is not None:
         mapping = {cid: doc for e in finished.values() for cid, doc in zip(e.ids, e.docs or []) if doc is not None}
