@@ -1,4 +1,5 @@
-"""Evaluate a live retriever: protocol, runner (concurrency, retry, resume), chunk folding, answer matching.
+"""Evaluate a live retriever: protocol, runner (concurrency, retry, resume), chunk folding, answer matching,
+and baseline retrievers (BM25, dense, hybrid fusion).
 
 Names are imported lazily so that ``import rankscope.retrieval`` stays light.
 """
@@ -25,9 +26,16 @@ _EXPORTS: dict[str, str] = {
     "unknown_ids": "rankscope.retrieval.unknown",
     "LangChainRetriever": "rankscope.retrieval.adapters",
     "LlamaIndexRetriever": "rankscope.retrieval.adapters",
+    "BM25Retriever": "rankscope.retrieval.bm25",
+    "DenseRetriever": "rankscope.retrieval.dense",
+    "HybridRetriever": "rankscope.retrieval.hybrid",
+    "fuse": "rankscope.retrieval.fusion",
 }
 
 __all__ = [
+    "BM25Retriever",
+    "DenseRetriever",
+    "HybridRetriever",
     "BatchRetriever",
     "Hit",
     "LangChainRetriever",
@@ -39,6 +47,7 @@ __all__ = [
     "answer_qrels",
     "as_retriever",
     "contains_answer",
+    "fuse",
     "evaluate_retriever",
     "fold_chunks",
     "map_chunk_ids",
@@ -49,8 +58,12 @@ __all__ = [
 if TYPE_CHECKING:
     from rankscope.retrieval.adapters import LangChainRetriever, LlamaIndexRetriever
     from rankscope.retrieval.answers import answer_qrels, contains_answer, normalize_text
+    from rankscope.retrieval.bm25 import BM25Retriever
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
+    from rankscope.retrieval.dense import DenseRetriever
     from rankscope.retrieval.evaluation import RetrieverEvaluation
+    from rankscope.retrieval.fusion import fuse
+    from rankscope.retrieval.hybrid import HybridRetriever
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
