@@ -34,10 +34,10 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BM25Retriever",
-    "DenseRetriever",
-    "HybridRetriever",
     "BatchRetriever",
+    "DenseRetriever",
     "Hit",
+    "HybridRetriever",
     "LangChainRetriever",
     "LlamaIndexRetriever",
     "Retriever",
@@ -47,9 +47,9 @@ __all__ = [
     "answer_qrels",
     "as_retriever",
     "contains_answer",
-    "fuse",
     "evaluate_retriever",
     "fold_chunks",
+    "fuse",
     "map_chunk_ids",
     "normalize_text",
     "unknown_ids",
