@@ -98,6 +98,34 @@ def test_whitespace_variants_same_run(tmp_path: Path, text: str) -> None:
     assert fast[1] == {"q1": {"d1": 0.5, "d2": 0.25}, "q2": {"d1": 3.0}} and fast[2] == "tagA"
 
 
+FAST = {  # which inputs the Arrow path handles itself (the others go to the line parser)
+    "clean": (RUN, True),
+    "tabs and padding": (RUN.replace(" ", "\t  "), True),
+    "double spaces": (RUN.replace(" ", "  "), True),
+    "crlf": (RUN.replace("\n", "\r\n"), True),
+    "blank lines": ("\n" + RUN.replace("\n", "\n\n"), True),
+    "seven columns": (RUN.replace("tagA\n", "tagA x\n"), True),
+    "comment": ("# c\n" + RUN, False),
+    "ragged columns": (RUN.replace("tagA\n", "tagA x\n", 1), False),
+    "plus sign": (RUN.replace("0.5", "+0.5"), True),
+    "nan": (RUN.replace("0.5", "nan"), None),
+}
+
+
+@pytest.mark.parametrize("case", list(FAST))
+def test_fast_path_taken(case: str) -> None:
+    text, expected = FAST[case]
+    if expected is None:
+        with pytest.raises(ParseError, match=":1: score must be a finite number"):
+            fast_columns(text.encode(), "run", "x")
+        return
+    cols = fast_columns(text.encode(), "run", "x")
+    assert (cols is not None) == expected
+    if cols is not None:
+        assert cols.tag == "tagA"
+        assert list(cols.lines()) == ([2, 4, 6] if case == "blank lines" else [1, 2, 3])
+
+
 def test_gzip(tmp_path: Path) -> None:
     path = _write(tmp_path, "run.trec.gz", gzip.compress(RUN.encode()))
     assert read_trec_run(path).to_dict() == {"q1": {"d1": 0.5, "d2": 0.25}, "q2": {"d1": 3.0}}
@@ -142,6 +170,11 @@ BAD_RUNS = {
     "one column": ("q1 Q0 d1 1 0.5 t\nq1\n", ParseError, ":2: expected at least 6"),
     "duplicate": (
         "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.4 t\n# c\nq1 Q0 d1 3 0.3 t\n",
+        DuplicateLineError,
+        ":4: duplicate run entry for query 'q1', document 'd1' (first at line 1)",
+    ),
+    "duplicate after blank lines": (
+        "q1 Q0 d1 1 0.5 t\n\n\nq1 Q0 d1 3 0.3 t\n",
         DuplicateLineError,
         ":4: duplicate run entry for query 'q1', document 'd1' (first at line 1)",
     ),

@@ -4,9 +4,11 @@ It accepts exactly what :mod:`rankscope.io._trec_lines` accepts and returns the
 same values, or returns ``None`` ("not sure") and lets the caller use the exact
 line parser, which then produces the error message.  The steps:
 
-1. whitespace normalisation, only when needed: tabs, ``\\r``, ``\\v``, ``\\f``
-   become spaces, runs of spaces collapse to one, spaces at the start and end of
-   a line are removed.  Newlines are never touched, so line numbers survive;
+1. whitespace normalisation, only when needed (the file holds tabs, ``\\r``,
+   ``\\v``, ``\\f``, or Arrow finds an empty field: repeated spaces or a space at a
+   line end): tabs etc. become spaces, runs of spaces collapse to one, spaces at
+   the start and end of a line are removed.  Newlines are never touched, so line
+   numbers survive;
 2. files with ``#`` comment lines are handed to the line parser; blank lines are
    skipped by Arrow, and line numbers are recovered (only for an error message)
    by :func:`line_numbers`;
@@ -21,6 +23,7 @@ line parser, which then produces the error message.  The steps:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -75,21 +78,32 @@ def _line_text(data: bytes, line: int) -> str:
 
 def fast_columns(data: bytes, kind: Kind, source: str) -> Columns | None:
     """Parse ``data`` (a whole TREC file) with Arrow, or return ``None`` when the line parser must decide."""
-    data = normalise_whitespace(data)
+    cols = _NOT_CLEAN
+    if not any(c in data for c in (b"\t", b"\r", b"\v", b"\f")):
+        cols = _attempt(data, kind, source)
+    if cols is _NOT_CLEAN:  # tabs, repeated / leading / trailing spaces
+        cols = _attempt(normalise_whitespace(data), kind, source)
+    return None if cols is _NOT_CLEAN else cols
+
+
+_NOT_CLEAN: Any = object()
+
+
+def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
+    """Arrow on ``data``; ``_NOT_CLEAN`` when whitespace normalisation might help, ``None`` when it cannot."""
     m = _NOT_NEWLINE.search(data)
     if m is None or data.startswith(b"#"):
         return None
     lo, hi, vcol = WIDTH[kind]
     end = data.find(b"\n", m.start())
     first = data[m.start() : end if end >= 0 else len(data)].split(b" ")
+    if b"" in first:
+        return _NOT_CLEAN
     if len(first) < lo or (hi is not None and len(first) > hi):
         return None
-    try:
-        tag = first[5].decode("utf-8") if kind == "run" else ""
-    except UnicodeDecodeError:
-        return None
     value_col = f"f{vcol}"
-    value_type = pa.float64() if kind == "run" else pa.string()
+    types = {f"f{i}": pa.string() for i in range(len(first))}
+    types[value_col] = pa.float64() if kind == "run" else pa.string()
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
@@ -98,15 +112,15 @@ def fast_columns(data: bytes, kind: Kind, source: str) -> Columns | None:
                 delimiter=" ", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=True
             ),
             convert_options=pcsv.ConvertOptions(
-                include_columns=["f0", "f2", value_col],
-                column_types={"f0": pa.string(), "f2": pa.string(), value_col: value_type},
-                null_values=[],
-                strings_can_be_null=False,
-                check_utf8=True,
+                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=True
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None
+        return _NOT_CLEAN
+    # an empty field means two spaces in a row, or a space at a line end: not the clean case
+    for name in table.column_names:
+        if name != value_col and pc.min(pc.binary_length(table.column(name))).as_py() == 0:
+            return _NOT_CLEAN
     if pc.any(pc.starts_with(table.column("f0"), "#")).as_py():
         return None  # comment lines with as many words as a data line
     raw = table.column(value_col)
@@ -123,4 +137,5 @@ def fast_columns(data: bytes, kind: Kind, source: str) -> Columns | None:
         if bad.any():
             line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
             parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
+    tag = table.column("f5")[0].as_py() if kind == "run" else ""
     return Columns(table.column("f0"), table.column("f2"), values, lambda: line_numbers(data), tag)
