@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from rankscope.errors import ParseError, RankscopeError
 
-__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array"]
+__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint"]
 
 
 def as_string_array(values: Any, field: str) -> pa.Array:
@@ -122,3 +122,64 @@ def as_int_array(values: Any, field: str) -> np.ndarray:
         bad = int(np.flatnonzero(~np.isfinite(f) | (f != np.round(f)))[0])
         raise ParseError(f"{field} must be an integer, got {arr[bad]!r} in row {bad}")
     return f.astype(np.int64)
+
+
+_K = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                                  0xFF51AFD7ED558CCD))
+_CHUNK = 1 << 20
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+
+
+def fingerprint(values: pa.Array) -> np.ndarray:
+    """A 64-bit fingerprint of every string: equal strings get equal fingerprints.
+
+    A hash of the length and the first, middle and last 8 bytes of each string
+    (read straight from the Arrow buffers, no per-string Python objects).  Distinct
+    strings may collide, so callers confirm equal fingerprints with an exact
+    comparison.  Works in chunks to keep the temporaries small.
+
+    >>> fp = fingerprint(pa.array(["d1", "d2", "d1", "a-much-longer-document-id-42"]))
+    >>> bool(fp[0] == fp[2]), bool(fp[0] == fp[1])
+    (True, False)
+    """
+    n = len(values)
+    out = np.empty(n, dtype=np.uint64)
+    if n == 0:
+        return out
+    if pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    bufs = values.buffers()
+    offs_all = np.frombuffer(bufs[1], dtype=np.int32)[values.offset : values.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+    for lo_row in range(0, n, _CHUNK):
+        offs = offs_all[lo_row : min(lo_row + _CHUNK, n) + 1].astype(np.int64)
+        length = offs[1:] - offs[:-1]
+        out[lo_row : lo_row + len(length)] = _fingerprint_chunk(data, offs, length)
+    return out
+
+
+def _fingerprint_chunk(data: np.ndarray, offs: np.ndarray, length: np.ndarray) -> np.ndarray:
+    if len(data) >= 8 and int(length.min()) >= 8:
+        # every 8-byte window of the buffer (unaligned little-endian reads, no copy)
+        words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+        start = offs[:-1]
+        h = words[start] * _K[0]
+        h ^= words[start + length - 8] * _K[2]
+        h ^= words[start + length // 2 - 4] * _K[1]
+    else:
+        lo, hi = int(offs[0]), int(offs[-1])
+        padded = np.zeros(hi - lo + 16, dtype=np.uint8)
+        padded[8 : 8 + hi - lo] = data[lo:hi]
+        words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+        start = offs[:-1] - lo + 8
+        short = length < 8
+        first = words[start] & _MASKS[np.minimum(length, 8)]  # bytes past a short string zeroed
+        # a short string is all in ``first``; its other windows would see other strings' bytes
+        h = first * _K[0]
+        h ^= np.where(short, first, words[start + length - 8]) * _K[2]
+        h ^= np.where(short, first, words[start + length // 2 - 4]) * _K[1]
+    h ^= length.astype(np.uint64) * _K[3]
+    h ^= h >> np.uint64(33)
+    h *= _K[4]
+    h ^= h >> np.uint64(29)
+    return h

@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from rankscope.data._columns import as_string_array, encode, encode_sorted
+from rankscope.data._columns import as_string_array, encode, encode_sorted, fingerprint
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
@@ -23,16 +24,23 @@ __all__ = ["IdTable"]
 
 
 class IdTable:
-    """Rows of (query id, doc id, value) stored as integer-coded numpy/Arrow columns."""
+    """Rows of (query id, doc id, value) stored as integer-coded numpy/Arrow columns.
 
-    __slots__ = ("dcode", "doc_ids", "qcode", "query_ids", "values")
+    The doc id column is kept as given (an Arrow string array, one entry a row);
+    the doc dictionary (``doc_ids``, ``dcode``) is built on first use.  Evaluation
+    never needs it: it joins the row strings with the qrels directly, which
+    saves hashing millions of run doc ids.
+    """
+
+    __slots__ = ("_dcode", "_doc_ids", "_docs", "qcode", "query_ids", "values")
     _value_name = "value"
 
     query_ids: np.ndarray
     qcode: np.ndarray
-    doc_ids: pa.Array
-    dcode: np.ndarray
     values: np.ndarray
+    _docs: pa.Array | None
+    _dcode: np.ndarray | None
+    _doc_ids: pa.Array | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
         q = as_string_array(query, "query id")
@@ -43,12 +51,48 @@ class IdTable:
                 f"{len(values)} {self._value_name}s"
             )
         self.qcode, self.query_ids = encode_sorted(q)
-        self.dcode, self.doc_ids = encode(d)
+        self._docs, self._dcode, self._doc_ids = d, None, None
         self.values = values
+
+    # -- doc dictionary (lazy) ----------------------------------------------------
+    @property
+    def doc_ids(self) -> pa.Array:
+        """The distinct doc ids (Arrow string array, first-seen order)."""
+        if self._doc_ids is None:
+            self._dcode, self._doc_ids = encode(self._docs)
+        return self._doc_ids
+
+    @property
+    def dcode(self) -> np.ndarray:
+        """The doc code of every row: an index into :attr:`doc_ids` (int32)."""
+        if self._dcode is None:
+            self._dcode, self._doc_ids = encode(self._docs)
+        return self._dcode
+
+    @property
+    def docs_encoded(self) -> bool:
+        """Whether the doc dictionary has been built."""
+        return self._dcode is not None
+
+    def doc_lookup(self, value_set: pa.Array) -> np.ndarray:
+        """Per row: the position of its doc id in ``value_set``, or -1 (int32)."""
+        if self._dcode is not None or self._docs is None:
+            pos = pc.index_in(self.doc_ids, value_set=value_set)
+            return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)[self.dcode]
+        pos = pc.index_in(self._docs, value_set=value_set)
+        return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
 
     # -- duplicates ---------------------------------------------------------------
     def _pair_keys(self) -> np.ndarray:
         return self.qcode.astype(np.int64) * max(len(self.doc_ids), 1) + self.dcode
+
+    def _blocks(self) -> np.ndarray | None:
+        """Block number of every row when each query is one contiguous block of rows, else None."""
+        q = self.qcode
+        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+        if len(np.unique(q[starts])) != len(starts):
+            return None
+        return np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, len(q))))
 
     def _block_keys(self) -> np.ndarray:
         """Keys equal exactly for equal (query, doc) pairs, cheap to sort for grouped tables.
@@ -58,16 +102,32 @@ class IdTable:
         non-decreasing across blocks, so a stable (tim)sort only sorts within
         blocks.  Otherwise the (query, doc) pair key is used.
         """
-        q = self.qcode
-        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
-        if len(np.unique(q[starts])) != len(starts):
+        block = self._blocks()
+        if block is None:
             return self._pair_keys()
-        block = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, len(q))))
         return block * max(len(self.doc_ids), 1) + self.dcode
+
+    def _maybe_duplicates(self) -> bool:
+        """False only when no (query, doc) pair can repeat, decided without the doc dictionary.
+
+        For a table grouped by query: sort ``block | fingerprint(doc)`` keys (a
+        cheap within-block timsort); distinct keys prove distinct pairs.  Any
+        equal keys (a duplicate or a fingerprint collision) send the caller to
+        the exact check.
+        """
+        if self._docs is None or self._dcode is not None or len(self.qcode) < 4096:
+            return True
+        block = self._blocks()
+        if block is None:
+            return True
+        bits = max(int(block[-1]).bit_length(), 1)
+        keys = (block.astype(np.uint64) << np.uint64(64 - bits)) | (fingerprint(self._docs) >> np.uint64(bits))
+        sk = np.sort(keys, kind="stable")
+        return bool((sk[1:] == sk[:-1]).any())
 
     def _duplicate_rows(self) -> np.ndarray:
         """Rows whose (query, doc) pair occurred in an earlier row."""
-        if len(self.qcode) < 2:
+        if len(self.qcode) < 2 or not self._maybe_duplicates():
             return np.empty(0, dtype=np.int64)
         keys = self._block_keys() if len(self.qcode) >= 4096 else self._pair_keys()
         sk = np.sort(keys, kind="stable")
@@ -87,6 +147,7 @@ class IdTable:
         ).with_rows(first, row)
 
     def _keep_rows(self: T, keep: np.ndarray) -> T:
+        """A copy holding only the rows ``keep`` (a boolean mask or row indices)."""
         new = object.__new__(type(self))
         for slot in IdTable.__slots__:
             setattr(new, slot, getattr(self, slot))
@@ -94,8 +155,12 @@ class IdTable:
             if slot not in IdTable.__slots__:
                 setattr(new, slot, getattr(self, slot))
         new.qcode = self.qcode[keep]
-        new.dcode = self.dcode[keep]
         new.values = self.values[keep]
+        if self._dcode is not None:
+            new._dcode = self._dcode[keep]
+        if self._docs is not None:
+            idx = np.flatnonzero(keep) if keep.dtype == bool else keep
+            new._docs = self._docs.take(pa.array(idx))
         return new
 
     # -- views ----------------------------------------------------------------------
@@ -110,6 +175,8 @@ class IdTable:
 
     def doc_column(self) -> pa.Array:
         """The doc id of every row as an Arrow string array."""
+        if self._docs is not None:
+            return self._docs
         return self.doc_ids.take(pa.array(self.dcode))
 
     def query_column(self) -> np.ndarray:

@@ -69,7 +69,8 @@ class Run(IdTable):
         first = np.ones(len(sk), dtype=bool)
         first[1:] = sk[1:] != sk[:-1]
         keep = np.sort(order[first])
-        self.qcode, self.dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
+        self.qcode, self._dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
+        self._docs = None  # the dictionary and codes now describe the rows
 
     @property
     def scores(self) -> np.ndarray:

@@ -48,7 +48,10 @@ class QrelsIndex:
         """Grade and judged flag of each (qrels query index, run doc code) row."""
         to_qdoc = pc.index_in(doc_ids, value_set=self.qrels.doc_ids)
         to_qdoc_np = to_qdoc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
-        qd = to_qdoc_np[dcode]
+        return self.grades_at(qidx, to_qdoc_np[dcode])
+
+    def grades_at(self, qidx: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Grade and judged flag of each row, given its qrels query index and qrels doc code (-1: unknown)."""
         grade = np.zeros(len(qd), dtype=np.int64)
         judged = np.zeros(len(qd), dtype=bool)
         rows = np.flatnonzero(qd >= 0)  # only rows whose doc is judged for some query
@@ -78,7 +81,9 @@ class Prepared:
     grade : int64 (rows,)           relevance grade, 0 when unjudged
     judged : bool (rows,)           whether the (query, doc) pair is in the qrels
     score : float64 (rows,)         retrieval score
-    dcode : int32 (rows,)           index into ``doc_ids`` (the run's doc dictionary)
+    dcode : int (rows,)             index into ``doc_ids``: ``doc_ids.take(dcode)`` are the rows'
+                                    doc ids (``doc_ids`` is the run's doc dictionary, or its
+                                    per-row doc strings when no dictionary was built)
     ideal_offsets, ideal_grade      every judged grade of query i, sorted descending,
                                     in ``ideal_grade[ideal_offsets[i]:ideal_offsets[i+1]]``
     in_run : bool (n,)              whether the query has a ranking in the run
@@ -287,12 +292,19 @@ def prepare(
     keep_rows = row_q >= 0
     if missing == "ignore":
         keep_rows &= eval_mask[np.maximum(row_q, 0)]
-    if keep_rows.all():
-        rq, dcode, score = row_q, run.dcode, run.scores
+    # doc references: codes into the run's doc dictionary when it exists, else row
+    # positions into its doc strings (building the dictionary would hash every row)
+    if run.docs_encoded:
+        dref, doc_ids = run.dcode, run.doc_ids
     else:
-        rq, dcode, score = row_q[keep_rows], run.dcode[keep_rows], run.scores[keep_rows]
+        dref, doc_ids = np.arange(len(run), dtype=np.int64), run.doc_column()
+    qdoc = run.doc_lookup(index.qrels.doc_ids)  # qrels doc code of every row, -1 if never judged
+    if keep_rows.all():
+        rq, dcode, score = row_q, dref, run.scores
+    else:
+        rq, dcode, score, qdoc = row_q[keep_rows], dref[keep_rows], run.scores[keep_rows], qdoc[keep_rows]
     qidx_all = q_new[rq]
-    order = _rank_order(qidx_all, score, dcode, run.doc_ids)
+    order = _rank_order(qidx_all, score, dcode, doc_ids)
     qidx = qidx_all[order]
     n_eval = int(eval_mask.sum())
     counts = np.bincount(qidx, minlength=n_eval)
@@ -305,7 +317,7 @@ def prepare(
         counts = np.minimum(counts, depth)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     r_dcode = dcode[order]
-    grade, judged = index.grades_for(rq[order], run.doc_ids, r_dcode)
+    grade, judged = index.grades_at(rq[order], qdoc[order])
     ev_q = np.flatnonzero(eval_mask)
     ic = np.diff(index.ideal_offsets)[ev_q]
     if n_eval == len(qrels_q):
@@ -325,7 +337,7 @@ def prepare(
         judged=judged,
         score=score[order],
         dcode=r_dcode,
-        doc_ids=run.doc_ids,
+        doc_ids=doc_ids,
         ideal_offsets=ideal_offsets,
         ideal_grade=ideal_grade,
         in_run=run_has[eval_mask],
