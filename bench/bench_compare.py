@@ -17,6 +17,9 @@ Timed steps (median of ``--repeat`` runs, seconds):
   resamples) + Holm correction + effect sizes;
 * ``rankscope stats only``: the same call on the 3 already computed
   ``EvaluationResult`` values (no evaluation);
+Wall and CPU time (``time.process_time``, all threads of the process) are both
+printed: on a shared, loaded machine the CPU time is the steadier number.
+
 * ``ranx compare``: ``ranx.compare(qrels, runs, metrics, stat_test="fisher",
   n_permutations=1000)`` (evaluation + its Fisher randomization test, no correction),
   after a tiny warm-up call that compiles/loads numba's code; ``ranx cold`` is the
@@ -59,13 +62,20 @@ def columns(queries: int, depth: int) -> dict[str, Any]:
     }
 
 
-def median_time(step: Any, repeat: int) -> tuple[float, list[float], Any]:
-    times = []
+CPU: dict[str, float] = {}
+
+
+def median_time(step: Any, repeat: int, key: str = "") -> tuple[float, list[float], Any]:
+    """Median wall time of ``repeat`` calls; the median CPU time (all threads) goes to ``CPU[key]``."""
+    times, cpu = [], []
     out = None
     for _ in range(repeat):
+        c = time.process_time()
         t = time.perf_counter()
         out = step()
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    CPU[key] = statistics.median(cpu)
     return statistics.median(times), times, out
 
 
@@ -82,21 +92,21 @@ def worker_rankscope(args: argparse.Namespace) -> dict[str, Any]:
         return compare(qrels, runs, METRICS, **kw)  # type: ignore[arg-type]
 
     compare(qrels, {n: Run(["q0"], ["D0"], [1.0], n) for n in SYSTEMS}, METRICS, **kw)  # imports, scipy
-    t_full, all_full, comp = median_time(full, args.repeat)
+    t_full, all_full, comp = median_time(full, args.repeat, "rankscope_compare")
     ev = Evaluator(qrels, METRICS)
     results = {n: ev.evaluate(r, name=n) for n, r in runs.items()}
 
     def stats_only() -> Any:
         return compare(None, results, METRICS, **kw)  # type: ignore[arg-type]
 
-    t_stats, all_stats, comp2 = median_time(stats_only, args.repeat)
+    t_stats, all_stats, comp2 = median_time(stats_only, args.repeat, "rankscope_stats_only")
     assert comp.to_dict()["pairs"] == comp2.to_dict()["pairs"]
     return {
         "rankscope_compare": t_full, "rankscope_compare_all": all_full,
         "rankscope_stats_only": t_stats, "rankscope_stats_only_all": all_stats,
         "p_values": [round(p.p_value, 4) for p in comp.pairs],
         "p_adjusted": [round(p.p_adjusted, 4) for p in comp.pairs],
-        "means": comp.means,
+        "means": comp.means, "cpu": CPU,
     }
 
 
@@ -129,10 +139,11 @@ def worker_ranx(args: argparse.Namespace) -> dict[str, Any]:
     tiny_q = ranx.Qrels({"q": {"a": 1}, "r": {"b": 1}})
     tiny = [ranx.Run({"q": {"a": 1.0, "b": 0.5}, "r": {"b": 1.0}}, name=n) for n in SYSTEMS]
     ranx.compare(tiny_q, tiny, METRICS, stat_test="fisher", n_permutations=10, max_p=0.05)
-    t_warm, all_warm, report = median_time(step, args.repeat)
+    t_warm, all_warm, report = median_time(step, args.repeat, "ranx_compare")
     out["ranx_compare"] = t_warm
     out["ranx_compare_all"] = all_warm
     out["ranx_means"] = {r.name: {m: report.results[r.name][m] for m in METRICS} for r in runs}
+    out["cpu"] = CPU
     return out
 
 
@@ -187,8 +198,11 @@ def main() -> None:
             if abs(a - b) > 1e-6:
                 print(f"  WARNING: mean {m} of {name} differs: rankscope {a:.6f}, ranx {b:.6f}")
     ratio = rx["ranx_compare"] / rs["rankscope_compare"]
+    cpu_ratio = rx["cpu"]["ranx_compare"] / rs["cpu"]["rankscope_compare"]
+    print(f"CPU time (all threads): rankscope compare {rs['cpu']['rankscope_compare']:.3f} s, stats only "
+          f"{rs['cpu']['rankscope_stats_only']:.3f} s; ranx compare {rx['cpu']['ranx_compare']:.3f} s")
     print(f"ratio ranx / rankscope (end to end, rankscope with {args.permutations // args.ranx_permutations}x "
-          f"the permutations): {ratio:.1f}x")
+          f"the permutations): wall {ratio:.1f}x, CPU {cpu_ratio:.1f}x")
 
 
 if __name__ == "__main__":
