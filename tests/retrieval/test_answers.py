@@ -131,3 +131,20 @@ def test_real_cmrc_gold_paragraph_contains_its_answer_and_answer_relevance_is_a_
     # the gold paragraph contains the answer, so answer relevance never ranks a query lower
     assert all(a[q]["mrr"] >= b[q]["mrr"] for q in b)
     assert by_id.result.mean()["hit_rate@5"] > 0.5  # lexical overlap finds most gold paragraphs
+
+
+def test_query_without_hits_or_failing_still_counts_as_zero() -> None:
+    ts = TestSet.from_annotations(["hit", "empty", "boom"], answers=["42", "42", "42"])
+
+    def search(query: str, k: int) -> list[Hit]:
+        if query == "boom":
+            raise RuntimeError("down")
+        return [Hit("c1", 1.0, text="it is 42")] if query == "hit" else []
+
+    ev = evaluate_retriever(search, ts, ["mrr", "recall@5"], retries=0, progress=False)
+    assert ev.result.queries.evaluated == 3 and list(ev.errors) == ["q3"]
+    assert ev.result.mean() == {"mrr": pytest.approx(1 / 3), "recall@5": pytest.approx(1 / 3)}
+    # every call failing: still three zeros, not an error
+    with pytest.warns(RuntimeWarning, match="every query failed"):
+        none = evaluate_retriever(lambda q: 1 / 0, ts, ["mrr"], retries=0, progress=False)
+    assert none.result.mean() == {"mrr": 0.0} and none.result.queries.evaluated == 3

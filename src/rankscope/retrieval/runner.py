@@ -330,11 +330,10 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
     if mode == "answers":
         from rankscope.retrieval.answers import answer_qrels
 
-        chunk_qrels = answer_qrels(answers, retrieved, ts.corpus if mapping is None else None)
+        chunk_qrels = _cover(answer_qrels(answers, retrieved, ts.corpus if mapping is None else None), answers)
         doc_qrels = chunk_qrels
         if mapping is not None:
-            doc_qrels = answer_qrels(answers, _map_retrieved(retrieved, mapping), ts.corpus)
-        _ensure_judged(chunk_qrels, ts)
+            doc_qrels = _cover(answer_qrels(answers, _map_retrieved(retrieved, mapping), ts.corpus), answers)
     else:
         chunk_qrels = doc_qrels = ts.qrels
         if mapping is not None and not _any_judged(run, ts.qrels):
@@ -342,13 +341,11 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
             if answers:
                 from rankscope.retrieval.answers import answer_qrels
 
-                chunk_qrels = answer_qrels(answers, retrieved)
+                chunk_qrels = _cover(answer_qrels(answers, retrieved), answers)
                 chunk_relevance = "answers"
             else:
                 chunk_relevance = None
 
-    if len(chunk_qrels) == 0:  # answers judged nothing: no query got a hit
-        chunk_qrels, chunk_relevance = ts.qrels, None
     result = Evaluator(chunk_qrels, metric_list, relevance_level=relevance_level).evaluate(run)
     doc_result = None
     if doc_run is not None:
@@ -387,8 +384,20 @@ def _any_judged(run: Run, qrels: Qrels) -> bool:
     return bool(pc.any(pc.is_in(run.doc_ids, value_set=qrels.doc_ids)).as_py())
 
 
-def _ensure_judged(qrels: Qrels, ts: TestSet) -> None:
-    if len(qrels) == 0:
-        raise EmptyInputError(
-            f"test set {ts.name!r}: no query with reference answers got any hit, so nothing can be judged"
-        )
+NO_HIT = "\x00rankscope:no-hit"  # a judged non-relevant id no retriever returns
+
+
+def _cover(qrels: Qrels, query_ids: Iterable[str]) -> Qrels:
+    """Give every query in ``query_ids`` a judgment, so that a query with no hit (or a failed call)
+    is scored 0 instead of silently leaving the average: queries absent from the answer-derived
+    judgments get one non-relevant placeholder judgment (``NO_HIT``)."""
+    import numpy as np
+
+    missing = sorted(set(query_ids) - set(qrels.queries))
+    if not missing:
+        return qrels
+    return Qrels(
+        np.concatenate([qrels.query_column(), np.asarray(missing, dtype=object)]),
+        qrels.doc_column().to_pylist() + [NO_HIT] * len(missing),
+        np.concatenate([qrels.grades, np.zeros(len(missing), dtype=np.int64)]),
+    )
