@@ -113,3 +113,27 @@ def test_adding_a_constant_to_scores_changes_nothing(qrels: dict, run: dict, shi
     base = evaluate(*_tables(qrels, run), metrics)
     moved = {q: {d: s + shift for d, s in docs.items()} for q, docs in run.items()}
     assert np.array_equal(evaluate(*_tables(qrels, moved), metrics).per_query.values, base.per_query.values)
+
+
+def test_duplicates_are_found_in_large_runs_grouped_or_not() -> None:
+    import pytest
+
+    from rankscope.errors import DuplicateEntryError
+
+    n = 6000  # above the size where the fingerprint pre-check is used
+    qs = [f"q{i // 3}" for i in range(n)]
+    ds = [f"doc-{i % 3}-{'x' * (i % 40)}" for i in range(n)]  # ids from 6 to 45 bytes long
+    scores = np.arange(n, 0, -1, dtype=np.float64)
+    assert len(Run(qs, ds, scores)) == n
+    rng = np.random.default_rng(0)
+    # (q7, doc of row 22) repeated inside q7's block (rows 21-23), with a worse score
+    q2, d2 = [*qs[:24], "q7", *qs[24:]], [*ds[:24], ds[22], *ds[24:]]
+    s2 = np.concatenate((scores[:24], [scores[23] - 0.5], scores[24:]))
+    for grouped in (True, False):
+        order = np.arange(n + 1) if grouped else rng.permutation(n + 1)
+        qa, da, sa = [q2[i] for i in order], [d2[i] for i in order], s2[order]
+        with pytest.raises(DuplicateEntryError, match="'q7'"):
+            Run(qa, da, sa)
+        best = Run(qa, da, sa, duplicates="keep_best")
+        assert len(best) == n
+        assert best.to_dict()["q7"][ds[22]] == scores[22]
