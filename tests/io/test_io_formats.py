@@ -234,3 +234,20 @@ def test_parquet_errors_name_row(tmp_path: Path) -> None:
                              "score": pa.array([], pa.float64())}), empty)
     with pytest.raises(EmptyInputError):
         read_run(empty)
+
+
+def test_jsonl_arrow_and_python_paths_agree(tmp_path: Path, run: Run) -> None:
+    clean = tmp_path / "clean.jsonl"
+    write_run(run, clean)
+    text = clean.read_text()
+    messy = tmp_path / "messy.jsonl"  # a blank line sends the file to the line-by-line parser
+    messy.write_text("\n" + text)
+    a, b = read_run(clean, name="x"), read_run(messy, name="x")
+    assert a.to_dict() == b.to_dict() == run.to_dict()
+    ints = tmp_path / "ints.jsonl"
+    ints.write_text('{"qid": 1, "docno": 2, "score": 3}\n{"qid": 1, "docno": 3, "score": 2.5}\n')
+    assert read_run(ints).to_dict() == {"1": {"2": 3.0, "3": 2.5}}
+    floats = tmp_path / "float_ids.jsonl"
+    floats.write_text('{"qid": 1.0, "docno": 2, "score": 3}\n')
+    with pytest.raises(ParseError, match=r":1: query id must be a string or an integer, got 1.0"):
+        read_run(floats)
