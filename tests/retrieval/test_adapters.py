@@ -129,3 +129,13 @@ def test_llamaindex_retriever_and_index() -> None:
     assert ev_index.result.mean()["mrr"] == 1.0
     assert ev_index.result.mean()["P@3"] == pytest.approx(1 / 3)
     assert all(len(ranked) == 3 for ranked in ev_index.run.to_dict().values())
+
+
+def test_langchain_runnable_returning_ids() -> None:
+    runnables = pytest.importorskip("langchain_core.runnables")
+    chain = runnables.RunnableLambda(lambda q: ["k8s", "py"] if "docker" in q else ["py", "k8s"])
+    adapted = as_retriever(chain)
+    assert isinstance(adapted, LangChainRetriever)
+    ts = TestSet.from_annotations(["docker", "python"], [["k8s"], ["k8s"]])
+    ev = evaluate_retriever(chain, ts, ["mrr"], progress=False)
+    assert ev.result.per_query.to_dict() == {"q1": {"mrr": 1.0}, "q2": {"mrr": 0.5}}

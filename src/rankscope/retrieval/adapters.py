@@ -98,7 +98,8 @@ class LangChainRetriever:
             hits = [langchain_hit(doc, score, self.id_key) for doc, score in pairs]
         else:
             docs = self.obj.invoke(query, k=k) if self._takes_k else self.obj.invoke(query)
-            hits = [langchain_hit(doc, getattr(doc, "metadata", {}).get("score"), self.id_key) for doc in docs]
+            hits = [langchain_hit(doc, (doc.metadata or {}).get("score"), self.id_key)
+                    if hasattr(doc, "page_content") else doc for doc in docs]  # a Runnable may return ids
         return to_hits(hits, k, where=self.name)
 
 
