@@ -32,6 +32,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.web import web_router
 
     settings = settings or Settings()
+    # load the metric registry now: its lazy first load is not thread-safe, and requests run in threads
+    from rankscope.measures import all_specs
+
+    all_specs()
     db = Database(settings.db_url)
     if settings.migrate:
         upgrade(db)

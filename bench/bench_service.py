@@ -1,0 +1,180 @@
+"""Load test of the evaluation service: concurrent clients uploading runs and creating evaluations.
+
+    .venv/bin/python bench/bench_service.py                       # 20 clients, 60 s, SQLite
+    .venv/bin/python bench/bench_service.py --seconds 20 --clients 8
+    .venv/bin/python bench/bench_service.py --db postgresql+psycopg://user@127.0.0.1:5432/db
+
+A `rankscope serve` process is started on 127.0.0.1 (a free port) with a fresh SQLite file
+unless --db is given.  One test set of --queries queries is uploaded; then every client, in a
+loop until the time is up: uploads a random run, creates an evaluation of it, and reads
+``GET /testsets``, ``GET /runs/{id}``, ``GET /evaluations/{id}`` and
+``GET /evaluations/{id}/queries``.  Afterwards it waits for every job and checks that
+nothing was lost or duplicated: every evaluation is done, has exactly one stored score per
+query (``n_queries`` rows, all distinct), and its means equal rankscope.evaluate on the
+uploaded run.  Prints request counts, errors, and p50/p95 latency of each read endpoint.
+Exits 1 when any request failed or any check does not hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(db: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve", "--db", db,
+           "--port", str(port), "--workers", str(workers)]
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    for _ in range(300):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/v1/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"server did not start:\n{log.read_text()}")
+
+
+def make_run(rng: np.random.Generator, n_queries: int, docs: int) -> dict[str, dict[str, float]]:
+    return {f"q{q}": {f"d{int(d)}": float(docs - i) for i, d in enumerate(rng.choice(200, size=docs, replace=False))}
+            for q in range(n_queries)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--docs", type=int, default=20, help="documents per query in each uploaded run")
+    ap.add_argument("--workers", type=int, default=2, help="server job threads")
+    ap.add_argument("--db", default=None)
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="rankscope-bench-"))
+    db = args.db or f"sqlite:///{tmp / 'bench.sqlite3'}"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/api/v1"
+    proc = start_server(db, port, args.workers, tmp / "server.log")
+    rng0 = np.random.default_rng(0)
+    qrels = {f"q{q}": {f"d{int(d)}": int(rng0.integers(1, 3)) for d in rng0.choice(200, size=5, replace=False)}
+             for q in range(args.queries)}
+    testset = {"queries": [{"id": q, "text": f"query {q}", "relevant": rel} for q, rel in qrels.items()]}
+    ts = httpx.post(f"{base}/testsets", files={"file": ("bench.json", json.dumps(testset))},
+                    data={"format": "json"}, timeout=60).json()
+    metrics = ["ndcg@10", "map", "mrr", "recall@10"]
+
+    latency: dict[str, list[float]] = defaultdict(list)
+    errors: list[str] = []
+    created: list[tuple[str, dict[str, dict[str, float]]]] = []
+    counts: dict[str, int] = defaultdict(int)
+    lock = threading.Lock()
+    stop_at = time.monotonic() + args.seconds
+
+    def client(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        with httpx.Client(base_url=base, timeout=120) as c:
+            while time.monotonic() < stop_at:
+                run = make_run(rng, args.queries, args.docs)
+                steps: list[tuple[str, Any]] = []
+                r = c.post("/runs", files={"file": ("r.json", json.dumps(run))},
+                           data={"test_set_id": str(ts["id"]), "format": "json", "name": f"c{seed}"})
+                steps.append(("POST /runs", r))
+                if r.status_code != 201:
+                    errors.append(f"POST /runs {r.status_code} {r.text[:200]}")
+                    continue
+                run_id = r.json()["id"]
+                r = c.post("/evaluations", json={"test_set_id": ts["id"], "run_ids": [run_id], "metrics": metrics})
+                steps.append(("POST /evaluations", r))
+                if r.status_code != 202:
+                    errors.append(f"POST /evaluations {r.status_code} {r.text[:200]}")
+                    continue
+                job_id = r.json()["id"]
+                with lock:
+                    created.append((job_id, run))
+                for label, url in (("GET /testsets", "/testsets"), ("GET /runs/{id}", f"/runs/{run_id}"),
+                                   ("GET /evaluations/{id}", f"/evaluations/{job_id}"),
+                                   ("GET /evaluations/{id}/queries", f"/evaluations/{job_id}/queries")):
+                    t0 = time.perf_counter()
+                    r = c.get(url)
+                    dt = time.perf_counter() - t0
+                    with lock:
+                        latency[label].append(dt)
+                    steps.append((label, r))
+                for label, resp in steps:
+                    with lock:
+                        counts[label] += 1
+                    if resp.status_code >= 400:
+                        errors.append(f"{label} {resp.status_code} {resp.text[:200]}")
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
+    t_start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - t_start
+
+    # every job finishes, with exactly one score per query and the engine's means
+    from rankscope import Qrels, Run
+    from rankscope.engine import evaluate
+
+    problems: list[str] = []
+    deadline = time.monotonic() + 300
+    q = Qrels.from_dict(qrels)
+    with httpx.Client(base_url=base, timeout=120) as c:
+        for job_id, run in created:
+            while (job := c.get(f"/evaluations/{job_id}").json())["status"] not in ("done", "failed"):
+                if time.monotonic() > deadline:
+                    problems.append(f"{job_id} not finished")
+                    break
+                time.sleep(0.2)
+            items = c.get(f"/evaluations/{job_id}/queries", params={"limit": 100000}).json()["items"]
+            ids = [i["query_id"] for i in items]
+            if job["status"] != "done" or len(ids) != args.queries or len(set(ids)) != len(ids):
+                problems.append(f"{job_id}: status {job['status']}, {len(ids)} scores ({len(set(ids))} distinct)")
+                continue
+            want = evaluate(q, Run.from_dict(run), metrics).mean()
+            got = job["runs"][0]["means"]
+            if any(abs(got[m] - want[m]) > 1e-9 for m in metrics):
+                problems.append(f"{job_id}: means {got} != {want}")
+    proc.terminate()
+    proc.wait(10)
+
+    total = sum(counts.values())
+    print(f"{args.clients} clients, {elapsed:.1f} s, {total} requests ({total / elapsed:.1f}/s), "
+          f"{len(created)} runs uploaded and evaluated; database {'SQLite' if db.startswith('sqlite') else 'other'}")
+    print(f"{'endpoint':32} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
+    for label in sorted(latency):
+        arr = np.array(latency[label]) * 1000
+        print(f"{label:32} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
+    print(f"errors: {len(errors)}; lost/duplicated/wrong results: {len(problems)}")
+    for line in (errors + problems)[:10]:
+        print("  ", line)
+    if not args.db:
+        for f in tmp.iterdir():
+            f.unlink()
+        os.rmdir(tmp)
+    return 1 if errors or problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
