@@ -287,7 +287,8 @@ def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.
     mats = []
     for r in results:
         q = r.per_query.query_ids
-        pos = np.searchsorted(q, common)
+        order = np.argsort(q, kind="stable")
+        pos = order[np.searchsorted(q[order], common)]
         mats.append(r.per_query.values[pos])
     return np.asarray(common, dtype=object), np.stack(mats)
 

@@ -190,3 +190,14 @@ def test_bad_input_raises_clear_errors(tmp_path: Path) -> None:
     c = compare(qrels, {"a": r, "b": r}, ["mrr"], baseline="a")
     with pytest.raises(InvalidParameterError, match="not in this comparison"):
         c.pair("a", "b", "ndcg@10")
+
+
+def test_results_in_any_query_order_are_aligned() -> None:
+    a = _result("a", "mrr", [0.1, 0.2, 0.3, 0.4])
+    b = _result("b", "mrr", [0.5, 0.6, 0.7, 0.8])
+    shuffled = [3, 1, 0, 2]
+    pq = PerQueryScores(b.per_query.query_ids[shuffled], ("mrr",), b.per_query.values[shuffled])
+    b2 = EvaluationResult("b", b.labels, b.measures, pq, b.queries)
+    one, two = compare(None, [a, b], ["mrr"]), compare(None, [a, b2], ["mrr"])
+    assert one.pairs == two.pairs
+    assert (one.pairs[0].wins, one.pairs[0].diff) == (4, pytest.approx(0.4))
