@@ -179,3 +179,16 @@ def test_beir_round_trip(tmp_path: Path) -> None:
     assert back.queries == ts.queries and back.judgments() == ts.judgments() and back.corpus == ts.corpus
     assert back["a"].answers == ("排序函数",) and back["a"].tags == ("中文",)
     assert (tmp_path / "beir" / "qrels" / "dev.tsv").read_text().splitlines()[0] == "query-id\tcorpus-id\tscore"
+
+
+def test_cli_testset_convert(tmp_path: Path) -> None:
+    src = tmp_path / "seed.json"
+    src.write_text(json.dumps(SEED, ensure_ascii=False), encoding="utf-8")
+    runner = CliRunner()
+    out = runner.invoke(app, ["testset", "convert", str(src), str(tmp_path / "beir")])
+    assert out.exit_code == 0 and "3 queries, 7 judgments" in out.stdout
+    out = runner.invoke(app, ["testset", "convert", str(tmp_path / "beir"), str(tmp_path / "t.jsonl")])
+    assert out.exit_code == 0, out.output
+    assert TestSet.from_jsonl(tmp_path / "t.jsonl").judgments() == TestSet.from_json(src).judgments()
+    bad = runner.invoke(app, ["testset", "convert", str(tmp_path / "missing.json"), str(tmp_path / "x.json")])
+    assert bad.exit_code == 2 and "no such file" in bad.output

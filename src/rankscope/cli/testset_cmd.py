@@ -1,4 +1,5 @@
-"""``rankscope testset check FILE``: audit a test set (duplicates, empty queries, missing ids, grades)."""
+"""``rankscope testset check FILE`` (audit: duplicates, empty queries, missing ids, grades) and
+``rankscope testset convert IN OUT`` (JSON / JSONL / BEIR)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,34 @@ def _print_table(audit: Any) -> None:
     console = Console()
     console.print(table)
     console.print(f"{audit.problems} problem(s) found" if audit.problems else "no problem found")
+
+
+class ConvertFormat(str, Enum):
+    json = "json"
+    jsonl = "jsonl"
+    beir = "beir"
+
+
+@testset_app.command("convert")
+@user_errors
+def convert_command(
+    source: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
+    target: Annotated[Path, typer.Argument(help="output: .json, .jsonl, or a folder (BEIR)")],
+    to: Annotated[Optional[ConvertFormat], typer.Option("--to", help="output format (default: from TARGET)")] = None,
+    split: Annotated[str, typer.Option("--split", help="BEIR qrels split to read / write")] = "test",
+) -> None:
+    """Convert a test set between JSON, JSONL and BEIR folders."""
+    from rankscope.data.testset import TestSet
+
+    if not source.exists():
+        raise FileNotFoundError(2, "no such file", str(source))
+    ts = TestSet.from_beir(source, split=split) if source.is_dir() else TestSet.from_file(source)
+    fmt = to or (ConvertFormat.json if target.suffix.lower() == ".json"
+                 else ConvertFormat.jsonl if target.suffix.lower() in (".jsonl", ".ndjson") else ConvertFormat.beir)
+    if fmt is ConvertFormat.json:
+        ts.to_json(target)
+    elif fmt is ConvertFormat.jsonl:
+        ts.to_jsonl(target)
+    else:
+        ts.to_beir(target, split=split)
+    typer.echo(f"{len(ts)} queries, {len(ts.qrels)} judgments -> {target} ({fmt.value})")
