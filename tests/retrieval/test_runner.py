@@ -277,3 +277,25 @@ def test_metrics_are_checked_before_any_call() -> None:
     with pytest.warns(UserWarning, match=r"recall@100: cutoff above k=5"):
         ev = evaluate_retriever(fake, _testset(), ["recall@100", "mrr"], k=5, progress=False)
     assert list(ev.result.mean()) == ["recall@100", "mrr"]
+
+
+def test_async_retrievers_are_awaited() -> None:
+    import asyncio
+
+    class AsyncRetriever:
+        async def search(self, query: str, k: int) -> list[Hit]:
+            await asyncio.sleep(0)
+            return FakeRetriever().search(query, k)
+
+    async def fn(query: str, k: int) -> list[str]:
+        return [h.id for h in FakeRetriever().search(query, k)]
+
+    for retriever in (AsyncRetriever(), fn):
+        ev = evaluate_retriever(retriever, _testset(), ["mrr"], workers=3, progress=False)
+        assert ev.errors == {} and ev.result.mean()["mrr"] == pytest.approx(MRR_ALL)
+
+    async def inside_a_running_loop() -> float:  # e.g. a Jupyter cell
+        ev = evaluate_retriever(AsyncRetriever(), _testset(), ["mrr"], workers=1, progress=False)
+        return ev.result.mean()["mrr"]
+
+    assert asyncio.run(inside_a_running_loop()) == pytest.approx(MRR_ALL)

@@ -12,6 +12,8 @@ rewritten for rankscope:
   returning hits, ``(id, score)`` pairs, bare ids, or dicts with ``id`` and
   ``score`` keys;
 * a plain callable ``fn(query, k)`` or ``fn(query)`` returning any of those;
+* ``async`` versions of both (each call is awaited in its own event loop, so
+  the runner's threads still overlap the waiting);
 * a LangChain retriever (anything with ``invoke``) or vector store, and a
   LlamaIndex retriever (anything with ``retrieve``) or index: see
   :mod:`rankscope.retrieval.adapters`.
@@ -186,6 +188,26 @@ def ranking_scores(hits: Sequence[Hit]) -> list[float]:
     return [float(n - i) for i in range(n)]
 
 
+def _resolve(out: Any) -> Any:
+    """Await ``out`` if the retriever is ``async`` (its own event loop, in a helper thread when this
+    thread already runs one, e.g. in Jupyter)."""
+    if not inspect.isawaitable(out):
+        return out
+    import asyncio
+
+    async def wait() -> Any:
+        return await out
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, wait()).result()
+
+
 class _CallableRetriever:
     """Wraps ``fn(query, k)`` or ``fn(query)``."""
 
@@ -197,7 +219,7 @@ class _CallableRetriever:
 
     def search(self, query: str, k: int) -> list[Hit]:
         out = self.fn(query, k) if self._takes_k else self.fn(query)
-        return to_hits(out, k, where=self.name)
+        return to_hits(_resolve(out), k, where=self.name)
 
 
 class _NormalisingRetriever:
@@ -213,12 +235,12 @@ class _NormalisingRetriever:
         if not hasattr(self.obj, "search"):
             return self.search_batch([query], k)[0]
         out = self.obj.search(query, k) if self._search_takes_k else self.obj.search(query)
-        return to_hits(out, k, where=self.name)
+        return to_hits(_resolve(out), k, where=self.name)
 
     def search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
         if not self.batched:
             return [self.search(q, k) for q in queries]
-        results = list(self.obj.search_batch(queries, k))
+        results = list(_resolve(self.obj.search_batch(queries, k)))
         if len(results) != len(queries):
             raise RankscopeError(
                 f"{self.name}.search_batch returned {len(results)} result lists for {len(queries)} queries"
