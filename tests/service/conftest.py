@@ -25,12 +25,12 @@ TESTSET = {
         {"id": "q2", "text": "dense retrieval", "relevant": ["d3"]},
         {"id": "q3", "text": "rerankers", "relevant": {"d4": 1, "d5": 0}},
     ],
-    "documents": [
-        {"id": "d1", "text": "BM25 is a ranking function based on term frequencies."},
-        {"id": "d2", "text": "Okapi BM25 weighting."},
-        {"id": "d3", "text": "Dense retrieval embeds queries and documents."},
-        {"id": "d4", "title": "Rerankers", "text": "Cross-encoders rescore candidates."},
-    ],
+    "corpus": {
+        "d1": "BM25 is a ranking function based on term frequencies.",
+        "d2": "Okapi BM25 weighting.",
+        "d3": "Dense retrieval embeds queries and documents.",
+        "d4": "Rerankers. Cross-encoders rescore candidates.",
+    },
 }
 RUN_A = "q1 Q0 d1 1 3.0 a\nq1 Q0 d9 2 2.0 a\nq1 Q0 d2 3 1.0 a\nq2 Q0 d7 1 2.0 a\nq2 Q0 d3 2 1.0 a\n"
 RUN_B = json.dumps({"q1": ["d2", "d1"], "q2": ["d3"], "q3": ["d4", "d5"]})

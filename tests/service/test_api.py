@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import zipfile
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from rankscope import Qrels, Run
+from rankscope.data.testset import TestSet
 from rankscope.engine import evaluate
 
 from .conftest import RUN_A, RUN_B, TESTSET, make_client, upload_run, upload_testset, wait_job
@@ -87,6 +90,23 @@ def test_formats_of_test_sets(client: TestClient) -> None:
     assert r.status_code == 201, r.text
     qs = client.get(f"/api/v1/testsets/{r.json()['id']}/queries").json()
     assert qs == [{"query_id": "q1", "text": "first"}, {"query_id": "q2", "text": "second"}]
+
+
+def test_beir_zip_of_scifact(client: TestClient, tmp_path: Path, data_dir: Path) -> None:
+    folder = data_dir / "beir_scifact"
+    archive = tmp_path / "scifact.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel in ("queries.jsonl", "corpus.jsonl", "qrels/test.tsv"):
+            zf.write(folder / rel, f"scifact/{rel}")
+    with archive.open("rb") as fh:
+        r = client.post("/api/v1/testsets", files={"file": ("scifact.zip", fh)}, data={"format": "beir"})
+    assert r.status_code == 201, r.text
+    want = TestSet.from_beir(folder)
+    body = r.json()
+    assert (body["n_queries"], body["n_judgments"], body["n_documents"]) == (
+        len(want), len(want.qrels), len(want.corpus or {}))
+    r = client.post("/api/v1/testsets", files={"file": ("x.zip", b"PK-not-a-zip")}, data={"format": "beir"})
+    assert r.status_code == 422 and "zip" in r.json()["errors"][0]["problem"]
 
 
 def test_errors_name_the_field(client: TestClient) -> None:

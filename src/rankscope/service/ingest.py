@@ -1,11 +1,10 @@
 """Turning uploaded files into test sets and runs.
 
-Test sets: ``json`` (an object with ``queries`` [and ``documents``], or a list of
-query objects), ``jsonl`` (one query object a line), ``beir`` (a zip holding
-``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``) and ``trec`` (a
-qrels file plus an optional queries file: ``qid<TAB>text`` lines or JSONL).
-A query object is ``{"id": ..., "text": ..., "relevant": {doc: grade} | [doc, ...]}``
-(``query_id``/``_id``, ``query`` and ``qrels`` are accepted spellings).
+Test sets: ``json`` / ``jsonl`` / ``beir`` (a zip of a BEIR folder) are read by
+:class:`rankscope.data.testset.TestSet` (see ``docs/`` for the record keys: an object
+with ``queries`` and an optional ``corpus`` ``{doc_id: text}``, or a list of query
+records such as ``{"id": ..., "query": ..., "relevant": {doc: grade} | [doc, ...]}``);
+``trec`` is a qrels file plus an optional queries file (``qid<TAB>text`` lines or JSONL).
 
 Runs: ``trec`` (read by :func:`rankscope.io.read_run`), ``json`` (``{query:
 {doc: score}}``) and ``ranked`` (``{query: [doc, ...]}``, best first).
@@ -15,6 +14,7 @@ Every problem raises a :class:`~rankscope.errors.RankscopeError` naming the file
 from __future__ import annotations
 
 import json
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,104 +69,33 @@ def _pick(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _query_records(records: list[Any], source: str) -> ParsedTestSet:
-    qs: list[str] = []
-    ds: list[str] = []
-    gs: list[int] = []
-    queries: list[tuple[str, str | None]] = []
-    for i, rec in enumerate(records, start=1):
-        if not isinstance(rec, dict):
-            raise ParseError(f"query {i}: expected an object, got {type(rec).__name__}", source=source)
-        qid = _pick(rec, ("id", "query_id", "qid", "_id"))
-        if qid is None or isinstance(qid, (dict, list)):
-            raise ParseError(f"query {i}: missing 'id'", source=source)
-        text = _pick(rec, ("text", "query", "question"))
-        rel = _pick(rec, ("relevant", "qrels", "relevant_docs", "relevance"))
-        if isinstance(rel, list):
-            rel = {str(d): 1 for d in rel}
-        if rel is None:
-            rel = {}
-        if not isinstance(rel, dict):
-            raise ParseError(f"query {qid!r}: 'relevant' must be a list of doc ids or {{doc: grade}}", source=source)
-        for d, g in rel.items():
-            if isinstance(g, bool) or not isinstance(g, (int, float)) or int(g) != g:
-                raise ParseError(f"query {qid!r}: grade of {d!r} must be an integer, got {g!r}", source=source)
-            qs.append(str(qid))
-            ds.append(str(d))
-            gs.append(int(g))
-        queries.append((str(qid), None if text is None else str(text)))
-    if not queries:
-        raise EmptyInputError(f"{source}: no query")
-    if not qs:
-        raise EmptyInputError(f"{source}: no relevance judgment in any query")
-    return ParsedTestSet(Qrels.from_arrays(qs, ds, gs), queries)
+def _from_testset(ts: Any) -> ParsedTestSet:
+    """Adapt a :class:`rankscope.data.testset.TestSet` (the project's test set reader)."""
+    queries = [(q.id, q.text or None) for q in ts.queries]
+    docs = [(str(d), str(t)[:MAX_DOC_CHARS]) for d, t in (ts.corpus or {}).items()]
+    if len(ts.qrels) == 0:
+        raise EmptyInputError(f"{ts.name}: no relevance judgment in any query")
+    return ParsedTestSet(ts.qrels, queries, docs)
 
 
-def _documents(obj: Any, source: str) -> list[tuple[str, str]]:
-    if obj is None:
-        return []
-    if isinstance(obj, dict):
-        items = [{"id": k, "text": v} for k, v in obj.items()]
-    elif isinstance(obj, list):
-        items = obj
-    else:
-        raise ParseError("'documents' must be a list of {id, text} or a {id: text} object", source=source)
-    out = []
-    for rec in items:
-        if not isinstance(rec, dict):
-            raise ParseError("every document must be an object with 'id' and 'text'", source=source)
-        did = _pick(rec, ("id", "doc_id", "_id", "docid"))
-        if did is None:
-            raise ParseError("a document has no 'id'", source=source)
-        text = rec.get("text")
-        title = rec.get("title")
-        full = " ".join(str(x) for x in (title, text) if x)
-        out.append((str(did), full[:MAX_DOC_CHARS]))
-    return out
+def _beir(path: Path, split: str, filename: str) -> ParsedTestSet:
+    from rankscope.data.testset import TestSet
 
-
-def _beir(path: Path, split: str) -> ParsedTestSet:
-    source = path.name
     try:
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile:
         raise ParseError("not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)",
-                         source=source) from None
-    with zf:
-        names = {Path(n).name if "/qrels/" not in f"/{n}" else "qrels/" + Path(n).name: n for n in zf.namelist()}
-        want = f"qrels/{split}.tsv"
-        for need in ("queries.jsonl", want):
-            if need not in names:
-                raise ParseError(f"the archive holds no {need}", source=source)
-        queries_raw = _jsonl(zf.read(names["queries.jsonl"]), f"{source}:queries.jsonl")
-        corpus_raw = _jsonl(zf.read(names["corpus.jsonl"]), f"{source}:corpus.jsonl") if "corpus.jsonl" in names else []
-        qrels = _qrels_tsv(zf.read(names[want]).decode("utf-8", "replace"), f"{source}:{want}")
-    texts = {str(q.get("_id")): q.get("text") for q in queries_raw if isinstance(q, dict)}
-    judged = list(dict.fromkeys(str(x) for x in qrels.query_column()))
-    queries = [(q, texts.get(q)) for q in judged]
-    return ParsedTestSet(qrels, queries, _documents(corpus_raw, source))
-
-
-def _qrels_tsv(text: str, source: str) -> Qrels:
-    qs, ds, gs = [], [], []
-    for i, line in enumerate(text.split("\n"), start=1):
-        parts = line.strip().split("\t") if "\t" in line else line.split()
-        if not parts or not parts[0] or (i == 1 and parts[0] in ("query-id", "query_id", "qid")):
-            continue
-        if len(parts) == 4:  # TREC qrels
-            parts = [parts[0], parts[2], parts[3]]
-        if len(parts) != 3:
-            raise ParseError(f"expected 'query-id, corpus-id, score' columns, got {len(parts)}", source=source, line=i)
+                         source=filename) from None
+    with zf, tempfile.TemporaryDirectory(prefix="rankscope-beir-") as tmp:
+        tops = [n for n in zf.namelist() if Path(n).name == "queries.jsonl"]
+        if not tops:
+            raise ParseError("the archive holds no queries.jsonl", source=filename)
+        zf.extractall(tmp)  # zipfile drops absolute paths and '..' components
+        folder = (Path(tmp) / tops[0]).parent
         try:
-            g = int(parts[2])
-        except ValueError:
-            raise ParseError(f"grade must be an integer, got {parts[2]!r}", source=source, line=i) from None
-        qs.append(parts[0])
-        ds.append(parts[1])
-        gs.append(g)
-    if not qs:
-        raise EmptyInputError(f"{source}: no judgment")
-    return Qrels.from_arrays(qs, ds, gs)
+            return _from_testset(TestSet.from_beir(folder, split=split, name=Path(filename).stem))
+        except FileNotFoundError as exc:
+            raise ParseError(str(exc.strerror or exc), source=filename) from None
 
 
 def _queries_file(path: Path, source: str) -> dict[str, str]:
@@ -189,11 +118,13 @@ def _queries_file(path: Path, source: str) -> dict[str, str]:
 
 def parse_testset(path: Path, format: str, *, filename: str = "upload", queries_path: Path | None = None,
                   queries_filename: str = "queries", split: str = "test") -> ParsedTestSet:
-    """Read an uploaded test set saved at ``path``."""
+    """Read an uploaded test set saved at ``path`` (JSON/JSONL/BEIR through :class:`TestSet`)."""
+    from rankscope.data.testset import TestSet
+
     if format not in TESTSET_FORMATS:
         raise InvalidParameterError(f"format must be one of {', '.join(TESTSET_FORMATS)}; got {format!r}")
     if format == "beir":
-        return _beir(path, split)
+        return _beir(path, split, filename)
     if format == "trec":
         from rankscope.io import read_qrels
 
@@ -201,18 +132,13 @@ def parse_testset(path: Path, format: str, *, filename: str = "upload", queries_
         texts = _queries_file(queries_path, queries_filename) if queries_path is not None else {}
         judged = list(dict.fromkeys(str(x) for x in qrels.query_column()))
         return ParsedTestSet(qrels, [(q, texts.get(q)) for q in judged])
-    raw = path.read_bytes()
-    if format == "jsonl":
-        return _query_records(_jsonl(raw, filename), filename)
-    obj = _json(raw, filename)
-    if isinstance(obj, list):
-        return _query_records(obj, filename)
-    if not isinstance(obj, dict) or "queries" not in obj:
-        raise ParseError("expected an object with 'queries' (and optionally 'documents') or a list of queries",
-                         source=filename)
-    parsed = _query_records(obj["queries"], filename)
-    parsed.documents = _documents(_pick(obj, ("documents", "corpus", "docs")), filename)
-    return parsed
+    named = path.with_name(Path(filename).name or path.name)  # error messages name the uploaded file
+    path.rename(named)
+    try:
+        ts = TestSet.from_jsonl(named) if format == "jsonl" else TestSet.from_json(named)
+    finally:
+        named.rename(path)
+    return _from_testset(ts)
 
 
 def parse_run(path: Path, format: str, name: str, *, filename: str = "upload") -> Run:
