@@ -121,7 +121,8 @@ def test_randomization_shares_signs_across_rows() -> None:
 def test_randomization_chunking_does_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
     d = _matrix(3, 500, 2)
     _, p_big = paired.randomization(d, permutations=3000, rng=5)
-    monkeypatch.setattr(paired, "_CHUNK_BYTES", 64 * 100)  # ~100 permutations per chunk, tables not cached
+    monkeypatch.setattr(paired, "_CHUNK_BYTES", 8 * 63 * 100)  # 100 permutations per chunk
+    monkeypatch.setattr(paired, "_TABLE_BYTES", 1)  # one row per block: the byte stream is replayed per row
     _, p_small = paired.randomization(d, permutations=3000, rng=5)
     np.testing.assert_array_equal(p_big, p_small)
 

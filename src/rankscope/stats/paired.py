@@ -30,7 +30,7 @@ TESTS = ("t", "wilcoxon", "randomization")
 
 # bytes of the sign matrix held in memory at once by the randomization test
 _CHUNK_BYTES = 32 * 1024 * 1024
-# cached per-row subset-sum tables (n/8 groups x 256 sums each); beyond this they are rebuilt per chunk
+# per-row subset-sum tables (n/8 groups x 256 sums each) held at once; more rows are done in blocks
 _TABLE_BYTES = 64 * 1024 * 1024
 
 
@@ -144,20 +144,25 @@ def _flipped_sums(d: np.ndarray, gen: np.random.Generator, permutations: int) ->
     k, n = d.shape
     groups = (n + 7) // 8
     total = d.sum(axis=1)
-    cache = k * groups * 256 * 8 <= _TABLE_BYTES
-    tables = [_byte_table(r) for r in d] if cache else []
+    # rows are processed in blocks whose tables fit in _TABLE_BYTES; every block replays
+    # the same random byte stream (same seed), so all rows see the same sign vectors
+    block = max(1, _TABLE_BYTES // (groups * 256 * 8))
+    seed = int(gen.integers(0, 2**63 - 1))
     offsets = np.arange(groups, dtype=np.intp) * 256
     out = np.empty((k, permutations))
     chunk = max(1, min(permutations, _CHUNK_BYTES // (8 * groups)))
-    done = 0
-    while done < permutations:
-        rows = min(chunk, permutations - done)
-        raw = np.frombuffer(gen.bytes(rows * groups), dtype=np.uint8).reshape(rows, groups)
-        idx = raw + offsets  # (rows, groups) positions in a table
-        for r in range(k):
-            table = tables[r] if cache else _byte_table(d[r])
-            out[r, done:done + rows] = total[r] - 2.0 * table.take(idx).sum(axis=1)
-        done += rows
+    for first in range(0, k, block):
+        rows_here = range(first, min(k, first + block))
+        tables = {r: _byte_table(d[r]) for r in rows_here}
+        stream = np.random.default_rng(seed)
+        done = 0
+        while done < permutations:
+            m = min(chunk, permutations - done)
+            raw = np.frombuffer(stream.bytes(m * groups), dtype=np.uint8).reshape(m, groups)
+            idx = raw + offsets  # (m, groups) positions in a table
+            for r in rows_here:
+                out[r, done:done + m] = total[r] - 2.0 * tables[r].take(idx).sum(axis=1)
+            done += m
     return out
 
 
