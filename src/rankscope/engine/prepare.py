@@ -297,7 +297,7 @@ def prepare(
     if run.docs_encoded:
         dref, doc_ids = run.dcode, run.doc_ids
     else:
-        dref, doc_ids = np.arange(len(run), dtype=np.int64), run.doc_column()
+        dref, doc_ids = np.arange(len(run), dtype=np.int32 if len(run) < 2**31 else np.int64), run.doc_column()
     qdoc = run.doc_lookup(index.qrels.doc_ids)  # qrels doc code of every row, -1 if never judged
     if keep_rows.all():
         rq, dcode, score = row_q, dref, run.scores
