@@ -73,7 +73,11 @@ def test_upload_evaluate_and_drill_down(browser: Any, tmp_path: Path) -> None:
             Select(browser.find_element(By.ID, "run-format")).select_by_value(fmt)
             browser.find_element(By.ID, "run-name").send_keys(name)
             browser.find_element(By.ID, "run-submit").click()
-            wait.until(lambda d, n=name: n in d.find_element(By.ID, "runs").text)
+            try:
+                wait.until(lambda d, n=name: n in d.find_element(By.ID, "runs").text)
+            except Exception:
+                _shot(browser, f"failed-upload-{name}")
+                raise AssertionError(f"run {name} not listed; page: {browser.page_source[:3000]}") from None
         _shot(browser, "1-testset")
 
         metrics = browser.find_element(By.ID, "metrics")
