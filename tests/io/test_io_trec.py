@@ -265,3 +265,13 @@ def test_write_read_round_trip(tmp_path: Path) -> None:
     qrels = read_trec_qrels(require(TREC_TESTS / "qrels.rel_level"))
     write_trec_qrels(qrels, tmp_path / "out.qrels")
     assert read_trec_qrels(tmp_path / "out.qrels").to_dict() == qrels.to_dict()
+
+
+def test_non_ascii_ids_fast_and_slow(tmp_path: Path) -> None:
+    text = RUN.replace("d1", "文档1").replace("q2", "查询2")
+    cols = fast_columns(text.encode(), "run", "x")
+    assert cols is not None  # valid UTF-8 stays on the Arrow path (validated there)
+    path = _write(tmp_path, "zh.run", text)
+    fast, slow = _both(read_trec_run, path)
+    assert fast == slow
+    assert fast[1] == {"q1": {"文档1": 0.5, "d2": 0.25}, "查询2": {"文档1": 3.0}}

@@ -67,6 +67,11 @@ def line_numbers(data: bytes) -> np.ndarray:
     return np.flatnonzero(ends > starts) + 1
 
 
+def _as_string(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """View a binary column of ASCII bytes as strings (same memory layout, no copy, no validation)."""
+    return pa.chunked_array([chunk.view(pa.string()) for chunk in col.chunks], type=pa.string())
+
+
 def _line_text(data: bytes, line: int) -> str:
     start = 0
     if line > 1:
@@ -102,7 +107,10 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
     if len(first) < lo or (hi is not None and len(first) > hi):
         return None
     value_col = f"f{vcol}"
-    types = {f"f{i}": pa.string() for i in range(len(first))}
+    # ASCII needs no UTF-8 validation: read raw bytes and view the id columns as strings (no copy)
+    ascii_only = data.isascii()
+    text = pa.binary() if ascii_only else pa.string()
+    types = {f"f{i}": text for i in range(len(first))}
     types[value_col] = pa.float64() if kind == "run" else pa.string()
     try:
         table = pcsv.read_csv(
@@ -112,7 +120,7 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
                 delimiter=" ", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=True
             ),
             convert_options=pcsv.ConvertOptions(
-                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=True
+                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=not ascii_only
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -121,7 +129,10 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
     for name in table.column_names:
         if name != value_col and pc.min(pc.binary_length(table.column(name))).as_py() == 0:
             return _NOT_CLEAN
-    if pc.any(pc.starts_with(table.column("f0"), "#")).as_py():
+    query, doc = table.column("f0"), table.column("f2")
+    if ascii_only:
+        query, doc = _as_string(query), _as_string(doc)
+    if pc.any(pc.starts_with(query, "#")).as_py():
         return None  # comment lines with as many words as a data line
     raw = table.column(value_col)
     if kind == "qrels":
@@ -138,4 +149,6 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
             line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
             parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
     tag = table.column("f5")[0].as_py() if kind == "run" else ""
-    return Columns(table.column("f0"), table.column("f2"), values, lambda: line_numbers(data), tag)
+    if isinstance(tag, bytes):
+        tag = tag.decode("ascii")
+    return Columns(query, doc, values, lambda: line_numbers(data), tag)
