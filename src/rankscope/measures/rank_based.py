@@ -52,8 +52,12 @@ def _precision_sum(p: Prepared, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     rel = p.is_rel(level)
     if m.cutoff is not None:
         rel = rel & (p.rank < m.cutoff)
-    prec = p.cum_rel(level) / (p.rank + 1.0)
-    return p.sum(prec, rel), p.count(rel).astype(np.float64)
+    rows = np.flatnonzero(rel)  # only relevant rows: rows are grouped by query, so q is sorted
+    q = p.qidx[rows]
+    # relevant documents at or above a relevant row = its position among its query's relevant rows + 1
+    hits = np.arange(1, len(rows) + 1) - np.searchsorted(q, q, side="left")
+    prec = hits / (p.rank[rows] + 1.0)
+    return np.bincount(q, weights=prec, minlength=p.n), np.bincount(q, minlength=p.n).astype(np.float64)
 
 
 def _average_precision(p: Prepared, m: Measure) -> np.ndarray:
