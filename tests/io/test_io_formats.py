@@ -77,6 +77,11 @@ def test_gzip_any_format(tmp_path: Path, run: Run) -> None:
         gz = tmp_path / f"STANDARD{SUFFIX[fmt]}.gz"
         gz.write_bytes(gzip.compress(raw.read_bytes()))
         assert read_run(gz).to_dict() == run.to_dict()
+    for fmt in WRITE_FORMATS:  # the writers compress a .gz path
+        out = tmp_path / f"STANDARD.w{SUFFIX[fmt]}.gz"
+        write_run(run, out)
+        assert out.read_bytes()[:2] == b"\x1f\x8b" and not list(tmp_path.glob("*.tmp"))
+        assert read_run(out).to_dict() == run.to_dict()
 
 
 def test_json_ranked_lists_and_records(tmp_path: Path) -> None:

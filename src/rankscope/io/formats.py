@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,7 @@ def read_run(path: str | Path, format: str | None = None, **options: Any) -> Run
 
 def _writer_format(path: str | Path, format: str | None) -> str:
     if format is None:
-        name = Path(path).name.lower()
+        name = Path(path).name.lower().removesuffix(".gz")
         format = _SUFFIXES.get(Path(name).suffix, "trec")
     fmt = format.lower()
     choices = ("trec", *_WRITERS)
@@ -179,19 +180,33 @@ def _writer_format(path: str | Path, format: str | None) -> str:
 
 
 def write_qrels(qrels: Qrels, path: str | Path, format: str | None = None) -> None:
-    """Write ``qrels`` to ``path`` as trec, json, jsonl, csv, tsv, parquet or arrow (default: from the suffix)."""
+    """Write ``qrels`` to ``path`` as trec, json, jsonl, csv, tsv, parquet or arrow (default: from the suffix).
+
+    A path ending in ``.gz`` is gzip-compressed.
+    """
     fmt = _writer_format(path, format)
-    if fmt == "trec":
-        trec.write_trec_qrels(qrels, path)
-    else:
-        _WRITERS[fmt](qrels, path)
+    _gzipped(path, lambda p: trec.write_trec_qrels(qrels, p) if fmt == "trec" else _WRITERS[fmt](qrels, p))
 
 
 def write_run(run: Run, path: str | Path, format: str | None = None, *, tag: str | None = None) -> None:
-    """Write ``run`` to ``path`` as trec (``tag`` = run name), json, jsonl, csv, tsv, parquet or arrow."""
+    """Write ``run`` to ``path`` as trec (``tag`` = run name), json, jsonl, csv, tsv, parquet or arrow.
+
+    A path ending in ``.gz`` is gzip-compressed.
+    """
     fmt = _writer_format(path, format)
-    if fmt == "trec":
-        trec.write_trec_run(run, path, tag)
-    else:
-        _WRITERS[fmt](run, path)
+    _gzipped(path, lambda p: trec.write_trec_run(run, p, tag) if fmt == "trec" else _WRITERS[fmt](run, p))
+
+
+def _gzipped(path: str | Path, write: Callable[[Path], None]) -> None:
+    p = Path(path)
+    if p.suffix.lower() != ".gz":
+        write(p)
+        return
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        write(tmp)
+        with open(tmp, "rb") as src, gzip.open(p, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
 
