@@ -2,8 +2,10 @@
 
 Scoring (``method="lucene"``, the default, as in Lucene/Elasticsearch)::
 
-    score(q, d) = Σ_{t ∈ q ∩ d} idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 - b + b · |d| / avgdl))
+    score(q, d) = Σ_{t ∈ q ∩ d} idf(t) · tf(t,d) / (tf(t,d) + k1 · (1 - b + b · |d| / avgdl))
     idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+
+(Lucene 8+ drops the classic constant factor ``k1 + 1``; rankings are the same.)
 
 bm25s also offers ``"robertson"``, ``"atire"``, ``"bm25l"`` and ``"bm25+"``
 (``delta`` applies to the last two).  The index is a sparse matrix of
@@ -103,6 +105,8 @@ class BM25Retriever:
         The run name used when this retriever is evaluated.
     with_text:
         Put the document text into each :class:`Hit` (default ``True``).
+    progress:
+        Optional callback ``progress(done, total)`` called while the corpus is tokenized.
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class BM25Retriever:
         delta: float = 0.5,
         name: str = "bm25",
         with_text: bool = True,
+        progress: Callable[[int, int], None] | None = None,
     ) -> None:
         if method not in BM25_METHODS:
             raise InvalidParameterError(f"BM25 method must be one of {', '.join(BM25_METHODS)}; got {method!r}")
@@ -133,7 +138,12 @@ class BM25Retriever:
             import bm25s
         except ImportError:  # pragma: no cover - depends on the environment
             raise RankscopeError("BM25Retriever needs bm25s: pip install 'rankscope[bm25]'") from None
-        tokens = [self.tokenize(t) for t in self._texts]
+        tokens: list[list[str]] = []
+        n = len(self._texts)
+        for start in range(0, n, 256):
+            tokens.extend(self.tokenize(t) for t in self._texts[start : start + 256])
+            if progress is not None:
+                progress(min(start + 256, n), n)
         self._index = bm25s.BM25(k1=self.k1, b=self.b, method=method, delta=delta)
         self._index.index(tokens, show_progress=False)
         self._vocab: dict[str, int] = self._index.vocab_dict

