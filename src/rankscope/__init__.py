@@ -33,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "rankscope.compare",
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "fuse": "rankscope.retrieval.fusion",
+    "load_dataset": "rankscope.datasets",
 }
 
 __all__ = [
@@ -47,6 +49,8 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_retriever",
+    "fuse",
+    "load_dataset",
     "parse_metric",
     "parse_metrics",
     "read_qrels",
@@ -58,10 +62,12 @@ if TYPE_CHECKING:
     from rankscope.compare import Comparison, compare
     from rankscope.data import Qrels, Run
     from rankscope.data.testset import TestSet
+    from rankscope.datasets import load_dataset
     from rankscope.engine import EvaluationResult, Evaluator, evaluate
     from rankscope.errors import RankscopeError
     from rankscope.io import read_qrels, read_run
     from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
+    from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.runner import evaluate_retriever
 
 
