@@ -231,9 +231,16 @@ def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
 
 def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
     """Row order grouping by query, score descending, doc id descending."""
+    return _ranked(qidx, score, dcode, doc_ids)[0]
+
+
+def _ranked(
+    qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(order, qidx[order], score[order])`` of :func:`_rank_order`."""
     n = len(qidx)
     if n == 0:
-        return np.arange(0)
+        return np.arange(0), qidx[:0], score[:0]
     order = _block_order(qidx, score)
     if order is None:
         order = np.lexsort((-score, qidx))
@@ -245,15 +252,19 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids:
         in_group[1:] |= tie
         in_group[:-1] |= tie
         pos = np.flatnonzero(in_group)
-        group = np.cumsum(np.concatenate(([True], ~tie)))[pos]
+        # a tied row starts a new group unless it ties with the row before it
+        starts_group = np.ones(len(pos), dtype=bool)
+        inner = pos > 0
+        starts_group[inner] = ~tie[pos[inner] - 1]
+        group = np.cumsum(starts_group)
         docs = doc_ids.take(pa.array(dcode[order[pos]]))
         # Arrow compares strings bytewise: strcmp order, as trec_eval
         sub = pc.sort_indices(
             pa.table({"g": group, "d": docs}), sort_keys=[("g", "ascending"), ("d", "descending")]
         ).to_numpy()
         order = order.copy()
-        order[pos] = order[pos][sub]
-    return order
+        order[pos] = order[pos][sub]  # rows move only within a tie group: sq and ss stay valid
+    return order, sq, ss
 
 
 def prepare(
@@ -304,8 +315,7 @@ def prepare(
     else:
         rq, dcode, score, qdoc = row_q[keep_rows], dref[keep_rows], run.scores[keep_rows], qdoc[keep_rows]
     qidx_all = q_new[rq]
-    order = _rank_order(qidx_all, score, dcode, doc_ids)
-    qidx = qidx_all[order]
+    order, qidx, r_score = _ranked(qidx_all, score, dcode, doc_ids)
     n_eval = int(eval_mask.sum())
     counts = np.bincount(qidx, minlength=n_eval)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
@@ -313,7 +323,7 @@ def prepare(
     sel: np.ndarray | slice = slice(None)
     if depth is not None and len(rank) and int(rank.max()) >= depth:
         sel = rank < depth
-        order, qidx, rank = order[sel], qidx[sel], rank[sel]
+        order, qidx, rank, r_score = order[sel], qidx[sel], rank[sel], r_score[sel]
         counts = np.minimum(counts, depth)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     r_dcode = dcode[order]
@@ -335,7 +345,7 @@ def prepare(
         rank=rank,
         grade=grade,
         judged=judged,
-        score=score[order],
+        score=r_score,
         dcode=r_dcode,
         doc_ids=doc_ids,
         ideal_offsets=ideal_offsets,
