@@ -121,9 +121,14 @@ class IdTable:
         if block is None:
             return True
         bits = max(int(block[-1]).bit_length(), 1)
-        keys = (block.astype(np.uint64) << np.uint64(64 - bits)) | (fingerprint(self._docs) >> np.uint64(bits))
-        sk = np.sort(keys, kind="stable")
-        return bool((sk[1:] == sk[:-1]).any())
+        keys = block.view(np.uint64)  # in place: this runs on the largest inputs
+        keys <<= np.uint64(64 - bits)
+        fp = fingerprint(self._docs)
+        fp >>= np.uint64(bits)
+        keys |= fp
+        del fp
+        keys.sort(kind="stable")
+        return bool((keys[1:] == keys[:-1]).any())
 
     def _duplicate_rows(self) -> np.ndarray:
         """Rows whose (query, doc) pair occurred in an earlier row."""
