@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_service.py                       # 20 clients, 60 s, SQLite
     .venv/bin/python bench/bench_service.py --seconds 20 --clients 8
+    .venv/bin/python bench/bench_service.py --postgres            # a throwaway PostgreSQL cluster
     .venv/bin/python bench/bench_service.py --db postgresql+psycopg://user@127.0.0.1:5432/db
 
 A `rankscope serve` process is started on 127.0.0.1 (a free port) with a fresh SQLite file
@@ -67,9 +68,27 @@ def main() -> int:
     ap.add_argument("--docs", type=int, default=20, help="documents per query in each uploaded run")
     ap.add_argument("--workers", type=int, default=2, help="server job threads")
     ap.add_argument("--db", default=None)
+    ap.add_argument("--postgres", action="store_true",
+                    help="start a throwaway PostgreSQL on 127.0.0.1 (Debian's initdb/pg_ctl) and use it")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="rankscope-bench-"))
+    cluster = None
+    if args.postgres:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "service"))
+        from postgres import PostgresCluster  # the tests' throwaway cluster
+
+        cluster = PostgresCluster()
+        cluster.start()
+        args.db = cluster.create_database("bench")
+    try:
+        return run(args, tmp)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     db = args.db or f"sqlite:///{tmp / 'bench.sqlite3'}"
     port = free_port()
     base = f"http://127.0.0.1:{port}/api/v1"
@@ -161,7 +180,7 @@ def main() -> int:
 
     total = sum(counts.values())
     print(f"{args.clients} clients, {elapsed:.1f} s, {total} requests ({total / elapsed:.1f}/s), "
-          f"{len(created)} runs uploaded and evaluated; database {'SQLite' if db.startswith('sqlite') else 'other'}")
+          f"{len(created)} runs uploaded and evaluated; database {db.split(':')[0]}")
     print(f"{'endpoint':32} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
     for label in sorted(latency):
         arr = np.array(latency[label]) * 1000
@@ -169,10 +188,9 @@ def main() -> int:
     print(f"errors: {len(errors)}; lost/duplicated/wrong results: {len(problems)}")
     for line in (errors + problems)[:10]:
         print("  ", line)
-    if not args.db:
-        for f in tmp.iterdir():
-            f.unlink()
-        os.rmdir(tmp)
+    for f in tmp.iterdir():
+        f.unlink()
+    os.rmdir(tmp)
     return 1 if errors or problems else 0
 
 
