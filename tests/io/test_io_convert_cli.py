@@ -73,13 +73,6 @@ def test_unusable_objects() -> None:
 
 
 # -- CLI ---------------------------------------------------------------------------------------------
-RANKSCOPE = [str(Path(sys.executable).parent / "rankscope")]
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*RANKSCOPE, "evaluate", *args], capture_output=True, text=True, timeout=120)
-
-
 @pytest.fixture()
 def files(tmp_path: Path) -> dict[str, Path]:
     out = {
@@ -98,18 +91,38 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return paths
 
 
-def _one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rankscope: error: "), proc.stderr
-    assert "Traceback" not in proc.stderr
+def _invoke(*args: str) -> tuple[int, str, str]:
+    """Run ``rankscope evaluate ARGS`` in-process; (exit code, stdout, stderr)."""
+    import importlib
+
+    from typer.testing import CliRunner
+
+    from rankscope.cli.app import COMMAND_MODULES, app
+
+    for mod in COMMAND_MODULES:  # as main() does: every command registered, so "evaluate" is a subcommand
+        importlib.import_module(mod)
+    res = CliRunner().invoke(app, ["evaluate", *args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+def _one_line_error(code: int, stderr: str) -> str:
+    assert code == 2, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankscope: error: "), stderr
+    assert "Traceback" not in stderr
     return lines[0]
 
 
-def test_cli_ok(files: dict[str, Path]) -> None:
-    proc = _cli("--qrels", str(files["qrels"]), "--run", str(files["run"]), "-m", "P@1", "-f", "csv")
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "all,1"
+def test_cli_end_to_end_subprocess(files: dict[str, Path]) -> None:
+    exe = str(Path(sys.executable).parent / "rankscope")
+    ok = subprocess.run([exe, "evaluate", "--qrels", str(files["qrels"]), "--run", str(files["run"]), "-m", "P@1",
+                         "-f", "csv"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip().splitlines()[-1] == "all,1"
+    bad = subprocess.run([exe, "evaluate", "--qrels", str(files["qrels"]), "--run", str(files["bad"])],
+                         capture_output=True, text=True, timeout=120)
+    line = _one_line_error(bad.returncode, bad.stderr)
+    assert f"{files['bad']}:2: score must be a number, got 'zero'" in line
 
 
 @pytest.mark.parametrize(
@@ -126,12 +139,23 @@ def test_cli_ok(files: dict[str, Path]) -> None:
     ],
 )
 def test_cli_bad_input_one_line_exit_2(files: dict[str, Path], run: str, metric: str, fragment: str) -> None:
-    line = _one_line_error(_cli("--qrels", str(files["qrels"]), "--run", str(files[run]), "-m", metric))
+    line = _one_line_error(*_invoke("--qrels", str(files["qrels"]), "--run", str(files[run]), "-m", metric)[::2])
     assert fragment in line, line
 
 
 def test_cli_empty_qrels_and_missing_file(files: dict[str, Path], tmp_path: Path) -> None:
-    line = _one_line_error(_cli("--qrels", str(files["empty"]), "--run", str(files["run"]), "-m", "P@1"))
-    assert "empty.trec: no entries" in line
-    line = _one_line_error(_cli("--qrels", str(tmp_path / "nope.trec"), "--run", str(files["run"])))
+    code, _, err = _invoke("--qrels", str(files["empty"]), "--run", str(files["run"]), "-m", "P@1")
+    assert "empty.trec: no entries" in _one_line_error(code, err)
+    code, _, err = _invoke("--qrels", str(tmp_path / "nope.trec"), "--run", str(files["run"]))
+    line = _one_line_error(code, err)
     assert "nope.trec" in line and "no such file" in line
+
+
+def test_cli_reads_other_formats(files: dict[str, Path], tmp_path: Path) -> None:
+    qrels = tmp_path / "q.jsonl"
+    qrels.write_text('{"qid": "q1", "docno": "d1", "rel": 1}\n{"qid": "q1", "docno": "d2", "rel": 0}\n')
+    run = tmp_path / "r.csv"
+    run.write_text("query_id,doc_id,score\nq1,d2,2\nq1,d1,1\n")
+    code, out, err = _invoke("--qrels", str(qrels), "--run", str(run), "-m", "P@1", "-f", "csv")
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == "all,0"
