@@ -105,5 +105,10 @@ def test_upload_evaluate_and_drill_down(browser: Any, tmp_path: Path) -> None:
         _shot(browser, "4-query-zh")
         browser.get(f"{server.url}/evaluations")
         assert "已完成" in browser.find_element(By.ID, "evaluations").text  # the language choice sticks
+
+        browser.get(f"{server.url}/compare?lang=en&test_set_id=1&run_ids=1&run_ids=2&baseline=1&metrics=mrr+ndcg@10")
+        pairs = browser.find_element(By.ID, "compare-pairs").text
+        assert "bm25" in pairs and "dense" in pairs and "+0.5000" in pairs  # mrr: 0.5 -> 1.0
+        _shot(browser, "5-compare")
         logs = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
         assert not logs, logs
