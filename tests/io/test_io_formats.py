@@ -115,6 +115,15 @@ def test_headerless_csv_and_tsv(tmp_path: Path) -> None:
     assert read_qrels(t, header=False).to_dict() == {"q1": {"d1": 1}}
 
 
+def test_headerless_tsv_in_trec_layout(tmp_path: Path) -> None:
+    q = tmp_path / "qrels.dev.tsv"  # MS MARCO style
+    q.write_text("1048585\t0\t7187158\t1\n2\t0\t1001\t1\n")
+    assert read_qrels(q).to_dict() == {"1048585": {"7187158": 1}, "2": {"1001": 1}}
+    r = tmp_path / "run.tsv"
+    r.write_text("1\tQ0\td1\t1\t2.5\tbm25\n")
+    assert read_run(r).name == "bm25"
+
+
 def test_pandas_parquet_with_other_names(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"topic": [1, 1, 2], "docno": ["a", "b", "a"], "sim": [0.3, 0.2, 0.9]})

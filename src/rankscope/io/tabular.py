@@ -2,7 +2,9 @@
 
 CSV/TSV: a header naming the columns (aliases of :mod:`rankscope.io.tables`,
 e.g. BEIR's ``query-id corpus-id score``), or no header and exactly three
-columns ``query, doc, value``.  The header is detected by its names
+columns ``query, doc, value`` (the third column is a score, not a rank).  A
+headerless TSV laid out like TREC (4 columns for qrels, as MS MARCO's
+``qrels.dev.tsv``; 6 or more for a run) is read as TREC.  The header is detected by its names
 (``header=True/False`` forces it).  Ids are read as strings (``007`` stays
 ``007``).  Errors name the file and line.
 
@@ -30,6 +32,7 @@ from rankscope.errors import EmptyInputError, ParseError
 from rankscope.io._source import decode, read_bytes, text_lines
 from rankscope.io.jsonfmt import _stem
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE, qrels_from_table, run_from_table
+from rankscope.io.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
     "read_csv_qrels",
@@ -54,6 +57,10 @@ def _delimiter(path: str | Path, delimiter: str | None) -> str:
     return "\t" if name.endswith(".tsv") else ","
 
 
+class _TrecLayout(Exception):
+    """A headerless TSV whose columns are the TREC layout: read it as TREC."""
+
+
 def _csv_table(path: str | Path, kind: str, delimiter: str | None, header: bool | None) -> tuple[pa.Table, Any]:
     source = str(path)
     delim = _delimiter(path, delimiter)
@@ -68,6 +75,8 @@ def _csv_table(path: str | Path, kind: str, delimiter: str | None, header: bool 
     value = "relevance" if kind == "qrels" else "score"
     if has_header:
         names = [c.strip() for c in first]
+    elif delim == "\t" and (len(first) == 4 if kind == "qrels" else len(first) >= 6):
+        raise _TrecLayout  # e.g. MS MARCO's qrels.dev.tsv: TREC columns separated by tabs
     elif len(first) == 3:
         names = ["query_id", "doc_id", value]
     else:
@@ -115,7 +124,10 @@ def _ragged(lines: list[str], delim: str, width: int, source: str, start: int, e
 
 def read_csv_qrels(path: str | Path, *, delimiter: str | None = None, header: bool | None = None) -> Qrels:
     """Read qrels from CSV (``delimiter=","``) or TSV (``.tsv``: tab); see module doc."""
-    table, lines = _csv_table(path, "qrels", delimiter, header)
+    try:
+        table, lines = _csv_table(path, "qrels", delimiter, header)
+    except _TrecLayout:
+        return read_trec_qrels(path)
     return qrels_from_table(table, str(path), lines)
 
 
@@ -128,7 +140,10 @@ def read_csv_run(
     duplicates: DuplicatePolicy = "error",
 ) -> Run:
     """Read a run from CSV/TSV; see module doc.  The run is named ``name`` or after the file."""
-    table, lines = _csv_table(path, "run", delimiter, header)
+    try:
+        table, lines = _csv_table(path, "run", delimiter, header)
+    except _TrecLayout:
+        return read_trec_run(path, name, duplicates=duplicates)
     return run_from_table(table, str(path), lines, name=name or _stem(path), duplicates=duplicates)
 
 
