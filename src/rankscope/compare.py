@@ -277,6 +277,26 @@ def _generator(rng: np.random.Generator | int | None) -> tuple[np.random.Generat
     return np.random.default_rng(int(rng)), int(rng)
 
 
+def _randomization(
+    rows: np.ndarray, ia: np.ndarray, ib: np.ndarray, im: np.ndarray, n_sys: int, n_met: int, all_pairs: bool,
+    permutations: int, gen: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The randomization test of every pair; all pairs of 3+ systems go through differences to system 0."""
+    from rankscope.stats import paired
+
+    if not all_pairs or n_sys < 3:
+        return paired.randomization(rows[ib * n_met + im] - rows[ia * n_met + im], permutations=permutations,
+                                    rng=gen)
+    # basis row (s - 1) * M + m = system s minus system 0 on metric m; pair (a, b) = basis b - basis a
+    basis = (rows[n_met:].reshape(n_sys - 1, n_met, -1) - rows[:n_met][None]).reshape((n_sys - 1) * n_met, -1)
+    combine = np.zeros((len(ia), len(basis)))
+    k = np.arange(len(ia))
+    has_b, has_a = ib > 0, ia > 0
+    combine[k[has_b], ((ib - 1) * n_met + im)[has_b]] += 1.0
+    combine[k[has_a], ((ia - 1) * n_met + im)[has_a]] -= 1.0
+    return paired.randomization(basis, permutations=permutations, rng=gen, combine=combine)
+
+
 def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.ndarray]:
     """Per-query values of several results on the queries they share: ``(query_ids, systems × queries × metrics)``."""
     common = results[0].per_query.query_ids
@@ -382,7 +402,8 @@ def compare(
     elif test == "wilcoxon":
         stat, p = paired.wilcoxon(diffs)
     else:
-        stat, p = paired.randomization(diffs, permutations=permutations, rng=np.random.default_rng(s_test))
+        stat, p = _randomization(rows, ia, ib, im, n_sys, n_met, baseline is None, permutations,
+                                 np.random.default_rng(s_test))
     p_adj = corrections.adjust(p, correction)
     sig = corrections.reject(p_adj, alpha)
     mean_a, mean_b = means_arr[ia * n_met + im], means_arr[ib * n_met + im]

@@ -201,3 +201,22 @@ def test_results_in_any_query_order_are_aligned() -> None:
     one, two = compare(None, [a, b], ["mrr"]), compare(None, [a, b2], ["mrr"])
     assert one.pairs == two.pairs
     assert (one.pairs[0].wins, one.pairs[0].diff) == (4, pytest.approx(0.4))
+
+
+def test_all_pairs_randomization_through_differences_to_one_system(dlhard: tuple[Qrels, dict[str, Run]]) -> None:
+    """All pairs of 4 systems test 3 basis rows per metric; p-values equal the direct test of every pair."""
+    from rankscope.stats import paired
+
+    qrels, runs = dlhard
+    runs = dict(runs)
+    runs["bm25+bert(zs)"] = read_run(require(PASSAGE / "baselines" / "passage" / "bm25+bert(zs).run"))
+    metrics = ["P@5", "ndcg@10", "recall@100"]  # P@5: many exact ties between permuted sums
+    c = compare(qrels, runs, metrics, test="randomization", permutations=3000, rng=21, relevance_level=2)
+    assert len(c.pairs) == 6 * 3
+    s_test, _ = np.random.default_rng(21).integers(0, 2**63 - 1, size=2)
+    diffs = []
+    for p in c.pairs:
+        _, m = c.per_query(p.metric)
+        diffs.append(m[c.systems.index(p.b)] - m[c.systems.index(p.a)])
+    _, direct = paired.randomization(np.array(diffs), permutations=3000, rng=np.random.default_rng(s_test))
+    assert [p.p_value for p in c.pairs] == direct.tolist()

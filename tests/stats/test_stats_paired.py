@@ -141,3 +141,16 @@ def test_bad_input_raises_clear_errors() -> None:
         paired.wilcoxon(np.array([[0.1, np.nan]]))
     with pytest.raises(InvalidParameterError, match="permutations"):
         paired.randomization(np.zeros((1, 3)), permutations=0)
+
+
+def test_randomization_of_combined_rows_equals_direct_rows() -> None:
+    base = np.round(_matrix(3, 400, 12), 2)
+    combine = np.array([[1.0, 0, 0], [0, 1, -1], [-1, 0, 1], [0, 0, 1]])
+    _, direct = paired.randomization(combine @ base, permutations=2000, rng=8)
+    _, combined = paired.randomization(base, permutations=2000, rng=8, combine=combine)
+    assert combined.tolist() == direct.tolist()
+    small = np.round(_matrix(2, 8, 1), 2)  # 256 assignments: exact enumeration through the combination
+    _, p = paired.randomization(small, permutations=1000, combine=np.array([[1.0, -1.0]]))
+    assert p[0] == pytest.approx(_exact_p(small[0] - small[1], "two-sided"), abs=1e-12)
+    with pytest.raises(InvalidParameterError, match="combine must have shape"):
+        paired.randomization(base, combine=np.ones((2, 2)))
