@@ -186,3 +186,25 @@ def test_token_auth(db_url: str) -> None:
         assert c.get("/api/v1/testsets", headers={"X-API-Token": "s3cret"}).status_code == 200
         r = c.get("/", follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"].startswith("/login")
+
+
+def test_dashboard_pages_and_form_errors(client: TestClient) -> None:
+    r = client.post("/testsets", files={"file": ("bad.json", "{oops")}, data={"format": "json"})
+    assert r.status_code == 422 and 'id="error"' in r.text and "bad.json" in r.text
+    ts = upload_testset(client)
+    r = client.post("/runs", files={"file": ("r.trec", "q1 Q0 d1\n")}, data={"test_set_id": str(ts["id"])})
+    assert r.status_code == 422 and ":1:" in r.text
+    r = client.post("/runs", files={"file": ("r.trec", RUN_A)}, data={"test_set_id": str(ts["id"]), "name": "bm25"},
+                    follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/testsets/{ts['id']}"
+    r = client.post("/evaluations", data={"test_set_id": str(ts["id"]), "run_ids": "1", "metrics": "ndgc@10"})
+    assert r.status_code == 422 and "did you mean" in r.text
+    r = client.post("/evaluations", data={"test_set_id": str(ts["id"]), "run_ids": "1", "metrics": "mrr P@1"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    job = wait_job(client, r.headers["location"].rsplit("/", 1)[1])
+    for url in ("/testsets", "/runs", "/evaluations", f"/evaluations/{job['id']}", "/compare",
+                f"/evaluations/{job['id']}/queries/q1", f"/testsets/{ts['id']}?lang=zh"):
+        page = client.get(url)
+        assert page.status_code == 200 and page.text.startswith("<!doctype html>"), url
+    assert "测试集" in client.get("/testsets").text  # the ?lang=zh choice is kept in a cookie
