@@ -80,7 +80,7 @@ class IdTable:
             pos = pc.index_in(self.doc_ids, value_set=value_set)
             return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)[self.dcode]
         pos = pc.index_in(self._docs, value_set=value_set)
-        return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+        return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
 
     # -- duplicates ---------------------------------------------------------------
     def _pair_keys(self) -> np.ndarray:

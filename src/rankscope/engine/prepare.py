@@ -319,7 +319,8 @@ def prepare(
     n_eval = int(eval_mask.sum())
     counts = np.bincount(qidx, minlength=n_eval)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    rank = np.arange(len(qidx), dtype=np.int64) - np.repeat(starts, counts)
+    rank = np.arange(len(qidx), dtype=np.int64)
+    rank -= np.repeat(starts, counts)
     sel: np.ndarray | slice = slice(None)
     if depth is not None and len(rank) and int(rank.max()) >= depth:
         sel = rank < depth
