@@ -1,9 +1,10 @@
 """The columnar core shared by :class:`Qrels` and :class:`Run`.
 
 A table holds one row per (query, document) pair: integer query codes into
-``query_ids`` (sorted strings), integer document codes into ``doc_ids`` (an
-Arrow dictionary in first-seen order) and one numeric value per row.  Nothing
-in the evaluation hot path touches Python dicts.
+``query_ids`` (sorted strings), the doc id strings of the rows, integer
+document codes into ``doc_ids`` (an Arrow dictionary in first-seen order, built
+on first use) and one numeric value per row.  Nothing in the evaluation hot
+path touches Python dicts.
 """
 
 from __future__ import annotations
