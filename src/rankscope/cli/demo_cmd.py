@@ -15,6 +15,11 @@ For each bundled collection (Cranfield, CMRC 2018 dev) the demo
    against BM25, Holm correction over all metrics and pairs) and prints a table;
 5. writes the runs (TREC format) and ``results.json`` under ``--out``.
 
+The embedding model runs on one torch thread by default (``--threads``): on a
+small machine shared with other work, OpenMP threads that wait for each other
+made encoding about 2x *slower* with 2 threads than with 1 on the 2-core
+machine rankscope is developed on; on an idle multi-core machine raise it.
+
 ``--quick`` shrinks every collection (a few queries, their relevant documents
 and some distractors) so the whole pipeline runs in seconds, for tests.
 """
@@ -214,11 +219,18 @@ def demo_command(
     cache_dir: Annotated[
         Optional[Path], typer.Option("--cache-dir", help="embedding cache (default: ~/.cache/rankscope/embeddings)")
     ] = None,
+    threads: Annotated[
+        int, typer.Option("--threads", help="torch threads for the embedding model (see `rankscope demo --help`)")
+    ] = 1,
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bars (default: on a terminal)")
     ] = None,
 ) -> None:
-    """Compare BM25, dense and hybrid retrieval on the bundled English and Chinese test collections."""
+    """Compare BM25, dense and hybrid retrieval on the bundled English and Chinese test collections.
+
+    The embedding model uses --threads torch threads (default 1, which is faster than oversubscribed
+    threads on a small shared machine; raise it on an idle multi-core machine).
+    """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     show = sys.stderr.isatty() if progress is None else progress
     from rankscope import __version__
@@ -227,6 +239,8 @@ def demo_command(
 
     if max_queries < 0:
         raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}")
+    if threads < 1:
+        raise InvalidParameterError(f"--threads must be >= 1, got {threads}")
     names = dataset or [d["name"] for d in sorted(list_datasets(), key=lambda d: d["language"])]
     infos = {n: dataset_info(n) for n in names}
     start = time.perf_counter()
@@ -234,12 +248,16 @@ def demo_command(
         "rankscope_version": __version__,
         "config": {"metrics": METRICS, "depth": DEPTH, "quick": quick, "max_queries": max_queries or None,
                    "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene", "tokenizer": "auto"},
-                   "dense": {"model": "all-MiniLM-L6-v2", "max_seq_length": 128, "similarity": "cosine"},
+                   "dense": {"model": "all-MiniLM-L6-v2", "max_seq_length": 128, "similarity": "cosine",
+                             "threads": threads},
                    "hybrid": {"method": "rrf", "k": 60, "depth": DEPTH},
                    "significance": "paired t-test vs bm25, Holm-corrected, alpha=0.05"},
         "datasets": {},
     }
     out.mkdir(parents=True, exist_ok=True)
+    import torch
+
+    torch.set_num_threads(threads)
     for name in names:
         ts = shrink(load_dataset(name), max_queries or None, quick)
         summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show)
