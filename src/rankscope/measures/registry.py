@@ -8,6 +8,7 @@ add their own with :func:`register_metric`.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,14 +31,20 @@ _BUILTIN_MODULES = (
 _SPECS: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}  # lower-case alias -> spec name
 _loaded = False
+_loading = threading.RLock()
 
 
 def _ensure_loaded() -> None:
+    """Import the built-in families once; other threads wait until they are all registered."""
     global _loaded
-    if not _loaded:
-        _loaded = True
+    if _loaded:
+        return
+    with _loading:  # re-entrant: a family module that parses a metric at import time gets in
+        if _loaded:
+            return
         for mod in _BUILTIN_MODULES:
             importlib.import_module(mod)
+        _loaded = True
 
 
 def register(spec: MeasureSpec) -> MeasureSpec:
