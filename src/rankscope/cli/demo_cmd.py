@@ -40,7 +40,7 @@ import typer
 from rankscope.cli.app import app, user_errors
 
 METRICS = ["recall@5", "recall@10", "precision@5", "mrr", "ndcg@10", "hit_rate@5", "map"]
-HEADERS = ["Recall@5", "Recall@10", "P@5", "MRR", "nDCG@10", "HitRate@5", "MAP"]
+HEADERS = ["R@5", "R@10", "P@5", "MRR", "nDCG@10", "Hit@5", "MAP"]
 DEPTH = 100
 SYSTEMS = ("bm25", "dense", "hybrid")
 QUICK_QUERIES = 5
@@ -172,37 +172,40 @@ def _latency_ms(latencies: dict[str, float]) -> dict[str, float]:
 
 def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> None:
     """One rich table: the systems × metrics, latency, and significance markers against BM25."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     comparison = summary["_comparison"]
     title = (f"{info['title']} ({info['language']}): {summary['documents']} documents, "
              f"{summary['queries']} queries")
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
+                  collapse_padding=True, show_edge=False, pad_edge=False)
     table.add_column("system")
     for h in HEADERS:
-        table.add_column(h, justify="right")
-    table.add_column("p50 ms", justify="right")
-    table.add_column("p95 ms", justify="right")
+        table.add_column(h, justify="right", min_width=len(h))
+    table.add_column("p50 ms", justify="right", min_width=6)
+    table.add_column("p95 ms", justify="right", min_width=6)
     for system in SYSTEMS:
         row = [system]
         for metric in METRICS:
             value = summary["systems"][system]["metrics"][metric]
-            cell = f"{value:.4f}"
+            cell = f"{value:.3f}"
             if system != "bm25":
                 pair = comparison.pair("bm25", system, metric)
                 if pair.significant:
-                    cell += " ▲" if pair.diff > 0 else " ▼"
+                    cell += "▲" if pair.diff > 0 else "▼"
             if system in comparison.leaders(metric):
                 cell = f"[bold]{cell}[/bold]"
             row.append(cell)
         lat = summary["systems"][system]["latency_ms"]
-        row += [f"{lat.get('p50', float('nan')):.2f}", f"{lat.get('p95', float('nan')):.2f}"]
+        row += [f"{lat.get('p50', float('nan')):.1f}", f"{lat.get('p95', float('nan')):.1f}"]
         table.add_row(*row)
     console = Console()
     if not console.is_terminal:
-        console = Console(width=140)
+        console = Console(width=100)
     console.print(table)
+    console.print()
 
 
 @app.command("demo")
