@@ -90,6 +90,18 @@ def test_ties_ordered_by_doc_id_descending_and_faiss_agrees(tmp_path: Path) -> N
     assert [h.id for h in flat.search("same", k=3)] == ["c", "b", "a"]
 
 
+def test_faiss_and_numpy_backends_agree(minilm: DenseRetriever) -> None:
+    pytest.importorskip("faiss")
+    folder = minilm.cache_path.parent if minilm.cache_path else None
+    exact = DenseRetriever(CORPUS, backend="numpy", cache_dir=folder)
+    flat = DenseRetriever(CORPUS, backend="faiss", cache_dir=folder)
+    assert (exact.backend, flat.backend) == ("numpy", "faiss")
+    queries = ["a kitten resting on a rug", "stock market", "tomato"]
+    for a, b in zip(exact.search_batch(queries, 4), flat.search_batch(queries, 4)):
+        assert [h.id for h in a] == [h.id for h in b]
+        assert [h.score for h in a] == pytest.approx([h.score for h in b], abs=1e-5)
+
+
 def test_bad_input() -> None:
     model = CountingModel()
     with pytest.raises(InvalidParameterError, match="backend"):
