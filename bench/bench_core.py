@@ -18,6 +18,9 @@ Steps (five metrics: ndcg@10, map, mrr, recall@100, precision@10):
 * ``rankscope numpy``  — the same from numpy string arrays (e.g. DataFrame columns);
 * ``rankscope files``  — read_run/read_qrels of the TREC files + evaluate;
 * ``pytrec_eval eval`` — RelevanceEvaluator(qrels dict) + evaluate(run dict);
+* ``pytrec_eval columns`` — the same, the clock also covering the building of
+  its dict-of-dicts input from the numpy columns (what it costs to start from
+  the columnar data rankscope takes as it is);
 * ``pytrec_eval files``— parse_run/parse_qrel of the TREC files + evaluate;
 * ``ranx warm``        — Qrels(dict)/Run(dict) + evaluate, after a tiny warm-up
   call in the same process (numba functions compiled / loaded from cache);
@@ -46,7 +49,7 @@ from synthetic import write_dataset  # noqa: E402
 
 STEPS = {
     "rankscope": ["rankscope_arrow", "rankscope_numpy", "rankscope_files"],
-    "pytrec_eval": ["pytrec_eval", "pytrec_eval_files"],
+    "pytrec_eval": ["pytrec_eval", "pytrec_eval_columns", "pytrec_eval_files"],
     "ranx": ["ranx_warm", "ranx_cold"],
 }
 
@@ -128,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     for a, b in (
         ("rankscope_arrow", "pytrec_eval"),
         ("rankscope_numpy", "pytrec_eval"),
+        ("rankscope_numpy", "pytrec_eval_columns"),
         ("rankscope_arrow", "ranx_warm"),
         ("rankscope_arrow", "ranx_cold"),
         ("rankscope_files", "pytrec_eval_files"),

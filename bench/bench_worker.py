@@ -124,10 +124,17 @@ def step_rankscope(data: Path, kind: str) -> dict[str, Any]:
     return {"seconds": seconds, "peak_delta": peak, "mean": mean, "note": note}
 
 
-def step_pytrec(data: Path, files: bool) -> dict[str, Any]:
+def step_pytrec(data: Path, files: bool, columns: bool = False) -> dict[str, Any]:
     import pytrec_eval
 
-    if files:
+    if columns:
+        cols = load_columns(data)
+
+        def go() -> Any:
+            qrels, run = _dicts(cols)
+            return pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+        note = "dicts built from the numpy columns + evaluate"
+    elif files:
         def go() -> Any:
             with open(data / "qrels.trec") as fq:
                 qrels = pytrec_eval.parse_qrel(fq)
@@ -190,7 +197,7 @@ def main() -> None:
     elif step == "rankscope_latency":
         out = step_latency()
     elif step.startswith("pytrec_eval"):
-        out = step_pytrec(data, files=step.endswith("files"))
+        out = step_pytrec(data, files=step.endswith("files"), columns=step.endswith("columns"))
     elif step.startswith("ranx"):
         out = step_ranx(data, warm=step == "ranx_warm")
     else:
