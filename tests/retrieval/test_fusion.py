@@ -160,3 +160,39 @@ def test_hybrid_errors() -> None:
         HybridRetriever([Fixed("A", [])], method="nope")
     with pytest.raises(InvalidParameterError):
         HybridRetriever([Fixed("A", [])]).search("q", 0)
+
+
+def test_hybrid_retriever_equals_fusing_the_evaluated_runs() -> None:
+    """What the demo relies on: RRF of two evaluated top-k runs == HybridRetriever(depth=k) evaluated."""
+    import numpy as np
+
+    from rankscope.data.testset import Query, TestSet
+    from rankscope.engine import evaluate
+    from rankscope.retrieval.bm25 import BM25Retriever
+    from rankscope.retrieval.dense import DenseRetriever
+    from rankscope.retrieval.runner import evaluate_retriever
+
+    class Letters:
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            return np.array([[t.count(c) + 0.01 for c in "aeioustrnl"] for t in texts], dtype=np.float32)
+
+    words = ["wing", "flow", "heat", "layer", "shock", "wave", "boundary", "plate", "cone", "jet"]
+    rng = np.random.default_rng(7)
+    corpus = {f"d{i}": " ".join(rng.choice(words, size=6)) for i in range(40)}
+    queries = [Query(f"q{i}", " ".join(rng.choice(words, size=2))) for i in range(12)]
+    qrels = {q.id: {f"d{j}": 1 for j in rng.choice(40, size=3, replace=False)} for q in queries}
+    ts = TestSet(queries, qrels, corpus, "toy")
+    bm25 = BM25Retriever(corpus)
+    dense = DenseRetriever(corpus, model=Letters(), cache=False)
+    k = 5
+    ev_b = evaluate_retriever(bm25, ts, ["mrr"], k=k, progress=False)
+    ev_d = evaluate_retriever(dense, ts, ["mrr"], k=k, progress=False)
+    fused = fuse([ev_b.run, ev_d.run], "rrf")
+    via_runs = evaluate(ts.qrels, fused, ["mrr", "ndcg@5", "map"], depth=k).per_query.to_dict()
+    ev_h = evaluate_retriever(HybridRetriever([bm25, dense], depth=k), ts, ["mrr", "ndcg@5", "map"], k=k,
+                              progress=False)
+    got = ev_h.result.per_query.to_dict()
+    assert got.keys() == via_runs.keys()
+    for qid, values in via_runs.items():
+        assert got[qid] == pytest.approx(values), qid
+    assert any(v["mrr"] > 0 for v in got.values())
