@@ -223,7 +223,7 @@ def demo_command(
         Optional[Path], typer.Option("--cache-dir", help="embedding cache (default: ~/.cache/rankscope/embeddings)")
     ] = None,
     threads: Annotated[
-        int, typer.Option("--threads", help="torch threads for the embedding model (see `rankscope demo --help`)")
+        int, typer.Option("--threads", help="torch threads for the embedding model")
     ] = 1,
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bars (default: on a terminal)")
