@@ -73,4 +73,7 @@ def test_bundled_data_is_small_and_attributed() -> None:
 
 
 def test_top_level_lazy_export() -> None:
+    from rankscope.retrieval.fusion import fuse
+
     assert rankscope.load_dataset is load_dataset
+    assert rankscope.fuse is fuse
