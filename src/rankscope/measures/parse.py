@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from rankscope.errors import InvalidParameterError, UnknownMetricError
 from rankscope.measures.base import Measure, MeasureSpec
-from rankscope.measures.registry import lookup_alias, suggest
+from rankscope.measures.registry import generation, lookup_alias, suggest
 
 __all__ = ["parse_metric", "parse_metrics", "ParsedMetric"]
 
@@ -165,24 +166,30 @@ def parse_metrics(names: str | Measure | Iterable[str | Measure]) -> list[Parsed
     return out
 
 
-def _parse_one(item: str | Measure) -> list[ParsedMetric]:
+def _parse_one(item: str | Measure) -> tuple[ParsedMetric, ...]:
     if isinstance(item, Measure):
         _ = item.spec  # validates the name
-        return [ParsedMetric((str(item), item))]
+        return (ParsedMetric((str(item), item)),)
     if not isinstance(item, str):
         raise UnknownMetricError(repr(item), [], f"a metric name must be a string, got {type(item).__name__}")
+    return _parse_text(item, generation())
+
+
+@lru_cache(maxsize=1024)
+def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
+    """Parse one name; cached per registry generation (a new registration invalidates it)."""
     text = item.strip()
     if not text:
         raise UnknownMetricError(item, [], "empty metric name")
     measure = _parse_plain(text)
     if measure is not None:
-        return [ParsedMetric((text, measure))]
+        return (ParsedMetric((text, measure)),)
     measures = _parse_trec(text)
     if measures is None:
         raise _unknown(text)
     if len(measures) == 1:
-        return [ParsedMetric((text, measures[0]))]
-    return [ParsedMetric((str(m), m)) for m in measures]
+        return (ParsedMetric((text, measures[0])),)
+    return tuple(ParsedMetric((str(m), m)) for m in measures)
 
 
 def parse_metric(name: str | Measure) -> Measure:

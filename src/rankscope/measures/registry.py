@@ -32,6 +32,13 @@ _SPECS: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}  # lower-case alias -> spec name
 _loaded = False
 _loading = threading.RLock()
+_generation = 0  # bumped whenever the registry changes, so parse caches stay valid
+
+
+def generation() -> int:
+    """A number that changes whenever a metric is registered or removed (built-ins loaded first)."""
+    _ensure_loaded()
+    return _generation
 
 
 def _ensure_loaded() -> None:
@@ -56,9 +63,11 @@ def register(spec: MeasureSpec) -> MeasureSpec:
     clash = sorted(n for n in names if n in _ALIASES)
     if spec.name in _SPECS or clash:
         raise InvalidParameterError(f"metric {spec.name!r} is already registered (names taken: {clash})")
+    global _generation
     _SPECS[spec.name] = spec
     for n in names:
         _ALIASES[n] = spec.name
+    _generation += 1
     return spec
 
 
@@ -122,7 +131,9 @@ def unregister_metric(name: str) -> None:
     spec = _SPECS.get(name)
     if spec is None or spec.builtin:
         raise InvalidParameterError(f"{name!r} is not a registered custom metric")
+    global _generation
     del _SPECS[name]
+    _generation += 1
     for alias in [a for a, n in _ALIASES.items() if n == name]:
         del _ALIASES[alias]
 
