@@ -84,3 +84,17 @@ def test_duplicates_error_or_keep_best() -> None:
         rs.Run.from_arrays(["q", "q"], ["d1", "d1"], [1.0, 2.0])
     run = rs.Run.from_arrays(["q", "q"], ["d1", "d1"], [1.0, 2.0], duplicates="keep_best")
     assert run.to_dict() == {"q": {"d1": 2.0}}
+
+
+def test_parse_cache_follows_registrations() -> None:
+    from rankscope.measures import register_metric, unregister_metric
+
+    with pytest.raises(UnknownMetricError):
+        rs.parse_metric("tmp_custom_metric")
+    register_metric("tmp_custom_metric", lambda p, m: p.num_ret * 0.0, cutoff="none")
+    try:
+        assert str(rs.parse_metric("tmp_custom_metric")) == "tmp_custom_metric"
+    finally:
+        unregister_metric("tmp_custom_metric")
+    with pytest.raises(UnknownMetricError):
+        rs.parse_metric("tmp_custom_metric")
