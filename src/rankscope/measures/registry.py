@@ -161,19 +161,25 @@ def all_specs() -> list[MeasureSpec]:
 
 
 def suggest(name: str, n: int = 5) -> list[str]:
-    """Registered spellings close to ``name``."""
+    """Registered metrics whose names are close to ``name``, spelled with the caller's cutoff.
+
+    >>> suggest("ndgc@10")[0]
+    'ndcg@10'
+    """
     import difflib
 
     _ensure_loaded()
-    base = name.split("@")[0].split("(")[0].lower()
-    canon = {s.name.lower(): s.name for s in _SPECS.values()}
-    pool = sorted(_ALIASES)
-    hits = difflib.get_close_matches(base, pool, n=n, cutoff=0.6)
+    base = name.split("@")[0].split("(")[0]
+    cut = name[len(base):].split("@", 1)
+    at = "@" + cut[1] if len(cut) == 2 and cut[1].strip().isdigit() else None
+    hits = difflib.get_close_matches(base.lower(), sorted(_ALIASES), n=n, cutoff=0.6)
     out: list[str] = []
     for h in hits:
-        label = canon.get(h, h)
         spec = _SPECS[_ALIASES[h]]
-        label = spec.name + ("@10" if spec.cutoff == "required" else "")
+        if spec.cutoff == "none":
+            label = spec.name
+        else:
+            label = spec.name + (at or ("@10" if spec.cutoff == "required" else ""))
         if label not in out:
             out.append(label)
     return out
