@@ -104,3 +104,19 @@ def test_outputs_are_deterministic(tmp_path: Path) -> None:
     rep = build_report(comparison, curves=False)
     svg = first_rank_svg(rep)
     assert svg is not None and svg.startswith("<svg") and svg == first_rank_svg(rep)
+
+
+def _svg_texts(html: str) -> str:
+    import base64
+
+    blobs = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html)
+    return "".join(base64.b64decode(b).decode("utf-8") for b in blobs)
+
+
+def test_html_plot_labels_follow_the_language(tmp_path: Path) -> None:
+    comparison = shared_comparison()
+    zh = _svg_texts(write_report(comparison, tmp_path / "zh.html", lang="zh").read_text(encoding="utf-8"))
+    en = _svg_texts(write_report(comparison, tmp_path / "en.html").read_text(encoding="utf-8"))
+    # axis labels inside the embedded SVG plots
+    assert "第一个相关文档的排名" in zh and "差值" in zh
+    assert "第一个相关文档的排名" not in en and "<svg" in en

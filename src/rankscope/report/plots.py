@@ -3,8 +3,9 @@
 Each function takes the report dict of :func:`~rankscope.report.content.build_report`
 and returns an SVG document (``str``) or ``None`` when the data for that plot is
 absent.  Text stays text in the SVG (``svg.fonttype = none``) and the output is
-deterministic (fixed hash salt, no date metadata).  Plot text is in English whatever the
-report language (matplotlib's default font has no CJK glyphs); the HTML captions are translated.
+deterministic (fixed hash salt, no date metadata).  Axis labels follow the report language;
+layout uses a CJK font (WenQuanYi Micro Hei / Noto CJK) when one is installed, and the browser
+draws the glyphs, since text stays text.
 """
 
 from __future__ import annotations
@@ -34,12 +35,24 @@ def _figure(width: float, height: float, ncols: int = 1) -> Iterator[tuple[Any, 
     import matplotlib.pyplot as plt
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rankscope", "font.size": 9,
+                                "font.sans-serif": _sans_fonts(),
                                 "axes.spines.top": False, "axes.spines.right": False}):
         fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
         try:
             yield fig, axes[0]
         finally:
             plt.close(fig)
+
+
+_CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC")
+
+
+def _sans_fonts() -> list[str]:
+    """DejaVu Sans first, then any installed CJK font as a per-glyph fallback (matplotlib >= 3.6)."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return ["DejaVu Sans", *(f for f in _CJK_FONTS if f in names)]
 
 
 def _svg(fig: Any) -> str:
@@ -122,7 +135,7 @@ def differences_svg(report: dict[str, Any]) -> str | None:
                         mfc=_color(si) if sig else "white", capsize=3, linewidth=1.4)
         ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
         ax.set_yticks(y, [it[0] for it in items])
-        ax.set_xlabel(message("report.diff", "en"))
+        ax.set_xlabel(message("report.diff", report["lang"]))
         ax.grid(axis="x", alpha=0.3)
         return _svg(fig)
 
@@ -133,7 +146,7 @@ def first_rank_svg(report: dict[str, Any]) -> str | None:
     if not fr:
         return None
     systems = [s for s in report["systems"] if s in fr]
-    labels = [b["label"] if b["label"] != "none" else message("report.not_found", "en")
+    labels = [b["label"] if b["label"] != "none" else message("report.not_found", report["lang"])
               for b in fr[systems[0]]["histogram"]]
     width = 0.8 / len(systems)
     x = np.arange(len(labels))
@@ -143,8 +156,8 @@ def first_rank_svg(report: dict[str, Any]) -> str | None:
             counts = [b["count"] for b in fr[s]["histogram"]]
             ax.bar(x + (i - (len(systems) - 1) / 2) * width, counts, width, color=_color(i), label=s)
         ax.set_xticks(x, labels)
-        ax.set_xlabel(message("report.first_rank", "en"))
-        ax.set_ylabel(message("report.queries", "en"))
+        ax.set_xlabel(message("report.first_rank", report["lang"]))
+        ax.set_ylabel(message("report.queries", report["lang"]))
         ax.legend(frameon=False, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
         return _svg(fig)
