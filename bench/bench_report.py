@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rankscope.compare import compare
+from rankscope.comparison import compare
 from rankscope.io import read_qrels, read_run
 from rankscope.report import write_report
 

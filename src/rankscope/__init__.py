@@ -29,8 +29,8 @@ _EXPORTS: dict[str, str] = {
     "read_qrels": "rankscope.io",
     "read_run": "rankscope.io",
     "RankscopeError": "rankscope.errors",
-    "compare": "rankscope.compare",
-    "Comparison": "rankscope.compare",
+    "compare": "rankscope.comparison",
+    "Comparison": "rankscope.comparison",
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
     "fuse": "rankscope.retrieval.fusion",
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from rankscope.compare import Comparison, compare
+    from rankscope.comparison import Comparison, compare
     from rankscope.data import Qrels, Run
     from rankscope.data.testset import TestSet
     from rankscope.datasets import load_dataset

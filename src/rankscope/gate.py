@@ -272,7 +272,7 @@ def check(
     :class:`~rankscope.errors.InvalidParameterError` when there is nothing to
     check, when ``max_drops`` are given without a baseline, or on a bad option.
     """
-    from rankscope.compare import aligned_scores
+    from rankscope.comparison import aligned_scores
     from rankscope.engine.evaluator import Evaluator
     from rankscope.io.convert import as_run
     from rankscope.stats.paired import TESTS

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import rankscope as rs
-from rankscope.compare import compare
+from rankscope.comparison import compare
 
 
 def make_inputs(n: int = 30, seed: int = 3) -> tuple[rs.Qrels, dict[str, rs.Run]]:

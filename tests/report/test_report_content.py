@@ -7,7 +7,7 @@ import pytest
 from report_fixtures import METRICS, shared_comparison, shared_inputs
 
 import rankscope as rs
-from rankscope.compare import compare
+from rankscope.comparison import compare
 from rankscope.errors import InvalidParameterError
 from rankscope.report.content import build_report
 

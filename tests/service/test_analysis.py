@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rankscope.compare import compare
+from rankscope.comparison import compare
 
 from .conftest import RUN_A, RUN_B, make_client, upload_run, upload_testset, wait_job
 from .test_api import _qrels

@@ -12,7 +12,7 @@ import typer
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 
 if TYPE_CHECKING:
-    from rankscope.compare import Comparison
+    from rankscope.comparison import Comparison
 
 
 class Test(str, Enum):
@@ -108,7 +108,7 @@ def compare_command(
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
     load_plugins(plugin)
-    from rankscope.compare import compare
+    from rankscope.comparison import compare
     from rankscope.io import read_qrels
 
     if len(runs) < 2:

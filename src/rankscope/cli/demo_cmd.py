@@ -96,7 +96,7 @@ def _bar(label: str, total: int, enabled: bool) -> Iterator[Callable[[int, int],
 
 def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool) -> dict[str, Any]:
     """Run the three systems on one test set; write the runs; return the JSON-ready summary."""
-    from rankscope.compare import compare
+    from rankscope.comparison import compare
     from rankscope.engine import evaluate
     from rankscope.io import write_trec_run
     from rankscope.retrieval.bm25 import BM25Retriever

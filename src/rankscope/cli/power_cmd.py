@@ -58,7 +58,7 @@ def power_command(
     if not runs or len(runs) != 2 or qrels is None:
         fail("give two run files and --qrels, or --sd and --delta")
         return
-    from rankscope.compare import aligned_scores
+    from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator
     from rankscope.io import read_qrels, read_run
 

@@ -14,7 +14,7 @@ from rankscope.errors import InvalidParameterError
 from rankscope.report.content import REPORT_SCHEMA_VERSION, build_report
 
 if TYPE_CHECKING:
-    from rankscope.compare import Comparison
+    from rankscope.comparison import Comparison
 
 __all__ = ["write_report", "render_report", "build_report", "REPORT_SCHEMA_VERSION", "FORMATS"]
 

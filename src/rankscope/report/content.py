@@ -1,6 +1,6 @@
 """Everything a report shows, gathered once into a JSON-ready dict.
 
-:func:`build_report` turns a :class:`~rankscope.compare.Comparison` (plus,
+:func:`build_report` turns a :class:`~rankscope.comparison.Comparison` (plus,
 optionally, the qrels and runs it was computed from) into one plain dict:
 means with confidence intervals, the best system per metric (computed, ties
 kept), significance against the baseline, rating bands and advice, plain-language
@@ -36,7 +36,7 @@ from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.interpret.presets import TIERS, check_standard, get_scenario, highest_tier
 
 if TYPE_CHECKING:
-    from rankscope.compare import Comparison
+    from rankscope.comparison import Comparison
 
 __all__ = ["build_report", "REPORT_SCHEMA_VERSION", "CURVE_METRICS", "reference_system"]
 

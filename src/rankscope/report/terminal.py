@@ -16,7 +16,7 @@ from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rankscope.compare import Comparison
+    from rankscope.comparison import Comparison
 
 __all__ = ["print_comparison", "print_report", "BAND_STYLES"]
 

@@ -20,8 +20,6 @@ a fixed seed (0), so the same input always gives the same output.
 from __future__ import annotations
 
 import math
-import sys
-import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -429,12 +427,3 @@ def compare(
         scores=scores,
     )
 
-
-class _CallableModule(types.ModuleType):
-    """``import rankscope.compare`` rebinds ``rankscope.compare`` to this module; keep it callable."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Comparison:
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
