@@ -3,30 +3,28 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
-
-
-class Test(str, Enum):
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
-
-
-class Missing(str, Enum):
-    zero = "zero"
-    ignore = "ignore"
+from rankscope.cli.options import (
+    Depth,
+    Missing,
+    MissingPolicy,
+    PairedTest,
+    Permutations,
+    Plugins,
+    QrelsFile,
+    RelevanceLevel,
+)
 
 
 @app.command("check")
 @user_errors
 def check_command(
-    qrels: Annotated[Path, typer.Option("--qrels", help="qrels file")],
+    qrels: QrelsFile,
     run: Annotated[Path, typer.Option("--run", help="the run to check")],
     require: Annotated[
         Optional[list[str]],
@@ -41,22 +39,20 @@ def check_command(
         Optional[list[str]],
         typer.Option("--max-drop", help='largest allowed drop vs the baseline, repeatable: "ndcg@10=0.02" or "=2%"'),
     ] = None,
-    test: Annotated[Test, typer.Option("--test", help="paired test of the non-inferiority check")] = Test.t,
+    test: Annotated[
+        PairedTest, typer.Option("--test", help="paired test of the non-inferiority check")
+    ] = PairedTest.t,
     alpha: Annotated[float, typer.Option("--alpha", help="level of the non-inferiority test")] = 0.05,
-    permutations: Annotated[int, typer.Option("--permutations", help="randomization test permutations")] = 10_000,
+    permutations: Permutations = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization test")] = 0,
     summary: Annotated[
         Optional[Path], typer.Option("--summary", help="also write a Markdown summary to this file")
     ] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the results as JSON")] = None,
-    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
-    missing: Annotated[
-        Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")
-    ] = Missing.zero,
-    depth: Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")] = None,
-    plugin: Annotated[
-        Optional[list[str]], typer.Option("--plugin", help="import this module first (custom metrics)")
-    ] = None,
+    relevance_level: RelevanceLevel = 1,
+    missing: MissingPolicy = Missing.zero,
+    depth: Depth = None,
+    plugin: Plugins = None,
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
     load_plugins(plugin)

@@ -10,15 +10,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.options import (
+    Depth,
+    Missing,
+    MissingPolicy,
+    PairedTest,
+    Permutations,
+    Plugins,
+    QrelsFile,
+    RelevanceLevel,
+)
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
-
-
-class Test(str, Enum):
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
 
 
 class Correction(str, Enum):
@@ -31,11 +35,6 @@ class Correction(str, Enum):
 class Lang(str, Enum):
     en = "en"
     zh = "zh"
-
-
-class Missing(str, Enum):
-    zero = "zero"
-    ignore = "ignore"
 
 
 class Output(str, Enum):
@@ -77,11 +76,11 @@ def resolve_baseline(baseline: str | None, names: list[str], paths: list[Path]) 
 @user_errors
 def compare_command(
     runs: Annotated[list[Path], typer.Argument(help="two or more run files (TREC, JSON, CSV/TSV, Parquet)")],
-    qrels: Annotated[Path, typer.Option("--qrels", help="qrels file")],
+    qrels: QrelsFile,
     metric: Annotated[
         Optional[list[str]], typer.Option("-m", "--metric", help="metric, repeatable (default: ndcg@10 map mrr ...)")
     ] = None,
-    test: Annotated[Test, typer.Option("--test", help="paired test")] = Test.t,
+    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = PairedTest.t,
     correction: Annotated[
         Correction, typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics")
     ] = Correction.holm,
@@ -89,7 +88,7 @@ def compare_command(
     baseline: Annotated[
         Optional[str], typer.Option("--baseline", help="compare every run with this one (name or file)")
     ] = None,
-    permutations: Annotated[int, typer.Option("--permutations", help="randomization test permutations")] = 10_000,
+    permutations: Permutations = 10_000,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples for the intervals")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same p-values)")] = 0,
     report: Annotated[
@@ -97,14 +96,10 @@ def compare_command(
     ] = None,
     lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
-    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
-    missing: Annotated[
-        Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")
-    ] = Missing.zero,
-    depth: Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")] = None,
-    plugin: Annotated[
-        Optional[list[str]], typer.Option("--plugin", help="import this module first (custom metrics)")
-    ] = None,
+    relevance_level: RelevanceLevel = 1,
+    missing: MissingPolicy = Missing.zero,
+    depth: Depth = None,
+    plugin: Plugins = None,
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
     load_plugins(plugin)

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
+from rankscope.cli.options import Depth, Missing, MissingPolicy, Plugins, QrelsFile, RelevanceLevel
 
 
 class OutputFormat(str, Enum):
@@ -18,31 +19,21 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-class Missing(str, Enum):
-    zero = "zero"
-    ignore = "ignore"
-
-
 @app.command("evaluate")
 @user_errors
 def evaluate_command(
-    qrels: Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")],
+    qrels: QrelsFile,
     run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
     metric: Annotated[
         Optional[list[str]],
         typer.Option("-m", "--metric", help="metric, repeatable (ndcg@10, P@5, ndcg_cut_10...)"),
     ] = None,
-    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
-    missing: Annotated[
-        Missing, typer.Option("--missing", help="queries absent from the run: zero or ignore")
-    ] = Missing.zero,
-    depth: Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")] = None,
+    relevance_level: RelevanceLevel = 1,
+    missing: MissingPolicy = Missing.zero,
+    depth: Depth = None,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
-    plugin: Annotated[
-        Optional[list[str]],
-        typer.Option("--plugin", help="import this module first (it may register custom metrics)"),
-    ] = None,
+    plugin: Plugins = None,
 ) -> None:
     """Evaluate RUN against QRELS and print the metrics."""
     load_plugins(plugin)

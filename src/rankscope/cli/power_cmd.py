@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.options import RelevanceLevel
 
 
 class Alternative(str, Enum):
@@ -35,7 +36,7 @@ def power_command(
     alternative: Annotated[Alternative, typer.Option("--alternative", help="two-sided or one-sided test")] = (
         Alternative.two_sided
     ),
-    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+    relevance_level: RelevanceLevel = 1,
 ) -> None:
     """Queries needed to detect a mean difference DELTA with a paired t-test at ALPHA and POWER.
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.options import RelevanceLevel
 
 testset_app = typer.Typer(help="Inspect test sets (queries + judgments).", no_args_is_help=True)
 app.add_typer(testset_app, name="testset")
@@ -33,7 +34,7 @@ def check_command(
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="table or json")] = CheckFormat.table,
     split: Annotated[Optional[str], typer.Option("--split", help="BEIR qrels split (default: test)")] = None,
     near: Annotated[float, typer.Option("--near", help="trigram Jaccard for near-duplicates")] = 0.8,
-    relevance_level: Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")] = 1,
+    relevance_level: RelevanceLevel = 1,
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any problem is found")] = False,
 ) -> None:
     """Audit FILE: duplicate / near-duplicate / empty queries, queries without a relevant id,
