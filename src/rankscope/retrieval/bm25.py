@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import numpy as np
 
-from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
+from rankscope.errors import InvalidParameterError, RankscopeError
 from rankscope.retrieval.protocol import Hit
+from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 from rankscope.retrieval.tokenize import Tokenizer, make_tokenizer
 
 __all__ = ["BM25Retriever", "BM25_METHODS"]
@@ -45,47 +45,7 @@ __all__ = ["BM25Retriever", "BM25_METHODS"]
 BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
-def check_corpus(corpus: Mapping[str, str], who: str) -> tuple[np.ndarray, list[str]]:
-    """Validate a ``{doc_id: text}`` corpus; return ``(ids as object array, texts)``."""
-    if not isinstance(corpus, Mapping):
-        raise InvalidParameterError(f"{who}: corpus must be a mapping doc id -> text, got {type(corpus).__name__}")
-    if len(corpus) == 0:
-        raise EmptyInputError(f"{who}: the corpus is empty")
-    ids = [str(k) for k in corpus]
-    texts = list(corpus.values())
-    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
-    if bad is not None:
-        raise RankscopeError(f"{who}: the text of document {ids[bad]!r} is a {type(texts[bad]).__name__}, not a string")
-    return np.asarray(ids, dtype=object), texts
-
-
-def check_k(k: Any) -> int:
-    """Validate a result count ``k`` (a positive integer)."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
-    return int(k)
-
-
-def doc_id_rank(ids: np.ndarray) -> np.ndarray:
-    """For each doc (by position), its rank in ascending string order of the ids (for tie breaking)."""
-    order = np.argsort(ids, kind="stable")
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[order] = np.arange(len(ids))
-    return rank
-
-
-def order_rows(scores: np.ndarray, idx: np.ndarray, id_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort each row of ``(scores, idx)`` by score descending, then doc id descending (trec_eval order)."""
-    if scores.size == 0:
-        return scores, idx
-    nq, k = scores.shape
-    rows = np.repeat(np.arange(nq), k)
-    flat_s, flat_i = scores.ravel(), idx.ravel()
-    order = np.lexsort((-id_rank[flat_i], -flat_s, rows)).reshape(nq, k)
-    return flat_s[order], flat_i[order]
-
-
-class BM25Retriever:
+class BM25Retriever(BatchSearcher):
     """BM25 over an in-memory corpus ``{doc_id: text}`` (see the module docstring).
 
     Parameters
@@ -154,17 +114,8 @@ class BM25Retriever:
     def __repr__(self) -> str:
         return f"BM25Retriever({len(self)} docs, k1={self.k1}, b={self.b}, method={self.method!r})"
 
-    def search(self, query: str, k: int = 10) -> list[Hit]:
-        """The top ``k`` documents for one query."""
-        return self.search_batch([query], k)[0]
-
-    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
-        """The top ``k`` documents for each query, computed in one bm25s call."""
-        k = check_k(k)
-        if isinstance(queries, str):
-            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
-        if not queries:
-            return []
+    def _search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """All queries in one bm25s call."""
         kk = min(k, len(self._ids))
         vocab = self._vocab
         token_lists = [[t for t in self.tokenize(q) if t in vocab] for q in queries]

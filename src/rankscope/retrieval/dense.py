@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, RankscopeError
-from rankscope.retrieval.bm25 import check_corpus, check_k, doc_id_rank, order_rows
 from rankscope.retrieval.protocol import Hit
+from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 
 __all__ = ["DenseRetriever", "DEFAULT_MODEL", "default_cache_dir", "load_model", "native_bf16", "resolve_precision"]
 
@@ -130,7 +130,7 @@ def _corpus_key(model_id: str, ids: np.ndarray, texts: list[str], doc_prefix: st
     return h.hexdigest()[:32]
 
 
-class DenseRetriever:
+class DenseRetriever(BatchSearcher):
     """Exact cosine-similarity search over sentence embeddings (see the module docstring).
 
     Parameters
@@ -301,17 +301,8 @@ class DenseRetriever:
         return index
 
     # -- search ---------------------------------------------------------------------
-    def search(self, query: str, k: int = 10) -> list[Hit]:
-        """The ``k`` most similar documents for one query."""
-        return self.search_batch([query], k)[0]
-
-    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
-        """The ``k`` most similar documents for each query: one encode and one matrix product per block."""
-        k = check_k(k)
-        if isinstance(queries, str):
-            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
-        if not queries:
-            return []
+    def _search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """The most similar documents: one encode and one matrix product per block of queries."""
         kk = min(k, len(self._ids))
         q = self.encode([self.query_prefix + t for t in queries])
         out: list[list[Hit]] = []

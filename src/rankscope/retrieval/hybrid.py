@@ -26,14 +26,14 @@ from typing import Any
 
 from rankscope.data.run import Run
 from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
-from rankscope.retrieval.bm25 import check_k
 from rankscope.retrieval.fusion import _check_options, fuse, ranked_lists
 from rankscope.retrieval.protocol import Hit, as_retriever, ranking_scores
+from rankscope.retrieval.searcher import BatchSearcher, check_k
 
 __all__ = ["HybridRetriever"]
 
 
-class HybridRetriever:
+class HybridRetriever(BatchSearcher):
     """Fuse the results of several retrievers (see the module docstring).
 
     Parameters
@@ -82,17 +82,8 @@ class HybridRetriever:
     def __repr__(self) -> str:
         return f"HybridRetriever({list(self.retrievers)}, method={self.method!r}, depth={self.depth})"
 
-    def search(self, query: str, k: int = 10) -> list[Hit]:
-        """The top ``k`` fused documents for one query."""
-        return self.search_batch([query], k)[0]
-
-    def search_batch(self, queries: list[str], k: int = 10) -> list[list[Hit]]:
-        """The top ``k`` fused documents for each query."""
-        k = check_k(k)
-        if isinstance(queries, str):
-            raise InvalidParameterError("search_batch expects a list of queries, got a single string")
-        if not queries:
-            return []
+    def _search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """Each retriever's top ``max(depth, k)`` hits, fused."""
         depth = max(self.depth, k)
         qids = [str(i) for i in range(len(queries))]
         runs: dict[str, Run] = {}
