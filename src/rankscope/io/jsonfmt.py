@@ -39,12 +39,22 @@ __all__ = [
     "read_jsonl_run",
     "write_json",
     "write_jsonl",
+    "load_json",
+    "load_json_lines",
 ]
 
 
 # -- JSON ---------------------------------------------------------------------------------------------
-def _load_json(path: str | Path) -> Any:
-    source = str(path)
+def load_json(path: str | Path, source: str | None = None) -> Any:
+    """Parse the JSON document in ``path`` (``.gz`` aware); errors name ``source`` (default: the path) and the line.
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.json")
+    >>> _ = open(p, "w").write('{"q1": ["d1"]}')
+    >>> load_json(p)
+    {'q1': ['d1']}
+    """
+    source = source or str(path)
     text = decode(read_bytes(path), source)
     if not text.strip():
         raise EmptyInputError(f"{source}: no entries (empty file)")
@@ -145,7 +155,7 @@ def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: s
 def read_json_qrels(path: str | Path) -> Qrels:
     """Read qrels from a JSON file (see module doc)."""
     source = str(path)
-    obj = _load_json(path)
+    obj = load_json(path)
     if isinstance(obj, list):
         return qrels_from_table(_records_table(obj, source, None, "qrels"), source)
     if not isinstance(obj, dict):
@@ -161,7 +171,7 @@ def read_json_run(
     """Read a run from a JSON file (see module doc); the run is named ``name`` or after the file."""
     source = str(path)
     name = name or _stem(path)
-    obj = _load_json(path)
+    obj = load_json(path)
     if isinstance(obj, list):
         table = _records_table(obj, source, None, "run")
         return run_from_table(table, source, name=name, duplicates=duplicates)
@@ -195,20 +205,39 @@ def _jsonl_table(path: str | Path, kind: str) -> tuple[pa.Table, Any]:
     table = _arrow_jsonl(data)
     if table is not None:
         return table, lambda: line_numbers(data)
-    records: list[Any] = []
-    lines: list[int] = []
+    numbered = _json_lines(data, source)
+    if not numbered:
+        raise EmptyInputError(f"{source}: no entries (empty file)")
+    lines = [i for i, _ in numbered]
+    numbers = np.asarray(lines)
+    return _records_table([rec for _, rec in numbered], source, lines, kind), lambda: numbers
+
+
+def load_json_lines(path: str | Path, source: str | None = None) -> list[tuple[int, Any]]:
+    """Parse a JSON Lines file (``.gz`` aware) into ``(line number, value)`` pairs; blank lines are skipped.
+
+    Errors name ``source`` (default: the path) and the line.
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.jsonl")
+    >>> _ = open(p, "w").write('{"id": 1}\\n\\n[2]\\n')
+    >>> load_json_lines(p)
+    [(1, {'id': 1}), (3, [2])]
+    """
+    source = source or str(path)
+    return _json_lines(read_bytes(path), source)
+
+
+def _json_lines(data: bytes, source: str) -> list[tuple[int, Any]]:
+    out: list[tuple[int, Any]] = []
     for i, text in enumerate(text_lines(decode(data, source)), start=1):
         if not text.strip():
             continue
         try:
-            records.append(json.loads(text))
+            out.append((i, json.loads(text)))
         except json.JSONDecodeError as exc:
             raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i) from None
-        lines.append(i)
-    if not records:
-        raise EmptyInputError(f"{source}: no entries (empty file)")
-    numbers = np.asarray(lines)
-    return _records_table(records, source, lines, kind), lambda: numbers
+    return out
 
 
 def _arrow_jsonl(data: bytes) -> pa.Table | None:

@@ -13,7 +13,6 @@ Every problem raises a :class:`~rankscope.errors.RankscopeError` naming the file
 
 from __future__ import annotations
 
-import json
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -35,31 +34,6 @@ class ParsedTestSet:
     qrels: Qrels
     queries: list[tuple[str, str | None]]
     documents: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _json(data: bytes, source: str) -> Any:
-    try:
-        return json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=source) from None
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
-
-
-def _jsonl(data: bytes, source: str) -> list[Any]:
-    out = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=source) from None
-    for i, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=i) from None
-    return out
 
 
 def _pick(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -101,8 +75,10 @@ def _beir(path: Path, split: str, filename: str) -> ParsedTestSet:
 def _queries_file(path: Path, source: str) -> dict[str, str]:
     data = path.read_bytes()
     if data.lstrip().startswith(b"{"):
+        from rankscope.io.jsonfmt import load_json_lines
+
         return {str(_pick(r, ("_id", "id", "query_id", "qid"))): str(_pick(r, ("text", "query")) or "")
-                for r in _jsonl(data, source) if isinstance(r, dict)}
+                for _, r in load_json_lines(path, source) if isinstance(r, dict)}
     out = {}
     for i, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
         if not line.strip():
@@ -151,7 +127,9 @@ def parse_run(path: Path, format: str, name: str, *, filename: str = "upload") -
         run = read_run(path)
         run.name = name
         return run
-    obj = _json(path.read_bytes(), filename)
+    from rankscope.io.jsonfmt import load_json
+
+    obj = load_json(path, filename)
     if not isinstance(obj, dict) or not obj:
         raise ParseError("expected a non-empty object {query: {doc: score}} or {query: [doc, ...]}", source=filename)
     if format == "ranked" and any(not isinstance(v, list) for v in obj.values()):
