@@ -23,6 +23,12 @@ T = TypeVar("T", bound="IdTable")
 
 __all__ = ["IdTable"]
 
+_FILTER_MIN_ROWS = 1 << 16  # below this, one exact lookup of every row is cheap enough
+
+
+def _high32(fp: np.ndarray) -> np.ndarray:
+    return (fp >> np.uint64(32)).astype(np.uint32)
+
 
 class IdTable:
     """Rows of (query id, doc id, value) stored as integer-coded numpy/Arrow columns.
@@ -33,7 +39,7 @@ class IdTable:
     saves hashing millions of run doc ids.
     """
 
-    __slots__ = ("_dcode", "_doc_ids", "_docs", "qcode", "query_ids", "values")
+    __slots__ = ("_dcode", "_doc_ids", "_docs", "_fph", "qcode", "query_ids", "values")
     _value_name = "value"
 
     query_ids: np.ndarray
@@ -42,6 +48,7 @@ class IdTable:
     _docs: pa.Array | None
     _dcode: np.ndarray | None
     _doc_ids: pa.Array | None
+    _fph: np.ndarray | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
         q = as_string_array(query, "query id")
@@ -52,7 +59,7 @@ class IdTable:
                 f"{len(values)} {self._value_name}s"
             )
         self.qcode, self.query_ids = encode_sorted(q)
-        self._docs, self._dcode, self._doc_ids = d, None, None
+        self._docs, self._dcode, self._doc_ids, self._fph = d, None, None, None
         self.values = values
 
     # -- doc dictionary (lazy) ----------------------------------------------------
@@ -82,6 +89,41 @@ class IdTable:
             return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)[self.dcode]
         pos = pc.index_in(self._docs, value_set=value_set)
         return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+
+    def doc_fingerprints(self) -> np.ndarray:
+        """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
+        if self._fph is None:
+            self._fph = _high32(fingerprint(self.doc_column()))
+        return self._fph
+
+    def doc_matches(self, value_set: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """Rows whose doc id is in ``value_set`` and its position there: ``(rows int64, positions int32)``.
+
+        Exact.  For a large table without a doc dictionary, a bit table of the
+        ``value_set`` fingerprints first keeps only the candidate rows (the few
+        percent of a deep run that can be judged, plus fingerprint collisions);
+        only those go through the exact string lookup.
+
+        >>> t = IdTable.__new__(IdTable)
+        >>> t._init_columns(["q"] * 3, ["a", "b", "c"], np.zeros(3))
+        >>> rows, pos = t.doc_matches(pa.array(["c", "x", "a"]))
+        >>> rows.tolist(), pos.tolist()
+        ([0, 2], [2, 0])
+        """
+        if self._dcode is not None or self._docs is None or len(self._docs) < _FILTER_MIN_ROWS:
+            pos = self.doc_lookup(value_set)
+            rows = np.flatnonzero(pos >= 0)
+            return rows, pos[rows]
+        bits = min(max((16 * len(value_set)).bit_length(), 16), 24)
+        shift = np.uint32(32 - bits)
+        table = np.zeros(1 << bits, dtype=bool)
+        table[_high32(fingerprint(value_set)) >> shift] = True
+        cand = np.flatnonzero(table[self.doc_fingerprints() >> shift])
+        del table
+        pos = pc.index_in(self._docs.take(pa.array(cand)), value_set=value_set)
+        pos_np = pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        hit = pos_np >= 0
+        return cand[hit], pos_np[hit]
 
     # -- duplicates ---------------------------------------------------------------
     def _pair_keys(self) -> np.ndarray:
@@ -125,6 +167,7 @@ class IdTable:
         keys = block.view(np.uint64)  # in place: this runs on the largest inputs
         keys <<= np.uint64(64 - bits)
         fp = fingerprint(self._docs)
+        self._fph = _high32(fp)  # kept: evaluation reuses it to pre-filter the qrels lookup
         fp >>= np.uint64(bits)
         keys |= fp
         del fp
@@ -164,6 +207,8 @@ class IdTable:
         new.values = self.values[keep]
         if self._dcode is not None:
             new._dcode = self._dcode[keep]
+        if self._fph is not None:
+            new._fph = self._fph[keep]
         if self._docs is not None:
             idx = np.flatnonzero(keep) if keep.dtype == bool else keep
             new._docs = self._docs.take(pa.array(idx))

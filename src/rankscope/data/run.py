@@ -70,7 +70,7 @@ class Run(IdTable):
         first[1:] = sk[1:] != sk[:-1]
         keep = np.sort(order[first])
         self.qcode, self._dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
-        self._docs = None  # the dictionary and codes now describe the rows
+        self._docs, self._fph = None, None  # the dictionary and codes now describe the rows
 
     @property
     def scores(self) -> np.ndarray:

@@ -76,8 +76,8 @@ class Prepared:
     ----------
     query_ids : object array (n,)   evaluated query ids, sorted
     offsets : int64 (n+1,)          rows of query i are ``offsets[i]:offsets[i+1]``
-    qidx : int64 (rows,)            query index of each row
-    rank : int64 (rows,)            0-based rank within its query
+    qidx : int32 (rows,)            query index of each row
+    rank : int32 (rows,)            0-based rank within its query (int64 beyond 2**31 rows)
     grade : int64 (rows,)           relevance grade, 0 when unjudged
     judged : bool (rows,)           whether the (query, doc) pair is in the qrels
     score : float64 (rows,)         retrieval score
@@ -218,15 +218,18 @@ def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
         return None
     starts = np.flatnonzero(np.concatenate(([True], brk)))
     block_q = qidx[starts]
+    idx = np.int32 if n < 2**31 else np.int64  # row numbers: half the memory traffic of int64
     if bool(np.all(block_q[1:] > block_q[:-1])):
-        return np.arange(n)
+        return np.arange(n, dtype=idx)
     border = np.argsort(block_q, kind="stable")
     if bool(np.any(block_q[border][1:] == block_q[border][:-1])):
         return None  # a query split over several blocks
     lengths = np.diff(np.append(starts, n))
     new_len = lengths[border]
     new_start = np.concatenate(([0], np.cumsum(new_len)[:-1]))
-    return np.arange(n) + np.repeat(starts[border] - new_start, new_len)
+    order: np.ndarray = np.arange(n, dtype=idx)
+    order += np.repeat((starts[border] - new_start).astype(idx), new_len)
+    return order
 
 
 def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
@@ -235,9 +238,9 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids:
 
 
 def _ranked(
-    qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array
+    qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray | None, doc_ids: pa.Array
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(order, qidx[order], score[order])`` of :func:`_rank_order`."""
+    """``(order, qidx[order], score[order])`` of :func:`_rank_order`; ``dcode=None``: row ``i`` is doc ``i``."""
     n = len(qidx)
     if n == 0:
         return np.arange(0), qidx[:0], score[:0]
@@ -257,12 +260,12 @@ def _ranked(
         inner = pos > 0
         starts_group[inner] = ~tie[pos[inner] - 1]
         group = np.cumsum(starts_group)
-        docs = doc_ids.take(pa.array(dcode[order[pos]]))
+        tied = order[pos]
+        docs = doc_ids.take(pa.array(tied if dcode is None else dcode[tied]))
         # Arrow compares strings bytewise: strcmp order, as trec_eval
         sub = pc.sort_indices(
             pa.table({"g": group, "d": docs}), sort_keys=[("g", "ascending"), ("d", "descending")]
         ).to_numpy()
-        order = order.copy()
         order[pos] = order[pos][sub]  # rows move only within a tie group: sq and ss stay valid
     return order, sq, ss
 
@@ -287,7 +290,7 @@ def prepare(
     found = (qrels_q[pos_c] == run.query_ids) if len(qrels_q) else np.zeros(len(run.query_ids), dtype=bool)
     run2q = np.where(found, pos_c, -1)
     run_has = np.zeros(len(qrels_q), dtype=bool)
-    present_codes = np.unique(run.qcode) if len(run) else np.empty(0, dtype=np.int64)
+    present_codes = np.flatnonzero(np.bincount(run.qcode, minlength=len(run.query_ids)))
     present_q = run2q[present_codes]
     run_has[present_q[present_q >= 0]] = True
     not_in_qrels = int((present_q < 0).sum())
@@ -298,37 +301,58 @@ def prepare(
             f"qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r})"
         )
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
-    q_new = np.cumsum(eval_mask) - 1  # qrels query index -> evaluated index
-    row_q = run2q[run.qcode]
-    keep_rows = row_q >= 0
-    if missing == "ignore":
-        keep_rows &= eval_mask[np.maximum(row_q, 0)]
-    # doc references: codes into the run's doc dictionary when it exists, else row
-    # positions into its doc strings (building the dictionary would hash every row)
-    if run.docs_encoded:
-        dref, doc_ids = run.dcode, run.doc_ids
-    else:
-        dref, doc_ids = np.arange(len(run), dtype=np.int32 if len(run) < 2**31 else np.int64), run.doc_column()
-    qdoc = run.doc_lookup(index.qrels.doc_ids)  # qrels doc code of every row, -1 if never judged
-    if keep_rows.all():
-        rq, dcode, score = row_q, dref, run.scores
-    else:
-        rq, dcode, score, qdoc = row_q[keep_rows], dref[keep_rows], run.scores[keep_rows], qdoc[keep_rows]
-    qidx_all = q_new[rq]
-    order, qidx, r_score = _ranked(qidx_all, score, dcode, doc_ids)
     n_eval = int(eval_mask.sum())
+    # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)
+    q_new = (np.cumsum(eval_mask) - 1).astype(np.int32)
+    valid = run2q >= 0
+    valid[valid] = eval_mask[run2q[valid]]
+    code_to_eval = np.full(len(run.query_ids), -1, dtype=np.int32)
+    code_to_eval[valid] = q_new[run2q[valid]]
+    qidx_all = code_to_eval[run.qcode]
+    src_rows: np.ndarray | None = None  # kept run rows, None when every row is kept
+    score = run.scores
+    if len(qidx_all) and int(qidx_all.min()) < 0:
+        src_rows = np.flatnonzero(qidx_all >= 0)
+        qidx_all, score = qidx_all[src_rows], score[src_rows]
+    # doc references: codes into the run's doc dictionary when it exists, else run row
+    # numbers into its doc strings (building the dictionary would hash every row)
+    dref: np.ndarray | None
+    if run.docs_encoded:
+        dref, doc_ids = (run.dcode if src_rows is None else run.dcode[src_rows]), run.doc_ids
+    else:
+        dref, doc_ids = src_rows, run.doc_column()
+    # the rows whose doc is judged for some query, and their grades (a few percent of a deep run)
+    m_rows, m_qdoc = run.doc_matches(index.qrels.doc_ids)
+    m_grade, m_judged = index.grades_at(run2q[run.qcode[m_rows]], m_qdoc)
+    in_qrels = (m_grade != 0) | m_judged
+    if src_rows is not None:
+        in_qrels &= code_to_eval[run.qcode[m_rows]] >= 0
+    m_rows, m_grade, m_judged = m_rows[in_qrels], m_grade[in_qrels], m_judged[in_qrels]
+    if src_rows is not None:
+        m_rows = np.searchsorted(src_rows, m_rows)  # positions among the kept rows
+    del m_qdoc, in_qrels, valid
+    order, qidx, r_score = _ranked(qidx_all, score, dref, doc_ids)
+    del qidx_all
     counts = np.bincount(qidx, minlength=n_eval)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    rank = np.arange(len(qidx), dtype=np.int64)
-    rank -= np.repeat(starts, counts)
-    sel: np.ndarray | slice = slice(None)
+    n_rows = len(qidx)
+    rank: np.ndarray = np.arange(n_rows, dtype=np.int32 if n_rows < 2**31 else np.int64)
+    rank -= np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])).astype(rank.dtype), counts)
     if depth is not None and len(rank) and int(rank.max()) >= depth:
         sel = rank < depth
         order, qidx, rank, r_score = order[sel], qidx[sel], rank[sel], r_score[sel]
         counts = np.minimum(counts, depth)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    r_dcode = dcode[order]
-    grade, judged = index.grades_at(rq[order], qdoc[order])
+    r_dcode = order if dref is None else dref[order]
+    # scatter the matched rows' grades to their ranked positions
+    matched = np.zeros(len(score), dtype=bool)
+    matched[m_rows] = True
+    r_rows = np.flatnonzero(matched[order])
+    del matched
+    j = np.searchsorted(m_rows, order[r_rows])  # m_rows is ascending
+    grade = np.zeros(len(order), dtype=np.int64)
+    grade[r_rows] = m_grade[j]
+    judged = np.zeros(len(order), dtype=bool)
+    judged[r_rows] = m_judged[j]
     ev_q = np.flatnonzero(eval_mask)
     ic = np.diff(index.ideal_offsets)[ev_q]
     if n_eval == len(qrels_q):
@@ -342,7 +366,7 @@ def prepare(
     prepared = Prepared(
         query_ids=qrels_q[eval_mask],
         offsets=offsets,
-        qidx=qidx.astype(np.int64, copy=False),
+        qidx=qidx,
         rank=rank,
         grade=grade,
         judged=judged,

@@ -1,0 +1,77 @@
+"""The fast join of large runs (fingerprint pre-filter, sparse grade scatter) equals the exact join."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import rankscope.data._table as table_mod
+from rankscope import Qrels, Run
+from rankscope.engine.prepare import QrelsIndex, prepare
+
+
+def _data(shuffle: bool) -> tuple[Qrels, Run]:
+    rng = np.random.default_rng(7)
+    n_q, depth = 800, 100  # 80,000 rows: above the pre-filter threshold
+    q = np.repeat(np.arange(n_q), depth)
+    d = rng.integers(0, 4000, size=(n_q, depth))
+    d = np.sort(d, axis=1) + np.arange(depth)  # distinct per query
+    docs = np.char.add("d", d.ravel().astype("U")).astype(object)
+    docs[::7] = np.char.add("long-document-identifier-", d.ravel()[::7].astype("U"))  # mixed lengths
+    score = np.round(rng.random(n_q * depth), 2)  # many ties
+    qids = np.char.add("q", q.astype("U"))
+    if shuffle:
+        perm = rng.permutation(len(q))
+        qids, docs, score = qids[perm], docs[perm], score[perm]
+    # qrels: some run docs, some never retrieved, negative grades, queries absent from the run
+    jq = rng.integers(0, n_q + 50, size=30_000)
+    jd = rng.integers(0, 4200, size=30_000)
+    key = np.unique(jq.astype(np.int64) * 10_000 + jd)
+    jq, jd = key // 10_000, key % 10_000
+    jdocs = np.char.add("d", jd.astype("U")).astype(object)
+    jdocs[jd % 7 == 0] = np.char.add("long-document-identifier-", jd[jd % 7 == 0].astype("U"))
+    grades = rng.integers(-1, 4, size=len(jq))
+    qrels = Qrels(pa.array(np.char.add("q", jq.astype("U"))), pa.array(jdocs), grades)
+    # run queries q800.. q849 are not in the run; add 20 run queries unknown to the qrels
+    extra_q = np.repeat(np.char.add("x", np.arange(20).astype("U")), 5)
+    extra_d = np.tile(np.array(["d1", "d2", "d3", "d4", "d5"]), 20)
+    run = Run(pa.array(np.concatenate([qids, extra_q])), pa.array(np.concatenate([docs, extra_d])),
+              np.concatenate([score, np.ones(len(extra_q))]))
+    return qrels, run
+
+
+FIELDS = ("query_ids", "offsets", "qidx", "rank", "grade", "judged", "score", "ideal_offsets", "ideal_grade", "in_run")
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("missing", ["zero", "ignore"])
+@pytest.mark.parametrize("depth", [None, 30])
+def test_prefiltered_join_equals_exact_join(
+    monkeypatch: pytest.MonkeyPatch, shuffle: bool, missing: str, depth: int | None
+) -> None:
+    qrels, run = _data(shuffle)
+    index = QrelsIndex(qrels)
+    fast, fast_counts = prepare(index, run, missing=missing, depth=depth)  # type: ignore[arg-type]
+    assert fast.judged.sum() > 100
+    monkeypatch.setattr(table_mod, "_FILTER_MIN_ROWS", 10**12)  # exact string lookup of every row
+    qrels2, run2 = _data(shuffle)
+    exact, exact_counts = prepare(QrelsIndex(qrels2), run2, missing=missing, depth=depth)  # type: ignore[arg-type]
+    assert fast_counts == exact_counts
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(fast, name), getattr(exact, name), err_msg=name)
+    fast_docs = fast.doc_ids.take(pa.array(fast.dcode.astype(np.int64))).to_pylist()
+    exact_docs = exact.doc_ids.take(pa.array(exact.dcode.astype(np.int64))).to_pylist()
+    assert fast_docs == exact_docs
+
+
+def test_doc_matches_with_and_without_dictionary() -> None:
+    qrels, run = _data(False)
+    rows, pos = run.doc_matches(qrels.doc_ids)
+    expect = run.doc_lookup(qrels.doc_ids)
+    np.testing.assert_array_equal(rows, np.flatnonzero(expect >= 0))
+    np.testing.assert_array_equal(pos, expect[rows])
+    run.dcode  # noqa: B018  (builds the dictionary: the exact path)
+    rows2, pos2 = run.doc_matches(qrels.doc_ids)
+    np.testing.assert_array_equal(rows2, rows)
+    np.testing.assert_array_equal(pos2, pos)
