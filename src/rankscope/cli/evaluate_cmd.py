@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.options import Depth, Missing, MissingPolicy, Plugins, QrelsFile, RelevanceLevel
+
+if TYPE_CHECKING:
+    from rankscope.engine import EvaluationResult
 
 
 class OutputFormat(str, Enum):
@@ -52,13 +55,10 @@ def evaluate_command(
         _print_table(result, per_query)
 
 
-def _print_csv(result: object, per_query: bool) -> None:
+def _print_csv(result: EvaluationResult, per_query: bool) -> None:
     import csv
     import sys
 
-    from rankscope.engine import EvaluationResult
-
-    assert isinstance(result, EvaluationResult)
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(["query_id", *result.labels])
     if per_query:
@@ -67,13 +67,10 @@ def _print_csv(result: object, per_query: bool) -> None:
     w.writerow(["all", *(f"{v:.6g}" for v in result.mean().values())])
 
 
-def _print_table(result: object, per_query: bool) -> None:
+def _print_table(result: EvaluationResult, per_query: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.engine import EvaluationResult
-
-    assert isinstance(result, EvaluationResult)
     table = Table(title=f"run {result.run_name}", title_justify="left")
     table.add_column("query" if per_query else "metric")
     if per_query:
