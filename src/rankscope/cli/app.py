@@ -50,11 +50,26 @@ def user_errors(func: F) -> F:
         except RankscopeError as exc:
             fail(str(exc))
         except FileNotFoundError as exc:
-            fail(f"{exc.filename}: no such file")
+            fail(f"{exc.filename}: no such file{_missing_folder(exc.filename)}")
         except IsADirectoryError as exc:
             fail(f"{exc.filename}: is a directory")
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # permission denied, read-only file system, disk full... on a file the user named
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc}")
 
     return wrapper  # type: ignore[return-value]
+
+
+def _missing_folder(filename: Any) -> str:
+    """`` (folder X does not exist)`` when that is why ``filename`` could not be opened or created."""
+    if not filename:
+        return ""
+    from pathlib import Path
+
+    parent = Path(str(filename)).parent
+    return "" if parent.is_dir() else f" (folder {parent} does not exist)"
 
 
 def load_plugins(modules: list[str] | None) -> None:
@@ -75,4 +90,20 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(trec_main(args[1:]))
     for mod in COMMAND_MODULES:
         importlib.import_module(mod)
-    app(args=args, prog_name="rankscope")
+    try:  # typer >= 0.2x vendors click
+        from typer._click import exceptions as click_errors
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import exceptions as click_errors  # type: ignore[no-redef]
+    try:
+        code = app(args=args, prog_name="rankscope", standalone_mode=False)
+    except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
+        ctx = getattr(exc, "ctx", None)
+        if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
+            raise SystemExit(exc.exit_code) from None
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        typer.echo(f"rankscope: error: {' '.join(exc.format_message().split())}{hint}", err=True)
+        raise SystemExit(2) from None
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        raise SystemExit(1) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
