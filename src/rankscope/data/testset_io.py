@@ -12,7 +12,7 @@ top-level ``tags``) becomes the query's metadata.  A malformed record raises
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -134,13 +134,7 @@ def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, s
     """One JSON record per line; blank lines are skipped."""
     path = Path(path)
     records: list[tuple[Any, dict[str, int]]] = []
-    for line_no, line in enumerate(_read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no) from None
+    for line_no, rec in _json_lines(path):
         records.append(parse_record(rec, len(records), str(path), line_no))
     return _build(records, corpus, name or path.stem, str(path))
 
@@ -164,19 +158,27 @@ def write_jsonl(ts: TestSet, path: str | Path) -> None:
         fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(ts))
 
 
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line (lines end at ``\\n`` only), read as a stream."""
+    try:
+        with open(path, encoding="utf-8", newline="\n") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield line_no, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no) from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
+
+
 def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no) from None
-            if not isinstance(obj, dict) or "_id" not in obj:
-                raise ParseError("expected an object with an '_id'", source=str(path), line=line_no)
-            out.append((line_no, obj))
+    for line_no, obj in _json_lines(path):
+        if not isinstance(obj, dict) or "_id" not in obj:
+            raise ParseError("expected an object with an '_id'", source=str(path), line=line_no)
+        out.append((line_no, obj))
     return out
 
 
