@@ -16,7 +16,80 @@ import pyarrow.compute as pc
 
 from rankscope.errors import ParseError, RankscopeError
 
-__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint"]
+__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint", "to_numpy",
+           "arrow_ints", "positions"]
+
+_NUMPY_TYPES = {
+    pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+    pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
+    pa.float32(): np.float32, pa.float64(): np.float64,
+}
+
+
+def arrow_ints(values: np.ndarray) -> pa.Array:
+    """A numpy integer array as an Arrow int32/int64 array sharing its memory.
+
+    ``pa.array`` imports pandas (when installed) on its first call; this does not.
+
+    >>> arrow_ints(np.array([3, 1], dtype=np.int32)).to_pylist()
+    [3, 1]
+    """
+    if values.dtype not in (np.int32, np.int64):
+        values = values.astype(np.int64)
+    values = np.ascontiguousarray(values)
+    typ = pa.int32() if values.dtype == np.int32 else pa.int64()
+    return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
+
+
+def positions(found: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The result of ``pc.index_in`` as int32 with -1 for "not found" (null), without importing pandas.
+
+    >>> positions(pa.compute.index_in(pa.array(["b", "x", "a"]), value_set=pa.array(["a", "b"]))).tolist()
+    [1, -1, 0]
+    """
+    if isinstance(found, pa.ChunkedArray):
+        parts = [positions(chunk) for chunk in found.chunks]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
+    n = len(found)
+    if n == 0:
+        return np.empty(0, dtype=np.int32)
+    validity, data = found.buffers()[:2]
+    vals = np.frombuffer(data, dtype=np.int32, count=n, offset=found.offset * 4)
+    if not found.null_count or validity is None:
+        return vals
+    bits = np.frombuffer(validity, dtype=np.uint8)
+    valid = np.unpackbits(bits, count=found.offset + n, bitorder="little")[found.offset :].view(bool)
+    return np.where(valid, vals, np.int32(-1))
+
+
+def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric or boolean Arrow column as a numpy array, without importing pandas.
+
+    pyarrow's own ``to_numpy`` imports pandas when it is installed (0.2 s or
+    more in a fresh process, plus its memory); numeric columns without nulls are
+    read straight from the Arrow buffer (zero-copy, read-only, like ``to_numpy``),
+    booleans are unpacked from their bitmap.  Anything else uses ``to_numpy``.
+
+    >>> to_numpy(pa.chunked_array([[1, 2], [3]])).tolist(), to_numpy(pa.array([True, False, True])[1:]).tolist()
+    ([1, 2, 3], [False, True])
+    """
+    if isinstance(values, pa.ChunkedArray):
+        parts = [to_numpy(chunk) for chunk in values.chunks]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return values.to_numpy()
+        return np.concatenate(parts)
+    n = len(values)
+    dtype = _NUMPY_TYPES.get(values.type)
+    if values.null_count or n == 0 or (dtype is None and not pa.types.is_boolean(values.type)):
+        return values.to_numpy(zero_copy_only=False)
+    buf = values.buffers()[1]
+    if dtype is None:  # boolean: a bitmap
+        bits = np.frombuffer(buf, dtype=np.uint8)
+        return np.unpackbits(bits, count=values.offset + n, bitorder="little")[values.offset :].view(bool)
+    itemsize = np.dtype(dtype).itemsize
+    return np.frombuffer(buf, dtype=dtype, count=n, offset=values.offset * itemsize)
 
 
 def as_string_array(values: Any, field: str) -> pa.Array:
@@ -57,7 +130,7 @@ def _id_text(value: Any, field: str) -> str:
 def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode ``values``: ``(codes int32, dictionary)`` in first-seen order."""
     enc = pc.dictionary_encode(values)
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    codes = to_numpy(enc.indices).astype(np.int32, copy=False)
     return codes, enc.dictionary
 
 
@@ -70,10 +143,10 @@ def encode_sorted(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """
     n = len(values)
     if n >= 4096:  # not worth it for small inputs
-        change = pc.not_equal(values.slice(1), values.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        change = to_numpy(pc.not_equal(values.slice(1), values.slice(0, n - 1)))
         starts = np.flatnonzero(np.concatenate(([True], change)))
         if len(starts) < n // 2:
-            head_codes, uniq_sorted = encode_sorted(values.take(pa.array(starts)))
+            head_codes, uniq_sorted = encode_sorted(values.take(arrow_ints(starts)))
             lengths = np.diff(np.append(starts, n))
             return np.repeat(head_codes, lengths), uniq_sorted
     codes, dictionary = encode(values)
@@ -91,7 +164,7 @@ def as_float_array(values: Any, field: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
             raise ParseError(f"{field} is missing (null)")
-        values = values.to_numpy(zero_copy_only=False)
+        values = to_numpy(values)
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -110,7 +183,7 @@ def as_int_array(values: Any, field: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
             raise ParseError(f"{field} is missing (null)")
-        values = values.to_numpy(zero_copy_only=False)
+        values = to_numpy(values)
     arr = np.asarray(values)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64, copy=False)

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.data._columns import as_string_array, encode, encode_sorted, fingerprint
+from rankscope.data._columns import arrow_ints, as_string_array, encode, encode_sorted, fingerprint, positions
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
@@ -86,9 +86,9 @@ class IdTable:
         """Per row: the position of its doc id in ``value_set``, or -1 (int32)."""
         if self._dcode is not None or self._docs is None:
             pos = pc.index_in(self.doc_ids, value_set=value_set)
-            return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)[self.dcode]
+            return positions(pos).astype(np.int32)[self.dcode]
         pos = pc.index_in(self._docs, value_set=value_set)
-        return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        return positions(pos).astype(np.int32, copy=False)
 
     def doc_fingerprints(self) -> np.ndarray:
         """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
@@ -120,8 +120,8 @@ class IdTable:
         table[_high32(fingerprint(value_set)) >> shift] = True
         cand = np.flatnonzero(table[self.doc_fingerprints() >> shift])
         del table
-        pos = pc.index_in(self._docs.take(pa.array(cand)), value_set=value_set)
-        pos_np = pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        pos = pc.index_in(self._docs.take(arrow_ints(cand)), value_set=value_set)
+        pos_np = positions(pos).astype(np.int32, copy=False)
         hit = pos_np >= 0
         return cand[hit], pos_np[hit]
 
@@ -211,7 +211,7 @@ class IdTable:
             new._fph = self._fph[keep]
         if self._docs is not None:
             idx = np.flatnonzero(keep) if keep.dtype == bool else keep
-            new._docs = self._docs.take(pa.array(idx))
+            new._docs = self._docs.take(arrow_ints(idx))
         return new
 
     # -- views ----------------------------------------------------------------------
@@ -228,7 +228,7 @@ class IdTable:
         """The doc id of every row as an Arrow string array."""
         if self._docs is not None:
             return self._docs
-        return self.doc_ids.take(pa.array(self.dcode))
+        return self.doc_ids.take(arrow_ints(self.dcode))
 
     def query_column(self) -> np.ndarray:
         """The query id of every row as a numpy object array."""

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankscope.data import Qrels, Run
+from rankscope.data._columns import arrow_ints, positions, to_numpy
 from rankscope.errors import InvalidParameterError, NoOverlapError
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy"]
@@ -47,7 +48,7 @@ class QrelsIndex:
     def grades_for(self, qidx: np.ndarray, doc_ids: pa.Array, dcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Grade and judged flag of each (qrels query index, run doc code) row."""
         to_qdoc = pc.index_in(doc_ids, value_set=self.qrels.doc_ids)
-        to_qdoc_np = to_qdoc.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+        to_qdoc_np = positions(to_qdoc).astype(np.int32)
         return self.grades_at(qidx, to_qdoc_np[dcode])
 
     def grades_at(self, qidx: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -261,11 +262,12 @@ def _ranked(
         starts_group[inner] = ~tie[pos[inner] - 1]
         group = np.cumsum(starts_group)
         tied = order[pos]
-        docs = doc_ids.take(pa.array(tied if dcode is None else dcode[tied]))
+        docs = doc_ids.take(arrow_ints(tied if dcode is None else dcode[tied]))
         # Arrow compares strings bytewise: strcmp order, as trec_eval
-        sub = pc.sort_indices(
-            pa.table({"g": group, "d": docs}), sort_keys=[("g", "ascending"), ("d", "descending")]
-        ).to_numpy()
+        sub_arrow = pc.sort_indices(
+            pa.table({"g": arrow_ints(group), "d": docs}), sort_keys=[("g", "ascending"), ("d", "descending")]
+        )
+        sub = to_numpy(sub_arrow)
         order[pos] = order[pos][sub]  # rows move only within a tie group: sq and ss stay valid
     return order, sq, ss
 

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from rankscope.data._columns import to_numpy
 from rankscope.io._trec_lines import WIDTH, Columns, Kind, parse_score
 
 __all__ = ["fast_columns", "normalise_whitespace", "line_numbers"]
@@ -139,11 +140,11 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
         if not pc.all(pc.match_substring_regex(raw, r"^-?[0-9]+$")).as_py():
             return None  # "+1", "1.0", "x"...: the line parser accepts or explains
         try:
-            values = pc.cast(raw, pa.int64()).to_numpy()
+            values = to_numpy(pc.cast(raw, pa.int64()))
         except pa.ArrowInvalid:  # out of range
             return None
     else:
-        values = raw.to_numpy()
+        values = to_numpy(raw)
         bad = ~np.isfinite(values)
         if bad.any():
             line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
