@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from rankscope.cli.messages import user_error_message
 from rankscope.errors import RankscopeError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,29 +48,13 @@ def user_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except RankscopeError as exc:
-            fail(str(exc))
-        except FileNotFoundError as exc:
-            fail(f"{exc.filename}: no such file{_missing_folder(exc.filename)}")
-        except IsADirectoryError as exc:
-            fail(f"{exc.filename}: is a directory")
-        except BrokenPipeError:
-            raise
-        except OSError as exc:  # permission denied, read-only file system, disk full... on a file the user named
-            where = f"{exc.filename}: " if exc.filename else ""
-            fail(f"{where}{exc.strerror or exc}")
+        except (RankscopeError, OSError) as exc:
+            message = user_error_message(exc)
+            if message is None:
+                raise
+            fail(message)
 
     return wrapper  # type: ignore[return-value]
-
-
-def _missing_folder(filename: Any) -> str:
-    """`` (folder X does not exist)`` when that is why ``filename`` could not be opened or created."""
-    if not filename:
-        return ""
-    from pathlib import Path
-
-    parent = Path(str(filename)).parent
-    return "" if parent.is_dir() else f" (folder {parent} does not exist)"
 
 
 def load_plugins(modules: list[str] | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from rankscope.cli.messages import user_error_message
 from rankscope.errors import RankscopeError
 from rankscope.trec_eval.flags import USAGE, parse_args
 
@@ -19,15 +20,15 @@ VERSION = "9.0.8 (rankscope front end)"
 
 def run_trec_eval(argv: list[str]) -> str:
     """Evaluate as ``trec_eval argv`` would and return its standard output."""
-    from rankscope.io.trec import read_trec_qrels, read_trec_run
-    from rankscope.trec_eval.compute import compute, resolve
-    from rankscope.trec_eval.format import render
-
     opts = parse_args(argv)
     if opts.help:
         return USAGE + "\n"
     if opts.version:
         return f"trec_eval version {VERSION}\n"
+    from rankscope.io.trec import read_trec_qrels, read_trec_run
+    from rankscope.trec_eval.compute import compute, resolve
+    from rankscope.trec_eval.format import render
+
     columns = resolve(opts)  # validate measures before reading large files
     qrels = read_trec_qrels(opts.qrels)
     run = read_trec_run(opts.run)
@@ -40,14 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         out = run_trec_eval(args)
-    except RankscopeError as exc:
-        print(f"rankscope: error: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"rankscope: error: {exc.filename}: no such file", file=sys.stderr)
-        return 2
-    except IsADirectoryError as exc:
-        print(f"rankscope: error: {exc.filename}: is a directory", file=sys.stderr)
+    except (RankscopeError, OSError) as exc:
+        message = user_error_message(exc)
+        if message is None:
+            raise
+        print(f"rankscope: error: {message}", file=sys.stderr)
         return 2
     sys.stdout.write(out)
     return 0
