@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 
@@ -34,7 +34,7 @@ COMMAND_MODULES += ["rankscope.cli.compare_cmd", "rankscope.cli.check_cmd", "ran
 COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd"]
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error and exit."""
     typer.echo(f"rankscope: error: {message}", err=True)
     raise typer.Exit(code)

@@ -69,7 +69,6 @@ def resolve_baseline(baseline: str | None, names: list[str], paths: list[Path]) 
         if Path(baseline) == p or Path(baseline).name == p.name:
             return name
     fail(f"--baseline {baseline!r} is neither a run name nor one of the run files (runs: {', '.join(names)})")
-    return None
 
 
 @app.command("compare")

@@ -51,14 +51,12 @@ def power_command(
             fail("give either two runs or --sd, not both")
         if delta is None:
             fail("--sd needs --delta (the difference to detect)")
-            return
         n = queries_needed(sd, delta, alpha, power, alt)
         typer.echo(f"queries needed: {n} (sd of per-query differences {sd:g}, delta {delta:g}, "
                    f"alpha {alpha:g}, power {power:g}, {alt} paired t-test)")
         return
     if not runs or len(runs) != 2 or qrels is None:
         fail("give two run files and --qrels, or --sd and --delta")
-        return
     from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator
     from rankscope.io import read_qrels, read_run
