@@ -44,15 +44,18 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None) 
     """One record -> ``(Query, {doc: grade})``; ``index`` (0-based) names the default id ``q{index+1}``."""
     from rankscope.data.testset import Query, _answers_tuple, _grades_of
 
-    where = dict(source=source, line=line)
     label = "" if line is not None else f"record {index}: "
+
+    def error(message: str) -> ParseError:
+        return ParseError(f"{label}{message}", source=source, line=line)
+
     if not isinstance(record, Mapping):
-        raise ParseError(f"{label}expected an object, got {type(record).__name__}", **where)  # type: ignore[arg-type]
+        raise error(f"expected an object, got {type(record).__name__}")
     text = _pick(record, _TEXT)
     if text is None:
-        raise ParseError(f"{label}no query text (keys tried: {', '.join(_TEXT)})", **where)  # type: ignore[arg-type]
+        raise error(f"no query text (keys tried: {', '.join(_TEXT)})")
     if not isinstance(text, str):
-        raise ParseError(f"{label}the query text must be a string, got {text!r}", **where)  # type: ignore[arg-type]
+        raise error(f"the query text must be a string, got {text!r}")
     qid = _pick(record, _ID)
     qid = f"q{index + 1}" if qid is None else str(qid)
     meta = dict(record.get("metadata") or {})
@@ -61,12 +64,12 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None) 
     grades = _pick(record, _GRADES)
     relevant = _pick(record, _RELEVANT)
     if grades is not None and not isinstance(grades, Mapping):
-        raise ParseError(f"{label}relevance_scores must map doc ids to grades", **where)  # type: ignore[arg-type]
+        raise error("relevance_scores must map doc ids to grades")
     try:
         docs = _grades_of(relevant, grades, f"query {qid!r}")
         answers = _answers_tuple(_pick(record, _ANSWERS))
     except (RankscopeError, TypeError) as exc:
-        raise ParseError(f"{label}{exc}", **where) from None  # type: ignore[arg-type]
+        raise error(str(exc)) from None
     return Query(qid, text, answers=answers, metadata=MappingProxyType(meta)), docs
 
 
