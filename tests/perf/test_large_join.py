@@ -11,7 +11,7 @@ from rankscope import Qrels, Run
 from rankscope.engine.prepare import QrelsIndex, prepare
 
 
-def _data(shuffle: bool) -> tuple[Qrels, Run]:
+def _data(shuffle: bool, chunked: bool = False) -> tuple[Qrels, Run]:
     rng = np.random.default_rng(7)
     n_q, depth = 800, 100  # 80,000 rows: above the pre-filter threshold
     q = np.repeat(np.arange(n_q), depth)
@@ -36,8 +36,9 @@ def _data(shuffle: bool) -> tuple[Qrels, Run]:
     # run queries q800.. q849 are not in the run; add 20 run queries unknown to the qrels
     extra_q = np.repeat(np.char.add("x", np.arange(20).astype("U")), 5)
     extra_d = np.tile(np.array(["d1", "d2", "d3", "d4", "d5"]), 20)
-    run = Run(pa.array(np.concatenate([qids, extra_q])), pa.array(np.concatenate([docs, extra_d])),
-              np.concatenate([score, np.ones(len(extra_q))]))
+    all_docs = np.concatenate([docs, extra_d])
+    doc_col = pa.chunked_array([all_docs[:30_000], all_docs[30_000:]]) if chunked else pa.array(all_docs)
+    run = Run(pa.array(np.concatenate([qids, extra_q])), doc_col, np.concatenate([score, np.ones(len(extra_q))]))
     return qrels, run
 
 
@@ -50,7 +51,8 @@ FIELDS = ("query_ids", "offsets", "qidx", "rank", "grade", "judged", "score", "i
 def test_prefiltered_join_equals_exact_join(
     monkeypatch: pytest.MonkeyPatch, shuffle: bool, missing: str, depth: int | None
 ) -> None:
-    qrels, run = _data(shuffle)
+    qrels, run = _data(shuffle, chunked=True)
+    assert isinstance(run.doc_column(), pa.ChunkedArray)  # kept chunked: no copy of the strings
     index = QrelsIndex(qrels)
     fast, fast_counts = prepare(index, run, missing=missing, depth=depth)  # type: ignore[arg-type]
     assert fast.judged.sum() > 100

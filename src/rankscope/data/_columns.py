@@ -92,9 +92,19 @@ def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype, count=n, offset=values.offset * itemsize)
 
 
-def as_string_array(values: Any, field: str) -> pa.Array:
-    """Return ``values`` as an Arrow string array; integers are converted, nulls refused."""
+def as_string_array(values: Any, field: str, keep_chunks: bool = False) -> Any:
+    """Return ``values`` as an Arrow string array; integers are converted, nulls refused.
+
+    With ``keep_chunks``, a chunked string column (what ``pa.array`` makes of a
+    large numpy string array, or a CSV reader returns) stays a ``ChunkedArray``:
+    combining the chunks would copy every string.
+    """
     if isinstance(values, pa.ChunkedArray):
+        if keep_chunks and values.num_chunks > 1 and pa.types.is_string(values.type):
+            if values.null_count:
+                first = int(np.flatnonzero(to_numpy(values.is_null()))[0])
+                raise ParseError(f"{field} is missing (null) in row {first}")
+            return values
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
         if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
@@ -127,14 +137,16 @@ def _id_text(value: Any, field: str) -> str:
     raise RankscopeError(f"{field}: ids must be strings or integers, got {value!r}")
 
 
-def encode(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode ``values``: ``(codes int32, dictionary)`` in first-seen order."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
     enc = pc.dictionary_encode(values)
     codes = to_numpy(enc.indices).astype(np.int32, copy=False)
     return codes, enc.dictionary
 
 
-def encode_sorted(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def encode_sorted(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Encode ``values`` with codes that follow the sorted order of the unique strings.
 
     Returns ``(codes int32, unique ids as a numpy object array sorted ascending)``.
@@ -203,7 +215,7 @@ _CHUNK = 1 << 20
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-def fingerprint(values: pa.Array) -> np.ndarray:
+def fingerprint(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A 64-bit fingerprint of every string: equal strings get equal fingerprints.
 
     A hash of the length and the first, middle and last 8 bytes of each string
@@ -218,6 +230,12 @@ def fingerprint(values: pa.Array) -> np.ndarray:
     n = len(values)
     out = np.empty(n, dtype=np.uint64)
     if n == 0:
+        return out
+    if isinstance(values, pa.ChunkedArray):
+        lo = 0
+        for chunk in values.chunks:
+            out[lo : lo + len(chunk)] = fingerprint(chunk)
+            lo += len(chunk)
         return out
     if pa.types.is_large_string(values.type):
         values = values.cast(pa.string())

@@ -45,14 +45,14 @@ class IdTable:
     query_ids: np.ndarray
     qcode: np.ndarray
     values: np.ndarray
-    _docs: pa.Array | None
+    _docs: pa.Array | pa.ChunkedArray | None
     _dcode: np.ndarray | None
     _doc_ids: pa.Array | None
     _fph: np.ndarray | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
-        q = as_string_array(query, "query id")
-        d = as_string_array(doc, "doc id")
+        q = as_string_array(query, "query id", keep_chunks=True)
+        d = as_string_array(doc, "doc id", keep_chunks=True)
         if not (len(q) == len(d) == len(values)):
             raise RankscopeError(
                 f"columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
@@ -224,8 +224,8 @@ class IdTable:
         present = np.unique(self.qcode)
         return [str(x) for x in self.query_ids[present]]
 
-    def doc_column(self) -> pa.Array:
-        """The doc id of every row as an Arrow string array."""
+    def doc_column(self) -> pa.Array | pa.ChunkedArray:
+        """The doc id of every row as an Arrow string array (chunked when the input column was)."""
         if self._docs is not None:
             return self._docs
         return self.doc_ids.take(arrow_ints(self.dcode))

@@ -81,7 +81,7 @@ class Prepared:
     rank : int32 (rows,)            0-based rank within its query (int64 beyond 2**31 rows)
     grade : int64 (rows,)           relevance grade, 0 when unjudged
     judged : bool (rows,)           whether the (query, doc) pair is in the qrels
-    score : float64 (rows,)         retrieval score
+    score : float64 (rows,)         retrieval score (a property: gathered from the run on first use)
     dcode : int (rows,)             index into ``doc_ids``: ``doc_ids.take(dcode)`` are the rows'
                                     doc ids (``doc_ids`` is the run's doc dictionary, or its
                                     per-row doc strings when no dictionary was built)
@@ -97,14 +97,26 @@ class Prepared:
     rank: np.ndarray
     grade: np.ndarray
     judged: np.ndarray
-    score: np.ndarray
     dcode: np.ndarray
     doc_ids: pa.Array
     ideal_offsets: np.ndarray
     ideal_grade: np.ndarray
     in_run: np.ndarray
     relevance_level: int = 1
+    score_source: tuple[np.ndarray, np.ndarray | None] = field(default=(np.empty(0), None), repr=False)
     _cache: dict[object, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def score(self) -> np.ndarray:
+        """Retrieval score of every row (float64), ``scores[rows]`` of ``score_source``, gathered on first use.
+
+        Most metrics never read it, so evaluation does not keep a row-sized copy.
+        """
+        key = ("score",)
+        if key not in self._cache:
+            scores, rows = self.score_source
+            self._cache[key] = scores if rows is None else scores[rows]
+        return self._cache[key]
 
     @property
     def n(self) -> int:
@@ -333,7 +345,7 @@ def prepare(
     if src_rows is not None:
         m_rows = np.searchsorted(src_rows, m_rows)  # positions among the kept rows
     del m_qdoc, in_qrels, valid
-    order, qidx, r_score = _ranked(qidx_all, score, dref, doc_ids)
+    order, qidx, _ = _ranked(qidx_all, score, dref, doc_ids)
     del qidx_all
     counts = np.bincount(qidx, minlength=n_eval)
     n_rows = len(qidx)
@@ -341,7 +353,7 @@ def prepare(
     rank -= np.repeat(np.concatenate(([0], np.cumsum(counts)[:-1])).astype(rank.dtype), counts)
     if depth is not None and len(rank) and int(rank.max()) >= depth:
         sel = rank < depth
-        order, qidx, rank, r_score = order[sel], qidx[sel], rank[sel], r_score[sel]
+        order, qidx, rank = order[sel], qidx[sel], rank[sel]
         counts = np.minimum(counts, depth)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     r_dcode = order if dref is None else dref[order]
@@ -372,7 +384,7 @@ def prepare(
         rank=rank,
         grade=grade,
         judged=judged,
-        score=r_score,
+        score_source=(run.scores, order if src_rows is None else src_rows[order]),
         dcode=r_dcode,
         doc_ids=doc_ids,
         ideal_offsets=ideal_offsets,
