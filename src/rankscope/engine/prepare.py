@@ -345,7 +345,7 @@ def prepare(
     if src_rows is not None:
         m_rows = np.searchsorted(src_rows, m_rows)  # positions among the kept rows
     del m_qdoc, in_qrels, valid
-    order, qidx, _ = _ranked(qidx_all, score, dref, doc_ids)
+    order, qidx = _ranked(qidx_all, score, dref, doc_ids)[:2]  # the ranked scores are not kept
     del qidx_all
     counts = np.bincount(qidx, minlength=n_eval)
     n_rows = len(qidx)
