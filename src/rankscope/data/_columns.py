@@ -8,6 +8,7 @@ trec_eval (``strcmp`` order, which equals code-point order for UTF-8).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,8 @@ import pyarrow.compute as pc
 
 from rankscope.errors import ParseError, RankscopeError
 
-__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint", "to_numpy",
-           "arrow_ints", "positions"]
+__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint",
+           "fingerprint_pieces", "to_numpy", "arrow_ints", "positions"]
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -227,26 +228,31 @@ def fingerprint(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     >>> bool(fp[0] == fp[2]), bool(fp[0] == fp[1])
     (True, False)
     """
-    n = len(values)
-    out = np.empty(n, dtype=np.uint64)
-    if n == 0:
-        return out
-    if isinstance(values, pa.ChunkedArray):
-        lo = 0
-        for chunk in values.chunks:
-            out[lo : lo + len(chunk)] = fingerprint(chunk)
-            lo += len(chunk)
-        return out
-    if pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
-    bufs = values.buffers()
-    offs_all = np.frombuffer(bufs[1], dtype=np.int32)[values.offset : values.offset + n + 1]
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
-    for lo_row in range(0, n, _CHUNK):
-        offs = offs_all[lo_row : min(lo_row + _CHUNK, n) + 1].astype(np.int64)
-        length = offs[1:] - offs[:-1]
-        out[lo_row : lo_row + len(length)] = _fingerprint_chunk(data, offs, length)
+    out = np.empty(len(values), dtype=np.uint64)
+    for lo, h in fingerprint_pieces(values):
+        out[lo : lo + len(h)] = h
     return out
+
+
+def fingerprint_pieces(values: pa.Array | pa.ChunkedArray) -> Iterator[tuple[int, np.ndarray]]:
+    """:func:`fingerprint` piece by piece: ``(first row, fingerprints)`` of at most 2**20 rows each.
+
+    Lets a caller fold the fingerprints into its own arrays without a row-sized temporary.
+    """
+    row = 0
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        n = len(chunk)
+        if n == 0:
+            continue
+        if pa.types.is_large_string(chunk.type):
+            chunk = chunk.cast(pa.string())
+        bufs = chunk.buffers()
+        offs_all = np.frombuffer(bufs[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
+        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+        for lo_row in range(0, n, _CHUNK):
+            offs = offs_all[lo_row : min(lo_row + _CHUNK, n) + 1].astype(np.int64)
+            yield row + lo_row, _fingerprint_chunk(data, offs, offs[1:] - offs[:-1])
+        row += n
 
 
 def _fingerprint_chunk(data: np.ndarray, offs: np.ndarray, length: np.ndarray) -> np.ndarray:

@@ -16,7 +16,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.data._columns import arrow_ints, as_string_array, encode, encode_sorted, fingerprint, positions
+from rankscope.data._columns import (
+    arrow_ints,
+    as_string_array,
+    encode,
+    encode_sorted,
+    fingerprint,
+    fingerprint_pieces,
+    positions,
+)
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
@@ -93,7 +101,10 @@ class IdTable:
     def doc_fingerprints(self) -> np.ndarray:
         """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
         if self._fph is None:
-            self._fph = _high32(fingerprint(self.doc_column()))
+            fph = np.empty(len(self), dtype=np.uint32)
+            for lo, h in fingerprint_pieces(self.doc_column()):
+                fph[lo : lo + len(h)] = h >> np.uint64(32)
+            self._fph = fph
         return self._fph
 
     def doc_matches(self, value_set: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -170,11 +181,15 @@ class IdTable:
         bits = max(int(block[-1]).bit_length(), 1)
         keys = block.view(np.uint64)  # in place: this runs on the largest inputs
         keys <<= np.uint64(64 - bits)
-        fp = fingerprint(self._docs)
-        self._fph = _high32(fp)  # kept: evaluation reuses it to pre-filter the qrels lookup
-        fp >>= np.uint64(bits)
-        keys |= fp
-        del fp
+        # folded in piece by piece (no row-sized temporary); the high 32 bits are kept:
+        # evaluation reuses them to pre-filter the qrels lookup
+        fph = np.empty(len(keys), dtype=np.uint32)
+        for lo, h in fingerprint_pieces(self._docs):
+            hi = lo + len(h)
+            fph[lo:hi] = h >> np.uint64(32)
+            h >>= np.uint64(bits)
+            keys[lo:hi] |= h
+        self._fph = fph
         keys.sort(kind="stable")
         return bool((keys[1:] == keys[:-1]).any())
 
