@@ -217,8 +217,11 @@ class PolicyCounts:
     not_in_qrels: int
 
 
-def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+def _block_order(qidx: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The grouping order when every query is one block already ranked by score, else None.
+
+    Returns ``(order, starts, shift)``: input block ``k`` starts at row ``starts[k]``
+    and its rows move by ``shift[k]`` (input row ``i`` of block ``k`` is ranked row ``i + shift[k]``).
 
     A run file or a DataFrame is usually grouped by query and sorted by score
     within each query, with the queries in some other order (e.g. numeric ids
@@ -233,7 +236,7 @@ def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     block_q = qidx[starts]
     idx = np.int32 if n < 2**31 else np.int64  # row numbers: half the memory traffic of int64
     if bool(np.all(block_q[1:] > block_q[:-1])):
-        return np.arange(n, dtype=idx)
+        return np.arange(n, dtype=idx), starts, np.zeros(len(starts), dtype=np.int64)
     border = np.argsort(block_q, kind="stable")
     if bool(np.any(block_q[border][1:] == block_q[border][:-1])):
         return None  # a query split over several blocks
@@ -242,7 +245,9 @@ def _block_order(qidx: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     new_start = np.concatenate(([0], np.cumsum(new_len)[:-1]))
     order: np.ndarray = np.arange(n, dtype=idx)
     order += np.repeat((starts[border] - new_start).astype(idx), new_len)
-    return order
+    shift = np.empty(len(starts), dtype=np.int64)
+    shift[border] = new_start - starts[border]
+    return order, starts, shift
 
 
 def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
@@ -251,18 +256,31 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray, doc_ids:
 
 
 def _ranked(
-    qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray | None, doc_ids: pa.Array
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(order, qidx[order], score[order])`` of :func:`_rank_order`; ``dcode=None``: row ``i`` is doc ``i``."""
+    qidx: np.ndarray, score: np.ndarray, dcode: np.ndarray | None, doc_ids: pa.Array, with_score: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(order, qidx[order], score[order])`` of :func:`_rank_order`; ``dcode=None``: row ``i`` is doc ``i``.
+
+    ``with_score=False`` returns None for the ranked scores (not gathered when not needed).
+    """
     n = len(qidx)
     if n == 0:
         return np.arange(0), qidx[:0], score[:0]
-    order = _block_order(qidx, score)
-    if order is None:
-        order = np.lexsort((-score, qidx))
     # ties: equal (query, score) neighbours must be in doc id descending order
-    sq, ss = qidx[order], score[order]
-    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    layout = _block_order(qidx, score)
+    ss: np.ndarray | None
+    if layout is None:
+        order = np.lexsort((-score, qidx))
+        sq, ss = qidx[order], score[order]
+        tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    else:
+        # whole blocks move: input neighbours of one query stay neighbours, so the
+        # ties are found in input order, without gathering the scores
+        order, starts, shift = layout
+        sq = qidx[order]
+        ss = score[order] if with_score else None
+        ti = np.flatnonzero((qidx[1:] == qidx[:-1]) & (score[1:] == score[:-1]))
+        tie = np.zeros(n - 1, dtype=bool)
+        tie[ti + shift[np.searchsorted(starts, ti, side="right") - 1]] = True
     if tie.any():
         in_group = np.zeros(n, dtype=bool)
         in_group[1:] |= tie
@@ -345,7 +363,7 @@ def prepare(
     if src_rows is not None:
         m_rows = np.searchsorted(src_rows, m_rows)  # positions among the kept rows
     del m_qdoc, in_qrels, valid
-    order, qidx = _ranked(qidx_all, score, dref, doc_ids)[:2]  # the ranked scores are not kept
+    order, qidx, _ = _ranked(qidx_all, score, dref, doc_ids, with_score=False)
     del qidx_all
     counts = np.bincount(qidx, minlength=n_eval)
     n_rows = len(qidx)
