@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_core.py                 # 100,000 queries x 100 docs = 10M run rows
     .venv/bin/python bench/bench_core.py --queries 10000 # quicker
     .venv/bin/python bench/bench_core.py --skip ranx     # leave a tool out
+    .venv/bin/python bench/bench_core.py --repeat 1      # one run per step (default 3, median reported)
 
 The data (see ``bench/synthetic.py``) is generated once with a fixed seed into a
 temporary directory, as numpy columns and as TREC files.  Every measurement runs
@@ -11,6 +12,9 @@ into the tool's native in-memory input *before* the clock starts, resets the
 peak-RSS counter, then times the step and reports wall time, process CPU time
 (user + sys: less sensitive to other load on a shared machine; above wall time
 when a tool uses several threads) and the growth of peak resident memory.
+Each step runs ``--repeat`` times (default 3, each in a fresh process); the run
+with the median wall time is reported, and all wall times are listed (on a
+shared machine a single run can be off by 20-30%).
 
 Steps (five metrics: ndcg@10, map, mrr, recall@100, precision@10):
 
@@ -83,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip", action="append", default=[], choices=sorted(STEPS), help="leave a tool out")
     ap.add_argument("--data", type=Path, help="reuse/keep the generated data in this directory")
     ap.add_argument("--json", type=Path, help="also write the results as JSON")
+    ap.add_argument("--repeat", type=int, default=3, help="fresh-process runs per step; the median is reported")
     args = ap.parse_args(argv)
 
     tmp = None
@@ -104,13 +109,19 @@ def main(argv: list[str] | None = None) -> int:
         if tool in args.skip:
             continue
         for step in steps:
-            res = run_worker(step, data)
+            runs = [run_worker(step, data) for _ in range(max(args.repeat, 1))]
+            failed = [r for r in runs if "error" in r]
+            if failed:
+                results[step] = failed[0]
+                print(f"{step:<20} ERROR {failed[0]['error']}")
+                continue
+            runs.sort(key=lambda r: r["seconds"])
+            res = runs[len(runs) // 2]
+            res["all_seconds"] = [r["seconds"] for r in runs]
             results[step] = res
-            if "error" in res:
-                print(f"{step:<20} ERROR {res['error']}")
-            else:
-                print(f"{step:<18} {res['seconds']:7.2f} s wall {res['cpu_seconds']:7.2f} s CPU"
-                      f"  peak +{gib(res['peak_delta']):>9}  {res['note']}")
+            spread = "/".join(f"{r['seconds']:.2f}" for r in runs) if len(runs) > 1 else ""
+            print(f"{step:<18} {res['seconds']:7.2f} s wall {res['cpu_seconds']:7.2f} s CPU"
+                  f"  peak +{gib(res['peak_delta']):>9}  {res['note']}" + (f"  [runs: {spread} s]" if spread else ""))
     if "rankscope" not in args.skip:
         results["import"] = {"seconds": import_time()}
         results["latency"] = run_worker("rankscope_latency", data)
