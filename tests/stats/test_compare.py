@@ -221,3 +221,22 @@ def test_all_pairs_randomization_through_differences_to_one_system(dlhard: tuple
         diffs.append(m[c.systems.index(p.b)] - m[c.systems.index(p.a)])
     _, direct = paired.randomization(np.array(diffs), permutations=3000, rng=np.random.default_rng(s_test))
     assert [p.p_value for p in c.pairs] == direct.tolist()
+
+
+def test_parallel_scoring_equals_sequential(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    import rankscope.comparison as comparison
+
+    rng = np.random.default_rng(7)
+    qs = np.repeat([f"q{i}" for i in range(40)], 20)
+    ds = np.array([f"d{j}" for j in rng.integers(0, 60, len(qs))], dtype=object)
+    keep = np.unique(np.char.add(qs.astype(str), ds.astype(str)), return_index=True)[1]
+    qs, ds = qs[np.sort(keep)], ds[np.sort(keep)]
+    qrels = Qrels(qs[::3], ds[::3], rng.integers(0, 3, len(qs[::3])))
+    runs = {n: Run(qs, ds, rng.random(len(qs)), n) for n in ("a", "b", "c")}
+    monkeypatch.setattr(comparison, "_PARALLEL_ROWS", 10**12)
+    sequential = comparison.compare(qrels, runs, ["ndcg@10", "mrr"], rng=3)
+    monkeypatch.setattr(comparison, "_PARALLEL_ROWS", 0)
+    parallel = comparison.compare(qrels, runs, ["ndcg@10", "mrr"], rng=3)
+    assert sequential.to_dict() == parallel.to_dict()
