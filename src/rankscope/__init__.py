@@ -11,8 +11,9 @@ Everything is imported lazily so that ``import rankscope`` stays fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rankscope._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -71,14 +72,4 @@ if TYPE_CHECKING:
     from rankscope.retrieval.runner import evaluate_retriever
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

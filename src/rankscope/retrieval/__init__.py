@@ -6,8 +6,9 @@ Names are imported lazily so that ``import rankscope.retrieval`` stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rankscope._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "Hit": "rankscope.retrieval.protocol",
@@ -69,14 +70,4 @@ if TYPE_CHECKING:
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope.retrieval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
