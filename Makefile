@@ -35,7 +35,7 @@ $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
 	touch $@
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench scripts
 
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy
