@@ -168,7 +168,6 @@ class Prepared:
             return cs
         start = self.offsets[:-1]
         base = np.where(start > 0, cs[np.maximum(start - 1, 0)], 0)
-        base = np.where(start > 0, base, 0)
         return cs - np.repeat(base, self.num_ret)
 
     def sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -180,13 +179,17 @@ class Prepared:
         """Per-query number of rows where ``mask`` is true."""
         return np.bincount(self.qidx[mask], minlength=self.n).astype(np.int64)
 
-    def ideal_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """Per-query sum over the ideal (qrels) arrays."""
+    def ideal_qidx(self) -> np.ndarray:
+        """Query index of each ideal (qrels) row, computed once."""
         key = ("ideal_qidx",)
         if key not in self._cache:
             self._cache[key] = np.repeat(np.arange(self.n), np.diff(self.ideal_offsets))
+        return self._cache[key]
+
+    def ideal_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum over the ideal (qrels) arrays."""
         w = values if mask is None else np.where(mask, values, 0)
-        return np.bincount(self._cache[key], weights=w.astype(np.float64, copy=False), minlength=self.n)
+        return np.bincount(self.ideal_qidx(), weights=w.astype(np.float64, copy=False), minlength=self.n)
 
     def ideal_rank(self) -> np.ndarray:
         """0-based position of each ideal row within its query."""

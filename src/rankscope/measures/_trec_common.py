@@ -157,7 +157,7 @@ def ideal_gains(p: Prepared, gains: str = "") -> tuple[np.ndarray, np.ndarray]:
     Returns ``(gain, offsets)``: query i's ideal list is ``gain[offsets[i]:offsets[i+1]]``.
     """
     g = _gain_map(p.ideal_grade, gains)
-    qi = np.repeat(np.arange(p.n), np.diff(p.ideal_offsets))
+    qi = p.ideal_qidx()
     keep = g > 0
     g, qi = g[keep], qi[keep]
     order = np.lexsort((-g, qi))

@@ -90,7 +90,7 @@ def ideal_dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = F
     # trec_eval's ideal ranking holds the judged (grade >= 0) documents of positive gain only
     gain = np.where(p.ideal_grade >= 0, np.maximum(gain_of(p.ideal_grade, gains, exponential), 0.0), 0.0)
     if gains:  # remapped gains may reorder the ideal ranking
-        qi = np.repeat(np.arange(p.n), np.diff(p.ideal_offsets))
+        qi = p.ideal_qidx()
         gain = gain[np.lexsort((-gain, qi))]
     rank = p.ideal_rank()
     w = gain * _discount(rank)
