@@ -1,29 +1,39 @@
-"""The fast TREC reader: Arrow's multi-threaded CSV parser on whitespace-normalised bytes.
+"""The fast TREC reader: Arrow's multi-threaded CSV parser on a memory map of the file.
 
 It accepts exactly what :mod:`rankscope.io._trec_lines` accepts and returns the
 same values, or returns ``None`` ("not sure") and lets the caller use the exact
 line parser, which then produces the error message.  The steps:
 
-1. whitespace normalisation, only when needed (the file holds tabs, ``\\r``,
-   ``\\v``, ``\\f``, or Arrow finds an empty field: repeated spaces or a space at a
-   line end): tabs etc. become spaces, runs of spaces collapse to one, spaces at
-   the start and end of a line are removed.  Newlines are never touched, so line
-   numbers survive;
-2. files with ``#`` comment lines are handed to the line parser; blank lines are
+1. the file is memory-mapped (no copy into Python ``bytes``; gzip files and
+   anything that cannot be mapped are read into memory instead);
+2. one vectorised scan (:func:`is_clean`) decides whether the bytes are the
+   clean case: ASCII, no control characters besides ``\\n``, and exactly one
+   space between tokens (no repeated spaces, no space at a line start or end);
+3. otherwise (tabs, ``\\r``, padding, non-ASCII text...) the bytes are copied and
+   whitespace-normalised (:func:`normalise_whitespace`: tabs etc. become
+   spaces, runs of spaces collapse to one, spaces at line starts and ends are
+   removed; newlines are never touched, so line numbers survive);
+4. files with ``#`` comment lines are handed to the line parser; blank lines are
    skipped by Arrow, and line numbers are recovered (only for an error message)
    by :func:`line_numbers`;
-3. Arrow reads the bytes as space-delimited CSV (no quoting, no escapes, no null
-   values); a ragged file (a line with another column count than the first), a
-   value Arrow cannot convert or invalid UTF-8 raise inside Arrow, and the line
-   parser takes over;
-4. the value column is checked (grades: ``[+-]digits``; scores: finite) and a
+5. Arrow reads the bytes as space-delimited CSV (no quoting, no escapes, no null
+   values).  It checks the column count of every line even for the columns it
+   does not convert, so ASCII files convert only query, doc and value; other
+   files convert every column as UTF-8 text, which validates every byte.  A
+   ragged file (a line with another column count than the first), a value Arrow
+   cannot convert or invalid UTF-8 raise inside Arrow, and the line parser takes
+   over;
+6. the value column is checked (grades: ``[+-]digits``; scores: finite) and a
    non-finite score is reported with the same message as the line parser.
+
+A memory-mapped file must not be truncated by another process while it is read.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -31,12 +41,52 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from rankscope.data._columns import to_numpy
-from rankscope.io._trec_lines import WIDTH, Columns, Kind, parse_score
+from rankscope.io._source import GZIP_MAGIC, UTF8_BOM, decode, read_bytes, text_lines
+from rankscope.io._trec_lines import WIDTH, Columns, Kind, parse_lines, parse_score
 
-__all__ = ["fast_columns", "normalise_whitespace", "line_numbers"]
+__all__ = ["read_columns", "fast_columns", "is_clean", "normalise_whitespace", "line_numbers"]
 
-_NOT_NEWLINE = re.compile(rb"[^\n]")
+#: bytes-like input: ``bytes`` or an Arrow buffer (a memory map)
+Data: TypeAlias = "bytes | pa.Buffer"
+
+_FIRST_LINE = re.compile(rb"[^\n]+")
 _TO_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
+_BLOCK = 1 << 20  # bytes per step of the scan: the temporary stays in the CPU cache
+_ARROW_BLOCK = 1 << 24  # bytes per block of Arrow's parser (a longer line goes to the line parser)
+# ``byte ^ 0x6A`` maps \n (10) to 96, printable ASCII (32..127) onto 0..95 and every other byte
+# (control characters, non-ASCII) above 96, so one maximum tells whether a block is plain text
+_XOR, _PLAIN_MAX = 0x6A, 96
+
+
+def is_clean(data: Data) -> bool:
+    """True when ``data`` is ASCII without control characters other than ``\\n``, and has one space between tokens.
+
+    Vectorised, block by block (no copy of ``data``): in plain text, the larger
+    byte of two neighbours is at most 32 only for ``"  "``, ``" \\n"``, ``"\\n "``
+    (those give 32) and blank lines (``"\\n\\n"``, 10).
+
+    >>> is_clean(b"q1 0 d1 1\\n\\nq2 0 d1 0\\n"), is_clean(b"q1 0 d1  1\\n"), is_clean(b"q1\\t0 d1 1\\n")
+    (True, False, False)
+    >>> is_clean(b"q1 0 d1 1 \\n"), is_clean(b" q1 0 d1 1"), is_clean("q1 0 d\\u00e9 1".encode())
+    (False, False, False)
+    """
+    b = np.frombuffer(data, dtype=np.uint8)
+    n = len(b)
+    if n and (b[0] == 32 or b[-1] == 32):
+        return False
+    tmp = np.empty(min(n, _BLOCK), dtype=np.uint8)
+    for start in range(0, n, _BLOCK):
+        block = b[start : start + _BLOCK]
+        t = tmp[: len(block)]
+        np.bitwise_xor(block, _XOR, out=t)
+        if t.max() > _PLAIN_MAX:
+            return False
+        pairs = b[start : start + _BLOCK + 1]  # one byte of overlap: pairs across the block end
+        t = tmp[: len(pairs) - 1]
+        np.maximum(pairs[:-1], pairs[1:], out=t)
+        if len(t) and t.min() <= 32 and bool((t == 32).any()):
+            return False
+    return True
 
 
 def normalise_whitespace(data: bytes) -> bytes:
@@ -60,11 +110,11 @@ def normalise_whitespace(data: bytes) -> bytes:
     return data
 
 
-def line_numbers(data: bytes) -> np.ndarray:
+def line_numbers(data: Data) -> np.ndarray:
     """1-based numbers of the non-empty lines of normalised ``data`` (row ``i`` of the CSV is on line ``[i]``)."""
     nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     starts = np.r_[0, nl + 1]
-    ends = np.r_[nl, len(data)]
+    ends = np.r_[nl, len(data) if isinstance(data, bytes) else data.size]
     return np.flatnonzero(ends > starts) + 1
 
 
@@ -73,63 +123,89 @@ def _as_string(col: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array([chunk.view(pa.string()) for chunk in col.chunks], type=pa.string())
 
 
-def _line_text(data: bytes, line: int) -> str:
-    start = 0
-    if line > 1:
-        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        start = int(nl[line - 2]) + 1
-    end = data.find(b"\n", start)
-    return data[start : end if end >= 0 else len(data)].decode("utf-8", "replace")
+def _line_text(data: Data, line: int) -> str:
+    b = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(b == 10)
+    start = int(nl[line - 2]) + 1 if line > 1 else 0
+    end = int(nl[line - 1]) if line - 1 < len(nl) else len(b)
+    return memoryview(data)[start:end].tobytes().decode("utf-8", "replace")
 
 
-def fast_columns(data: bytes, kind: Kind, source: str) -> Columns | None:
-    """Parse ``data`` (a whole TREC file) with Arrow, or return ``None`` when the line parser must decide."""
-    cols = _NOT_CLEAN
-    if not any(c in data for c in (b"\t", b"\r", b"\v", b"\f")):
-        cols = _attempt(data, kind, source)
-    if cols is _NOT_CLEAN:  # tabs, repeated / leading / trailing spaces
-        cols = _attempt(normalise_whitespace(data), kind, source)
-    return None if cols is _NOT_CLEAN else cols
+def _map_file(path: str | Path) -> pa.Buffer | None:
+    """A read-only memory map of an uncompressed file (without a UTF-8 BOM), else ``None``.
 
-
-_NOT_CLEAN: Any = object()
-
-
-def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
-    """Arrow on ``data``; ``_NOT_CLEAN`` when whitespace normalisation might help, ``None`` when it cannot."""
-    m = _NOT_NEWLINE.search(data)
-    if m is None or data.startswith(b"#"):
+    ``None`` for gzip data and for anything that cannot be mapped (a missing file,
+    a folder, a pipe...): :func:`~rankscope.io._source.read_bytes` then reads the
+    file or raises the error naming it.
+    """
+    try:
+        with pa.memory_map(str(path)) as mm:
+            buf = mm.read_buffer()  # stays valid after close: the buffer holds the mapping
+    except (OSError, pa.ArrowException):
         return None
+    head = memoryview(buf)[:3].tobytes()
+    if head[:2] == GZIP_MAGIC:
+        return None
+    return buf.slice(3) if head == UTF8_BOM else buf
+
+
+def read_columns(path: str | Path, kind: Kind, *, fast: bool = True) -> Columns:
+    """The columns of the TREC ``kind`` file at ``path``: Arrow on a memory map when it can, else the line parser.
+
+    ``fast=False`` forces the exact line parser; both give the same values and errors.
+    """
+    source = str(path)
+    data: Data | None = _map_file(path) if fast else None
+    if data is None:
+        data = read_bytes(path)
+    cols = fast_columns(data, kind, source) if fast else None
+    if cols is None:
+        raw = data if isinstance(data, bytes) else data.to_pybytes()
+        cols = parse_lines(text_lines(decode(raw, source)), kind, source)
+    return cols
+
+
+def fast_columns(data: Data, kind: Kind, source: str) -> Columns | None:
+    """Parse ``data`` (a whole TREC file) with Arrow, or return ``None`` when the line parser must decide."""
+    if is_clean(data):
+        return _attempt(data, kind, source, ascii_only=True)
+    raw = data if isinstance(data, bytes) else data.to_pybytes()
+    return _attempt(normalise_whitespace(raw), kind, source, ascii_only=raw.isascii())
+
+
+def _attempt(data: Data, kind: Kind, source: str, *, ascii_only: bool) -> Columns | None:
+    """Arrow on whitespace-clean ``data``; ``None`` when the line parser must decide."""
+    m = _FIRST_LINE.search(data)  # type: ignore[call-overload]
+    if m is None or m.group().startswith(b"#"):
+        return None
+    first = m.group().split(b" ")
     lo, hi, vcol = WIDTH[kind]
-    end = data.find(b"\n", m.start())
-    first = data[m.start() : end if end >= 0 else len(data)].split(b" ")
-    if b"" in first:
-        return _NOT_CLEAN
     if len(first) < lo or (hi is not None and len(first) > hi):
         return None
     value_col = f"f{vcol}"
-    # ASCII needs no UTF-8 validation: read raw bytes and view the id columns as strings (no copy)
-    ascii_only = data.isascii()
+    # ASCII needs no UTF-8 validation: read raw bytes of the three needed columns and view the ids as
+    # strings (no copy); otherwise every column is read as text, which validates every byte as UTF-8
     text = pa.binary() if ascii_only else pa.string()
-    types = {f"f{i}": text for i in range(len(first))}
+    names = ["f0", "f2", value_col] if ascii_only else [f"f{i}" for i in range(len(first))]
+    types: dict[str, Any] = {name: text for name in names}
     types[value_col] = pa.float64() if kind == "run" else pa.string()
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=_ARROW_BLOCK),
             parse_options=pcsv.ParseOptions(
                 delimiter=" ", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=True
             ),
             convert_options=pcsv.ConvertOptions(
-                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=not ascii_only
+                column_types=types,
+                include_columns=names,
+                null_values=[],
+                strings_can_be_null=False,
+                check_utf8=not ascii_only,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return _NOT_CLEAN
-    # an empty field means two spaces in a row, or a space at a line end: not the clean case
-    for name in table.column_names:
-        if name != value_col and pc.min(pc.binary_length(table.column(name))).as_py() == 0:
-            return _NOT_CLEAN
+        return None  # ragged, not a number, not UTF-8, a line longer than a block...
     query, doc = table.column("f0"), table.column("f2")
     if ascii_only:
         query, doc = _as_string(query), _as_string(doc)
@@ -149,7 +225,5 @@ def _attempt(data: bytes, kind: Kind, source: str) -> Columns | None:
         if bad.any():
             line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
             parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
-    tag = table.column("f5")[0].as_py() if kind == "run" else ""
-    if isinstance(tag, bytes):
-        tag = tag.decode("ascii")
+    tag = first[5].decode("utf-8") if kind == "run" else ""
     return Columns(query, doc, values, lambda: line_numbers(data), tag)
