@@ -1,7 +1,7 @@
 """The TREC reader on a memory map (``read_run`` / ``read_qrels``): same values and errors as the line parser.
 
 The mapped path converts only the query, doc and value columns of ASCII files and
-decides with one vectorised scan (:func:`is_clean`) whether the bytes need
+decides with one vectorised scan (:func:`scan`) whether the bytes need
 whitespace normalisation; these tests pin that it never accepts what the line
 parser would read differently, including across the scan's and Arrow's block ends.
 """
@@ -18,7 +18,7 @@ import pytest
 import rankscope.io._trec_fast as trec_fast
 from rankscope.errors import EmptyInputError, ParseError
 from rankscope.io import read_qrels, read_run, read_trec_qrels, read_trec_run
-from rankscope.io._trec_fast import _map_file, fast_columns, is_clean, read_columns
+from rankscope.io._trec_fast import _map_file, fast_columns, read_columns, scan
 
 RUN = "q1 Q0 d1 1 0.5 tagA\nq1 Q0 d2 2 0.25 tagA\nq2 Q0 d1 1 3 tagA\n"
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n"
@@ -73,20 +73,36 @@ def _same(kind: str, path: Path) -> tuple[Any, ...]:
         (b"q1 0 d\xff 1\n", False),
     ],
 )
-def test_is_clean(data: bytes, clean: bool) -> None:
-    assert is_clean(data) is clean
+def test_scan(data: bytes, clean: bool) -> None:
+    assert scan(data) == ("clean" if clean else "dirty")
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 5, 7, 8])
-def test_is_clean_across_scan_blocks(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+def test_scan_across_scan_blocks(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     monkeypatch.setattr(trec_fast, "_BLOCK", block)
     line = b"q1 0 d1 1\n"
-    assert is_clean(line * 3)
+    assert scan(line * 3) == "clean"
+    assert scan(line * 3 + b"#" + line) == "comment"
     for bad in (b"  ", b" \n", b"\n ", b"\t", b"\xc3\xa9"):
         for at in range(1, 3 * len(line) - 1):
             data = line * 3
             data = data[:at] + bad + data[at:]
-            assert not is_clean(data), (block, bad, at)
+            assert scan(data) == "dirty", (block, bad, at)
+    for at in range(0, 3 * len(line) + 1):
+        data = line * 3
+        assert scan(data[:at] + b"\n#" + data[at:]) != "clean", (block, at)  # a comment line, maybe also dirty
+
+
+@pytest.mark.parametrize("parallel_min", [1, 7, 64])
+def test_scan_on_threads(monkeypatch: pytest.MonkeyPatch, parallel_min: int) -> None:
+    monkeypatch.setattr(trec_fast, "_BLOCK", 4)
+    monkeypatch.setattr(trec_fast, "_PARALLEL_MIN", parallel_min)
+    data = b"q1 0 d1 1\n" * 20
+    assert scan(data) == "clean"
+    for at in range(1, len(data) - 1):
+        assert scan(data[:at] + b"  " + data[at:]) == "dirty", at
+        assert scan(data[:at] + b"\xff" + data[at:]) == "dirty", at
+    assert scan(data + b"# c\n" + data) == "comment"
 
 
 # -- the mapped reader equals the line parser --------------------------------------------------------

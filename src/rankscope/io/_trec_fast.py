@@ -6,15 +6,17 @@ line parser, which then produces the error message.  The steps:
 
 1. the file is memory-mapped (no copy into Python ``bytes``; gzip files and
    anything that cannot be mapped are read into memory instead);
-2. one vectorised scan (:func:`is_clean`) decides whether the bytes are the
-   clean case: ASCII, no control characters besides ``\\n``, and exactly one
-   space between tokens (no repeated spaces, no space at a line start or end);
+2. one vectorised scan (:func:`scan`) decides whether the bytes are the clean
+   case: ASCII, no control characters besides ``\\n``, exactly one space
+   between tokens (no repeated spaces, no space at a line start or end), and no
+   line starting with ``#`` (comment lines go to the line parser);
 3. otherwise (tabs, ``\\r``, padding, non-ASCII text...) the bytes are copied and
    whitespace-normalised (:func:`normalise_whitespace`: tabs etc. become
    spaces, runs of spaces collapse to one, spaces at line starts and ends are
    removed; newlines are never touched, so line numbers survive);
-4. files with ``#`` comment lines are handed to the line parser; blank lines are
-   skipped by Arrow, and line numbers are recovered (only for an error message)
+4. files with ``#`` comment lines are handed to the line parser (in normalised
+   data, a comment line is seen as a first column starting with ``#``); blank
+   lines are skipped by Arrow, and line numbers are recovered (only for an error message)
    by :func:`line_numbers`;
 5. Arrow reads the bytes as space-delimited CSV (no quoting, no escapes, no null
    values).  It checks the column count of every line even for the columns it
@@ -31,9 +33,11 @@ A memory-mapped file must not be truncated by another process while it is read.
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -44,7 +48,7 @@ from rankscope.data._columns import to_numpy
 from rankscope.io._source import GZIP_MAGIC, UTF8_BOM, decode, read_bytes, text_lines
 from rankscope.io._trec_lines import WIDTH, Columns, Kind, parse_lines, parse_score
 
-__all__ = ["read_columns", "fast_columns", "is_clean", "normalise_whitespace", "line_numbers"]
+__all__ = ["read_columns", "fast_columns", "scan", "normalise_whitespace", "line_numbers"]
 
 #: bytes-like input: ``bytes`` or an Arrow buffer (a memory map)
 Data: TypeAlias = "bytes | pa.Buffer"
@@ -56,37 +60,60 @@ _ARROW_BLOCK = 1 << 24  # bytes per block of Arrow's parser (a longer line goes 
 # ``byte ^ 0x6A`` maps \n (10) to 96, printable ASCII (32..127) onto 0..95 and every other byte
 # (control characters, non-ASCII) above 96, so one maximum tells whether a block is plain text
 _XOR, _PLAIN_MAX = 0x6A, 96
+_PARALLEL_MIN = 1 << 24  # bytes per thread of the scan, at least
+
+Scan: TypeAlias = Literal["clean", "dirty", "comment"]
 
 
-def is_clean(data: Data) -> bool:
-    """True when ``data`` is ASCII without control characters other than ``\\n``, and has one space between tokens.
+def scan(data: Data) -> Scan:
+    """``"clean"``: ASCII, no control character but ``\\n``, one space between tokens; ``"comment"``: a line
+    starts with ``#``; else ``"dirty"`` (whitespace to normalise, or non-ASCII text).
 
-    Vectorised, block by block (no copy of ``data``): in plain text, the larger
-    byte of two neighbours is at most 32 only for ``"  "``, ``" \\n"``, ``"\\n "``
-    (those give 32) and blank lines (``"\\n\\n"``, 10).
+    Vectorised, block by block, without a copy of ``data`` (large inputs on several
+    threads): in plain text, the larger byte of two neighbours is at most 35 only
+    for ``"  "``, ``" \\n"``, ``"\\n "`` (32), blank lines (10) and pairs of ``\\n``,
+    space, ``!``, ``"``, ``#``, which are then looked at closely.
 
-    >>> is_clean(b"q1 0 d1 1\\n\\nq2 0 d1 0\\n"), is_clean(b"q1 0 d1  1\\n"), is_clean(b"q1\\t0 d1 1\\n")
-    (True, False, False)
-    >>> is_clean(b"q1 0 d1 1 \\n"), is_clean(b" q1 0 d1 1"), is_clean("q1 0 d\\u00e9 1".encode())
-    (False, False, False)
+    >>> scan(b"q1 0 d1 1\\n\\nq2 0 d1 0\\n"), scan(b"q1 0 d1  1\\n"), scan(b"q1\\t0 d1 1\\n")
+    ('clean', 'dirty', 'dirty')
+    >>> scan(b"q1 0 d1 1 \\n"), scan(b" q1 0 d1 1"), scan("q1 0 d\\u00e9 1".encode()), scan(b"a\\n# c\\n")
+    ('dirty', 'dirty', 'dirty', 'comment')
     """
     b = np.frombuffer(data, dtype=np.uint8)
     n = len(b)
-    if n and (b[0] == 32 or b[-1] == 32):
-        return False
-    tmp = np.empty(min(n, _BLOCK), dtype=np.uint8)
-    for start in range(0, n, _BLOCK):
-        block = b[start : start + _BLOCK]
+    if n == 0:
+        return "clean"
+    if b[0] == 35:
+        return "comment"
+    if b[0] == 32 or b[-1] == 32:
+        return "dirty"
+    workers = min(os.cpu_count() or 1, 4, n // _PARALLEL_MIN + 1)
+    if workers == 1:
+        return _scan_range(b, 0, n)
+    step = -(-n // (workers * _BLOCK)) * _BLOCK
+    with ThreadPoolExecutor(workers) as pool:  # numpy releases the GIL inside each step
+        found = set(pool.map(lambda lo: _scan_range(b, lo, min(lo + step, n)), range(0, n, step)))
+    return "comment" if "comment" in found else "dirty" if "dirty" in found else "clean"
+
+
+def _scan_range(b: np.ndarray, lo: int, hi: int) -> Scan:
+    """:func:`scan` of the bytes ``b[lo:hi]`` (and of the pair ``b[hi - 1], b[hi]``)."""
+    tmp = np.empty(min(hi - lo, _BLOCK), dtype=np.uint8)
+    for start in range(lo, hi, _BLOCK):
+        block = b[start : min(start + _BLOCK, hi)]
         t = tmp[: len(block)]
         np.bitwise_xor(block, _XOR, out=t)
         if t.max() > _PLAIN_MAX:
-            return False
-        pairs = b[start : start + _BLOCK + 1]  # one byte of overlap: pairs across the block end
+            return "dirty"
+        pairs = b[start : min(start + _BLOCK, hi) + 1]  # one byte of overlap: pairs across the block end
         t = tmp[: len(pairs) - 1]
         np.maximum(pairs[:-1], pairs[1:], out=t)
-        if len(t) and t.min() <= 32 and bool((t == 32).any()):
-            return False
-    return True
+        if len(t) and t.min() <= 35:
+            if bool((t == 32).any()):
+                return "dirty"
+            if bool(((pairs[:-1] == 10) & (pairs[1:] == 35)).any()):
+                return "comment"
+    return "clean"
 
 
 def normalise_whitespace(data: bytes) -> bytes:
@@ -167,14 +194,18 @@ def read_columns(path: str | Path, kind: Kind, *, fast: bool = True) -> Columns:
 
 def fast_columns(data: Data, kind: Kind, source: str) -> Columns | None:
     """Parse ``data`` (a whole TREC file) with Arrow, or return ``None`` when the line parser must decide."""
-    if is_clean(data):
-        return _attempt(data, kind, source, ascii_only=True)
+    state = scan(data)
+    if state == "comment":
+        return None
+    if state == "clean":
+        return _attempt(data, kind, source, clean=True)
     raw = data if isinstance(data, bytes) else data.to_pybytes()
-    return _attempt(normalise_whitespace(raw), kind, source, ascii_only=raw.isascii())
+    return _attempt(normalise_whitespace(raw), kind, source, clean=False)
 
 
-def _attempt(data: Data, kind: Kind, source: str, *, ascii_only: bool) -> Columns | None:
-    """Arrow on whitespace-clean ``data``; ``None`` when the line parser must decide."""
+def _attempt(data: Data, kind: Kind, source: str, *, clean: bool) -> Columns | None:
+    """Arrow on whitespace-clean ``data`` (``clean``: found clean by :func:`scan`); ``None``: ask the line parser."""
+    ascii_only = clean or (isinstance(data, bytes) and data.isascii())
     m = _FIRST_LINE.search(data)  # type: ignore[call-overload]
     if m is None or m.group().startswith(b"#"):
         return None
@@ -209,8 +240,8 @@ def _attempt(data: Data, kind: Kind, source: str, *, ascii_only: bool) -> Column
     query, doc = table.column("f0"), table.column("f2")
     if ascii_only:
         query, doc = _as_string(query), _as_string(doc)
-    if pc.any(pc.starts_with(query, "#")).as_py():
-        return None  # comment lines with as many words as a data line
+    if not clean and pc.any(pc.starts_with(query, "#")).as_py():
+        return None  # comment lines with as many words as a data line (clean data: found by the scan)
     raw = table.column(value_col)
     if kind == "qrels":
         if not pc.all(pc.match_substring_regex(raw, r"^-?[0-9]+$")).as_py():
@@ -221,9 +252,9 @@ def _attempt(data: Data, kind: Kind, source: str, *, ascii_only: bool) -> Column
             return None
     else:
         values = to_numpy(raw)
-        bad = ~np.isfinite(values)
-        if bad.any():
-            line = int(line_numbers(data)[np.flatnonzero(bad)[0]])
+        finite = np.isfinite(values)
+        if not finite.all():
+            line = int(line_numbers(data)[np.argmin(finite)])
             parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
     tag = first[5].decode("utf-8") if kind == "run" else ""
     return Columns(query, doc, values, lambda: line_numbers(data), tag)
