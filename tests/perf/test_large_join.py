@@ -6,9 +6,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import rankscope.data._table as table_mod
+import rankscope.engine.prepare as prepare_mod
 from rankscope import Qrels, Run
-from rankscope.engine.prepare import QrelsIndex, prepare
+from rankscope.engine.prepare import Prepared, QrelsIndex, prepare
 
 
 def _data(shuffle: bool, chunked: bool = False) -> tuple[Qrels, Run]:
@@ -46,7 +46,16 @@ def _data(shuffle: bool, chunked: bool = False) -> tuple[Qrels, Run]:
     return qrels, run
 
 
-FIELDS = ("query_ids", "offsets", "qidx", "rank", "grade", "judged", "score", "ideal_offsets", "ideal_grade", "in_run")
+FIELDS = ("query_ids", "offsets", "qidx", "rank", "grade", "judged", "num_ret", "score", "ideal_offsets",
+          "ideal_grade", "in_run")
+
+
+def _same(a: Prepared, b: Prepared) -> None:
+    """Equal judged views and equal complete views (fields and doc ids)."""
+    for va, vb in ((a, b), (a.complete_view(), b.complete_view())):
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(va, name), getattr(vb, name), err_msg=name)
+        assert va.doc_strings() == vb.doc_strings()
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
@@ -60,27 +69,26 @@ def test_prefiltered_join_equals_exact_join(
     index = QrelsIndex(qrels)
     fast, fast_counts = prepare(index, run, missing=missing, depth=depth)  # type: ignore[arg-type]
     assert fast.judged.sum() > 100
-    monkeypatch.setattr(table_mod, "_FILTER_MIN_ROWS", 10**12)  # exact string lookup of every row
+    monkeypatch.setattr(prepare_mod, "_FINGERPRINT_JOIN_MIN_ROWS", 10**12)  # exact string lookup of every row
     qrels2, run2 = _data(shuffle)
     exact, exact_counts = prepare(QrelsIndex(qrels2), run2, missing=missing, depth=depth)  # type: ignore[arg-type]
     assert fast_counts == exact_counts
-    for name in FIELDS:
-        np.testing.assert_array_equal(getattr(fast, name), getattr(exact, name), err_msg=name)
-    fast_docs = fast.doc_ids.take(pa.array(fast.dcode.astype(np.int64))).to_pylist()
-    exact_docs = exact.doc_ids.take(pa.array(exact.dcode.astype(np.int64))).to_pylist()
-    assert fast_docs == exact_docs
+    _same(fast, exact)
 
 
-def test_doc_matches_with_and_without_dictionary() -> None:
+def test_fingerprint_join_equals_exact_lookup() -> None:
     qrels, run = _data(False)
-    rows, pos = run.doc_matches(qrels.doc_ids)
-    expect = run.doc_lookup(qrels.doc_ids)
-    np.testing.assert_array_equal(rows, np.flatnonzero(expect >= 0))
-    np.testing.assert_array_equal(pos, expect[rows])
+    index = QrelsIndex(qrels)
+    run2q = np.searchsorted(qrels.query_ids, run.query_ids)
+    run2q = np.where(qrels.query_ids[np.minimum(run2q, len(qrels.query_ids) - 1)] == run.query_ids, run2q, -1)
+    rows, grade, judged = index.lookup(run, run2q)
+    assert len(rows) > 500 and (grade < 0).any() and (grade == 0).any()
+    exact = index._lookup_exact(run, run2q)
+    for got, want in zip((rows, grade, judged), exact):
+        np.testing.assert_array_equal(got, want)
     run.dcode  # noqa: B018  (builds the dictionary: the exact path)
-    rows2, pos2 = run.doc_matches(qrels.doc_ids)
-    np.testing.assert_array_equal(rows2, rows)
-    np.testing.assert_array_equal(pos2, pos)
+    for got, want in zip(index.lookup(run, run2q), exact):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_grouped_input_ranks_like_shuffled_input() -> None:
@@ -90,9 +98,8 @@ def test_grouped_input_ranks_like_shuffled_input() -> None:
     index = QrelsIndex(qrels)
     a, _ = prepare(index, grouped)
     b, _ = prepare(index, shuffled)
-    assert int(np.sum(a.score[1:] == a.score[:-1])) > 1000  # many ties
-    for name in ("qidx", "rank", "grade", "judged", "score"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-    docs_a = a.doc_ids.take(pa.array(a.dcode.astype(np.int64))).to_pylist()
-    docs_b = b.doc_ids.take(pa.array(b.dcode.astype(np.int64))).to_pylist()
-    assert docs_a == docs_b
+    full = a.complete_view().score
+    assert int(np.sum(full[1:] == full[:-1])) > 1000  # many ties
+    assert a.ranking is not None and a.ranking.blocks  # grouped input: no sort
+    assert b.ranking is not None and not b.ranking.blocks
+    _same(a, b)

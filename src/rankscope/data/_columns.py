@@ -8,7 +8,6 @@ trec_eval (``strcmp`` order, which equals code-point order for UTF-8).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,8 +16,8 @@ import pyarrow.compute as pc
 
 from rankscope.errors import ParseError, RankscopeError
 
-__all__ = ["as_string_array", "encode_sorted", "encode", "as_float_array", "as_int_array", "fingerprint",
-           "fingerprint_pieces", "to_numpy", "arrow_ints", "positions"]
+__all__ = ["take", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode", "as_float_array",
+           "as_int_array", "to_numpy", "arrow_ints", "positions"]
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -40,6 +39,34 @@ def arrow_ints(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     typ = pa.int32() if values.dtype == np.int32 else pa.int64()
     return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
+
+
+def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``values.take(rows)`` as one array; a chunked column is taken chunk by chunk.
+
+    Arrow's ``take`` on a chunked array may first concatenate all its chunks (a
+    copy of every string of a large column); here only the taken values are copied.
+
+    >>> take(pa.chunked_array([["a", "b"], ["c"]]), np.array([2, 0])).to_pylist()
+    ['c', 'a']
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(values, pa.ChunkedArray):
+        return values.take(arrow_ints(rows))
+    if values.num_chunks == 1:
+        return values.chunk(0).take(arrow_ints(rows))
+    bounds = np.cumsum([0] + [len(c) for c in values.chunks])
+    order = np.argsort(rows, kind="stable")
+    srt = rows[order]
+    cut = np.searchsorted(srt, bounds)
+    parts = [values.chunk(i).take(arrow_ints(srt[cut[i] : cut[i + 1]] - bounds[i]))
+             for i in range(values.num_chunks) if cut[i + 1] > cut[i]]
+    if not parts:
+        return pa.array([], type=values.type)
+    gathered = pa.concat_arrays(parts)
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order))
+    return gathered.take(arrow_ints(inverse))
 
 
 def positions(found: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -147,29 +174,62 @@ def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return codes, enc.dictionary
 
 
-def encode_sorted(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+def all_distinct(values: np.ndarray) -> bool:
+    """Whether no value occurs twice (sort and compare neighbours: numpy 2's hash-based
+    ``np.unique`` is many times slower on large integer arrays).
+
+    >>> all_distinct(np.array([3, 1, 2])), all_distinct(np.array([3, 1, 3]))
+    (True, False)
+    """
+    s = np.sort(values)
+    return not bool((s[1:] == s[:-1]).any())
+
+
+def block_starts(codes: np.ndarray) -> np.ndarray | None:
+    """First row of each run of equal ``codes`` when every code occupies one contiguous run, else None.
+
+    >>> block_starts(np.array([2, 2, 0, 1, 1])).tolist(), block_starts(np.array([0, 1, 0]))
+    ([0, 2, 3], None)
+    """
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    if not all_distinct(codes[starts]):
+        return None
+    return starts
+
+
+def encode_sorted(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Encode ``values`` with codes that follow the sorted order of the unique strings.
 
-    Returns ``(codes int32, unique ids as a numpy object array sorted ascending)``.
-    Runs of equal neighbours (a run or qrels grouped by query) are encoded once:
-    only the first value of each run is hashed, the codes are then repeated.
+    Returns ``(codes int32, unique ids as a numpy object array sorted ascending,
+    block starts)``; the block starts (see :func:`block_starts`) are None unless
+    every id occupies one contiguous run of rows.  Runs of equal neighbours (a
+    run or qrels grouped by query) are encoded once: only the first value of
+    each run is hashed, the codes are then repeated.
+
+    >>> codes, ids, starts = encode_sorted(pa.array(["b", "b", "a"]))
+    >>> codes.tolist(), ids.tolist(), starts.tolist()
+    ([1, 1, 0], ['a', 'b'], [0, 2])
     """
     n = len(values)
     if n >= 4096:  # not worth it for small inputs
         change = to_numpy(pc.not_equal(values.slice(1), values.slice(0, n - 1)))
         starts = np.flatnonzero(np.concatenate(([True], change)))
         if len(starts) < n // 2:
-            head_codes, uniq_sorted = encode_sorted(values.take(arrow_ints(starts)))
+            head_codes, uniq_sorted, _ = encode_sorted(values.take(arrow_ints(starts)))
             lengths = np.diff(np.append(starts, n))
-            return np.repeat(head_codes, lengths), uniq_sorted
+            grouped = len(uniq_sorted) == len(starts)
+            return np.repeat(head_codes, lengths), uniq_sorted, starts if grouped else None
     codes, dictionary = encode(values)
     uniq = np.asarray(dictionary.to_pylist(), dtype=object)
     if len(uniq) == 0:
-        return codes, uniq
+        return codes, uniq, np.zeros(0, dtype=np.int64)
     order = np.argsort(uniq, kind="stable")
     remap = np.empty(len(order), dtype=np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
-    return remap[codes], uniq[order]
+    codes = remap[codes]
+    return codes, uniq[order], block_starts(codes)
 
 
 def as_float_array(values: Any, field: str) -> np.ndarray:
@@ -208,75 +268,3 @@ def as_int_array(values: Any, field: str) -> np.ndarray:
         bad = int(np.flatnonzero(~np.isfinite(f) | (f != np.round(f)))[0])
         raise ParseError(f"{field} must be an integer, got {arr[bad]!r} in row {bad}")
     return f.astype(np.int64)
-
-
-_K = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-                                  0xFF51AFD7ED558CCD))
-_CHUNK = 1 << 20
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
-
-
-def fingerprint(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A 64-bit fingerprint of every string: equal strings get equal fingerprints.
-
-    A hash of the length and the first, middle and last 8 bytes of each string
-    (read straight from the Arrow buffers, no per-string Python objects).  Distinct
-    strings may collide, so callers confirm equal fingerprints with an exact
-    comparison.  Works in chunks to keep the temporaries small.
-
-    >>> fp = fingerprint(pa.array(["d1", "d2", "d1", "a-much-longer-document-id-42"]))
-    >>> bool(fp[0] == fp[2]), bool(fp[0] == fp[1])
-    (True, False)
-    """
-    out = np.empty(len(values), dtype=np.uint64)
-    for lo, h in fingerprint_pieces(values):
-        out[lo : lo + len(h)] = h
-    return out
-
-
-def fingerprint_pieces(values: pa.Array | pa.ChunkedArray) -> Iterator[tuple[int, np.ndarray]]:
-    """:func:`fingerprint` piece by piece: ``(first row, fingerprints)`` of at most 2**20 rows each.
-
-    Lets a caller fold the fingerprints into its own arrays without a row-sized temporary.
-    """
-    row = 0
-    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
-        n = len(chunk)
-        if n == 0:
-            continue
-        if pa.types.is_large_string(chunk.type):
-            chunk = chunk.cast(pa.string())
-        bufs = chunk.buffers()
-        offs_all = np.frombuffer(bufs[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
-        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
-        for lo_row in range(0, n, _CHUNK):
-            offs = offs_all[lo_row : min(lo_row + _CHUNK, n) + 1].astype(np.int64)
-            yield row + lo_row, _fingerprint_chunk(data, offs, offs[1:] - offs[:-1])
-        row += n
-
-
-def _fingerprint_chunk(data: np.ndarray, offs: np.ndarray, length: np.ndarray) -> np.ndarray:
-    if len(data) >= 8 and int(length.min()) >= 8:
-        # every 8-byte window of the buffer (unaligned little-endian reads, no copy)
-        words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
-        start = offs[:-1]
-        h = words[start] * _K[0]
-        h ^= words[start + length - 8] * _K[2]
-        h ^= words[start + length // 2 - 4] * _K[1]
-    else:
-        lo, hi = int(offs[0]), int(offs[-1])
-        padded = np.zeros(hi - lo + 16, dtype=np.uint8)
-        padded[8 : 8 + hi - lo] = data[lo:hi]
-        words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-        start = offs[:-1] - lo + 8
-        short = length < 8
-        first = words[start] & _MASKS[np.minimum(length, 8)]  # bytes past a short string zeroed
-        # a short string is all in ``first``; its other windows would see other strings' bytes
-        h = first * _K[0]
-        h ^= np.where(short, first, words[start + length - 8]) * _K[2]
-        h ^= np.where(short, first, words[start + length // 2 - 4]) * _K[1]
-    h ^= length.astype(np.uint64) * _K[3]
-    h ^= h >> np.uint64(33)
-    h *= _K[4]
-    h ^= h >> np.uint64(29)
-    return h

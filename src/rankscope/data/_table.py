@@ -16,26 +16,40 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.data._columns import (
-    arrow_ints,
-    as_string_array,
-    encode,
-    encode_sorted,
-    fingerprint,
-    fingerprint_pieces,
-    positions,
-)
+from rankscope._threads import thread_map
+from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
+from rankscope.data._strings import StringBuffers, fingerprint
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
 
 __all__ = ["IdTable"]
 
-_FILTER_MIN_ROWS = 1 << 16  # below this, one exact lookup of every row is cheap enough
 
+def _repeats_within(values: np.ndarray, bounds: np.ndarray) -> bool:
+    """Whether any segment ``values[bounds[i]:bounds[i+1]]`` holds a value twice (``values`` is sorted in place).
 
-def _high32(fp: np.ndarray) -> np.ndarray:
-    return (fp >> np.uint64(32)).astype(np.uint32)
+    Segments of one length are sorted side by side as the rows of a matrix: one
+    loop step per distinct segment length, none per segment.
+
+    >>> _repeats_within(np.array([3, 1, 2, 1, 5], dtype=np.uint64), np.array([0, 3, 5]))
+    False
+    >>> _repeats_within(np.array([3, 1, 3, 1, 5], dtype=np.uint64), np.array([0, 3, 5]))
+    True
+    """
+    lengths = np.diff(bounds)
+    for length in np.unique(lengths).tolist():
+        if length < 2:
+            continue
+        sel = np.flatnonzero(lengths == length)
+        if len(sel) == len(lengths):
+            mat = values.reshape(len(sel), length)
+        else:
+            mat = values[bounds[sel][:, None] + np.arange(length)]
+        mat.sort(axis=1)
+        if bool((mat[:, 1:] == mat[:, :-1]).any()):
+            return True
+    return False
 
 
 class IdTable:
@@ -47,7 +61,7 @@ class IdTable:
     saves hashing millions of run doc ids.
     """
 
-    __slots__ = ("_dcode", "_doc_ids", "_docs", "_fph", "qcode", "query_ids", "values")
+    __slots__ = ("_dcode", "_doc_ids", "_docs", "_fph", "_starts", "qcode", "query_ids", "values")
     _value_name = "value"
 
     query_ids: np.ndarray
@@ -57,6 +71,7 @@ class IdTable:
     _dcode: np.ndarray | None
     _doc_ids: pa.Array | None
     _fph: np.ndarray | None
+    _starts: np.ndarray | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
         q = as_string_array(query, "query id", keep_chunks=True)
@@ -66,7 +81,7 @@ class IdTable:
                 f"columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
                 f"{len(values)} {self._value_name}s"
             )
-        self.qcode, self.query_ids = encode_sorted(q)
+        self.qcode, self.query_ids, self._starts = encode_sorted(q)
         self._docs, self._dcode, self._doc_ids, self._fph = d, None, None, None
         self.values = values
 
@@ -101,44 +116,13 @@ class IdTable:
     def doc_fingerprints(self) -> np.ndarray:
         """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
         if self._fph is None:
-            fph = np.empty(len(self), dtype=np.uint32)
-            for lo, h in fingerprint_pieces(self.doc_column()):
-                fph[lo : lo + len(h)] = h >> np.uint64(32)
-            self._fph = fph
+            self._fph = (fingerprint(self.doc_column()) >> np.uint64(32)).astype(np.uint32)
         return self._fph
 
-    def doc_matches(self, value_set: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """Rows whose doc id is in ``value_set`` and its position there: ``(rows int64, positions int32)``.
-
-        Exact.  For a large table without a doc dictionary, a bit table of the
-        ``value_set`` fingerprints first keeps only the candidate rows (the few
-        percent of a deep run that can be judged, plus fingerprint collisions);
-        only those go through the exact string lookup.  The row fingerprints
-        (kept from the duplicate check, or computed here) are released afterwards.
-
-        >>> t = IdTable.__new__(IdTable)
-        >>> t._init_columns(["q"] * 3, ["a", "b", "c"], np.zeros(3))
-        >>> rows, pos = t.doc_matches(pa.array(["c", "x", "a"]))
-        >>> rows.tolist(), pos.tolist()
-        ([0, 2], [2, 0])
-        """
-        if self._dcode is not None or self._docs is None or len(self._docs) < _FILTER_MIN_ROWS:
-            pos = self.doc_lookup(value_set)
-            rows = np.flatnonzero(pos >= 0)
-            return rows, pos[rows]
-        bits = min(max((16 * len(value_set)).bit_length(), 16), 24)
-        shift = np.uint32(32 - bits)
-        table = np.zeros(1 << bits, dtype=bool)
-        table[_high32(fingerprint(value_set)) >> shift] = True
-        cand = np.flatnonzero(table[self.doc_fingerprints() >> shift])
-        # dropped after the join: 4 bytes a row held for the whole evaluation otherwise
-        # (joining the same run again recomputes them, ~35 ms per million rows)
-        self._fph = None
-        del table
-        pos = pc.index_in(self._docs.take(arrow_ints(cand)), value_set=value_set)
-        pos_np = positions(pos).astype(np.int32, copy=False)
-        hit = pos_np >= 0
-        return cand[hit], pos_np[hit]
+    @property
+    def block_starts(self) -> np.ndarray | None:
+        """First row of each query's block when every query is one contiguous block of rows, else None."""
+        return self._starts
 
     # -- duplicates ---------------------------------------------------------------
     def _pair_keys(self) -> np.ndarray:
@@ -146,11 +130,9 @@ class IdTable:
 
     def _blocks(self) -> np.ndarray | None:
         """Block number of every row when each query is one contiguous block of rows, else None."""
-        q = self.qcode
-        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
-        if len(np.unique(q[starts])) != len(starts):
+        if self._starts is None:
             return None
-        return np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, len(q))))
+        return np.repeat(np.arange(len(self._starts), dtype=np.int64), np.diff(np.append(self._starts, len(self))))
 
     def _block_keys(self) -> np.ndarray:
         """Keys equal exactly for equal (query, doc) pairs, cheap to sort for grouped tables.
@@ -168,30 +150,33 @@ class IdTable:
     def _maybe_duplicates(self) -> bool:
         """False only when no (query, doc) pair can repeat, decided without the doc dictionary.
 
-        For a table grouped by query: sort ``block | fingerprint(doc)`` keys (a
-        cheap within-block timsort); distinct keys prove distinct pairs.  Any
-        equal keys (a duplicate or a fingerprint collision) send the caller to
-        the exact check.
+        For a table grouped by query: the 64-bit fingerprints of each block's doc
+        ids are sorted within the block (blocks of one length side by side in a
+        matrix, sorted along its rows), on a few threads; distinct neighbours prove
+        distinct pairs.  Any equal fingerprints (a duplicate or a collision) send
+        the caller to the exact check.  The fingerprints' high 32 bits are kept:
+        evaluation reuses them to pre-filter the qrels lookup.
         """
-        if self._docs is None or self._dcode is not None or len(self.qcode) < 4096:
+        starts = self._starts
+        if self._docs is None or self._dcode is not None or starts is None or len(self.qcode) < 4096:
             return True
-        block = self._blocks()
-        if block is None:
-            return True
-        bits = max(int(block[-1]).bit_length(), 1)
-        keys = block.view(np.uint64)  # in place: this runs on the largest inputs
-        keys <<= np.uint64(64 - bits)
-        # folded in piece by piece (no row-sized temporary); the high 32 bits are kept:
-        # evaluation reuses them to pre-filter the qrels lookup
-        fph = np.empty(len(keys), dtype=np.uint32)
-        for lo, h in fingerprint_pieces(self._docs):
-            hi = lo + len(h)
-            fph[lo:hi] = h >> np.uint64(32)
-            h >>= np.uint64(bits)
-            keys[lo:hi] |= h
+        n = len(self.qcode)
+        bounds = np.append(starts, n)
+        # pieces of about 2**20 rows made of whole blocks
+        cuts = np.unique(np.searchsorted(starts, np.arange(0, n, 1 << 20)))
+        pieces = list(zip(cuts.tolist(), np.append(cuts[1:], len(starts)).tolist()))
+        bufs = StringBuffers(self._docs)
+        fph = np.empty(n, dtype=np.uint32)
+
+        def piece(blocks: tuple[int, int]) -> bool:
+            lo, hi = int(bounds[blocks[0]]), int(bounds[blocks[1]])
+            fp = bufs.fingerprint(lo, hi)
+            fph[lo:hi] = fp >> np.uint64(32)
+            return _repeats_within(fp, bounds[blocks[0] : blocks[1] + 1] - lo)
+
+        found = any(thread_map(piece, pieces))
         self._fph = fph
-        keys.sort(kind="stable")
-        return bool((keys[1:] == keys[:-1]).any())
+        return found
 
     def _duplicate_rows(self) -> np.ndarray:
         """Rows whose (query, doc) pair occurred in an earlier row."""
@@ -224,6 +209,7 @@ class IdTable:
                 setattr(new, slot, getattr(self, slot))
         new.qcode = self.qcode[keep]
         new.values = self.values[keep]
+        new._starts = block_starts(new.qcode)
         if self._dcode is not None:
             new._dcode = self._dcode[keep]
         if self._fph is not None:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.data._columns import as_float_array
+from rankscope.data._columns import as_float_array, block_starts
 from rankscope.data._table import IdTable
 from rankscope.errors import RankscopeError
 
@@ -70,6 +70,7 @@ class Run(IdTable):
         first[1:] = sk[1:] != sk[:-1]
         keep = np.sort(order[first])
         self.qcode, self._dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
+        self._starts = block_starts(self.qcode)
         self._docs, self._fph = None, None  # the dictionary and codes now describe the rows
 
     @property

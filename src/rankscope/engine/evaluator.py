@@ -78,7 +78,8 @@ class Evaluator:
         columns = []
         for m in self.measures:
             if m not in cache:
-                values = np.asarray(m.spec.kernel(prepared, m), dtype=np.float64)
+                view = prepared if m.spec.judged_view else prepared.complete_view()
+                values = np.asarray(m.spec.kernel(view, m), dtype=np.float64)
                 if values.shape != (prepared.n,):
                     raise InvalidParameterError(
                         f"metric {m} returned shape {values.shape}, expected ({prepared.n},)"

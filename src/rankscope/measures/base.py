@@ -80,6 +80,10 @@ class MeasureSpec:
     maps onto this family: ``cutoffs`` (one measure per cutoff),
     ``values:P`` (one measure per value of parameter P), ``ordered:P1,P2,..``
     (one measure, positional values) or ``whole:P`` (the whole text is P).
+    ``judged_view`` says the kernel reads only rows that have a qrels entry
+    (plus per-query counts such as ``num_ret``): it is given the judged rows
+    alone, a few percent of a deep run; otherwise it gets every retrieved row
+    (:meth:`~rankscope.engine.prepared.Prepared.complete_view`).
     """
 
     name: str
@@ -99,6 +103,7 @@ class MeasureSpec:
     builtin: bool = True
     at_param: str | None = None
     trec_params: str | None = None
+    judged_view: bool = False
     param_index: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -79,10 +79,10 @@ def _infap(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("bpref", "binary preference: relevant ranked above judged non-relevant", _bpref, params=(REL,),
-                ir_measures="Bpref", trec="bpref", family="incomplete", doc=_DOC),
+                ir_measures="Bpref", trec="bpref", family="incomplete", doc=_DOC, judged_view=True),
     MeasureSpec("gm_bpref", "geometric mean of bpref over queries", _bpref, params=(REL,), trec="gm_bpref",
-                aggregate="gmean", family="incomplete", doc=_DOC),
+                aggregate="gmean", family="incomplete", doc=_DOC, judged_view=True),
     MeasureSpec("infap", "inferred average precision (sampled judgments)", _infap, params=(REL,),
-                ir_measures="infAP", trec="infAP", family="incomplete", doc=_DOC),
+                ir_measures="infAP", trec="infAP", family="incomplete", doc=_DOC, judged_view=True),
 ):
     register(spec)

@@ -70,5 +70,6 @@ for _name, _fn, _summary, _params in (
             aggregate="count" if _name == "num_q" else "sum",
             family="counts",
             doc=__doc__ or "",
+            judged_view=True,
         )
     )

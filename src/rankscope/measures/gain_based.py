@@ -131,11 +131,11 @@ _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("ndcg", "normalised discounted cumulative gain (trec_eval gains = grades)", _ndcg,
                 cutoff="optional", params=(GAINS,), ir_measures="nDCG", trec="ndcg", trec_cut="ndcg_cut",
-                trec_params="whole:gains", family="gain", doc=_DOC),
+                trec_params="whole:gains", family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("ndcg_exp", "nDCG with exponential gain 2^grade - 1", _ndcg_exp, cutoff="optional",
-                family="gain", doc=_DOC),
+                family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional", params=(GAINS,),
-                bounds=None, family="gain", doc=_DOC),
+                bounds=None, family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (seed 001)",
                 _ndcg_ret_ideal, cutoff="optional", params=(GAINS,), family="variant", doc=_DOC),
 ):

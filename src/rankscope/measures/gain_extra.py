@@ -163,7 +163,7 @@ def _rndcg(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("bing", "binary G: relevant documents discounted by non-relevant ones above", _bing,
-                params=(REL,), trec="binG", family="gain", doc=_DOC),
+                params=(REL,), trec="binG", family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("g", "trec_eval's normalised gain G", _g, params=(GAINS,), trec="G", trec_params="whole:gains",
                 family="gain", doc=_DOC),
     MeasureSpec("ndcg_rel", "nDCG averaged over the relevant documents", _ndcg_rel, params=(GAINS,),

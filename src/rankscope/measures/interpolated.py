@@ -110,13 +110,14 @@ for spec in (
     MeasureSpec("iprec_at_recall", "interpolated precision at a recall level (trec_eval 9 rounding)", _iprec,
                 params=(Param("recall", float, 0.0, "recall level in [0, 1]", minimum=0.0), REL),
                 aliases=("iprec",), ir_measures="IPrec", trec="iprec_at_recall", at_param="recall",
-                trec_params="values:recall", family="interpolated", doc=_DOC),
+                trec_params="values:recall", family="interpolated", doc=_DOC, judged_view=True),
     MeasureSpec("iprec_11pt", "interpolated precision averaged over recall levels 0, 0.1, ..., 1", _iprec_11pt,
                 params=(Param("levels", str, "", "comma-separated recall levels (default: the 11 points)"), REL),
                 aliases=("11pt_avg",), trec="11pt_avg", trec_params="whole:levels", family="interpolated",
-                doc=_DOC),
+                doc=_DOC, judged_view=True),
     MeasureSpec("rprec_mult", "precision at rank mult x R", _rprec_mult,
                 params=(Param("mult", float, 1.0, "multiple of R giving the rank", minimum=0.0), REL),
-                trec="Rprec_mult", at_param="mult", trec_params="values:mult", family="interpolated", doc=_DOC),
+                trec="Rprec_mult", at_param="mult", trec_params="values:mult", family="interpolated", doc=_DOC,
+                judged_view=True),
 ):
     register(spec)

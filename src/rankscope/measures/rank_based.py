@@ -80,15 +80,15 @@ _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
                 params=(REL,), aliases=("rr", "reciprocal_rank", "recip_rank"), ir_measures="RR", trec="recip_rank",
-                family="rank", doc=_DOC),
+                family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
                 cutoff="optional", params=(REL,), aliases=("ap", "average_precision"), ir_measures="AP", trec="map",
-                trec_cut="map_cut", family="rank", doc=_DOC),
+                trec_cut="map_cut", family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("gm_map", "geometric mean of average precision over queries", _average_precision,
-                params=(REL,), trec="gm_map", aggregate="gmean", family="rank", doc=_DOC),
+                params=(REL,), trec="gm_map", aggregate="gmean", family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL,), trec="set_map", family="rank",
-                doc=_DOC),
+                doc=_DOC, judged_view=True),
     MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (seed 002)", _ap_rel_ret,
-                cutoff="optional", params=(REL,), family="variant", doc=_DOC),
+                cutoff="optional", params=(REL,), family="variant", doc=_DOC, judged_view=True),
 ):
     register(spec)

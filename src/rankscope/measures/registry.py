@@ -82,6 +82,7 @@ def register_metric(
     higher_is_better: bool = True,
     aggregate: Aggregate = "mean",
     aliases: Iterable[str] = (),
+    judged_rows_only: bool = False,
 ) -> MeasureSpec:
     """Register a custom metric that then works like a built-in one.
 
@@ -90,6 +91,10 @@ def register_metric(
     being computed (``measure.cutoff``, ``measure.param(name)``), and returns one
     float per query (a numpy array of length ``prepared.n``).  ``params`` may be
     :class:`Param` objects or a ``{name: default}`` dict (the type is the default's).
+    By default ``prepared`` holds every retrieved row; a kernel that only reads rows
+    with a qrels entry (``judged`` or a nonzero ``grade``), their ``rank`` and
+    per-query counts may say ``judged_rows_only=True`` and is then given only those
+    rows (faster on deep runs).
 
     >>> import numpy as np
     >>> from rankscope.measures import register_metric, parse_metric
@@ -122,6 +127,7 @@ def register_metric(
         family="custom",
         doc=func.__doc__ or "",
         builtin=False,
+        judged_view=bool(judged_rows_only),
     )
     return register(spec)
 

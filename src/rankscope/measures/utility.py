@@ -57,6 +57,7 @@ def relstrings(p: Prepared, length: int = 10) -> list[str]:
     >>> relstrings(p, 1)
     ['>']
     """
+    p = p.complete_view()
     top = p.rank < max(int(length), 0)
     g = p.grade[top]
     codes = np.where(g > 9, ord(">"), ord("0") + np.clip(g, 0, 9))
@@ -84,7 +85,8 @@ for spec in (
                         Param("c", float, 0.0, f"{_COEF} relevant not retrieved"),
                         Param("d", float, 0.0, f"{_COEF} non-relevant not retrieved"),
                         Param("n_docs", int, 0, "documents in the collection (trec_eval -N)", minimum=0), REL),
-                trec="utility", trec_params="ordered:a,b,c,d", bounds=None, family="set", doc=_DOC),
+                trec="utility", trec_params="ordered:a,b,c,d", bounds=None, family="set", doc=_DOC,
+                judged_view=True),
     MeasureSpec("relstring", "STRING: relevance codes of the top documents (trec_eval only)", _relstring,
                 params=(Param("length", int, 10, "number of documents shown", minimum=0),),
                 trec="relstring", trec_params="ordered:length", bounds=None, aggregate="none", family="trec",

@@ -100,11 +100,11 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
 def trec_order(run: Run) -> np.ndarray:
     """Row order of ``run``: query, then score descending, then doc id descending (trec_eval's ranking).
 
-    The engine's own ordering (:mod:`rankscope.engine.prepare`), so folding ranks exactly as scoring does.
+    The engine's own ordering (:mod:`rankscope.engine.ranking`), so folding ranks exactly as scoring does.
     """
-    from rankscope.engine.prepare import _rank_order
+    from rankscope.engine import ranking
 
-    return _rank_order(run.qcode, run.scores, run.dcode, run.doc_ids)
+    return ranking.trec_order(run)
 
 
 def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> Run:

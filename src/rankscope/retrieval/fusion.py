@@ -51,7 +51,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankscope.data.run import Run
-from rankscope.engine.prepare import _rank_order
+from rankscope.engine.ranking import trec_order
 from rankscope.errors import EmptyInputError, InvalidParameterError
 
 __all__ = ["fuse", "FUSION_METHODS", "NORMALIZATIONS", "normalize_scores", "ranked_lists"]
@@ -84,7 +84,7 @@ def _check_options(method: str, norm: str | None, k: float, weights: Any, n_runs
 
 def _ranked_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(row order, query code, score, 0-based rank)`` with rows grouped by query, best first."""
-    order = _rank_order(run.qcode, run.scores, run.dcode, run.doc_ids)
+    order = trec_order(run)
     q = run.qcode[order]
     counts = np.bincount(q, minlength=len(run.query_ids))
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))

@@ -156,7 +156,8 @@ def compute(opts: TrecOptions, qrels: Qrels, run: Run, columns: list[Column]) ->
             values.append(relstrings(prepared, int(col.measure.param("length"))))
         else:
             if col.measure not in cache:
-                cache[col.measure] = np.asarray(col.measure.spec.kernel(prepared, col.measure), dtype=np.float64)
+                view = prepared if col.measure.spec.judged_view else prepared.complete_view()
+                cache[col.measure] = np.asarray(col.measure.spec.kernel(view, col.measure), dtype=np.float64)
             values.append(cache[col.measure])
     return Computed(prepared, columns, values, run.name, int((qrels.grades > 0).sum()))
 
