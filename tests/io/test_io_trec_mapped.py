@@ -231,3 +231,10 @@ def test_gzip_missing_folder_and_empty(tmp_path: Path) -> None:
             read_run(_write(tmp_path, "e.trec", text))
         with pytest.raises(EmptyInputError, match="no entries"):
             read_qrels(_write(tmp_path, "e.qrels", text))
+
+
+def test_huge_finite_scores_are_not_mistaken_for_infinite(tmp_path: Path) -> None:
+    # the sum of these scores overflows to inf: the exact check must still accept them
+    text = "q1 Q0 d1 1 1.7e308 t\nq1 Q0 d2 2 1.7e308 t\nq1 Q0 d3 3 -1e308 t\n"
+    got = _same("run", _write(tmp_path, "big.trec", text))
+    assert got[1] == {"q1": {"d1": 1.7e308, "d2": 1.7e308, "d3": -1e308}}

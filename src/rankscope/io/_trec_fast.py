@@ -252,8 +252,11 @@ def _attempt(data: Data, kind: Kind, source: str, *, clean: bool) -> Columns | N
             return None
     else:
         values = to_numpy(raw)
-        finite = np.isfinite(values)
-        if not finite.all():
+        # NaN and infinities make the sum non-finite (no temporary array); an overflow only costs the exact check
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = values.sum()
+        finite = np.isfinite(values) if not np.isfinite(total) else None
+        if finite is not None and not finite.all():
             line = int(line_numbers(data)[np.argmin(finite)])
             parse_score(_line_text(data, line).split(" ")[vcol], source, line)  # raises
     tag = first[5].decode("utf-8") if kind == "run" else ""
