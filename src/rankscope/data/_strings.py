@@ -41,7 +41,7 @@ def row_ranges(n: int, size: int = _CHUNK) -> list[tuple[int, int]]:
 
 
 class _Chunk:
-    """One Arrow string chunk: its bytes, offsets and 8-byte windows."""
+    """One Arrow string chunk: its bytes, offsets (int32, not copied) and 8-byte windows."""
 
     __slots__ = ("data", "offs", "row0", "words")
 
@@ -51,7 +51,7 @@ class _Chunk:
         n = len(chunk)
         bufs = chunk.buffers()
         self.row0 = row0
-        self.offs = np.frombuffer(bufs[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
+        self.offs = np.frombuffer(bufs[1], dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
         data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
         if len(data) < 8:  # a tiny buffer: pad it so that one 8-byte window fits
             data = np.concatenate((data, np.zeros(8, dtype=np.uint8)))
@@ -62,29 +62,35 @@ class _Chunk:
     def first(self, start: np.ndarray, length: np.ndarray) -> np.ndarray:
         """The first ``min(length, 8)`` bytes of each string as a little-endian word (the rest zeroed)."""
         last_window = len(self.data) - 8
-        first = self.words[np.minimum(start, last_window)]
         late = np.flatnonzero(start > last_window)  # the last few short strings of the buffer
         if len(late):
+            first = self.words[np.minimum(start, last_window)]
             first[late] >>= ((start[late] - last_window) * 8).astype(np.uint64)
-        first &= _MASKS[np.minimum(length, 8)]
+        else:
+            first = self.words[start]
+        # keep the low min(length, 8) bytes: shift the others out and back (a shift by 64 gives 0)
+        drop = (64 - 8 * np.minimum(length, 8)).astype(np.uint64)
+        first <<= drop
+        first >>= drop
         return first
 
     def tail(self, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Middle and last 8-byte windows of strings longer than 8 bytes."""
         return self.words[start + length // 2 - 4], self.words[start + length - 8]
 
-
-def _mix(first: np.ndarray, length: np.ndarray, long: np.ndarray, mid: np.ndarray, last: np.ndarray) -> np.ndarray:
-    h = first * _K[0]
-    if len(long):
-        extra = last * _K[2]
-        extra ^= mid * _K[1]
-        h[long] ^= extra
-    h ^= length.astype(np.uint64) * _K[3]
-    h ^= h >> np.uint64(33)
-    h *= _K[4]
-    h ^= h >> np.uint64(29)
-    return h
+    def fingerprint(self, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """See :func:`fingerprint`."""
+        value = self.first(start, length)
+        value ^= length.astype(np.uint64) << np.uint64(56)  # exact up to 7 bytes: the top byte is free
+        long = np.flatnonzero(length > 8)
+        if len(long):
+            mid, last = self.tail(start[long], length[long])
+            mid *= _K[1]
+            mid ^= last * _K[2]
+            mid ^= mid >> np.uint64(29)
+            value[long] ^= mid
+        value *= _K[0]  # odd multiplier: a bijection that moves every byte into the high half
+        return value
 
 
 class StringBuffers:
@@ -104,35 +110,39 @@ class StringBuffers:
         self.bounds = np.array([c.row0 for c in self.chunks] + [row], dtype=np.int64)
 
     def _split(self, rows: np.ndarray) -> list[tuple[_Chunk, slice, np.ndarray]]:
-        """``rows`` (ascending) grouped by chunk: ``(chunk, slice of rows, rows within the chunk)``."""
+        """``rows`` (ascending; any order with one chunk) grouped by chunk: ``(chunk, slice, rows within it)``."""
+        if len(self.chunks) == 1:
+            return [(self.chunks[0], slice(0, len(rows)), rows)]
         cut = np.searchsorted(rows, self.bounds)
         return [(c, slice(int(cut[i]), int(cut[i + 1])), rows[cut[i] : cut[i + 1]] - c.row0)
                 for i, c in enumerate(self.chunks) if cut[i + 1] > cut[i]]
 
     def fingerprint(self, lo: int, hi: int) -> np.ndarray:
         """The :func:`fingerprint` of rows ``lo:hi``."""
-        return self.fingerprint_rows(np.arange(lo, hi, dtype=np.int64), contiguous=True)
+        out = np.empty(hi - lo, dtype=np.uint64)
+        for c in self.chunks:
+            a, b = max(lo, c.row0), min(hi, c.row0 + len(c.offs) - 1)
+            if a < b:
+                o = c.offs[a - c.row0 : b - c.row0 + 1]
+                out[a - lo : b - lo] = c.fingerprint(o[:-1], np.diff(o))
+        return out
 
-    def fingerprint_rows(self, rows: np.ndarray, contiguous: bool = False) -> np.ndarray:
+    def fingerprint_rows(self, rows: np.ndarray) -> np.ndarray:
         """The :func:`fingerprint` of the given rows (ascending)."""
         out = np.empty(len(rows), dtype=np.uint64)
         for c, sl, local in self._split(rows):
-            if contiguous:
-                o = c.offs[int(local[0]) : int(local[-1]) + 2]
-                start, length = o[:-1], o[1:] - o[:-1]
-            else:
-                start = c.offs[local]
-                length = c.offs[local + 1] - start
-            long = np.flatnonzero(length > 8)
-            mid, last = c.tail(start[long], length[long])
-            out[sl] = _mix(c.first(start, length), length, long, mid, last)
+            start = c.offs[local]
+            out[sl] = c.fingerprint(start, c.offs[local + 1] - start)
         return out
 
     def _parts(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(length, first, middle, last)`` of the given rows (any order); middle/last 0 up to 8 bytes."""
-        order = np.argsort(rows, kind="stable")
-        srt = rows[order]
         n = len(rows)
+        if len(self.chunks) == 1 or bool(np.all(rows[1:] >= rows[:-1])):
+            order = np.arange(n)  # one chunk, or already in order: no sort needed
+        else:
+            order = np.argsort(rows, kind="stable")
+        srt = rows[order]
         length = np.empty(n, dtype=np.int64)
         first, mid, last = (np.zeros(n, dtype=np.uint64) for _ in range(3))
         for c, sl, local in self._split(srt):
@@ -168,9 +178,10 @@ class StringBuffers:
 def fingerprint(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A 64-bit fingerprint of every string: equal strings get equal fingerprints.
 
-    A string of at most 8 bytes is its own bytes (one little-endian word, bytes
-    past the end zeroed) mixed with its length; a longer one also mixes in its
-    middle and last 8 bytes.  Computed in pieces of 2**20 rows on a few threads.
+    A string's first 8 bytes (one little-endian word, bytes past its end
+    zeroed), its length in the top byte, and for a longer string a hash of its
+    middle and last 8 bytes, times an odd constant (a bijection, so strings of
+    at most 7 bytes never collide).  Computed in pieces of 2**20 rows on a few threads.
     Distinct strings may collide, so callers confirm equal fingerprints with an
     exact comparison.
 

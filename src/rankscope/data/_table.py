@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
 from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
+from rankscope.data._segments import sort_segments
 from rankscope.data._strings import StringBuffers, fingerprint
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
@@ -27,29 +28,17 @@ __all__ = ["IdTable"]
 
 
 def _repeats_within(values: np.ndarray, bounds: np.ndarray) -> bool:
-    """Whether any segment ``values[bounds[i]:bounds[i+1]]`` holds a value twice (``values`` is sorted in place).
-
-    Segments of one length are sorted side by side as the rows of a matrix: one
-    loop step per distinct segment length, none per segment.
+    """Whether any segment ``values[bounds[i]:bounds[i+1]]`` holds a value twice.
 
     >>> _repeats_within(np.array([3, 1, 2, 1, 5], dtype=np.uint64), np.array([0, 3, 5]))
     False
     >>> _repeats_within(np.array([3, 1, 3, 1, 5], dtype=np.uint64), np.array([0, 3, 5]))
     True
     """
-    lengths = np.diff(bounds)
-    for length in np.unique(lengths).tolist():
-        if length < 2:
-            continue
-        sel = np.flatnonzero(lengths == length)
-        if len(sel) == len(lengths):
-            mat = values.reshape(len(sel), length)
-        else:
-            mat = values[bounds[sel][:, None] + np.arange(length)]
-        mat.sort(axis=1)
-        if bool((mat[:, 1:] == mat[:, :-1]).any()):
-            return True
-    return False
+    s = sort_segments(values, bounds)
+    same = s[1:] == s[:-1]
+    same[bounds[1:-1] - 1] = False  # neighbours across a segment boundary
+    return bool(same.any())
 
 
 class IdTable:

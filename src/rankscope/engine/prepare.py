@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
 from rankscope.data import Qrels, Run
-from rankscope.data._columns import all_distinct, positions
+from rankscope.data._columns import positions
+from rankscope.data._segments import sort_segments
 from rankscope.data._strings import StringBuffers, row_ranges
-from rankscope.engine._keytable import KeyTable
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
 from rankscope.errors import InvalidParameterError, NoOverlapError
@@ -42,7 +42,7 @@ class QrelsIndex:
     from its duplicate check: a bit table of the qrels docs' fingerprints keeps
     the candidate rows (a few percent of a deep run), a second bit table of the
     qrels' (query, doc fingerprint) pairs drops most false candidates, a hash
-    table finds the qrels entry of each remaining (query, doc fingerprint) key,
+    binary search in the sorted qrels keys finds the entry of each remaining key,
     and every hit is confirmed by comparing the doc id strings exactly.
     """
 
@@ -51,15 +51,14 @@ class QrelsIndex:
         self.query_ids = qrels.query_ids
         self.query_ids_arrow = _arrow_ids(qrels.query_ids)
         # judged grades per query, sorted descending: the ideal ranking
-        by_q = np.lexsort((-qrels.grades, qrels.qcode))
-        self.ideal_grade = qrels.grades[by_q]
-        counts = np.bincount(qrels.qcode, minlength=len(self.query_ids))
-        self.ideal_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
         self._docs = StringBuffers(qrels.doc_column())
         fph = qrels.doc_fingerprints()
         keys = _pair_keys(qrels.qcode, fph)
-        self._pairs_distinct = all_distinct(keys)
-        self._keys = KeyTable(keys) if self._pairs_distinct and len(qrels) >= 1 else None
+        order = np.argsort(keys)
+        self._keys, self._key_rows = keys[order], order
+        # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
+        self._pairs_distinct = len(keys) > 0 and not bool((self._keys[1:] == self._keys[:-1]).any())
         self._doc_bits = _BitTable(fph)
         self._pair_bits = _BitTable(_mix32(keys))
 
@@ -70,7 +69,7 @@ class QrelsIndex:
         query).  ``judged`` is False for a negative grade (trec_eval: in the pool
         but not judged).
         """
-        if len(run) < _FINGERPRINT_JOIN_MIN_ROWS or self._keys is None or run.docs_encoded:
+        if len(run) < _FINGERPRINT_JOIN_MIN_ROWS or not self._pairs_distinct or run.docs_encoded:
             return self._lookup_exact(run, run2q)
         fph = run.doc_fingerprints()
         cand = np.concatenate(thread_map(lambda r: self._doc_bits.rows_in(fph, *r), row_ranges(len(fph))))
@@ -80,9 +79,14 @@ class QrelsIndex:
         keys = _pair_keys(qq, fph[cand])
         keep = self._pair_bits.contains(_mix32(keys))
         cand, keys = cand[keep], keys[keep]
-        qrow = self._keys.find(keys)
-        hit = qrow >= 0
-        cand, qrow = cand[hit], qrow[hit]
+        # sorted needles: the binary searches walk the sorted keys in order (cache-friendly)
+        by_key = np.argsort(keys)
+        pos = np.minimum(np.searchsorted(self._keys, keys[by_key]), len(self._keys) - 1)
+        hit = self._keys[pos] == keys[by_key]
+        sel = np.sort(by_key[hit])  # back to row order
+        qrow = np.empty(len(keys), dtype=np.int64)
+        qrow[by_key] = self._key_rows[pos]
+        cand, qrow = cand[sel], qrow[sel]
         exact = StringBuffers(run.doc_column()).equal_rows(cand, self._docs, qrow)
         grade = self.qrels.grades[qrow[exact]]
         return cand[exact], grade, grade >= 0
@@ -101,6 +105,24 @@ class QrelsIndex:
         hit = qkeys[pos] == keys if len(qkeys) else np.zeros(len(keys), dtype=bool)
         grade = qrels.grades[order[pos[hit]]]
         return rows[hit], grade, grade >= 0
+
+
+def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Every judged grade of each qrels query, sorted descending, and the per-query offsets."""
+    counts = np.bincount(qrels.qcode, minlength=len(qrels.query_ids))
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    starts = qrels.block_starts
+    if starts is None:
+        return qrels.grades[np.lexsort((-qrels.grades, qrels.qcode))], offsets
+    # grouped by query: sort each block, then put the blocks in query order
+    n = len(qrels)
+    bounds = np.append(starts, n)
+    neg = sort_segments(-qrels.grades, bounds)
+    border = np.argsort(qrels.qcode[starts])
+    lengths = np.diff(bounds)[border]
+    new_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    take = np.arange(n) + np.repeat(starts[border] - new_start, lengths)
+    return -neg[take], offsets
 
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
@@ -200,7 +222,7 @@ def prepare(
         cut = m_rank < depth
         m_rows, m_grade, m_judged, m_q, m_rank = m_rows[cut], m_grade[cut], m_judged[cut], m_q[cut], m_rank[cut]
         num_ret = np.minimum(num_ret, depth)
-    order = np.lexsort((m_rank, m_q))
+    order = np.argsort((m_q.astype(np.int64) << 32) | m_rank)  # query, then rank
     idx = np.int32 if len(run) < 2**31 else np.int64
     qidx = m_q[order].astype(np.int32)
     offsets = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=n_eval)))).astype(np.int64)
