@@ -138,15 +138,14 @@ class StringBuffers:
     def _parts(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(length, first, middle, last)`` of the given rows (any order); middle/last 0 up to 8 bytes."""
         n = len(rows)
-        if len(self.chunks) == 1 or bool(np.all(rows[1:] >= rows[:-1])):
-            order = np.arange(n)  # one chunk, or already in order: no sort needed
-        else:
-            order = np.argsort(rows, kind="stable")
-        srt = rows[order]
         length = np.empty(n, dtype=np.int64)
         first, mid, last = (np.zeros(n, dtype=np.uint64) for _ in range(3))
-        for c, sl, local in self._split(srt):
-            at = order[sl]
+        chunk_of = np.searchsorted(self.bounds, rows, side="right") - 1 if len(self.chunks) > 1 else None
+        for i, c in enumerate(self.chunks):
+            at = np.arange(n) if chunk_of is None else np.flatnonzero(chunk_of == i)
+            if len(at) == 0:
+                continue
+            local = rows[at] - c.row0
             start = c.offs[local]
             ln = c.offs[local + 1] - start
             length[at] = ln

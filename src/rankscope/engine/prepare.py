@@ -52,42 +52,37 @@ class QrelsIndex:
         self.query_ids_arrow = _arrow_ids(qrels.query_ids)
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
-        self._docs = StringBuffers(qrels.doc_column())
-        fph = qrels.doc_fingerprints()
-        keys = _pair_keys(qrels.qcode, fph)
-        order = np.argsort(keys)
-        self._keys, self._key_rows = keys[order], order
-        # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
-        self._pairs_distinct = len(keys) > 0 and not bool((self._keys[1:] == self._keys[:-1]).any())
-        self._doc_bits = _BitTable(fph)
-        self._pair_bits = _BitTable(_mix32(keys))
+        self._join: _JoinTables | None = None  # built on the first large run
+
+    def _join_tables(self) -> _JoinTables:
+        if self._join is None:
+            self._join = _JoinTables(self.qrels)
+        return self._join
 
     def lookup(self, run: Run, run2q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The run rows that have a qrels entry for their query: ``(rows ascending, grade, judged)``.
+        """The run rows that have a qrels entry for their query: ``(rows, grade, judged)``, rows in any order.
 
         ``run2q`` maps each run query code to its qrels query index (-1: skip the
         query).  ``judged`` is False for a negative grade (trec_eval: in the pool
         but not judged).
         """
-        if len(run) < _FINGERPRINT_JOIN_MIN_ROWS or not self._pairs_distinct or run.docs_encoded:
+        if len(run) < _FINGERPRINT_JOIN_MIN_ROWS or run.docs_encoded or not self._join_tables().distinct:
             return self._lookup_exact(run, run2q)
+        jt = self._join_tables()
         fph = run.doc_fingerprints()
-        cand = np.concatenate(thread_map(lambda r: self._doc_bits.rows_in(fph, *r), row_ranges(len(fph))))
+        cand = np.concatenate(thread_map(lambda r: jt.doc_bits.rows_in(fph, *r), row_ranges(len(fph))))
         qq = run2q[run.qcode[cand]]
         keep = qq >= 0
         cand, qq = cand[keep], qq[keep]
         keys = _pair_keys(qq, fph[cand])
-        keep = self._pair_bits.contains(_mix32(keys))
+        keep = jt.pair_bits.contains(_mix32(keys))
         cand, keys = cand[keep], keys[keep]
         # sorted needles: the binary searches walk the sorted keys in order (cache-friendly)
         by_key = np.argsort(keys)
-        pos = np.minimum(np.searchsorted(self._keys, keys[by_key]), len(self._keys) - 1)
-        hit = self._keys[pos] == keys[by_key]
-        sel = np.sort(by_key[hit])  # back to row order
-        qrow = np.empty(len(keys), dtype=np.int64)
-        qrow[by_key] = self._key_rows[pos]
-        cand, qrow = cand[sel], qrow[sel]
-        exact = StringBuffers(run.doc_column()).equal_rows(cand, self._docs, qrow)
+        pos = np.minimum(np.searchsorted(jt.keys, keys[by_key]), len(jt.keys) - 1)
+        hit = jt.keys[pos] == keys[by_key]
+        cand, qrow = cand[by_key[hit]], jt.key_rows[pos[hit]]
+        exact = StringBuffers(run.doc_column()).equal_rows(cand, jt.docs, qrow)
         grade = self.qrels.grades[qrow[exact]]
         return cand[exact], grade, grade >= 0
 
@@ -127,6 +122,21 @@ def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
     return pa.array(ids.tolist(), type=pa.string())
+
+
+class _JoinTables:
+    """What the fingerprint join needs from the qrels (see :class:`QrelsIndex`)."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        self.docs = StringBuffers(qrels.doc_column())
+        fph = qrels.doc_fingerprints()
+        keys = _pair_keys(qrels.qcode, fph)
+        order = np.argsort(keys)
+        self.keys, self.key_rows = keys[order], order
+        # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
+        self.distinct = len(keys) > 0 and not bool((self.keys[1:] == self.keys[:-1]).any())
+        self.doc_bits = _BitTable(fph)
+        self.pair_bits = _BitTable(_mix32(keys))
 
 
 def _pair_keys(qidx: np.ndarray, fph: np.ndarray) -> np.ndarray:

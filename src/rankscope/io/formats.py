@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.data import Qrels, Run
-from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, InvalidParameterError, ParseError
+from rankscope.errors import InvalidParameterError, ParseError
 from rankscope.io import jsonfmt, tabular, trec
 from rankscope.io._source import GZIP_MAGIC
-from rankscope.io._trec_fast import read_columns
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
 
 __all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qrels", "read_run",
@@ -32,28 +30,8 @@ __all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qre
 
 
 
-def _read_trec_qrels(path: str | Path, *, fast: bool = True) -> Qrels:
-    """:func:`~rankscope.io.trec.read_trec_qrels`, reading the file through a memory map (no copy into Python)."""
-    cols = read_columns(path, "qrels", fast=fast)
-    try:
-        return Qrels(cols.query, cols.doc, cols.values)
-    except DuplicateEntryError as exc:
-        raise trec.at_line(exc, str(path), cols.lines()) from None
-
-
-def _read_trec_run(
-    path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error", fast: bool = True
-) -> Run:
-    """:func:`~rankscope.io.trec.read_trec_run`, reading the file through a memory map (no copy into Python)."""
-    cols = read_columns(path, "run", fast=fast)
-    try:
-        return Run(cols.query, cols.doc, cols.values, name or cols.tag, duplicates=duplicates)
-    except DuplicateEntryError as exc:
-        raise trec.at_line(exc, str(path), cols.lines()) from None
-
-
 _QRELS_READERS: dict[str, Callable[..., Qrels]] = {
-    "trec": _read_trec_qrels,
+    "trec": trec.read_trec_qrels,
     "json": jsonfmt.read_json_qrels,
     "jsonl": jsonfmt.read_jsonl_qrels,
     "csv": tabular.read_csv_qrels,
@@ -63,7 +41,7 @@ _QRELS_READERS: dict[str, Callable[..., Qrels]] = {
     "beir": tabular.read_beir_qrels,
 }
 _RUN_READERS: dict[str, Callable[..., Run]] = {
-    "trec": _read_trec_run,
+    "trec": trec.read_trec_run,
     "json": jsonfmt.read_json_run,
     "jsonl": jsonfmt.read_jsonl_run,
     "csv": tabular.read_csv_run,

@@ -28,8 +28,8 @@ import numpy as np
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError
-from rankscope.io._source import decode, read_bytes, text_lines
-from rankscope.io._trec_fast import fast_columns
+from rankscope.io._source import decode, text_lines
+from rankscope.io._trec_fast import fast_columns, read_columns
 from rankscope.io._trec_lines import Columns, Kind, parse_lines
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run", "parse_trec"]
@@ -46,7 +46,7 @@ def parse_trec(data: bytes, kind: Kind, source: str, *, fast: bool = True) -> Co
 def read_trec_qrels(path: str | Path, *, fast: bool = True) -> Qrels:
     """Read a 4-column TREC qrels file (``query iter doc grade``, grade an integer)."""
     source = str(path)
-    cols = parse_trec(read_bytes(path), "qrels", source, fast=fast)
+    cols = read_columns(path, "qrels", fast=fast)  # a memory map, no copy of the file into Python
     try:
         return Qrels(cols.query, cols.doc, cols.values)
     except DuplicateEntryError as exc:
@@ -62,7 +62,7 @@ def read_trec_run(
     pair instead of raising.
     """
     source = str(path)
-    cols = parse_trec(read_bytes(path), "run", source, fast=fast)
+    cols = read_columns(path, "run", fast=fast)
     try:
         return Run(cols.query, cols.doc, cols.values, name or cols.tag, duplicates=duplicates)
     except DuplicateEntryError as exc:
