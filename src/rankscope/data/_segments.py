@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_segments"]
+__all__ = ["sort_segments", "blocks_in_order", "argsort_within_blocks"]
 
 
 def sort_segments(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -35,3 +35,42 @@ def sort_segments(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         mat.sort(axis=1)
         out[idx] = mat
     return out
+
+
+def blocks_in_order(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Row order that puts the blocks ``starts[i]:starts[i+1]`` of a grouped table in ``codes`` order.
+
+    Each code occupies one block; rows keep their order within a block.
+
+    >>> blocks_in_order(np.array([2, 2, 0, 1, 1]), np.array([0, 2, 3])).tolist()
+    [2, 3, 4, 0, 1]
+    """
+    n = len(codes)
+    bounds = np.append(starts, n)
+    border = np.argsort(codes[starts], kind="stable")
+    lengths = np.diff(bounds)[border]
+    new_start = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    return np.arange(n, dtype=np.int64) + np.repeat(starts[border] - new_start, lengths)
+
+
+def argsort_within_blocks(values: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
+    """Per block, the rows of the block in ascending order of the uint32 ``values`` (ties: row order).
+
+    Returns global row indices, block by block in row order; None when a block is too
+    long for the packed sort (2**31 rows or more).
+
+    >>> argsort_within_blocks(np.array([5, 1, 9, 3, 3], dtype=np.uint32), np.array([0, 3])).tolist()
+    [1, 0, 2, 3, 4]
+    """
+    n = len(values)
+    bounds = np.append(starts, n)
+    lengths = np.diff(bounds)
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if int(lengths.max()) >= 2**31:
+        return None
+    local = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
+    # value in the high half, position within the block in the low half: one sort orders both
+    packed = (values.astype(np.uint64) << np.uint64(32)) | local.astype(np.uint64)
+    srt = sort_segments(packed, bounds)
+    return np.repeat(starts, lengths) + (srt & np.uint64(0xFFFFFFFF)).astype(np.int64)

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.data import Qrels, Run
 from rankscope.data._columns import positions
-from rankscope.data._segments import sort_segments
+from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
 from rankscope.data._strings import StringBuffers, row_ranges
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
@@ -110,14 +110,8 @@ def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     if starts is None:
         return qrels.grades[np.lexsort((-qrels.grades, qrels.qcode))], offsets
     # grouped by query: sort each block, then put the blocks in query order
-    n = len(qrels)
-    bounds = np.append(starts, n)
-    neg = sort_segments(-qrels.grades, bounds)
-    border = np.argsort(qrels.qcode[starts])
-    lengths = np.diff(bounds)[border]
-    new_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    take = np.arange(n) + np.repeat(starts[border] - new_start, lengths)
-    return -neg[take], offsets
+    neg = sort_segments(-qrels.grades, np.append(starts, len(qrels)))
+    return -neg[blocks_in_order(qrels.qcode, starts)], offsets
 
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
@@ -131,12 +125,22 @@ class _JoinTables:
         self.docs = StringBuffers(qrels.doc_column())
         fph = qrels.doc_fingerprints()
         keys = _pair_keys(qrels.qcode, fph)
-        order = np.argsort(keys)
+        order = _key_order(qrels, fph)
         self.keys, self.key_rows = keys[order], order
         # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
         self.distinct = len(keys) > 0 and not bool((self.keys[1:] == self.keys[:-1]).any())
         self.doc_bits = _BitTable(fph)
         self.pair_bits = _BitTable(_mix32(keys))
+
+
+def _key_order(qrels: Qrels, fph: np.ndarray) -> np.ndarray:
+    """The qrels rows sorted by (query code, doc fingerprint): per-block sorts when grouped by query."""
+    starts = qrels.block_starts
+    if starts is not None:
+        within = argsort_within_blocks(fph, starts)  # fingerprint order inside each query block
+        if within is not None:
+            return within[blocks_in_order(qrels.qcode[within], starts)]
+    return np.argsort(_pair_keys(qrels.qcode, fph))
 
 
 def _pair_keys(qidx: np.ndarray, fph: np.ndarray) -> np.ndarray:
