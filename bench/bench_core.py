@@ -7,8 +7,10 @@
 
 The data (see ``bench/synthetic.py``) is generated once with a fixed seed into a
 temporary directory, as numpy columns and as TREC files.  Every measurement runs
-in its own fresh Python process (``bench/bench_worker.py``), which loads the data
-into the tool's native in-memory input *before* the clock starts, resets the
+in its own fresh Python process (``bench/bench_worker.py``), which imports the
+tool (for rankscope also the modules it loads lazily on first use: engine, metric
+registry, pyarrow.compute; their import time is printed), loads the data into
+the tool's native in-memory input *before* the clock starts, resets the
 peak-RSS counter, then times the step and reports wall time, process CPU time
 (user + sys: less sensitive to other load on a shared machine; above wall time
 when a tool uses several threads) and the growth of peak resident memory.

@@ -98,3 +98,19 @@ def test_parse_cache_follows_registrations() -> None:
         unregister_metric("tmp_custom_metric")
     with pytest.raises(UnknownMetricError):
         rs.parse_metric("tmp_custom_metric")
+
+
+def test_pandas_columns_arrow_backed_or_object() -> None:
+    pd = pytest.importorskip("pandas")
+    import pyarrow as pa
+
+    rows = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
+    plain = pd.DataFrame(rows)
+    arrow = plain.astype({"query_id": pd.ArrowDtype(pa.string()), "doc_id": "string[pyarrow]"})
+    expected = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"a": 3.0}}
+    assert rs.Run.from_pandas(plain).to_dict() == expected
+    run = rs.Run.from_pandas(arrow)
+    assert run.to_dict() == expected
+    qrels = rs.Qrels.from_pandas(pd.DataFrame({"query_id": pd.Series(["q1"], dtype="string[pyarrow]"),
+                                               "doc_id": ["b"], "relevance": [1]}))
+    assert rs.evaluate(qrels, run, ["P@1"]).mean() == {"P@1": 1.0}

@@ -125,8 +125,12 @@ def as_string_array(values: Any, field: str, keep_chunks: bool = False) -> Any:
 
     With ``keep_chunks``, a chunked string column (what ``pa.array`` makes of a
     large numpy string array, or a CSV reader returns) stays a ``ChunkedArray``:
-    combining the chunks would copy every string.
+    combining the chunks would copy every string.  A pandas column backed by Arrow
+    (``pd.ArrowDtype``, ``string[pyarrow]``) is used as it is, without a copy.
     """
+    if type(values).__module__.startswith("pandas"):  # a Series, or a pandas array
+        arr = getattr(values, "array", values)
+        values = pa.array(arr) if hasattr(arr, "__arrow_array__") else values.to_numpy()
     if isinstance(values, pa.ChunkedArray):
         if keep_chunks and values.num_chunks > 1 and pa.types.is_string(values.type):
             if values.null_count:

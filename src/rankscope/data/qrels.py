@@ -67,7 +67,7 @@ class Qrels(IdTable):
     @classmethod
     def from_pandas(cls, df: Any, query: str = "query_id", doc: str = "doc_id", grade: str = "relevance") -> Qrels:
         """Build from a pandas DataFrame with the given column names."""
-        return cls(df[query].to_numpy(), df[doc].to_numpy(), df[grade].to_numpy())
+        return cls(df[query], df[doc], df[grade].to_numpy())
 
     def __repr__(self) -> str:
         return f"Qrels({len(self.query_ids)} queries, {len(self)} judgments)"

@@ -131,7 +131,7 @@ class Run(IdTable):
         cls, df: Any, query: str = "query_id", doc: str = "doc_id", score: str = "score", name: str | None = None
     ) -> Run:
         """Build from a pandas DataFrame with the given column names."""
-        return cls(df[query].to_numpy(), df[doc].to_numpy(), df[score].to_numpy(), name)
+        return cls(df[query], df[doc], df[score].to_numpy(), name)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}, {len(self.query_ids)} queries, {len(self)} rows)"
