@@ -19,12 +19,20 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
 from rankscope.data._segments import sort_segments
-from rankscope.data._strings import StringBuffers, fingerprint
+from rankscope.data._strings import StringBuffers, fingerprint, row_ranges
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
 
 __all__ = ["IdTable"]
+
+
+_FINGERPRINT_MIN_ROWS = 4096  # below this the exact duplicate check is as cheap
+
+
+def _high_half(fp: np.ndarray) -> np.ndarray:
+    """The high 32 bits of 64-bit values, as a (strided, zero-copy) uint32 view."""
+    return fp.view(np.uint32)[1::2] if np.little_endian else fp.view(np.uint32)[0::2]
 
 
 def _repeats_within(values: np.ndarray, bounds: np.ndarray) -> bool:
@@ -50,7 +58,7 @@ class IdTable:
     saves hashing millions of run doc ids.
     """
 
-    __slots__ = ("_dcode", "_doc_ids", "_docs", "_fph", "_starts", "qcode", "query_ids", "values")
+    __slots__ = ("_dcode", "_doc_ids", "_docs", "_fp", "_starts", "qcode", "query_ids", "values")
     _value_name = "value"
 
     query_ids: np.ndarray
@@ -59,7 +67,7 @@ class IdTable:
     _docs: pa.Array | pa.ChunkedArray | None
     _dcode: np.ndarray | None
     _doc_ids: pa.Array | None
-    _fph: np.ndarray | None
+    _fp: np.ndarray | None
     _starts: np.ndarray | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
@@ -70,9 +78,24 @@ class IdTable:
                 f"columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
                 f"{len(values)} {self._value_name}s"
             )
-        self.qcode, self.query_ids, self._starts = encode_sorted(q)
-        self._docs, self._dcode, self._doc_ids, self._fph = d, None, None, None
+        self._docs, self._dcode, self._doc_ids, self._fp = d, None, None, None
         self.values = values
+        if len(d) < _FINGERPRINT_MIN_ROWS:
+            self.qcode, self.query_ids, self._starts = encode_sorted(q)
+            return
+        # the doc fingerprints (for the duplicate check and the qrels join) are computed on
+        # worker threads while one of them encodes the query ids
+        bufs = StringBuffers(d)
+        fp = np.empty(len(d), dtype=np.uint64)
+
+        def task(rows: tuple[int, int] | None) -> Any:
+            if rows is None:
+                return encode_sorted(q)
+            fp[rows[0] : rows[1]] = bufs.fingerprint(*rows)
+            return None
+
+        self.qcode, self.query_ids, self._starts = thread_map(task, [None, *row_ranges(len(d))])[0]
+        self._fp = fp
 
     # -- doc dictionary (lazy) ----------------------------------------------------
     @property
@@ -104,9 +127,9 @@ class IdTable:
 
     def doc_fingerprints(self) -> np.ndarray:
         """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
-        if self._fph is None:
-            self._fph = (fingerprint(self.doc_column()) >> np.uint64(32)).astype(np.uint32)
-        return self._fph
+        if self._fp is None:
+            self._fp = fingerprint(self.doc_column())
+        return _high_half(self._fp)
 
     @property
     def block_starts(self) -> np.ndarray | None:
@@ -140,32 +163,26 @@ class IdTable:
         """False only when no (query, doc) pair can repeat, decided without the doc dictionary.
 
         For a table grouped by query: the 64-bit fingerprints of each block's doc
-        ids are sorted within the block (blocks of one length side by side in a
-        matrix, sorted along its rows), on a few threads; distinct neighbours prove
-        distinct pairs.  Any equal fingerprints (a duplicate or a collision) send
-        the caller to the exact check.  The fingerprints' high 32 bits are kept:
-        evaluation reuses them to pre-filter the qrels lookup.
+        ids (computed with the columns) are sorted within the block (blocks of one
+        length side by side in a matrix, sorted along its rows), on a few threads;
+        distinct neighbours prove distinct pairs.  Any equal fingerprints (a
+        duplicate or a collision) send the caller to the exact check.  The
+        fingerprints are kept: evaluation uses their high 32 bits in the qrels join.
         """
-        starts = self._starts
-        if self._docs is None or self._dcode is not None or starts is None or len(self.qcode) < 4096:
+        starts, fp = self._starts, self._fp
+        if self._docs is None or self._dcode is not None or starts is None or fp is None:
             return True
         n = len(self.qcode)
         bounds = np.append(starts, n)
         # pieces of about 2**20 rows made of whole blocks
         cuts = np.unique(np.searchsorted(starts, np.arange(0, n, 1 << 20)))
         pieces = list(zip(cuts.tolist(), np.append(cuts[1:], len(starts)).tolist()))
-        bufs = StringBuffers(self._docs)
-        fph = np.empty(n, dtype=np.uint32)
 
         def piece(blocks: tuple[int, int]) -> bool:
             lo, hi = int(bounds[blocks[0]]), int(bounds[blocks[1]])
-            fp = bufs.fingerprint(lo, hi)
-            fph[lo:hi] = fp >> np.uint64(32)
-            return _repeats_within(fp, bounds[blocks[0] : blocks[1] + 1] - lo)
+            return _repeats_within(fp[lo:hi], bounds[blocks[0] : blocks[1] + 1] - lo)
 
-        found = any(thread_map(piece, pieces))
-        self._fph = fph
-        return found
+        return any(thread_map(piece, pieces))
 
     def _duplicate_rows(self) -> np.ndarray:
         """Rows whose (query, doc) pair occurred in an earlier row."""
@@ -201,8 +218,8 @@ class IdTable:
         new._starts = block_starts(new.qcode)
         if self._dcode is not None:
             new._dcode = self._dcode[keep]
-        if self._fph is not None:
-            new._fph = self._fph[keep]
+        if self._fp is not None:
+            new._fp = self._fp[keep]
         if self._docs is not None:
             idx = np.flatnonzero(keep) if keep.dtype == bool else keep
             new._docs = self._docs.take(arrow_ints(idx))

@@ -71,7 +71,7 @@ class Run(IdTable):
         keep = np.sort(order[first])
         self.qcode, self._dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
         self._starts = block_starts(self.qcode)
-        self._docs, self._fph = None, None  # the dictionary and codes now describe the rows
+        self._docs, self._fp = None, None  # the dictionary and codes now describe the rows
 
     @property
     def scores(self) -> np.ndarray:
