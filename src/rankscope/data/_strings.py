@@ -11,6 +11,8 @@ last 8 bytes) and its length.
 * :meth:`StringBuffers.equal_rows`: exact equality of pairs of strings.  Up to
   24 bytes the three windows cover every byte, so comparing them and the
   length is exact; longer strings are compared by Arrow.
+* Strings of equal length up to 8 bytes are equal exactly when their
+  fingerprints are: the fingerprint is a bijection of (bytes, length) there.
 """
 
 from __future__ import annotations
@@ -133,6 +135,19 @@ class StringBuffers:
         for c, sl, local in self._split(rows):
             start = c.offs[local]
             out[sl] = c.fingerprint(start, c.offs[local + 1] - start)
+        return out
+
+    def lengths(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Byte length of the given rows (any order; all rows when None), int64."""
+        if rows is None:
+            parts = [np.diff(c.offs).astype(np.int64) for c in self.chunks]
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        out = np.empty(len(rows), dtype=np.int64)
+        chunk_of = np.searchsorted(self.bounds, rows, side="right") - 1 if len(self.chunks) > 1 else None
+        for i, c in enumerate(self.chunks):
+            at = np.arange(len(rows)) if chunk_of is None else np.flatnonzero(chunk_of == i)
+            local = rows[at] - c.row0
+            out[at] = c.offs[local + 1] - c.offs[local]
         return out
 
     def _parts(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -126,10 +126,14 @@ class IdTable:
         return positions(pos).astype(np.int32, copy=False)
 
     def doc_fingerprints(self) -> np.ndarray:
-        """The high 32 bits of the 64-bit fingerprint of every row's doc id (uint32, computed once)."""
+        """The high 32 bits of the 64-bit fingerprint of every row's doc id (a uint32 view, computed once)."""
+        return _high_half(self.doc_fingerprints64())
+
+    def doc_fingerprints64(self) -> np.ndarray:
+        """The 64-bit fingerprint of every row's doc id (see :mod:`rankscope.data._strings`, computed once)."""
         if self._fp is None:
             self._fp = fingerprint(self.doc_column())
-        return _high_half(self._fp)
+        return self._fp
 
     @property
     def block_starts(self) -> np.ndarray | None:

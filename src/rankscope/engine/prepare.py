@@ -82,7 +82,13 @@ class QrelsIndex:
         pos = np.minimum(np.searchsorted(jt.keys, keys[by_key]), len(jt.keys) - 1)
         hit = jt.keys[pos] == keys[by_key]
         cand, qrow = cand[by_key[hit]], jt.key_rows[pos[hit]]
-        exact = StringBuffers(run.doc_column()).equal_rows(cand, jt.docs, qrow)
+        # exact check: equal fingerprints and lengths prove equal ids up to 8 bytes; longer ids compare bytes
+        run_docs = StringBuffers(run.doc_column())
+        length = run_docs.lengths(cand)
+        exact = (run.doc_fingerprints64()[cand] == jt.fp[qrow]) & (length == jt.lengths[qrow])
+        longer = np.flatnonzero(exact & (length > 8))
+        if len(longer):
+            exact[longer] = run_docs.equal_rows(cand[longer], jt.docs, qrow[longer])
         grade = self.qrels.grades[qrow[exact]]
         return cand[exact], grade, grade >= 0
 
@@ -123,6 +129,8 @@ class _JoinTables:
 
     def __init__(self, qrels: Qrels) -> None:
         self.docs = StringBuffers(qrels.doc_column())
+        self.fp = qrels.doc_fingerprints64()
+        self.lengths = self.docs.lengths()
         fph = qrels.doc_fingerprints()
         keys = _pair_keys(qrels.qcode, fph)
         order = _key_order(qrels, fph)
