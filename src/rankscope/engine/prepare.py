@@ -49,10 +49,17 @@ class QrelsIndex:
     def __init__(self, qrels: Qrels) -> None:
         self.qrels = qrels
         self.query_ids = qrels.query_ids
-        self.query_ids_arrow = _arrow_ids(qrels.query_ids)
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
         self._join: _JoinTables | None = None  # built on the first large run
+        self._query_ids_arrow: pa.Array | None = None
+
+    @property
+    def query_ids_arrow(self) -> pa.Array:
+        """The qrels query ids as an Arrow array (built on first use)."""
+        if self._query_ids_arrow is None:
+            self._query_ids_arrow = _arrow_ids(self.query_ids)
+        return self._query_ids_arrow
 
     def _join_tables(self) -> _JoinTables:
         if self._join is None:
@@ -113,11 +120,22 @@ def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(qrels.qcode, minlength=len(qrels.query_ids))
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     starts = qrels.block_starts
-    if starts is None:
+    if starts is None or len(qrels) < 4096:  # small: one lexsort is cheaper than per-block sorts
         return qrels.grades[np.lexsort((-qrels.grades, qrels.qcode))], offsets
     # grouped by query: sort each block, then put the blocks in query order
     neg = sort_segments(-qrels.grades, np.append(starts, len(qrels)))
     return -neg[blocks_in_order(qrels.qcode, starts)], offsets
+
+
+def _query_positions(ids: np.ndarray, index: QrelsIndex) -> np.ndarray:
+    """Position of each id in the qrels' sorted query ids, -1 when absent (int64)."""
+    qrels_q = index.query_ids
+    if len(ids) > 256 and len(qrels_q):  # many ids: an Arrow hash lookup, no Python string comparisons
+        return positions(pc.index_in(_arrow_ids(ids), value_set=index.query_ids_arrow)).astype(np.int64)
+    if len(qrels_q) == 0:
+        return np.full(len(ids), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(qrels_q, ids), len(qrels_q) - 1)
+    return np.where(qrels_q[pos] == ids, pos, -1).astype(np.int64)
 
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
@@ -208,7 +226,7 @@ def prepare(
         raise InvalidParameterError(f"depth must be a positive integer or None, got {depth!r}")
     qrels_q = index.query_ids
     # run query code -> qrels query index (Arrow hash lookup: no Python string comparisons)
-    run2q = positions(pc.index_in(_arrow_ids(run.query_ids), value_set=index.query_ids_arrow)).astype(np.int64)
+    run2q = _query_positions(run.query_ids, index)
     run_has = np.zeros(len(qrels_q), dtype=bool)
     starts = run.block_starts
     if starts is not None:
