@@ -28,6 +28,7 @@ __all__ = ["IdTable"]
 
 
 _FINGERPRINT_MIN_ROWS = 4096  # below this the exact duplicate check is as cheap
+_SMALL_ROWS = 64  # up to this many rows, duplicates are looked for with a Python set
 
 
 def _high_half(fp: np.ndarray) -> np.ndarray:
@@ -192,6 +193,11 @@ class IdTable:
         """Rows whose (query, doc) pair occurred in an earlier row."""
         if len(self.qcode) < 2 or not self._maybe_duplicates():
             return np.empty(0, dtype=np.int64)
+        if len(self.qcode) <= _SMALL_ROWS and self._docs is not None and self._dcode is None:
+            # a handful of rows: a Python set is cheaper than building the doc dictionary
+            pairs = list(zip(self.qcode.tolist(), self._docs.to_pylist()))
+            if len(set(pairs)) == len(pairs):
+                return np.empty(0, dtype=np.int64)
         keys = self._block_keys() if len(self.qcode) >= 4096 else self._pair_keys()
         sk = np.sort(keys, kind="stable")
         if not bool((sk[1:] == sk[:-1]).any()):
