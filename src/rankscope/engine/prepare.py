@@ -1,12 +1,14 @@
 """The one join of a run with the qrels, and the ranked per-query arrays it yields.
 
 :func:`prepare` aligns a :class:`~rankscope.data.Run` with a :class:`QrelsIndex`
-and returns a :class:`Prepared` bundle: every retrieved row of every evaluated
-query, grouped by query (queries in sorted id order) and ranked within it by
-score descending, ties broken by doc id descending (trec_eval's order), cut at
-``depth``.  Each row carries its grade (0 when unjudged) and a judged flag.
-Every metric kernel works on these flat arrays with numpy reductions; nothing
-loops over queries or documents in Python.
+and returns a :class:`Prepared` bundle: the retrieved rows of every evaluated
+query that have a qrels entry for it, grouped by query (queries in sorted id
+order), each with its rank in the query's full ranking (score descending, ties
+broken by doc id descending: trec_eval's order, see :mod:`rankscope.engine.ranking`),
+cut at ``depth``, plus the number of documents each query retrieved.
+:meth:`Prepared.complete_view` adds the unjudged rows (grade 0) for the metrics
+that need every rank.  Every metric kernel works on these flat arrays with numpy
+reductions; nothing loops over queries or documents in Python.
 """
 
 from __future__ import annotations
