@@ -17,6 +17,9 @@ last 8 bytes) and its length.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,7 +27,9 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.data._columns import take, to_numpy
 
-__all__ = ["StringBuffers", "fingerprint", "row_ranges"]
+__all__ = ["StringBuffers", "fingerprint", "fingerprint_alongside", "row_ranges"]
+
+T = TypeVar("T")
 
 _K = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
                                   0xFF51AFD7ED558CCD))
@@ -111,13 +116,13 @@ class StringBuffers:
         self.rows = row
         self.bounds = np.array([c.row0 for c in self.chunks] + [row], dtype=np.int64)
 
-    def _split(self, rows: np.ndarray) -> list[tuple[_Chunk, slice, np.ndarray]]:
-        """``rows`` (ascending; any order with one chunk) grouped by chunk: ``(chunk, slice, rows within it)``."""
-        if len(self.chunks) == 1:
-            return [(self.chunks[0], slice(0, len(rows)), rows)]
-        cut = np.searchsorted(rows, self.bounds)
-        return [(c, slice(int(cut[i]), int(cut[i + 1])), rows[cut[i] : cut[i + 1]] - c.row0)
-                for i, c in enumerate(self.chunks) if cut[i + 1] > cut[i]]
+    def _by_chunk(self, rows: np.ndarray) -> Iterator[tuple[_Chunk, np.ndarray, np.ndarray]]:
+        """``rows`` (any order) grouped by chunk: ``(chunk, positions in rows, rows within the chunk)``."""
+        chunk_of = np.searchsorted(self.bounds, rows, side="right") - 1 if len(self.chunks) > 1 else None
+        for i, c in enumerate(self.chunks):
+            at = np.arange(len(rows)) if chunk_of is None else np.flatnonzero(chunk_of == i)
+            if len(at):
+                yield c, at, rows[at] - c.row0
 
     def fingerprint(self, lo: int, hi: int) -> np.ndarray:
         """The :func:`fingerprint` of rows ``lo:hi``."""
@@ -129,24 +134,13 @@ class StringBuffers:
                 out[a - lo : b - lo] = c.fingerprint(o[:-1], np.diff(o))
         return out
 
-    def fingerprint_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The :func:`fingerprint` of the given rows (ascending)."""
-        out = np.empty(len(rows), dtype=np.uint64)
-        for c, sl, local in self._split(rows):
-            start = c.offs[local]
-            out[sl] = c.fingerprint(start, c.offs[local + 1] - start)
-        return out
-
     def lengths(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Byte length of the given rows (any order; all rows when None), int64."""
         if rows is None:
             parts = [np.diff(c.offs).astype(np.int64) for c in self.chunks]
             return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         out = np.empty(len(rows), dtype=np.int64)
-        chunk_of = np.searchsorted(self.bounds, rows, side="right") - 1 if len(self.chunks) > 1 else None
-        for i, c in enumerate(self.chunks):
-            at = np.arange(len(rows)) if chunk_of is None else np.flatnonzero(chunk_of == i)
-            local = rows[at] - c.row0
+        for c, at, local in self._by_chunk(rows):
             out[at] = c.offs[local + 1] - c.offs[local]
         return out
 
@@ -155,12 +149,7 @@ class StringBuffers:
         n = len(rows)
         length = np.empty(n, dtype=np.int64)
         first, mid, last = (np.zeros(n, dtype=np.uint64) for _ in range(3))
-        chunk_of = np.searchsorted(self.bounds, rows, side="right") - 1 if len(self.chunks) > 1 else None
-        for i, c in enumerate(self.chunks):
-            at = np.arange(n) if chunk_of is None else np.flatnonzero(chunk_of == i)
-            if len(at) == 0:
-                continue
-            local = rows[at] - c.row0
+        for c, at, local in self._by_chunk(rows):
             start = c.offs[local]
             ln = c.offs[local + 1] - start
             length[at] = ln
@@ -203,11 +192,24 @@ def fingerprint(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     >>> bool(fp[0] == fp[2]), bool(fp[0] == fp[1])
     (True, False)
     """
+    return fingerprint_alongside(values, lambda: None)[0]
+
+
+def fingerprint_alongside(values: pa.Array | pa.ChunkedArray, task: Callable[[], T]) -> tuple[np.ndarray, T]:
+    """:func:`fingerprint` of ``values``, computed on worker threads while one of them runs ``task()``.
+
+    >>> fp, n = fingerprint_alongside(pa.array(["a", "b"]), lambda: 2)
+    >>> len(fp), n
+    (2, 2)
+    """
     bufs = StringBuffers(values)
     out = np.empty(bufs.rows, dtype=np.uint64)
 
-    def piece(r: tuple[int, int]) -> None:
-        out[r[0] : r[1]] = bufs.fingerprint(*r)
+    def piece(rows: tuple[int, int] | None) -> T | None:
+        if rows is None:
+            return task()
+        out[rows[0] : rows[1]] = bufs.fingerprint(*rows)
+        return None
 
-    thread_map(piece, row_ranges(bufs.rows))
-    return out
+    result = thread_map(piece, [None, *row_ranges(bufs.rows)])[0]
+    return out, result  # type: ignore[return-value]

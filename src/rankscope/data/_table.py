@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
 from rankscope.data._segments import sort_segments
-from rankscope.data._strings import StringBuffers, fingerprint, row_ranges
+from rankscope.data._strings import fingerprint, fingerprint_alongside
 from rankscope.errors import DuplicateEntryError, RankscopeError
 
 T = TypeVar("T", bound="IdTable")
@@ -86,17 +86,7 @@ class IdTable:
             return
         # the doc fingerprints (for the duplicate check and the qrels join) are computed on
         # worker threads while one of them encodes the query ids
-        bufs = StringBuffers(d)
-        fp = np.empty(len(d), dtype=np.uint64)
-
-        def task(rows: tuple[int, int] | None) -> Any:
-            if rows is None:
-                return encode_sorted(q)
-            fp[rows[0] : rows[1]] = bufs.fingerprint(*rows)
-            return None
-
-        self.qcode, self.query_ids, self._starts = thread_map(task, [None, *row_ranges(len(d))])[0]
-        self._fp = fp
+        self._fp, (self.qcode, self.query_ids, self._starts) = fingerprint_alongside(d, lambda: encode_sorted(q))
 
     # -- doc dictionary (lazy) ----------------------------------------------------
     @property

@@ -20,6 +20,8 @@ or documents in Python.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -56,13 +58,14 @@ def _tie_pairs(score: np.ndarray, qidx: np.ndarray | None, starts: np.ndarray | 
 
 
 def _tie_slots(
-    ties: np.ndarray, docs_of: pa.Array | pa.ChunkedArray, wanted: np.ndarray | None = None
+    ties: np.ndarray, docs_of: Callable[[np.ndarray], pa.Array], wanted: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Order every group of tied positions by doc id descending.
 
-    ``ties`` are the positions ``i`` tied with ``i + 1`` (sorted); ``docs_of`` the
-    doc id at each position.  Returns ``(pos, slot)``: the position ``pos[j]``
-    (sorted) moves to ``slot[j]`` within its group.  With ``wanted``, only the
+    ``ties`` are the positions ``i`` tied with ``i + 1`` (sorted); ``docs_of(pos)``
+    gives the doc ids at positions ``pos`` (only tied positions are asked for).
+    Returns ``(pos, slot)``: the position ``pos[j]`` (sorted) moves to ``slot[j]``
+    within its group.  With ``wanted``, only the
     groups holding one of those positions are ordered.
     """
     pos = np.union1d(ties, ties + 1)
@@ -79,7 +82,7 @@ def _tie_slots(
     if len(pos) == 0:
         return pos, pos
     # Arrow compares strings bytewise: strcmp order, as trec_eval
-    table = pa.table({"g": arrow_ints(group), "d": take(docs_of, pos)})
+    table = pa.table({"g": arrow_ints(group), "d": docs_of(pos)})
     sub = to_numpy(pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]))
     slot = np.empty(len(pos), dtype=np.int64)
     slot[sub] = pos  # the position placed at pos[t] is pos[sub[t]]
@@ -121,18 +124,16 @@ class Ranking:
             order = rows[np.lexsort((-score[rows], qidx[rows]))]
             ties = _tie_pairs(score[order], qidx[order], None)
             if len(ties):
-                pos, slot = _tie_slots(ties, self._docs(order))
+                pos, slot = _tie_slots(ties, lambda at: self._docs(order[at]))
                 order[slot] = order[pos]
             self._order = order
 
-    def _docs(self, rows: np.ndarray | None = None) -> pa.Array | pa.ChunkedArray:
-        """Doc id strings of ``rows`` of the run (all rows when None), as a position-indexable Arrow array."""
+    def _docs(self, rows: np.ndarray) -> pa.Array:
+        """Doc id strings of ``rows`` of the run."""
         run = self.run
         if run.docs_encoded:
-            codes = run.dcode if rows is None else run.dcode[rows]
-            return take(run.doc_ids, codes)
-        docs = run.doc_column()
-        return docs if rows is None else take(docs, rows)
+            return take(run.doc_ids, run.dcode[rows])
+        return take(run.doc_column(), rows)
 
     def rank_of(self, rows: np.ndarray) -> np.ndarray:
         """0-based rank of each run row in ``rows`` (all of evaluated queries) within its query (int64)."""
@@ -144,7 +145,7 @@ class Ranking:
         blk = np.searchsorted(self.starts, rows, side="right") - 1
         slot = rows.copy()
         if len(self._ties) and len(rows):
-            pos, new = _tie_slots(self._ties, self._docs(), wanted=rows)
+            pos, new = _tie_slots(self._ties, self._docs, wanted=rows)
             at = np.minimum(np.searchsorted(pos, rows), max(len(pos) - 1, 0))
             hit = pos[at] == rows if len(pos) else np.zeros(len(rows), dtype=bool)
             slot[hit] = new[at[hit]]
@@ -176,7 +177,7 @@ class Ranking:
             if len(self._ties):
                 shift = np.zeros(len(self.starts), dtype=np.int64)
                 shift[border] = new_start - self.starts[border]
-                pos, slot = _tie_slots(self._ties, self._docs())
+                pos, slot = _tie_slots(self._ties, self._docs)
                 blk = np.searchsorted(self.starts, pos, side="right") - 1
                 keep = self.block_q[blk] >= 0
                 order[slot[keep] + shift[blk[keep]]] = pos[keep]

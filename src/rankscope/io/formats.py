@@ -28,8 +28,6 @@ from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
 __all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qrels", "read_run",
            "write_qrels", "write_run"]
 
-
-
 _QRELS_READERS: dict[str, Callable[..., Qrels]] = {
     "trec": trec.read_trec_qrels,
     "json": jsonfmt.read_json_qrels,

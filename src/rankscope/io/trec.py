@@ -28,19 +28,9 @@ import numpy as np
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError
-from rankscope.io._source import decode, text_lines
-from rankscope.io._trec_fast import fast_columns, read_columns
-from rankscope.io._trec_lines import Columns, Kind, parse_lines
+from rankscope.io._trec_fast import read_columns
 
-__all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run", "parse_trec"]
-
-
-def parse_trec(data: bytes, kind: Kind, source: str, *, fast: bool = True) -> Columns:
-    """Parse the bytes of a TREC ``kind`` file; ``fast=False`` forces the exact line parser."""
-    cols = fast_columns(data, kind, source) if fast else None
-    if cols is None:
-        cols = parse_lines(text_lines(decode(data, source)), kind, source)
-    return cols
+__all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
 
 def read_trec_qrels(path: str | Path, *, fast: bool = True) -> Qrels:
