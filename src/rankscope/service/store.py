@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -14,6 +14,8 @@ from rankscope.errors import InvalidParameterError
 from rankscope.service.db import Database, Document, Job, JobRun, LiveResult, Query, QueryScore, RunRecord, TestSet
 from rankscope.service.db.blobs import decode_qrels, decode_run, encode_table
 from rankscope.service.ingest import ParsedTestSet
+
+M = TypeVar("M")
 
 __all__ = [
     "NotFound", "create_testset", "get_testset", "delete_testset", "create_run", "get_run", "load_run",
@@ -57,11 +59,16 @@ def create_testset(db: Database, name: str, parsed: ParsedTestSet, source_format
         return ts.id
 
 
+def _fetch(s: Session, model: type[M], key: Any, what: str, field: str) -> M:
+    """The row of ``model`` with primary key ``key``, or :class:`NotFound` naming ``what`` and the request field."""
+    row = s.get(model, key)
+    if row is None:
+        raise NotFound(f"{what} {key}", field)
+    return row
+
+
 def get_testset(s: Session, test_set_id: int, field: str = "path") -> TestSet:
-    ts = s.get(TestSet, test_set_id)
-    if ts is None:
-        raise NotFound(f"test set {test_set_id}", field)
-    return ts
+    return _fetch(s, TestSet, test_set_id, "test set", field)
 
 
 def delete_testset(db: Database, test_set_id: int) -> None:
@@ -96,10 +103,7 @@ def create_run(s: Session, test_set_id: int, run: Run, source_format: str, sourc
 
 
 def get_run(s: Session, run_id: int, field: str = "path") -> RunRecord:
-    rec = s.get(RunRecord, run_id)
-    if rec is None:
-        raise NotFound(f"run {run_id}", field)
-    return rec
+    return _fetch(s, RunRecord, run_id, "run", field)
 
 
 def delete_run(db: Database, run_id: int) -> None:
@@ -145,10 +149,7 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
 
 
 def get_job(s: Session, job_id: str) -> Job:
-    job = s.get(Job, job_id)
-    if job is None:
-        raise NotFound(f"evaluation {job_id}")
-    return job
+    return _fetch(s, Job, job_id, "evaluation", "path")
 
 
 def job_progress(s: Session, job: Job) -> dict[str, int]:
