@@ -184,3 +184,73 @@ def test_lecard_runs() -> None:
         run = read_run(path)
         for level in (1, 3):
             assert compare(qrels_d, _dict_of(run), level, qrels, run) > 100
+
+
+# -- score precision: trec_eval keeps every score in a C float ------------------------------------------
+
+def _near_float32_scores(rng: np.random.Generator, k: int, kind: int) -> np.ndarray:
+    """Scores that differ as doubles but often collide as float32 (the classes seen in real runs)."""
+    if kind == 0:  # reranker probabilities near 1 (float32 spacing below 1 is 6e-8)
+        return 1.0 - rng.integers(0, 40, size=k) * 1.1e-8 - rng.random(size=k) * 1e-9
+    if kind == 1:  # sigmoid of large logits
+        return 1.0 / (1.0 + np.exp(-rng.uniform(14.0, 19.0, size=k)))
+    if kind == 2:  # large BM25-like scores differing past the 7th significant digit
+        return 1006.66 + rng.integers(0, 30, size=k) * 1.3e-5 + rng.random(size=k) * 1e-9
+    if kind == 3:  # negative scores (log-probabilities, negated distances)
+        return -(25.123 + rng.integers(0, 30, size=k) * 7e-7 + rng.random(size=k) * 1e-10)
+    # magnitudes that float32 flushes to zero or that overflow it, mixed with zero and exact ties
+    return rng.choice(np.array([0.0, -0.0, 1e-46, -1e-46, 3e-45, 1e39, 2e39, 0.5]), size=k)
+
+
+def float32_case(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Random qrels and a run whose scores tie as float32 but not as float64, doc ids in random order."""
+    rng = np.random.default_rng(seed)
+    qids = [f"q{i}" for i in rng.choice(50, size=int(rng.integers(1, 8)), replace=False)]
+    dpool = [f"d{i}" for i in rng.choice(500, size=int(rng.integers(5, 40)), replace=False)]
+    grades = np.array([-1, 0, 0, 1, 1, 2, 2, 3])
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in qids:
+        judged = rng.choice(dpool, size=int(rng.integers(1, len(dpool) + 1)), replace=False)
+        qrels[q] = {str(d): int(rng.choice(grades)) for d in judged}
+        if max(qrels[q].values()) < 0:
+            qrels[q][str(judged[0])] = 1
+        docs = rng.choice(dpool, size=int(rng.integers(1, len(dpool) + 1)), replace=False)
+        scores = _near_float32_scores(rng, len(docs), int(rng.integers(0, 5)))
+        run[q] = {str(d): float(s) for d, s in zip(docs, scores, strict=True)}
+    return qrels, run
+
+
+def _sorted_run(run_d: dict[str, dict[str, float]]) -> Run:
+    """Grouped by query, scores non-increasing (as doubles): the engine's sort-free ranking path."""
+    rows = [(q, d, s) for q, docs in run_d.items() for d, s in sorted(docs.items(), key=lambda x: -x[1])]
+    return Run([r[0] for r in rows], [r[1] for r in rows], np.array([r[2] for r in rows], dtype=np.float64))
+
+
+def reordered_queries(run_d: dict[str, dict[str, float]], queries: set[str]) -> int:
+    """Queries of ``queries`` whose trec_eval ranking differs between float32 and float64 scores."""
+    n = 0
+    for q in queries:
+        docs = run_d.get(q, {})
+        by_id = sorted(docs, reverse=True)  # ties: doc id descending (ASCII ids: str order is strcmp order)
+        with np.errstate(over="ignore"):
+            by32 = sorted(by_id, key=lambda d: -float(np.float32(docs[d])))
+        by64 = sorted(by_id, key=lambda d: -docs[d])
+        n += by32 != by64
+    return n
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_float32_score_agreement(level: int) -> None:
+    """Per-query agreement at 1e-12 on runs whose order depends on float32 rounding, both ranking paths."""
+    compared = reordered = 0
+    for seed in range(120):
+        qrels_d, run_d = float32_case(7000 * level + seed)
+        for run in (_run_from_dict(run_d), _sorted_run(run_d)):
+            compared += compare(qrels_d, run_d, level, run=run)
+        res = evaluate(Qrels.from_dict(qrels_d), _run_from_dict(run_d), ["map"], relevance_level=level)
+        expected = reordered_queries(run_d, set(qrels_d))
+        assert res.queries.float32_reordered == expected
+        assert evaluate(Qrels.from_dict(qrels_d), _sorted_run(run_d), ["map"]).queries.float32_reordered == expected
+        reordered += expected
+    assert compared > 10_000 and reordered > 50

@@ -16,6 +16,8 @@ __all__ = [
     "DuplicateLineError",
     "EmptyInputError",
     "NoOverlapError",
+    "NotFoundError",
+    "MetricNotFoundError",
 ]
 
 
@@ -82,3 +84,23 @@ class EmptyInputError(RankscopeError):
 
 class NoOverlapError(RankscopeError):
     """A run and qrels that share no query."""
+
+
+class NotFoundError(RankscopeError, KeyError):
+    """A key (metric, query) asked of a result that does not hold it.
+
+    Also a ``KeyError``, so code that looked results up in a dict keeps working.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class MetricNotFoundError(NotFoundError):
+    """A metric asked of a result that does not hold it; names the metrics it holds."""
+
+    def __init__(self, metric: object, present: tuple[str, ...] | list[str]) -> None:
+        self.metric = metric
+        self.present = tuple(present)
+        have = ", ".join(self.present) or "none"
+        super().__init__(f"no metric {str(metric)!r} in this result (it holds: {have})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.errors import InvalidParameterError
 from rankscope.measures import parse_metric
 from rankscope.measures.utility import relstrings
+from rankscope.trec_eval import run_trec_eval
 
 EPS = 1e-5
 
@@ -132,3 +134,32 @@ def test_list_valued_parameters_round_trip(text: str) -> None:
     m = parse_metric(text)
     assert parse_metric(str(m)) == m
     assert parse_metric("ndcg(gains=1=3,2=9)") == parse_metric("ndcg.1=3,2=9")
+
+
+@pytest.mark.parametrize("x", [0.25, 0.5, 1.0, 2.0])
+def test_set_f_is_trec_evals_formula(x: float, tmp_path: Path) -> None:
+    """trec_eval's set_F.x is (x+1)·P·R / (x·P + R): its parameter is not beta (x = beta²)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_d = {"q1": {"a": 1, "b": 1, "c": 1, "d": 0}, "q2": {"e": 1}, "q3": {"f": 2, "g": 1}}
+    run_d = {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}, "q2": {"y": 1.0}, "q3": {"f": 2.0, "g": 1.0, "z": 0.5}}
+    res = evaluate(Qrels.from_dict(qrels_d), Run.from_dict(run_d), [f"set_F.{x}", f"SetF(beta={x})", "set_P",
+                                                                    "set_recall"])
+    for q, row in res.per_query.to_dict().items():
+        p, r = row["set_P"], row["set_recall"]
+        want = (x + 1) * p * r / (x * p + r) if p + r else 0.0
+        assert row[f"set_F.{x}"] == pytest.approx(want, abs=1e-15)
+        assert row[f"SetF(beta={x})"] == row[f"set_F.{x}"]  # ir_measures' SetF(beta=x) is trec_eval's set_F.x
+        got = pytrec_eval.RelevanceEvaluator(qrels_d, {f"set_F.{x}"}).evaluate(run_d)[q]["set_F"]
+        assert abs(row[f"set_F.{x}"] - got) <= 1e-12
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in qrels_d.items() for d, g in ds.items()))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, ds in run_d.items() for d, s in ds.items()))
+    out = run_trec_eval(["-m", f"set_F.{x}", str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert out == f"{'set_F_' + str(x):<22}\tall\t{res[f'set_F.{x}']:6.4f}\n"
+
+
+def test_f1_at_k_keeps_its_meaning() -> None:
+    """f1@k is the harmonic mean of precision@k and recall@k (beta = 1), whatever set_F's parameter means."""
+    res = evaluate(Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}}), Run.from_ranked_lists({"q": ["a", "x", "b", "y"]}),
+                   ["f1@4", "P@4", "recall@4"])
+    p, r = res["P@4"], res["recall@4"]
+    assert res["f1@4"] == pytest.approx(2 * p * r / (p + r))

@@ -17,6 +17,6 @@ def test_every_builtin_metric_is_documented_with_its_spellings() -> None:
     for spec in all_specs():
         if spec.builtin:
             assert f"`{spec.name}" in text
-            for name in (spec.trec, spec.ir_measures):
+            for name in (*(t.name for t in spec.trec), spec.ir_measures):
                 if name:
                     assert f"`{name}" in text, (spec.name, name)

@@ -25,6 +25,6 @@ def metrics_command(
     for col in ("metric", "cutoff", "ir_measures", "trec_eval", "aliases", "what it measures"):
         table.add_column(col)
     for spec in all_specs():
-        trec = ", ".join(x for x in (spec.trec, f"{spec.trec_cut}_k" if spec.trec_cut else None) if x)
+        trec = ", ".join(spec.trec_spellings())
         table.add_row(spec.name, spec.cutoff, spec.ir_measures or "", trec, ", ".join(spec.aliases), spec.summary)
     Console().print(table)

@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
-from rankscope.engine.prepare import MissingPolicy, QrelsIndex, prepare
+from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecision
+from rankscope.engine.policies import Policies
+from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
+from rankscope.engine.scoring import score
 from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.measures.base import Measure
-from rankscope.measures.parse import parse_metrics
+from rankscope.measures.parse import parse_metric, parse_metrics
 
-__all__ = ["Evaluator", "evaluate", "DEFAULT_METRICS"]
+__all__ = ["Evaluator", "evaluate", "DEFAULT_METRICS", "DIAGNOSTICS"]
 
-DEFAULT_METRICS: tuple[str, ...] = ("ndcg@10", "map", "mrr", "recall@100", "precision@10", "hit_rate@10")
+DIAGNOSTICS: tuple[str, ...] = ("first_rel_rank",)
+"""Measures every evaluation also keeps per query (``EvaluationResult.diagnostics``)."""
 
 
 class Evaluator:
@@ -24,11 +26,16 @@ class Evaluator:
     Parameters
     ----------
     qrels : Qrels (or anything :func:`rankscope.io.as_qrels` accepts)
-    metrics : metric names in any of the three spellings, or Measure values
-    relevance_level : minimum grade that counts as relevant for binary metrics (default 1)
-    missing : ``"zero"`` (every qrels query counts; one absent from the run scores as an
-        empty ranking, like trec_eval ``-c``) or ``"ignore"`` (only queries in both)
-    depth : cut every ranking after this many documents (trec_eval ``-M``)
+    metrics : metric names in any of the three spellings (a comma-separated list
+        in one string is fine: ``"ndcg@1,3,5,map"``), or Measure values
+    relevance_level, missing, depth, score_precision, duplicates : the evaluation
+        :class:`~rankscope.engine.policies.Policies` (or give ``policies``):
+        minimum relevant grade (1); ``"zero"`` (every qrels query counts, one absent
+        from the run scores as an empty ranking, like trec_eval ``-c``) or
+        ``"ignore"``; cut every ranking after this many documents (trec_eval ``-M``);
+        ``"float32"`` (rank by scores rounded to single precision, as trec_eval) or
+        ``"float64"``; a (query, doc) pair repeated in a run table: ``"error"`` or
+        ``"keep_best"``
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -44,56 +51,61 @@ class Evaluator:
         relevance_level: int = 1,
         missing: MissingPolicy = "zero",
         depth: int | None = None,
+        score_precision: ScorePrecision = "float32",
+        duplicates: DuplicatePolicy = "error",
+        policies: Policies | None = None,
     ) -> None:
         from rankscope.io.convert import as_qrels
 
+        self.policies = policies if policies is not None else Policies.of(
+            "Evaluator", relevance_level=relevance_level, missing=missing, depth=depth,
+            score_precision=score_precision, duplicates=duplicates,
+        )
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
             raise EmptyInputError("the qrels hold no judgment")
-        if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
-            raise InvalidParameterError(f"relevance_level must be an integer, got {relevance_level!r}")
-        if missing not in ("zero", "ignore"):
-            raise InvalidParameterError(f"missing must be 'zero' or 'ignore', got {missing!r}")
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-            raise InvalidParameterError(f"depth must be a positive integer, got {depth!r}")
         pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
         if not pairs:
             raise InvalidParameterError("no metric given")
+        for label, m in pairs:
+            if m.spec.text:
+                raise InvalidParameterError(
+                    f"{label} is string-valued and has no numeric score; use `rankscope trec_eval -q -m "
+                    f"{m.spec.trec[0].name if m.spec.trec else m.name}` to see it"
+                )
         self.labels = tuple(label for label, _ in pairs)
         self.measures = tuple(m for _, m in pairs)
-        self.relevance_level = int(relevance_level)
-        self.missing: MissingPolicy = missing
-        self.depth = depth
+        self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS)
         self.index = QrelsIndex(self.qrels)
+
+    @property
+    def relevance_level(self) -> int:
+        return self.policies.relevance_level
+
+    @property
+    def missing(self) -> MissingPolicy:
+        return self.policies.missing
+
+    @property
+    def depth(self) -> int | None:
+        return self.policies.depth
 
     def evaluate(self, run: Any, name: str | None = None) -> EvaluationResult:
         """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts)."""
         from rankscope.io.convert import as_run
 
-        run = as_run(run, name=name)
-        prepared, counts = prepare(
-            self.index, run, relevance_level=self.relevance_level, missing=self.missing, depth=self.depth
-        )
-        cache: dict[Measure, np.ndarray] = {}
-        columns = []
-        for m in self.measures:
-            if m not in cache:
-                view = prepared if m.spec.judged_view else prepared.complete_view()
-                values = np.asarray(m.spec.kernel(view, m), dtype=np.float64)
-                if values.shape != (prepared.n,):
-                    raise InvalidParameterError(
-                        f"metric {m} returned shape {values.shape}, expected ({prepared.n},)"
-                    )
-                cache[m] = values
-            columns.append(cache[m])
-        matrix = np.column_stack(columns) if columns else np.empty((prepared.n, 0))
+        run = as_run(run, name=name, duplicates=self.policies.duplicates)
+        prepared, counts = prepare(self.index, run, self.policies)
+        n_metrics = len(self.measures)
+        matrix = score(prepared.data, self.measures + self.diagnostics)
         return EvaluationResult(
             run_name=run.name,
             labels=self.labels,
             measures=self.measures,
-            per_query=PerQueryScores(prepared.query_ids, self.labels, matrix),
+            per_query=PerQueryScores(prepared.query_ids, self.labels, matrix[:, :n_metrics], self.measures),
             queries=counts,
-            policies={"relevance_level": self.relevance_level, "missing": self.missing, "depth": self.depth},
+            policies=self.policies,
+            diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics),
         )
 
 
@@ -105,6 +117,8 @@ def evaluate(
     relevance_level: int = 1,
     missing: MissingPolicy = "zero",
     depth: int | None = None,
+    score_precision: ScorePrecision = "float32",
+    duplicates: DuplicatePolicy = "error",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
 
@@ -116,9 +130,11 @@ def evaluate(
     >>> res = evaluate(qrels, run, ["P@2", "recall@2"])
     >>> res.mean(), res.queries.missing_from_run
     ({'P@2': 0.25, 'recall@2': 0.25}, 1)
+    >>> res["precision@2"], res["P_2"]
+    (0.25, 0.25)
     >>> evaluate(qrels, run, ["P@2"], missing="ignore").mean()
     {'P@2': 0.5}
     """
-    return Evaluator(
-        qrels, metrics, relevance_level=relevance_level, missing=missing, depth=depth
-    ).evaluate(run)
+    policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
+                           score_precision=score_precision, duplicates=duplicates)
+    return Evaluator(qrels, metrics, policies=policies).evaluate(run)

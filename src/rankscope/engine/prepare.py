@@ -14,24 +14,25 @@ reductions; nothing loops over queries or documents in Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
+from rankscope.choices import MissingPolicy
 from rankscope.data import Qrels, Run
 from rankscope.data._columns import positions
 from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
 from rankscope.data._strings import StringBuffers, row_ranges
+from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
-from rankscope.errors import InvalidParameterError, NoOverlapError
+from rankscope.errors import NoOverlapError
+from rankscope.measures.kernel_input import KernelInput
 
-__all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy"]
-
-MissingPolicy = Literal["zero", "ignore"]
+__all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
 
 _FINGERPRINT_JOIN_MIN_ROWS = 4096  # smaller runs: one exact Arrow lookup of every row is as cheap
 
@@ -53,6 +54,7 @@ class QrelsIndex:
         self.query_ids = qrels.query_ids
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
+        self.ideal_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.ideal_offsets))
         self._join: _JoinTables | None = None  # built on the first large run
         self._query_ids_arrow: pa.Array | None = None
 
@@ -206,26 +208,29 @@ class _BitTable:
 
 @dataclass(frozen=True)
 class PolicyCounts:
-    """How many queries each query policy touched."""
+    """How many queries each policy touched.
+
+    ``float32_reordered``: evaluated queries whose ranking differs from the one the
+    full float64 scores give, because scores were compared as float32 (trec_eval's
+    rule, ``score_precision="float32"``): their tied scores are ordered by doc id.
+    """
 
     evaluated: int
     missing_from_run: int
     not_in_qrels: int
+    float32_reordered: int = 0
 
 
 def prepare(
-    index: QrelsIndex,
-    run: Run,
-    *,
-    relevance_level: int = 1,
-    missing: MissingPolicy = "zero",
-    depth: int | None = None,
+    index: QrelsIndex, run: Run, policies: Policies | None = None, **values: Any
 ) -> tuple[Prepared, PolicyCounts]:
-    """Join ``run`` with the qrels and rank every evaluated query (see module doc)."""
-    if missing not in ("zero", "ignore"):
-        raise InvalidParameterError(f"missing must be 'zero' or 'ignore', got {missing!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise InvalidParameterError(f"depth must be a positive integer or None, got {depth!r}")
+    """Join ``run`` with the qrels and rank every evaluated query (see module doc).
+
+    ``policies`` (or its fields as keywords: ``relevance_level``, ``missing``,
+    ``depth``, ``score_precision``) say how.
+    """
+    pol = policies if policies is not None else Policies.of("prepare", **values)
+    missing, depth = pol.missing, pol.depth
     qrels_q = index.query_ids
     # run query code -> qrels query index (Arrow hash lookup: no Python string comparisons)
     run2q = _query_positions(run.query_ids, index)
@@ -252,7 +257,7 @@ def prepare(
     valid[valid] = eval_mask[run2q[valid]]
     code_to_eval = np.full(len(run.query_ids), -1, dtype=np.int32)
     code_to_eval[valid] = q_new[run2q[valid]]
-    ranking = Ranking(run, code_to_eval, n_eval)
+    ranking = Ranking(run, code_to_eval, n_eval, pol.score_precision)
     # the rows whose doc is judged for their query, and their grades (a few percent of a deep run)
     run2q_eval = np.where(code_to_eval >= 0, run2q, -1)
     m_rows, m_grade, m_judged = index.lookup(run, run2q_eval)
@@ -271,15 +276,15 @@ def prepare(
     ev_q = np.flatnonzero(eval_mask)
     ic = np.diff(index.ideal_offsets)[ev_q]
     if n_eval == len(qrels_q):
-        ideal_grade, ideal_offsets = index.ideal_grade, index.ideal_offsets
+        ideal_grade, ideal_offsets, ideal_query = index.ideal_grade, index.ideal_offsets, index.ideal_query
     else:
         take = np.repeat(index.ideal_offsets[:-1][ev_q], ic) + (
             np.arange(int(ic.sum())) - np.repeat(np.concatenate(([0], np.cumsum(ic)[:-1])), ic)
         )
         ideal_grade = index.ideal_grade[take]
         ideal_offsets = np.concatenate(([0], np.cumsum(ic))).astype(np.int64)
-    prepared = Prepared(
-        query_ids=qrels_q[eval_mask],
+        ideal_query = np.repeat(np.arange(n_eval), ic)
+    data = KernelInput(
         offsets=offsets,
         qidx=qidx,
         rank=m_rank[order].astype(idx),
@@ -288,17 +293,18 @@ def prepare(
         num_ret=num_ret,
         ideal_offsets=ideal_offsets,
         ideal_grade=ideal_grade,
+        ideal_query=ideal_query,
         in_run=run_has[eval_mask],
-        relevance_level=relevance_level,
+        relevance_level=pol.relevance_level,
         all_rows=False,
-        run=run,
-        ranking=ranking,
-        depth=depth,
-        source_rows=m_rows[order],
     )
-    policy = PolicyCounts(
+    prepared = Prepared(
+        data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order]
+    )
+    counts = PolicyCounts(
         evaluated=n_eval,
         missing_from_run=int((~run_has).sum()),
         not_in_qrels=not_in_qrels,
+        float32_reordered=ranking.reordered,
     )
-    return prepared, policy
+    return prepared, counts

@@ -1,8 +1,14 @@
 """The ranking of a run's evaluated rows: score descending, ties broken by doc id descending.
 
 trec_eval sorts each query's documents by score, then by ``strcmp`` of the doc
-ids, descending.  :class:`Ranking` gives that order for the rows of the
-evaluated queries, computing as little as it can:
+ids, descending.  It keeps every score in a C ``float``, so scores that differ
+as doubles but are equal once rounded to single precision tie (reranker
+probabilities near 1, large scores differing past the 7th significant digit).
+With ``score_precision="float32"`` (the default) the ranking compares the
+float32-rounded scores exactly as trec_eval does, and :attr:`Ranking.reordered`
+counts the evaluated queries whose order differs from the float64 order;
+``"float64"`` compares the full scores.  :class:`Ranking` gives that order for
+the rows of the evaluated queries, computing as little as it can:
 
 * **Grouped, sorted input** (a run file or a DataFrame: each query one block
   of rows, scores non-increasing within the block) needs no sort.  A row's rank
@@ -26,10 +32,26 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankscope.choices import ScorePrecision
 from rankscope.data import Run
 from rankscope.data._columns import arrow_ints, take, to_numpy
 
-__all__ = ["Ranking", "sorted_within_blocks", "trec_order"]
+__all__ = ["Ranking", "sorted_within_blocks", "trec_order", "ranking_scores"]
+
+
+def ranking_scores(score: np.ndarray, precision: ScorePrecision) -> np.ndarray:
+    """The scores the ranking compares: rounded to float32 (trec_eval's C ``float``) or the float64 themselves.
+
+    Rounding is to nearest, as C's conversion of ``atof``'s double to ``float``;
+    magnitudes beyond float32's range become infinite, as in C.
+
+    >>> ranking_scores(np.array([0.99999952, 0.99999951]), "float32").tolist()
+    [0.9999995231628418, 0.9999995231628418]
+    """
+    if precision == "float64":
+        return score
+    with np.errstate(over="ignore"):
+        return score.astype(np.float32)
 
 
 def sorted_within_blocks(score: np.ndarray, starts: np.ndarray) -> bool:
@@ -94,16 +116,22 @@ class Ranking:
 
     ``code_to_eval`` maps each run query code to its evaluated query index
     (-1: not evaluated); ``num_ret[i]`` is the number of rows of evaluated query
-    ``i`` (before any depth cut).
+    ``i`` (before any depth cut); ``reordered`` the number of evaluated queries
+    whose float32 ranking differs from their float64 ranking (0 with ``"float64"``).
     """
 
-    def __init__(self, run: Run, code_to_eval: np.ndarray, n_eval: int) -> None:
+    def __init__(
+        self, run: Run, code_to_eval: np.ndarray, n_eval: int, score_precision: ScorePrecision = "float32"
+    ) -> None:
         self.run = run
         self.n_eval = n_eval
         self.code_to_eval = code_to_eval
+        self.reordered = 0
         self._order: np.ndarray | None = None  # ranked run rows, grouped by evaluated query
         self._inverse: np.ndarray | None = None
-        score = run.scores
+        full = run.scores
+        score = ranking_scores(full, score_precision)
+        rounded = score is not full
         starts = run.block_starts
         self.blocks = starts is not None and len(run) > 0 and sorted_within_blocks(score, starts)
         if self.blocks:
@@ -116,6 +144,8 @@ class Ranking:
                 np.int64
             )
             self._ties = _tie_pairs(score, None, starts)
+            if rounded and len(self._ties):
+                self.reordered = self._reordered_blocks(full)
         else:
             qidx = code_to_eval[run.qcode]
             rows = np.flatnonzero(qidx >= 0)
@@ -126,7 +156,31 @@ class Ranking:
             if len(ties):
                 pos, slot = _tie_slots(ties, lambda at: self._docs(order[at]))
                 order[slot] = order[pos]
+                if rounded:  # the float64 order differs where a full score rises inside a float32 tie group
+                    rise = full[order[ties + 1]] > full[order[ties]]
+                    self.reordered = len(np.unique(qidx[order[ties[rise]]]))
             self._order = order
+
+    def _reordered_blocks(self, full: np.ndarray) -> int:
+        """Evaluated queries (grouped input) whose float32 ranking differs from their float64 ranking.
+
+        Only tie groups holding two rows with different float64 scores can differ;
+        those groups alone are put in their float32 order (doc id descending) and
+        checked for a full score that rises from one rank to the next.
+        """
+        ties = self._ties
+        new = ties[full[ties] != full[ties + 1]]
+        if len(new) == 0:
+            return 0
+        pos, slot = _tie_slots(ties, self._docs, wanted=new)
+        by_slot = np.argsort(slot)
+        at, row = slot[by_slot], pos[by_slot]  # the row placed at each position of those groups
+        k = np.searchsorted(ties, at[:-1])
+        tied_next = (k < len(ties)) & (ties[np.minimum(k, len(ties) - 1)] == at[:-1]) & (at[1:] == at[:-1] + 1)
+        rise = tied_next & (full[row[1:]] > full[row[:-1]])
+        blk = np.searchsorted(self.starts, at[:-1][rise], side="right") - 1
+        q = self.block_q[blk]
+        return len(np.unique(q[q >= 0]))
 
     def _docs(self, rows: np.ndarray) -> pa.Array:
         """Doc id strings of ``rows`` of the run."""
@@ -185,11 +239,13 @@ class Ranking:
         return self._order
 
 
-def trec_order(run: Run) -> np.ndarray:
+def trec_order(run: Run, score_precision: ScorePrecision = "float32") -> np.ndarray:
     """Row order of ``run``: query (sorted ids), then score descending, then doc id descending.
+
+    Scores are compared as float32 by default, as trec_eval does (see the module doc).
 
     >>> trec_order(Run.from_dict({"q2": {"a": 1.0}, "q1": {"b": 0.5, "c": 0.5, "d": 0.9}})).tolist()
     [3, 2, 1, 0]
     """
     n_q = len(run.query_ids)
-    return Ranking(run, np.arange(n_q, dtype=np.int32), n_q).ranked_rows()
+    return Ranking(run, np.arange(n_q, dtype=np.int32), n_q, score_precision).ranked_rows()

@@ -1,13 +1,21 @@
-"""The outcome of scoring one run: :class:`EvaluationResult`."""
+"""The outcome of scoring one run: :class:`EvaluationResult`, keyed by :class:`~rankscope.measures.Measure`.
+
+A result is read with any spelling of a metric it holds: after
+``evaluate(..., ["nDCG@10"])``, ``result["ndcg@10"]``, ``result["ndcg_cut_10"]``
+and ``result.per_query["ndcg@10"]`` all find the value; a metric it does not
+hold raises :class:`~rankscope.errors.MetricNotFoundError` naming the ones it does.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
+from rankscope.errors import MetricNotFoundError, NotFoundError, RankscopeError
 from rankscope.measures.base import Measure
 
 __all__ = ["EvaluationResult", "PerQueryScores", "aggregate"]
@@ -16,43 +24,89 @@ GEO_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
 
 def aggregate(values: np.ndarray, how: str) -> float:
-    """Combine per-query values: mean, sum, count, or trec_eval's geometric mean."""
+    """Combine per-query values: mean, sum, count, trec_eval's geometric mean, or the median of the positive ones.
+
+    >>> aggregate(np.array([0.0, 3.0, 1.0, 8.0]), "median_found")
+    3.0
+    """
     if how == "count":
         return float(len(values))
     if len(values) == 0:
         return 0.0
     if how == "sum":
         return float(values.sum())
+    if how == "median_found":  # first_rel_rank: 0 means "none found"
+        found = values[values > 0]
+        return float(np.median(found)) if len(found) else 0.0
     if how == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, GEO_FLOOR)))))
     return float(values.mean())
+
+
+def _measure_of(metric: str | Measure) -> Measure | None:
+    if isinstance(metric, Measure):
+        return metric
+    from rankscope.measures.parse import parse_metric
+
+    try:
+        return parse_metric(metric)
+    except RankscopeError:
+        return None
+
+
+def metric_column(metric: str | Measure, labels: tuple[str, ...], measures: tuple[Measure, ...] | None) -> int:
+    """Column of ``metric`` (any spelling, or a Measure) among ``labels`` / ``measures``.
+
+    >>> from rankscope.measures import parse_metric
+    >>> metric_column("ndcg_cut_10", ("nDCG@10",), (parse_metric("nDCG@10"),))
+    0
+    """
+    if isinstance(metric, str) and metric in labels:
+        return labels.index(metric)
+    wanted = _measure_of(metric)
+    if wanted is not None:
+        known = measures if measures is not None else tuple(_measure_of(lb) for lb in labels)
+        if wanted in known:
+            return known.index(wanted)
+    raise MetricNotFoundError(metric, labels)
 
 
 @dataclass(frozen=True)
 class PerQueryScores:
     """A query × metric table of per-query values.
 
-    ``values[i, j]`` is metric ``metrics[j]`` on query ``query_ids[i]``.
+    ``values[i, j]`` is metric ``metrics[j]`` on query ``query_ids[i]``; ``measures``
+    (what the labels mean) lets any spelling of a metric find its column.
 
     >>> t = PerQueryScores(np.array(["q1", "q2"], dtype=object), ("P@1",), np.array([[1.0], [0.0]]))
-    >>> t["P@1"].tolist(), t.row("q2")
-    ([1.0, 0.0], {'P@1': 0.0})
+    >>> t["P@1"].tolist(), t["P_1"].tolist(), t.row("q2")
+    ([1.0, 0.0], [1.0, 0.0], {'P@1': 0.0})
     """
 
     query_ids: np.ndarray
     metrics: tuple[str, ...]
     values: np.ndarray
+    measures: tuple[Measure, ...] | None = None
 
-    def __getitem__(self, metric: str) -> np.ndarray:
-        return self.values[:, self.metrics.index(metric)]
+    def __getitem__(self, metric: str | Measure) -> np.ndarray:
+        return self.values[:, metric_column(metric, self.metrics, self.measures)]
+
+    def __contains__(self, metric: object) -> bool:
+        try:
+            metric_column(metric, self.metrics, self.measures)  # type: ignore[arg-type]
+        except MetricNotFoundError:
+            return False
+        return True
 
     def __len__(self) -> int:
         return len(self.query_ids)
 
     def row(self, query_id: str) -> dict[str, float]:
         """All metric values of one query."""
-        idx = int(np.flatnonzero(self.query_ids == query_id)[0])
-        return {m: float(v) for m, v in zip(self.metrics, self.values[idx])}
+        hit = np.flatnonzero(self.query_ids == query_id)
+        if len(hit) == 0:
+            raise NotFoundError(f"no query {query_id!r} in this result ({len(self.query_ids)} queries)")
+        return {m: float(v) for m, v in zip(self.metrics, self.values[int(hit[0])])}
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {metric: value}}`` in query order."""
@@ -72,7 +126,11 @@ class EvaluationResult:
     """Per-query values and aggregates of several metrics on one run.
 
     ``labels`` are the metric names as the caller wrote them, ``measures`` what
-    they mean; ``queries`` says how many queries each query policy touched.
+    they mean (any spelling of a metric finds its value: ``result["ndcg_cut_10"]``);
+    ``queries`` says how many queries each policy touched and ``policies`` how the
+    run was evaluated.  ``diagnostics`` holds per-query values the engine computes
+    alongside every evaluation (``first_rel_rank``: the rank of the first relevant
+    document, 0 when none was retrieved), in the same query order.
     """
 
     run_name: str
@@ -80,7 +138,8 @@ class EvaluationResult:
     measures: tuple[Measure, ...]
     per_query: PerQueryScores
     queries: PolicyCounts
-    policies: dict[str, Any] = field(default_factory=dict)
+    policies: Policies = field(default_factory=Policies)
+    diagnostics: PerQueryScores | None = None
 
     def mean(self) -> dict[str, float]:
         """Aggregate of each metric over queries, in the caller's metric order.
@@ -93,19 +152,25 @@ class EvaluationResult:
             for j, (label, m) in enumerate(zip(self.labels, self.measures))
         }
 
-    def __getitem__(self, label: str) -> float:
-        return self.mean()[label]
+    def __getitem__(self, metric: str | Measure) -> float:
+        """The aggregate of ``metric``, in any spelling (``result["P_10"]`` after asking for ``"P@10"``)."""
+        j = metric_column(metric, self.labels, self.measures)
+        return aggregate(self.per_query.values[:, j], self.measures[j].spec.aggregate)
+
+    def __contains__(self, metric: object) -> bool:
+        try:
+            metric_column(metric, self.labels, self.measures)  # type: ignore[arg-type]
+        except MetricNotFoundError:
+            return False
+        return True
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
-        """A JSON-ready dict: run name, metric labels, means, per-query values, query counts."""
+        """A JSON-ready dict: run name, metric labels, means, per-query values, query counts, policies."""
         out: dict[str, Any] = {"run": self.run_name, "metrics": list(self.labels), "mean": self.mean()}
         if per_query:
             out["per_query"] = self.per_query.to_dict()
-        out["queries"] = {
-            "evaluated": self.queries.evaluated,
-            "missing_from_run": self.queries.missing_from_run,
-            "not_in_qrels": self.queries.not_in_qrels,
-        }
+        out["queries"] = asdict(self.queries)
+        out["policies"] = self.policies.to_dict()
         return out
 
     def to_dataframe(self) -> Any:

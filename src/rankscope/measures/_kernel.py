@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
+from rankscope.measures.kernel_input import KernelInput
 
 __all__ = ["within", "safe_div", "rel_ret_at"]
 
 
-def within(p: Prepared, k: int | None) -> np.ndarray | None:
+def within(p: KernelInput, k: int | None) -> np.ndarray | None:
     """Row mask of the top ``k`` ranks, or None for no cutoff."""
     return None if k is None else p.rank < k
 
@@ -23,7 +23,7 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def rel_ret_at(p: Prepared, k: int | None, rel: int | None = None) -> np.ndarray:
+def rel_ret_at(p: KernelInput, k: int | None, rel: int | None = None) -> np.ndarray:
     """Relevant retrieved documents per query within the top ``k``."""
     mask = p.is_rel(rel)
     if k is not None:

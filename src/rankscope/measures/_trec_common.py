@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures.gain_based import parse_gains
+from rankscope.measures.kernel_input import KernelInput
 
 __all__ = [
     "log2_int",
@@ -117,22 +117,22 @@ def suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return uniq[rev - (len(counts) - 1 - seg) * len(uniq)]
 
 
-def judged_rel(p: Prepared, rel: int | None = None) -> np.ndarray:
+def judged_rel(p: KernelInput, rel: int | None = None) -> np.ndarray:
     """Rows judged relevant: in the qrels with ``grade >= max(level, 0)``."""
     return p.judged & (p.grade >= 0) & (p.grade >= p.level(rel))
 
 
-def judged_nonrel(p: Prepared, rel: int | None = None) -> np.ndarray:
+def judged_nonrel(p: KernelInput, rel: int | None = None) -> np.ndarray:
     """Rows judged non-relevant: in the qrels with ``0 <= grade < level``."""
     return p.judged & (p.grade >= 0) & (p.grade < p.level(rel))
 
 
-def pool_unjudged(p: Prepared) -> np.ndarray:
+def pool_unjudged(p: KernelInput) -> np.ndarray:
     """Rows in the qrels with a negative grade (pooled but not judged)."""
     return p.grade < 0
 
 
-def num_judged_nonrel(p: Prepared, rel: int | None = None) -> np.ndarray:
+def num_judged_nonrel(p: KernelInput, rel: int | None = None) -> np.ndarray:
     """Per query: judged non-relevant documents in the qrels (``0 <= grade < level``)."""
     g = p.ideal_grade
     return p.ideal_sum(((g >= 0) & (g < p.level(rel))).astype(np.float64)).astype(np.int64)
@@ -146,12 +146,12 @@ def _gain_map(grades: np.ndarray, gains: str) -> np.ndarray:
     return np.where(grades >= 0, out, 0.0)
 
 
-def row_gains(p: Prepared, gains: str = "") -> np.ndarray:
+def row_gains(p: KernelInput, gains: str = "") -> np.ndarray:
     """Gain of each retrieved row (0 when not judged or pooled-unjudged)."""
     return np.where(p.judged & (p.grade >= 0), _gain_map(p.grade, gains), 0.0)
 
 
-def ideal_gains(p: Prepared, gains: str = "") -> tuple[np.ndarray, np.ndarray]:
+def ideal_gains(p: KernelInput, gains: str = "") -> tuple[np.ndarray, np.ndarray]:
     """The ideal gain list of each query: positive gains sorted descending.
 
     Returns ``(gain, offsets)``: query i's ideal list is ``gain[offsets[i]:offsets[i+1]]``.

@@ -4,28 +4,61 @@ A :class:`Measure` is an immutable, hashable value: a registry name, an optional
 rank cutoff and typed parameters (only non-default values are stored, sorted by
 name), so ``parse(str(m)) == m`` and two spellings of one metric are equal.
 A :class:`MeasureSpec` describes a metric family once: its parameters, cutoff
-rule, bounds, aggregation, trec_eval / ir_measures names and the vectorized
-kernel that computes it.  Everything user-facing (parser, CLI choices, API
-validation, docs, report labels) is derived from the specs in the registry.
+rule, bounds, aggregation, trec_eval / ir_measures names (with trec_eval's
+``name.PARAMS`` grammar, :class:`TrecName`) and the vectorized kernel that
+computes it.  Everything user-facing (parser, trec_eval front end, CLI choices,
+API validation, docs, report labels) is derived from the specs in the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.measures.kernel_input import KernelInput
 
-if TYPE_CHECKING:
+__all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate", "TrecName", "TrecSyntax",
+           "STD_CUTS", "TENTHS"]
 
-    pass
-
-__all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate"]
-
-Kernel = "Callable[[Prepared, Measure], np.ndarray]"
+Kernel = Callable[[KernelInput, "Measure"], np.ndarray]
+"""A metric kernel: the kernel input of every evaluated query and the measure -> one value per query."""
 CutoffRule = Literal["none", "optional", "required"]
-Aggregate = Literal["mean", "sum", "gmean", "count", "none"]
+Aggregate = Literal["mean", "sum", "gmean", "count", "median_found", "none"]
+TrecSyntax = Literal["none", "cutoffs", "values", "list", "text"]
+
+STD_CUTS: tuple[float, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs
+TENTHS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """A trec_eval name of a metric family and its ``-m name.PARAMS`` grammar (trec_eval 9.0.8).
+
+    ``syntax`` says what the text after the dot means and how trec_eval labels the result:
+
+    * ``none``: no parameter (``map``); a given one is ignored, as trec_eval does;
+    * ``cutoffs``: integer cutoffs read like C's ``atol`` (``ndcg_cut.10,23.4`` -> 10, 23),
+      one measure per cutoff, labelled ``name_k``; ``name_k`` is also a name (``P_5``);
+    * ``values``: numbers given to parameter ``params[0]``, one measure per value,
+      labelled ``name_%3.2f`` (``iprec_at_recall..1,.2`` -> ``iprec_at_recall_0.10``, ``_0.20``);
+    * ``list``: up to ``len(params)`` numbers given to ``params`` in order (exactly ``arity``
+      when set), one measure labelled ``name_PARAMS`` verbatim (``utility.2,-1,0,0``);
+    * ``text``: the whole text is parameter ``params[0]`` (``ndcg.1=3,2=9``), labelled verbatim.
+
+    ``default`` are trec_eval's cutoffs / values when none is given (``P`` -> ``P_5 ... P_1000``);
+    ``options`` maps a parameter to the trec_eval option that sets it (``n_docs`` <- ``-N``).
+    """
+
+    name: str
+    syntax: TrecSyntax = "none"
+    params: tuple[str, ...] = ()
+    default: tuple[float, ...] = ()
+    arity: int | None = None
+    options: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -37,6 +70,7 @@ class Param:
     default: Any
     doc: str
     minimum: float | None = None
+    validate: Callable[[Any], object] | None = None  # raises InvalidParameterError on a malformed value
 
     def coerce(self, metric: str, value: Any) -> Any:
         """Convert ``value`` to this parameter's type or raise a clear error."""
@@ -66,6 +100,8 @@ class Param:
             raise InvalidParameterError(
                 f"parameter {self.name!r} of metric {metric!r} must be >= {self.minimum:g}, got {value!r}"
             )
+        if self.validate is not None:
+            self.validate(out)
         return out
 
 
@@ -73,28 +109,25 @@ class Param:
 class MeasureSpec:
     """A metric family: its names, parameters, cutoff rule, bounds and kernel.
 
-    ``trec`` / ``trec_cut`` are the trec_eval names without / with a cutoff
-    (``ndcg`` / ``ndcg_cut``); ``ir_measures`` is the ir_measures name.
+    ``trec`` are its trec_eval names with their parameter grammar (``ndcg`` takes
+    gains, ``ndcg_cut`` cutoffs); ``ir_measures`` is the ir_measures name.
     ``at_param`` names a parameter that ``@x`` sets instead of the cutoff
-    (``IPrec@0.1``).  ``trec_params`` says how trec_eval's ``name.PARAMS`` syntax
-    maps onto this family: ``cutoffs`` (one measure per cutoff),
-    ``values:P`` (one measure per value of parameter P), ``ordered:P1,P2,..``
-    (one measure, positional values) or ``whole:P`` (the whole text is P).
-    ``judged_view`` says the kernel reads only rows that have a qrels entry
-    (plus per-query counts such as ``num_ret``): it is given the judged rows
-    alone, a few percent of a deep run; otherwise it gets every retrieved row
-    (:meth:`~rankscope.engine.prepared.Prepared.complete_view`).
+    (``IPrec@0.1``).  ``judged_view`` says the kernel reads only rows that have
+    a qrels entry (plus per-query counts such as ``num_ret``): it is given the
+    judged rows alone, a few percent of a deep run; otherwise it gets every
+    retrieved row (:meth:`~rankscope.measures.kernel_input.KernelInput.complete_view`).
+    ``text`` marks a string-valued measure (its kernel returns one ``str`` per
+    query; trec_eval's ``relstring``): it has no numeric score.
     """
 
     name: str
     summary: str
-    kernel: Callable[..., Any]
+    kernel: Kernel
     cutoff: CutoffRule = "none"
     params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
     ir_measures: str | None = None
-    trec: str | None = None
-    trec_cut: str | None = None
+    trec: tuple[TrecName, ...] = ()
     bounds: tuple[float, float] | None = (0.0, 1.0)
     aggregate: Aggregate = "mean"
     higher_is_better: bool = True
@@ -102,12 +135,24 @@ class MeasureSpec:
     doc: str = ""
     builtin: bool = True
     at_param: str | None = None
-    trec_params: str | None = None
     judged_view: bool = False
+    text: bool = False
     param_index: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.param_index.update({p.name: p for p in self.params})
+
+    def trec_spellings(self) -> tuple[str, ...]:
+        """Short trec_eval spellings of this family: ``map``, ``map_cut_k``, ``iprec_at_recall_x``, ``ndcg.gains``."""
+        out = []
+        for t in self.trec:
+            if t.syntax == "none":
+                out.append(t.name)
+            elif t.syntax in ("cutoffs", "values"):
+                out.append(f"{t.name}_{'k' if t.syntax == 'cutoffs' else 'x'}")
+            else:
+                out.append(f"{t.name}.{','.join(t.params)}")
+        return tuple(out)
 
     def measure(self, cutoff: int | None = None, **params: Any) -> Measure:
         """Build a validated :class:`Measure` of this family."""

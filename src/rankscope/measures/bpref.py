@@ -33,23 +33,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures._kernel import safe_div
 from rankscope.measures._trec_common import judged_nonrel, judged_rel, num_judged_nonrel, pool_unjudged
-from rankscope.measures.base import Measure, MeasureSpec
+from rankscope.measures.base import Measure, MeasureSpec, TrecName
 from rankscope.measures.counts import REL
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 INFAP_EPSILON = 0.00001
 
 
-def _above(p: Prepared, mask: np.ndarray) -> np.ndarray:
+def _above(p: KernelInput, mask: np.ndarray) -> np.ndarray:
     """Per row: how many rows of the same query ranked above it satisfy ``mask``."""
     m = mask.astype(np.int64)
     return p.cumsum_in_query(m) - m
 
 
-def _bpref(p: Prepared, m: Measure) -> np.ndarray:
+def _bpref(p: KernelInput, m: Measure) -> np.ndarray:
     level = m.param("rel")
     rel = judged_rel(p, level)
     num_rel = p.num_rel(level)
@@ -61,7 +61,7 @@ def _bpref(p: Prepared, m: Measure) -> np.ndarray:
     return safe_div(p.sum(term, rel), num_rel)
 
 
-def _infap(p: Prepared, m: Measure) -> np.ndarray:
+def _infap(p: KernelInput, m: Measure) -> np.ndarray:
     level = m.param("rel")
     rel = judged_rel(p, level)
     r = _above(p, rel).astype(np.float64)  # relevant above (rel_so_far - 1)
@@ -79,10 +79,10 @@ def _infap(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("bpref", "binary preference: relevant ranked above judged non-relevant", _bpref, params=(REL,),
-                ir_measures="Bpref", trec="bpref", family="incomplete", doc=_DOC, judged_view=True),
-    MeasureSpec("gm_bpref", "geometric mean of bpref over queries", _bpref, params=(REL,), trec="gm_bpref",
+                ir_measures="Bpref", trec=(TrecName("bpref"),), family="incomplete", doc=_DOC, judged_view=True),
+    MeasureSpec("gm_bpref", "geometric mean of bpref over queries", _bpref, params=(REL,), trec=(TrecName("gm_bpref"),),
                 aggregate="gmean", family="incomplete", doc=_DOC, judged_view=True),
     MeasureSpec("infap", "inferred average precision (sampled judgments)", _infap, params=(REL,),
-                ir_measures="infAP", trec="infAP", family="incomplete", doc=_DOC, judged_view=True),
+                ir_measures="infAP", trec=(TrecName("infAP"),), family="incomplete", doc=_DOC, judged_view=True),
 ):
     register(spec)

@@ -21,31 +21,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures._kernel import rel_ret_at
-from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.base import Measure, MeasureSpec, Param, TrecName
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 REL = Param("rel", int, None, "minimum grade that counts as relevant (default: the evaluation's relevance level)")
 
 
-def _num_q(p: Prepared, m: Measure) -> np.ndarray:
+def _num_q(p: KernelInput, m: Measure) -> np.ndarray:
     return np.ones(p.n)
 
 
-def _num_ret(p: Prepared, m: Measure) -> np.ndarray:
+def _num_ret(p: KernelInput, m: Measure) -> np.ndarray:
     return p.num_ret.astype(np.float64)
 
 
-def _num_rel(p: Prepared, m: Measure) -> np.ndarray:
+def _num_rel(p: KernelInput, m: Measure) -> np.ndarray:
     return p.num_rel(m.param("rel")).astype(np.float64)
 
 
-def _num_rel_ret(p: Prepared, m: Measure) -> np.ndarray:
+def _num_rel_ret(p: KernelInput, m: Measure) -> np.ndarray:
     return rel_ret_at(p, None, m.param("rel"))
 
 
-def _num_nonrel_judged_ret(p: Prepared, m: Measure) -> np.ndarray:
+def _num_nonrel_judged_ret(p: KernelInput, m: Measure) -> np.ndarray:
     return p.count(p.judged & ~p.is_rel(m.param("rel"))).astype(np.float64)
 
 
@@ -62,7 +62,7 @@ for _name, _fn, _summary, _params in (
             summary=_summary,
             kernel=_fn,
             params=_params,
-            trec=_name,
+            trec=(TrecName(_name),),
             ir_measures={"num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet"}.get(
                 _name
             ),

@@ -37,13 +37,19 @@ output byte for byte (see docs/trec_eval.md).
 
 
 def _spellings(spec: MeasureSpec) -> str:
-    trec = [f"`{spec.trec}`"] if spec.trec else []
-    if spec.trec_cut:
-        trec.append(f"`{spec.trec_cut}_k`")
-    if spec.trec_params and spec.trec:
-        kind, _, param = spec.trec_params.partition(":")
-        trec.append(f"`{spec.trec}.…` ({kind}: {param})")
-    return " ".join(trec) or "—"
+    """The trec_eval spellings of a family: ``P_k``, ``P.k,…`` (and what ``P`` alone means)."""
+    out = []
+    for form in spec.trec:
+        n = form.name
+        if form.syntax == "none":
+            out.append(f"`{n}`")
+        elif form.syntax in ("cutoffs", "values"):
+            x = "k" if form.syntax == "cutoffs" else "x"
+            alone = ",".join(f"{d:g}" for d in form.default)
+            out.append(f"`{n}_{x}` `{n}.{x},…` (`{n}`: {alone})")
+        else:
+            out.append(f"`{n}` `{n}.{','.join(form.params)}`")
+    return " ".join(out) or "—"
 
 
 def _row(spec: MeasureSpec) -> str:

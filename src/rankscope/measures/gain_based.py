@@ -37,13 +37,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.errors import InvalidParameterError
 from rankscope.measures._kernel import safe_div
-from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
-
-GAINS = Param("gains", str, "", "grade=gain pairs remapping grades to gains, trec_eval syntax '1=3,2=9'")
 
 
 @lru_cache(maxsize=64)
@@ -61,6 +59,10 @@ def parse_gains(text: str) -> tuple[tuple[int, float], ...]:
     return tuple(sorted(out.items()))
 
 
+GAINS = Param("gains", str, "", "grade=gain pairs remapping grades to gains, trec_eval syntax '1=3,2=9'",
+              validate=parse_gains)
+
+
 def gain_of(grades: np.ndarray, gains: str = "", exponential: bool = False) -> np.ndarray:
     """Gain of each grade: the grade itself (0 if not positive), remapped by ``gains``."""
     g = grades.astype(np.float64)
@@ -76,7 +78,7 @@ def _discount(rank: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(rank + 2.0)
 
 
-def dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
+def dcg(p: KernelInput, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
     """Per-query DCG of the run's ranking, cut at ``k``."""
     # unjudged rows gain nothing even when the gain map gives grade 0 a gain (trec_eval);
     # only judged rows are touched (a few percent of a long run)
@@ -85,7 +87,7 @@ def dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) 
     return np.bincount(p.qidx[rows], weights=w, minlength=p.n)
 
 
-def ideal_dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
+def ideal_dcg(p: KernelInput, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
     """Per-query DCG of the ideal ranking (all judged documents by gain), cut at ``k``."""
     # trec_eval's ideal ranking holds the judged (grade >= 0) documents of positive gain only
     gain = np.where(p.ideal_grade >= 0, np.maximum(gain_of(p.ideal_grade, gains, exponential), 0.0), 0.0)
@@ -97,20 +99,20 @@ def ideal_dcg(p: Prepared, k: int | None, gains: str = "", exponential: bool = F
     return p.ideal_sum(w, None if k is None else rank < k)
 
 
-def _ndcg(p: Prepared, m: Measure) -> np.ndarray:
+def _ndcg(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
     return safe_div(dcg(p, m.cutoff, gains), ideal_dcg(p, m.cutoff, gains))
 
 
-def _ndcg_exp(p: Prepared, m: Measure) -> np.ndarray:
+def _ndcg_exp(p: KernelInput, m: Measure) -> np.ndarray:
     return safe_div(dcg(p, m.cutoff, exponential=True), ideal_dcg(p, m.cutoff, exponential=True))
 
 
-def _dcg(p: Prepared, m: Measure) -> np.ndarray:
+def _dcg(p: KernelInput, m: Measure) -> np.ndarray:
     return dcg(p, m.cutoff, m.param("gains"))
 
 
-def _ndcg_ret_ideal(p: Prepared, m: Measure) -> np.ndarray:
+def _ndcg_ret_ideal(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
     # seed 001: the ideal is the whole retrieved list sorted by gain, then cut at k
     gain = gain_of(p.grade, gains)
@@ -130,8 +132,9 @@ def _ndcg_ret_ideal(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("ndcg", "normalised discounted cumulative gain (trec_eval gains = grades)", _ndcg,
-                cutoff="optional", params=(GAINS,), ir_measures="nDCG", trec="ndcg", trec_cut="ndcg_cut",
-                trec_params="whole:gains", family="gain", doc=_DOC, judged_view=True),
+                cutoff="optional", params=(GAINS,), ir_measures="nDCG",
+                trec=(TrecName("ndcg", "text", ("gains",)), TrecName("ndcg_cut", "cutoffs", default=STD_CUTS)),
+                family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("ndcg_exp", "nDCG with exponential gain 2^grade - 1", _ndcg_exp, cutoff="optional",
                 family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional", params=(GAINS,),

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures._trec_common import (
     ideal_gains,
     judged_rel,
@@ -44,13 +43,14 @@ from rankscope.measures._trec_common import (
     row_gains,
     segmented_cumsum,
 )
-from rankscope.measures.base import Measure, MeasureSpec
+from rankscope.measures.base import Measure, MeasureSpec, TrecName
 from rankscope.measures.counts import REL
 from rankscope.measures.gain_based import GAINS
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 
-def _bing(p: Prepared, m: Measure) -> np.ndarray:
+def _bing(p: KernelInput, m: Measure) -> np.ndarray:
     level = m.param("rel")
     rel = judged_rel(p, level)
     # rank i (0-based) minus relevant at or above + 3 = 2 + non-relevant-or-unjudged above
@@ -64,14 +64,14 @@ def _bing(p: Prepared, m: Measure) -> np.ndarray:
     return out
 
 
-def _dcg_prefix(p: Prepared, gains: str) -> tuple[np.ndarray, np.ndarray]:
+def _dcg_prefix(p: KernelInput, gains: str) -> tuple[np.ndarray, np.ndarray]:
     """Per row: gain and the run's DCG up to and including this row."""
     g = row_gains(p, gains)
     term = np.where(g != 0, g / log2_int(p.rank + 2), 0.0)
     return g, segmented_cumsum(term, p.offsets)
 
 
-def _ideal_prefix(p: Prepared, gains: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ideal_prefix(p: KernelInput, gains: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ideal gains, their running IDCG and the per-query offsets."""
     ig, ioff = ideal_gains(p, gains)
     pos = np.arange(len(ig)) - np.repeat(ioff[:-1], np.diff(ioff))
@@ -85,7 +85,7 @@ def _at(cum: np.ndarray, offsets: np.ndarray, k: np.ndarray, seg: np.ndarray | N
     return np.where(k > 0, cum[np.maximum(idx, 0)] if len(cum) else 0.0, 0.0)
 
 
-def _g(p: Prepared, m: Measure) -> np.ndarray:
+def _g(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
     g = row_gains(p, gains)
     ig, ioff = ideal_gains(p, gains)
@@ -109,7 +109,7 @@ def _g(p: Prepared, m: Measure) -> np.ndarray:
     return out
 
 
-def _ndcg_rel(p: Prepared, m: Measure) -> np.ndarray:
+def _ndcg_rel(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
     g, dcg = _dcg_prefix(p, gains)
     _, idcg, ioff = _ideal_prefix(p, gains)
@@ -131,7 +131,7 @@ def _ndcg_rel(p: Prepared, m: Measure) -> np.ndarray:
     return out
 
 
-def _rndcg(p: Prepared, m: Measure) -> np.ndarray:
+def _rndcg(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
     _, dcg = _dcg_prefix(p, gains)
     ig, idcg, ioff = _ideal_prefix(p, gains)
@@ -163,12 +163,12 @@ def _rndcg(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("bing", "binary G: relevant documents discounted by non-relevant ones above", _bing,
-                params=(REL,), trec="binG", family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("g", "trec_eval's normalised gain G", _g, params=(GAINS,), trec="G", trec_params="whole:gains",
+                params=(REL,), trec=(TrecName("binG"),), family="gain", doc=_DOC, judged_view=True),
+    MeasureSpec("g", "trec_eval's normalised gain G", _g, params=(GAINS,), trec=(TrecName("G", "text", ("gains",)),),
                 family="gain", doc=_DOC),
     MeasureSpec("ndcg_rel", "nDCG averaged over the relevant documents", _ndcg_rel, params=(GAINS,),
-                trec="ndcg_rel", trec_params="whole:gains", family="gain", doc=_DOC),
+                trec=(TrecName("ndcg_rel", "text", ("gains",)),), family="gain", doc=_DOC),
     MeasureSpec("rndcg", "nDCG averaged at the ideal ranking's gain-level boundaries", _rndcg,
-                params=(GAINS, REL), trec="Rndcg", trec_params="whole:gains", family="gain", doc=_DOC),
+                params=(GAINS, REL), trec=(TrecName("Rndcg", "text", ("gains",)),), family="gain", doc=_DOC),
 ):
     register(spec)

@@ -33,14 +33,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.errors import InvalidParameterError
 from rankscope.measures._trec_common import judged_rel, suffix_max
-from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.base import TENTHS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
-DEFAULT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+DEFAULT_LEVELS = TENTHS
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # trec_eval's default Rprec_mult values
 
 
 def level_count(fraction: float, num_rel: np.ndarray) -> np.ndarray:
@@ -48,7 +49,7 @@ def level_count(fraction: float, num_rel: np.ndarray) -> np.ndarray:
     return np.floor(fraction * num_rel.astype(np.float64) + 0.9).astype(np.int64)
 
 
-def iprec_at_levels(p: Prepared, levels: tuple[float, ...], rel: int | None = None) -> np.ndarray:
+def iprec_at_levels(p: KernelInput, levels: tuple[float, ...], rel: int | None = None) -> np.ndarray:
     """Interpolated precision of every query at each recall level: shape (n, len(levels))."""
     is_rel = judged_rel(p, rel)
     rows = np.flatnonzero(is_rel)
@@ -82,11 +83,11 @@ def parse_levels(text: str) -> tuple[float, ...]:
     return tuple(sorted(values))
 
 
-def _iprec(p: Prepared, m: Measure) -> np.ndarray:
+def _iprec(p: KernelInput, m: Measure) -> np.ndarray:
     return iprec_at_levels(p, (float(m.param("recall")),), m.param("rel"))[:, 0]
 
 
-def _iprec_11pt(p: Prepared, m: Measure) -> np.ndarray:
+def _iprec_11pt(p: KernelInput, m: Measure) -> np.ndarray:
     levels = parse_levels(m.param("levels"))
     vals = iprec_at_levels(p, levels, m.param("rel"))
     total = np.zeros(p.n)
@@ -95,7 +96,7 @@ def _iprec_11pt(p: Prepared, m: Measure) -> np.ndarray:
     return total / float(len(levels))
 
 
-def _rprec_mult(p: Prepared, m: Measure) -> np.ndarray:
+def _rprec_mult(p: KernelInput, m: Measure) -> np.ndarray:
     level = m.param("rel")
     cut = level_count(float(m.param("mult")), p.num_rel(level))
     hits = p.count(judged_rel(p, level) & (p.rank < cut[p.qidx]))
@@ -109,15 +110,18 @@ _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("iprec_at_recall", "interpolated precision at a recall level (trec_eval 9 rounding)", _iprec,
                 params=(Param("recall", float, 0.0, "recall level in [0, 1]", minimum=0.0), REL),
-                aliases=("iprec",), ir_measures="IPrec", trec="iprec_at_recall", at_param="recall",
-                trec_params="values:recall", family="interpolated", doc=_DOC, judged_view=True),
+                aliases=("iprec",), ir_measures="IPrec", at_param="recall",
+                trec=(TrecName("iprec_at_recall", "values", ("recall",), default=TENTHS),), family="interpolated",
+                doc=_DOC, judged_view=True),
     MeasureSpec("iprec_11pt", "interpolated precision averaged over recall levels 0, 0.1, ..., 1", _iprec_11pt,
-                params=(Param("levels", str, "", "comma-separated recall levels (default: the 11 points)"), REL),
-                aliases=("11pt_avg",), trec="11pt_avg", trec_params="whole:levels", family="interpolated",
+                params=(Param("levels", str, "", "comma-separated recall levels (default: the 11 points)",
+                              validate=parse_levels), REL),
+                aliases=("11pt_avg",), trec=(TrecName("11pt_avg", "text", ("levels",)),), family="interpolated",
                 doc=_DOC, judged_view=True),
     MeasureSpec("rprec_mult", "precision at rank mult x R", _rprec_mult,
                 params=(Param("mult", float, 1.0, "multiple of R giving the rank", minimum=0.0), REL),
-                trec="Rprec_mult", at_param="mult", trec_params="values:mult", family="interpolated", doc=_DOC,
+                at_param="mult",
+                trec=(TrecName("Rprec_mult", "values", ("mult",), default=_MULTS),), family="interpolated", doc=_DOC,
                 judged_view=True),
 ):
     register(spec)

@@ -1,14 +1,22 @@
-"""The one parser of metric names.
+"""The one parser of metric names: every spelling, one grammar.
 
 Three spellings map onto the same :class:`~rankscope.measures.Measure`:
 
 * rankscope: ``ndcg@10``, ``precision@5``, ``mrr``, ``hit_rate@5``,
-  ``precision(rel=2)@5``;
+  ``precision(rel=2)@5``, and several cutoffs at once: ``ndcg@1,3,5``;
 * ir_measures: ``nDCG@10``, ``P@5``, ``R@100``, ``RR``, ``AP``, ``Success@5``,
   ``P(rel=2)@5``, ``IPrec@0.1``;
 * trec_eval: ``ndcg_cut_10``, ``P_5``, ``recall_100``, ``recip_rank``,
   ``map_cut_10``, ``Rprec``, ``iprec_at_recall_0.10`` and the parameter syntax
   ``P.5,10`` (expands to two measures), ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``.
+
+A text may hold a comma-separated list of names (``ndcg@10,map,P.5,10``): a
+piece that is only a number (or ``grade=gain``) continues the previous name's
+parameter list.  trec_eval's ``name.PARAMS`` grammar is declared by each metric
+family (:class:`~rankscope.measures.base.TrecName`) and applied by
+:func:`expand_trec`, which the ``rankscope trec_eval`` front end uses too (with
+``trec_eval=True``: duplicate cutoffs are an error and parameters given to a
+measure that takes none are ignored, as in trec_eval 9.0.8).
 
 Names are matched case-insensitively.  Unknown or malformed names raise
 :class:`~rankscope.errors.UnknownMetricError` listing close matches.
@@ -17,18 +25,22 @@ Names are matched case-insensitively.  Unknown or malformed names raise
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from typing import Any
 
 from rankscope.errors import InvalidParameterError, UnknownMetricError
-from rankscope.measures.base import Measure, MeasureSpec
+from rankscope.measures.base import Measure, MeasureSpec, TrecName
 from rankscope.measures.registry import generation, lookup_alias, suggest
 
-__all__ = ["parse_metric", "parse_metrics", "ParsedMetric"]
+__all__ = ["parse_metric", "parse_metrics", "ParsedMetric", "split_metric_list", "trec_form", "expand_trec"]
 
 _PLAIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@]+))?$")
 _TREC_SUFFIX = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)_(?P<value>[0-9]*\.?[0-9]+)$")
-_TREC_DOT = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)\.(?P<params>.+)$")
+_TREC_DOT = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)\.(?P<params>.*)$")
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_CONTINUES = re.compile(rf"^\s*{_NUMBER}(?:\s*=\s*{_NUMBER})?\s*$")
+_ATOL = re.compile(r"^\s*[+-]?\d+")
 
 
 class ParsedMetric(tuple[str, Measure]):
@@ -39,6 +51,34 @@ class ParsedMetric(tuple[str, Measure]):
 
 def _unknown(text: str, reason: str | None = None) -> UnknownMetricError:
     return UnknownMetricError(text, suggest(text), reason)
+
+
+def split_metric_list(text: str) -> list[str]:
+    """The names of a comma-separated list; numbers continue the previous name's parameters.
+
+    >>> split_metric_list("ndcg@10,map, P.5,10,utility(a=2,b=-1)")
+    ['ndcg@10', 'map', 'P.5,10', 'utility(a=2,b=-1)']
+    >>> split_metric_list("ndcg@1,3,5"), split_metric_list("ndcg.1=3,2=9")
+    (['ndcg@1,3,5'], ['ndcg.1=3,2=9'])
+    """
+    pieces: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    out: list[str] = []
+    for piece in pieces:
+        if out and _CONTINUES.match(piece):
+            out[-1] += "," + piece.strip()
+        elif piece.strip():
+            out.append(piece.strip())
+    return out
 
 
 def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]:
@@ -58,19 +98,20 @@ def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]
     return out
 
 
-def _cutoff(text: str, original: str) -> int:
+def _cutoff(text: str, original: str, name: str) -> int:
     try:
         value = float(text)
     except ValueError:
-        raise InvalidParameterError(
-            f"the cutoff in {original!r} must be a positive integer, got {text!r}"
-        ) from None
+        value = 0.5
     if value != int(value) or value < 1:
-        raise InvalidParameterError(f"the cutoff in {original!r} must be a positive integer, got {text!r}")
+        raise InvalidParameterError(
+            f"the cutoff in {original!r} must be a positive integer, got {text!r} "
+            f"(several cutoffs are written {name}@1,3,5)"
+        )
     return int(value)
 
 
-def _parse_plain(text: str) -> Measure | None:
+def _parse_plain(text: str) -> list[ParsedMetric] | None:
     m = _PLAIN.match(text)
     if not m:
         return None
@@ -79,80 +120,148 @@ def _parse_plain(text: str) -> Measure | None:
         return None
     params: dict[str, object] = dict(_parse_params(spec, m.group("params") or "", text))
     at = m.group("at")
-    cutoff = None
-    if at is not None:
-        at = at.strip()
+    if at is None:
+        return [ParsedMetric((text, spec.measure(None, **params)))]
+    values = [v.strip() for v in at.split(",")]
+    head = text[: m.start("at")]
+    out = []
+    for v in values:
         if spec.at_param:
-            params[spec.at_param] = at
+            measure = spec.measure(None, **{**params, spec.at_param: v})
         else:
-            cutoff = _cutoff(at, text)
-    return spec.measure(cutoff, **params)
+            measure = spec.measure(_cutoff(v, text, m.group("name")), **params)
+        out.append(ParsedMetric((text if len(values) == 1 else head + v, measure)))
+    return out
 
 
-def _trec_kind(spec: MeasureSpec, base: str) -> tuple[str, str] | None:
-    """How trec_eval parameters of ``base`` map onto ``spec``: (kind, param name)."""
-    if spec.trec_cut and base.lower() == spec.trec_cut.lower():
-        return ("cutoffs", "")
-    if spec.trec_params and spec.trec and base.lower() == spec.trec.lower():
-        kind, _, pname = spec.trec_params.partition(":")
-        return (kind, pname)
+# -- trec_eval's name.PARAMS grammar ----------------------------------------------------
+def trec_form(name: str, *, exact: bool = False) -> tuple[MeasureSpec, TrecName] | None:
+    """The family and trec_eval name ``name`` denotes (case-insensitive unless ``exact``), or None.
+
+    >>> spec, form = trec_form("ndcg_cut")
+    >>> spec.name, form.syntax
+    ('ndcg', 'cutoffs')
+    """
+    spec = lookup_alias(name)
+    if spec is None:
+        return None
+    for form in spec.trec:
+        if form.name == name or (not exact and form.name.lower() == name.lower()):
+            return spec, form
     return None
+
+
+def _numbers(form: TrecName, raw: str) -> list[float]:
+    try:
+        return [float(v) for v in raw.split(",")]
+    except ValueError:
+        raise InvalidParameterError(
+            f"parameters of measure '{form.name}' must be comma-separated numbers, got {raw!r}"
+        ) from None
+
+
+def _distinct(form: TrecName, values: list[Any], raw: str, trec_eval: bool) -> list[Any]:
+    values = sorted(values)
+    if len(set(values)) != len(values):
+        if trec_eval:
+            raise InvalidParameterError(f"measure '{form.name}': duplicate cutoffs in {raw!r}")
+        values = sorted(set(values))
+    return values
+
+
+def expand_trec(
+    spec: MeasureSpec,
+    form: TrecName,
+    raw: str | None,
+    *,
+    trec_eval: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> list[tuple[str, Measure]]:
+    """trec_eval's reading of ``form.name.raw`` (``raw`` None: no parameters): ``(trec label, measure)`` pairs.
+
+    With ``trec_eval`` the reading is trec_eval 9.0.8's exactly: duplicate cutoffs
+    are an error (the library drops them) and parameters of a measure that takes
+    none are ignored (the library refuses them).  ``options`` are trec_eval option
+    values some parameters take (``-N``).
+
+    >>> spec, form = trec_form("P")
+    >>> [(label, str(m)) for label, m in expand_trec(spec, form, "10,5,23.4")]
+    [('P_5', 'precision@5'), ('P_10', 'precision@10'), ('P_23', 'precision@23')]
+    >>> [label for label, _ in expand_trec(*trec_form("iprec_at_recall"), ".1,.25")]
+    ['iprec_at_recall_0.10', 'iprec_at_recall_0.25']
+    >>> [(label, str(m)) for label, m in expand_trec(*trec_form("utility"), "2,-1,0,0")]
+    [('utility_2,-1,0,0', 'utility(a=2.0)')]
+    """
+    fixed = {p: (options or {})[opt] for p, opt in form.options if opt in (options or {})}
+    if raw is not None and not raw.strip():
+        raise InvalidParameterError(f"improper measure '{form.name}.' (nothing after '.')")
+    if raw is not None and form.syntax == "none" and not trec_eval:
+        raise InvalidParameterError(f"measure '{form.name}' takes no parameters, got {raw!r}")
+    if form.syntax == "cutoffs":
+        if raw is None:
+            cuts = [int(c) for c in form.default]
+        else:
+            cuts = []
+            for part in raw.split(","):
+                hit = _ATOL.match(part)
+                if not hit:
+                    raise InvalidParameterError(f"cutoff {part!r} of measure '{form.name}' is not an integer")
+                cuts.append(int(hit.group()))
+            if min(cuts) <= 0:
+                raise InvalidParameterError(f"measure '{form.name}': cutoffs must be positive, got {raw!r}")
+            cuts = _distinct(form, cuts, raw, trec_eval)
+        return [(f"{form.name}_{c}", spec.measure(c, **fixed)) for c in cuts]
+    if form.syntax == "values":
+        values = list(form.default) if raw is None else _distinct(form, _numbers(form, raw), raw, trec_eval)
+        return [(f"{form.name}_{v:3.2f}", spec.measure(None, **{form.params[0]: v}, **fixed)) for v in values]
+    label = form.name if raw is None else f"{form.name}_{raw}"
+    if form.syntax == "list" and raw is not None:
+        values = _numbers(form, raw)
+        if form.arity is not None and len(values) != form.arity:
+            raise InvalidParameterError(
+                f"measure '{form.name}' needs exactly {form.arity} parameters ({','.join(form.params)}), got {raw!r}"
+            )
+        if len(values) > len(form.params):
+            raise InvalidParameterError(f"measure '{form.name}' takes at most {len(form.params)} parameters, "
+                                        f"got {raw!r}")
+        return [(label, spec.measure(None, **dict(zip(form.params, values)), **fixed))]
+    if form.syntax == "text" and raw is not None:
+        return [(label, spec.measure(None, **{form.params[0]: raw}, **fixed))]
+    return [(form.name, spec.measure(None, **fixed))]
 
 
 def _parse_trec(text: str) -> list[Measure] | None:
     m = _TREC_SUFFIX.match(text)
     if m:
-        spec = lookup_alias(m.group("base"))
-        how = _trec_kind(spec, m.group("base")) if spec else None
-        if spec is not None and how is not None:
-            if how[0] == "cutoffs":
-                return [spec.measure(_cutoff(m.group("value"), text))]
-            if how[0] == "values":
-                return [spec.measure(None, **{how[1]: m.group("value")})]
+        found = trec_form(m.group("base"))
+        value = m.group("value")
+        if found is not None and (found[1].syntax == "values" or (found[1].syntax == "cutoffs" and value.isdigit())):
+            return [measure for _, measure in expand_trec(*found, value)]
     m = _TREC_DOT.match(text)
     if m:
-        spec = lookup_alias(m.group("base"))
-        how = _trec_kind(spec, m.group("base")) if spec else None
-        if spec is None or how is None:
+        found = trec_form(m.group("base"))
+        if found is None:
             return None
-        kind, pname = how
-        raw = m.group("params")
-        if kind == "whole":
-            return [spec.measure(None, **{pname: raw})]
-        values = [v.strip() for v in raw.split(",") if v.strip()]
-        if not values:
-            raise _unknown(text, f"no parameters after '.' in {text!r}")
-        if kind == "cutoffs":
-            # trec_eval reads cutoffs as integers (23.4 -> 23) and sorts them
-            cuts = sorted({int(float(_check_number(v, text))) for v in values})
-            return [spec.measure(c) for c in cuts]
-        if kind == "values":
-            nums = sorted({float(_check_number(v, text)) for v in values})
-            return [spec.measure(None, **{pname: v}) for v in nums]
-        if kind == "ordered":
-            names = pname.split(",")
-            if len(values) > len(names):
-                raise _unknown(text, f"{text!r}: {spec.name} takes at most {len(names)} parameters")
-            return [spec.measure(None, **dict(zip(names, values)))]
+        try:
+            return [measure for _, measure in expand_trec(*found, m.group("params"))]
+        except InvalidParameterError as exc:
+            raise _unknown(text, str(exc)) from None
     return None
 
 
-def _check_number(value: str, original: str) -> str:
-    try:
-        float(value)
-    except ValueError:
-        raise InvalidParameterError(f"parameter {value!r} in {original!r} is not a number") from None
-    return value
-
-
+# -- the public parser ------------------------------------------------------------------
 def parse_metrics(names: str | Measure | Iterable[str | Measure]) -> list[ParsedMetric]:
     """Parse metric names into ``(label, Measure)`` pairs, in the given order.
 
     A trec_eval parameter list (``P.5,10``) yields one pair per measure, labelled
-    with the canonical name.  Duplicates (same measure and label) are dropped.
+    with the canonical name; a cutoff list (``nDCG@5,10``) one per cutoff, labelled
+    as written (``nDCG@5``, ``nDCG@10``); a comma-separated list one per name.
+    Duplicates (same measure and label) are dropped.
 
     >>> [str(m) for _, m in parse_metrics(["P.5,10", "RR", "map_cut_10"])]
     ['precision@5', 'precision@10', 'mrr', 'map@10']
+    >>> [label for label, _ in parse_metrics("nDCG@5,10,map")]
+    ['nDCG@5', 'nDCG@10', 'map']
     """
     if isinstance(names, (str, Measure)):
         names = [names]
@@ -177,19 +286,23 @@ def _parse_one(item: str | Measure) -> tuple[ParsedMetric, ...]:
 
 @lru_cache(maxsize=1024)
 def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
-    """Parse one name; cached per registry generation (a new registration invalidates it)."""
-    text = item.strip()
-    if not text:
+    """Parse one text (a name or a comma-separated list); cached per registry generation."""
+    parts = split_metric_list(item)
+    if not parts:
         raise UnknownMetricError(item, [], "empty metric name")
-    measure = _parse_plain(text)
-    if measure is not None:
-        return (ParsedMetric((text, measure)),)
+    return tuple(pair for part in parts for pair in _parse_name(part))
+
+
+def _parse_name(text: str) -> list[ParsedMetric]:
+    plain = _parse_plain(text)
+    if plain is not None:
+        return plain
     measures = _parse_trec(text)
     if measures is None:
         raise _unknown(text)
     if len(measures) == 1:
-        return (ParsedMetric((text, measures[0])),)
-    return tuple(ParsedMetric((str(m), m)) for m in measures)
+        return [ParsedMetric((text, measures[0]))]
+    return [ParsedMetric((str(m), m)) for m in measures]
 
 
 def parse_metric(name: str | Measure) -> Measure:
@@ -197,10 +310,10 @@ def parse_metric(name: str | Measure) -> Measure:
 
     >>> parse_metric("P@5") == parse_metric("precision@5") == parse_metric("P_5")
     True
-    >>> parse_metric("ndcg@ten")
+    >>> parse_metric("ndcg@ten")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rankscope.errors.InvalidParameterError: the cutoff in 'ndcg@ten' must be a positive integer, got 'ten'
+    rankscope.errors.InvalidParameterError: the cutoff in 'ndcg@ten' must be a positive integer, got 'ten' (...)
     """
     pairs = _parse_one(name)
     if len(pairs) != 1:

@@ -18,27 +18,32 @@ Ranks are 1-based below; R is the number of relevant documents in the qrels.
   found, so it is never lower than ``map`` and rewards retrieving fewer
   documents; use it only to reproduce numbers computed that way (see
   docs/metric-variants.md).
+* ``first_rel_rank`` — the 1-based rank of the first relevant document (within
+  the top k with a cutoff); **0 when none is retrieved**.  Lower is better; its
+  aggregate is the median over the queries where one was found (0 if none was).
+  Every evaluation also keeps it per query (``result.diagnostics``), which is what
+  reports read for their first-relevant-rank distribution.
 
 >>> from rankscope import evaluate, Qrels, Run
 >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}})
 >>> run = Run.from_ranked_lists({"q": ["x", "a", "y", "b"]})
->>> res = evaluate(qrels, run, ["mrr", "mrr@1", "map", "ap_rel_ret"]).mean()
+>>> res = evaluate(qrels, run, ["mrr", "mrr@1", "map", "ap_rel_ret", "first_rel_rank"]).mean()
 >>> {k: round(v, 4) for k, v in res.items()}
-{'mrr': 0.5, 'mrr@1': 0.0, 'map': 0.3333, 'ap_rel_ret': 0.5}
+{'mrr': 0.5, 'mrr@1': 0.0, 'map': 0.3333, 'ap_rel_ret': 0.5, 'first_rel_rank': 2.0}
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures._kernel import rel_ret_at, safe_div
-from rankscope.measures.base import Measure, MeasureSpec
+from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, TrecName
 from rankscope.measures.counts import REL
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 
-def _reciprocal_rank(p: Prepared, m: Measure) -> np.ndarray:
+def _reciprocal_rank(p: KernelInput, m: Measure) -> np.ndarray:
     rel = p.is_rel(m.param("rel"))
     if m.cutoff is not None:
         rel = rel & (p.rank < m.cutoff)
@@ -46,7 +51,15 @@ def _reciprocal_rank(p: Prepared, m: Measure) -> np.ndarray:
     return safe_div((first >= 0).astype(np.float64), first + 1.0)
 
 
-def _precision_sum(p: Prepared, m: Measure) -> tuple[np.ndarray, np.ndarray]:
+def _first_rel_rank(p: KernelInput, m: Measure) -> np.ndarray:
+    rel = p.is_rel(m.param("rel"))
+    if m.cutoff is not None:
+        rel = rel & (p.rank < m.cutoff)
+    first = p.first_row(rel)
+    return np.where(first >= 0, first + 1, 0).astype(np.float64)
+
+
+def _precision_sum(p: KernelInput, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     """Per query: Σ precision at each relevant rank (within the cutoff), and their count."""
     level = m.param("rel")
     rel = p.is_rel(level)
@@ -60,17 +73,17 @@ def _precision_sum(p: Prepared, m: Measure) -> tuple[np.ndarray, np.ndarray]:
     return np.bincount(q, weights=prec, minlength=p.n), np.bincount(q, minlength=p.n).astype(np.float64)
 
 
-def _average_precision(p: Prepared, m: Measure) -> np.ndarray:
+def _average_precision(p: KernelInput, m: Measure) -> np.ndarray:
     total, _ = _precision_sum(p, m)
     return safe_div(total, p.num_rel(m.param("rel")))
 
 
-def _ap_rel_ret(p: Prepared, m: Measure) -> np.ndarray:
+def _ap_rel_ret(p: KernelInput, m: Measure) -> np.ndarray:
     total, found = _precision_sum(p, m)
     return safe_div(total, found)
 
 
-def _set_map(p: Prepared, m: Measure) -> np.ndarray:
+def _set_map(p: KernelInput, m: Measure) -> np.ndarray:
     # trec_eval's operation order: (rel_ret * rel_ret) / (ret * R), so the printed digits match
     rel_ret = rel_ret_at(p, None, m.param("rel"))
     return safe_div(rel_ret * rel_ret, p.num_ret.astype(np.float64) * p.num_rel(m.param("rel")))
@@ -79,15 +92,20 @@ def _set_map(p: Prepared, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
-                params=(REL,), aliases=("rr", "reciprocal_rank", "recip_rank"), ir_measures="RR", trec="recip_rank",
+                params=(REL,), aliases=("rr", "reciprocal_rank"), ir_measures="RR", trec=(TrecName("recip_rank"),),
                 family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
-                cutoff="optional", params=(REL,), aliases=("ap", "average_precision"), ir_measures="AP", trec="map",
-                trec_cut="map_cut", family="rank", doc=_DOC, judged_view=True),
+                cutoff="optional", params=(REL,), aliases=("ap", "average_precision"), ir_measures="AP",
+                trec=(TrecName("map"), TrecName("map_cut", "cutoffs", default=STD_CUTS)), family="rank", doc=_DOC,
+                judged_view=True),
     MeasureSpec("gm_map", "geometric mean of average precision over queries", _average_precision,
-                params=(REL,), trec="gm_map", aggregate="gmean", family="rank", doc=_DOC, judged_view=True),
-    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL,), trec="set_map", family="rank",
-                doc=_DOC, judged_view=True),
+                params=(REL,), trec=(TrecName("gm_map"),), aggregate="gmean", family="rank", doc=_DOC,
+                judged_view=True),
+    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL,), trec=(TrecName("set_map"),),
+                family="rank", doc=_DOC, judged_view=True),
+    MeasureSpec("first_rel_rank", "rank of the first relevant document (0: none retrieved)", _first_rel_rank,
+                cutoff="optional", params=(REL,), aliases=("first_relevant_rank",), bounds=None,
+                higher_is_better=False, aggregate="median_found", family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (seed 002)", _ap_rel_ret,
                 cutoff="optional", params=(REL,), family="variant", doc=_DOC, judged_view=True),
 ):

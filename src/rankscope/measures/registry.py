@@ -8,12 +8,13 @@ add their own with :func:`register_metric`.
 from __future__ import annotations
 
 import importlib
+import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, UnknownMetricError
-from rankscope.measures.base import Aggregate, CutoffRule, MeasureSpec, Param
+from rankscope.measures.base import Aggregate, CutoffRule, Kernel, MeasureSpec, Param
 
 __all__ = ["register", "register_metric", "get_spec", "all_specs", "lookup_alias", "unregister_metric"]
 
@@ -57,7 +58,7 @@ def _ensure_loaded() -> None:
 def register(spec: MeasureSpec) -> MeasureSpec:
     """Add ``spec`` to the registry; a name or alias may be registered only once."""
     names = {spec.name.lower(), *(a.lower() for a in spec.aliases)}
-    for extra in (spec.ir_measures, spec.trec, spec.trec_cut):
+    for extra in (spec.ir_measures, *(t.name for t in spec.trec)):
         if extra:
             names.add(extra.lower())
     clash = sorted(n for n in names if n in _ALIASES)
@@ -73,7 +74,7 @@ def register(spec: MeasureSpec) -> MeasureSpec:
 
 def register_metric(
     name: str,
-    func: Callable[..., Any],
+    func: Kernel,
     *,
     summary: str = "",
     cutoff: CutoffRule = "optional",
@@ -86,12 +87,12 @@ def register_metric(
 ) -> MeasureSpec:
     """Register a custom metric that then works like a built-in one.
 
-    ``func(prepared, measure)`` receives the :class:`~rankscope.engine.prepare.Prepared`
+    ``func(data, measure)`` receives the :class:`~rankscope.measures.kernel_input.KernelInput`
     arrays of all evaluated queries and the :class:`~rankscope.measures.Measure`
     being computed (``measure.cutoff``, ``measure.param(name)``), and returns one
     float per query (a numpy array of length ``prepared.n``).  ``params`` may be
     :class:`Param` objects or a ``{name: default}`` dict (the type is the default's).
-    By default ``prepared`` holds every retrieved row; a kernel that only reads rows
+    By default ``data`` holds every retrieved row; a kernel that only reads rows
     with a qrels entry (``judged`` or a nonzero ``grade``), their ``rank`` and
     per-query counts may say ``judged_rows_only=True`` and is then given only those
     rows (faster on deep runs).
@@ -169,17 +170,25 @@ def all_specs() -> list[MeasureSpec]:
 def suggest(name: str, n: int = 5) -> list[str]:
     """Registered metrics whose names are close to ``name``, spelled with the caller's cutoff.
 
-    >>> suggest("ndgc@10")[0]
-    'ndcg@10'
+    A name that runs a metric into its cutoff (``recall5``, ``ndcg_10``) is first
+    offered the cutoff syntax.
+
+    >>> suggest("ndgc@10")[0], suggest("recall5")[0], suggest("P10")[0]
+    ('ndcg@10', 'recall@5', 'P@10')
     """
     import difflib
 
     _ensure_loaded()
+    out: list[str] = []
+    glued = _GLUED_CUTOFF.match(name.strip())
+    if glued:
+        spec = lookup_alias(glued.group("base"))
+        if spec is not None and spec.cutoff != "none" and not spec.at_param:
+            out.append(f"{glued.group('base')}@{int(glued.group('k'))}")
     base = name.split("@")[0].split("(")[0]
     cut = name[len(base):].split("@", 1)
     at = "@" + cut[1] if len(cut) == 2 and cut[1].strip().isdigit() else None
     hits = difflib.get_close_matches(base.lower(), sorted(_ALIASES), n=n, cutoff=0.6)
-    out: list[str] = []
     for h in hits:
         spec = _SPECS[_ALIASES[h]]
         if spec.cutoff == "none":
@@ -188,4 +197,7 @@ def suggest(name: str, n: int = 5) -> list[str]:
             label = spec.name + (at or ("@10" if spec.cutoff == "required" else ""))
         if label not in out:
             out.append(label)
-    return out
+    return out[:n]
+
+
+_GLUED_CUTOFF = re.compile(r"^(?P<base>[A-Za-z](?:[A-Za-z0-9_]*?[A-Za-z])?)_?(?P<k>[0-9]+)$")

@@ -15,7 +15,11 @@ evaluation's relevance level, 1).  Unjudged documents are non-relevant.
 * ``set_precision`` (``set_P``) = rel_ret / num_ret over the whole ranking.
 * ``set_recall`` (``set_recall``) = rel_ret / R.
 * ``set_relative_precision`` (``set_relative_P``) = rel_ret / min(num_ret, R).
-* ``set_f`` (``set_F``) = (1+β²)·P·R / (β²·P + R) with set P and R (β = ``beta``, 1).
+* ``set_f`` (``set_F``, ir_measures ``SetF``) = (x+1)·P·R / (x·P + R) with set P and R,
+  where x is the parameter ``beta`` (default 1) — trec_eval's formula, whose
+  parameter weighs recall x times as much as precision: it is β² of the usual
+  F_β, so ``set_F.4`` (``set_f(beta=4)``) is F₂ and ``set_F.0.25`` is F₀.₅.
+  ``beta`` keeps the name ir_measures gives it (``SetF(beta=x)`` is ``set_F.x``).
 * ``judged@k`` (``Judged@k``) = judged documents in the top k / k.
 
 Ties are resolved before any measure runs (score descending, doc id
@@ -33,96 +37,100 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
 from rankscope.measures._kernel import rel_ret_at, safe_div
-from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 
-def _precision(p: Prepared, m: Measure) -> np.ndarray:
+def _precision(p: KernelInput, m: Measure) -> np.ndarray:
     return rel_ret_at(p, m.cutoff, m.param("rel")) / float(m.cutoff or 1)
 
 
-def _recall(p: Prepared, m: Measure) -> np.ndarray:
+def _recall(p: KernelInput, m: Measure) -> np.ndarray:
     return safe_div(rel_ret_at(p, m.cutoff, m.param("rel")), p.num_rel(m.param("rel")))
 
 
-def _f1(p: Prepared, m: Measure) -> np.ndarray:
+def _f1(p: KernelInput, m: Measure) -> np.ndarray:
     prec = _precision(p, m)
     rec = _recall(p, m)
     return safe_div(2 * prec * rec, prec + rec)
 
 
-def _success(p: Prepared, m: Measure) -> np.ndarray:
+def _success(p: KernelInput, m: Measure) -> np.ndarray:
     return (rel_ret_at(p, m.cutoff, m.param("rel")) > 0).astype(np.float64)
 
 
-def _relative_precision(p: Prepared, m: Measure) -> np.ndarray:
+def _relative_precision(p: KernelInput, m: Measure) -> np.ndarray:
     k = float(m.cutoff or 1)
     return safe_div(rel_ret_at(p, m.cutoff, m.param("rel")), np.minimum(k, p.num_rel(m.param("rel"))))
 
 
-def _r_precision(p: Prepared, m: Measure) -> np.ndarray:
+def _r_precision(p: KernelInput, m: Measure) -> np.ndarray:
     num_rel = p.num_rel(m.param("rel"))
     hits = p.count(p.is_rel(m.param("rel")) & (p.rank < num_rel[p.qidx]))
     return safe_div(hits, num_rel)
 
 
-def _set_precision(p: Prepared, m: Measure) -> np.ndarray:
+def _set_precision(p: KernelInput, m: Measure) -> np.ndarray:
     return safe_div(rel_ret_at(p, None, m.param("rel")), p.num_ret)
 
 
-def _set_recall(p: Prepared, m: Measure) -> np.ndarray:
+def _set_recall(p: KernelInput, m: Measure) -> np.ndarray:
     return safe_div(rel_ret_at(p, None, m.param("rel")), p.num_rel(m.param("rel")))
 
 
-def _set_relative_precision(p: Prepared, m: Measure) -> np.ndarray:
+def _set_relative_precision(p: KernelInput, m: Measure) -> np.ndarray:
     rel = m.param("rel")
     return safe_div(rel_ret_at(p, None, rel), np.minimum(p.num_ret, p.num_rel(rel)))
 
 
-def _set_f(p: Prepared, m: Measure) -> np.ndarray:
-    beta2 = float(m.param("beta")) ** 2
+def _set_f(p: KernelInput, m: Measure) -> np.ndarray:
+    x = float(m.param("beta"))  # trec_eval's parameter: beta squared
     prec = _set_precision(p, m)
     rec = _set_recall(p, m)
-    return safe_div((1 + beta2) * prec * rec, beta2 * prec + rec)
+    return safe_div((x + 1.0) * prec * rec, x * prec + rec)
 
 
-def _judged(p: Prepared, m: Measure) -> np.ndarray:
+def _judged(p: KernelInput, m: Measure) -> np.ndarray:
     mask = p.judged if m.cutoff is None else p.judged & (p.rank < m.cutoff)
     den = np.full(p.n, float(m.cutoff)) if m.cutoff is not None else p.num_ret
     return safe_div(p.count(mask), den)
 
 
 _DOC = __doc__ or ""
+_CUTS = {name: (TrecName(name, "cutoffs", default=STD_CUTS),) for name in ("P", "recall", "relative_P")}
+_X = "trec_eval's x: recall weighs x times precision (x = beta² of F_beta)"
 for spec in (
     MeasureSpec("precision", "fraction of the top k that is relevant", _precision, cutoff="required",
-                params=(REL,), aliases=("p",), ir_measures="P", trec_cut="P", family="set", doc=_DOC, judged_view=True),
+                params=(REL,), aliases=("p",), ir_measures="P", trec=_CUTS["P"], family="set", doc=_DOC,
+                judged_view=True),
     MeasureSpec("recall", "fraction of the relevant documents found in the top k", _recall, cutoff="required",
-                params=(REL,), aliases=("r",), ir_measures="R", trec_cut="recall", family="set", doc=_DOC,
+                params=(REL,), aliases=("r",), ir_measures="R", trec=_CUTS["recall"], family="set", doc=_DOC,
                 judged_view=True),
     MeasureSpec("f1", "harmonic mean of precision@k and recall@k", _f1, cutoff="required",
                 params=(REL,), aliases=("f",), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("success", "1 if any relevant document is in the top k (hit rate)", _success, cutoff="required",
-                params=(REL,), aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success", trec_cut="success",
-                family="set", doc=_DOC, judged_view=True),
+                params=(REL,), aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success",
+                trec=(TrecName("success", "cutoffs", default=(1, 5, 10)),), family="set", doc=_DOC,
+                judged_view=True),
     MeasureSpec("relative_precision", "precision@k relative to the best possible: rel_ret@k / min(k, R)",
-                _relative_precision, cutoff="required", params=(REL,), trec_cut="relative_P", family="set",
+                _relative_precision, cutoff="required", params=(REL,), trec=_CUTS["relative_P"], family="set",
                 doc=_DOC, judged_view=True),
     MeasureSpec("r_precision", "precision at rank R (R = number of relevant documents)", _r_precision,
-                params=(REL,), aliases=("rprecision",), ir_measures="Rprec", trec="Rprec", family="set", doc=_DOC,
-                judged_view=True),
+                params=(REL,), aliases=("rprecision",), ir_measures="Rprec", trec=(TrecName("Rprec"),),
+                family="set", doc=_DOC, judged_view=True),
     MeasureSpec("set_precision", "relevant retrieved / retrieved, whole ranking", _set_precision, params=(REL,),
-                ir_measures="SetP", trec="set_P", family="set", doc=_DOC, judged_view=True),
+                ir_measures="SetP", trec=(TrecName("set_P"),), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("set_recall", "relevant retrieved / relevant, whole ranking", _set_recall, params=(REL,),
-                ir_measures="SetR", trec="set_recall", family="set", doc=_DOC, judged_view=True),
+                ir_measures="SetR", trec=(TrecName("set_recall"),), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("set_relative_precision", "relevant retrieved / min(retrieved, relevant)",
-                _set_relative_precision, params=(REL,), trec="set_relative_P", family="set", doc=_DOC,
-                judged_view=True),
-    MeasureSpec("set_f", "F-measure of set precision and set recall", _set_f,
-                params=(REL, Param("beta", float, 1.0, "weight of recall (beta)", minimum=0.0)),
-                ir_measures="SetF", trec="set_F", trec_params="ordered:beta", family="set", doc=_DOC, judged_view=True),
+                _set_relative_precision, params=(REL,), trec=(TrecName("set_relative_P"),), family="set",
+                doc=_DOC, judged_view=True),
+    MeasureSpec("set_f", "F-measure of set precision and set recall (trec_eval's parameter x)", _set_f,
+                params=(REL, Param("beta", float, 1.0, _X, minimum=0.0)), ir_measures="SetF",
+                trec=(TrecName("set_F", "list", ("beta",)),), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("judged", "fraction of the top k that has a relevance judgment", _judged, cutoff="optional",
                 ir_measures="Judged", family="set", doc=_DOC, judged_view=True),
 ):

@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankscope.engine.prepare import Prepared
-from rankscope.errors import InvalidParameterError
-from rankscope.measures.base import Measure, MeasureSpec, Param
+from rankscope.measures.base import Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
+from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 __all__ = ["relstrings"]
 
 
-def _utility(p: Prepared, m: Measure) -> np.ndarray:
+def _utility(p: KernelInput, m: Measure) -> np.ndarray:
     level = m.param("rel")
     rel_ret = p.count(p.is_rel(level) & p.judged & (p.grade >= 0)).astype(np.float64)
     ret = p.num_ret.astype(np.float64)
@@ -48,7 +47,7 @@ def _utility(p: Prepared, m: Measure) -> np.ndarray:
     return a * rel_ret + b * (ret - rel_ret) + c * (num_rel - rel_ret) + d * (n_docs + rel_ret - ret - num_rel)
 
 
-def relstrings(p: Prepared, length: int = 10) -> list[str]:
+def relstrings(p: KernelInput, length: int = 10) -> list[str]:
     """The relevance string of each evaluated query (``p.query_ids`` order).
 
     >>> from rankscope import Qrels, Run
@@ -69,11 +68,8 @@ def relstrings(p: Prepared, length: int = 10) -> list[str]:
     return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
 
 
-def _relstring(p: Prepared, m: Measure) -> np.ndarray:
-    raise InvalidParameterError(
-        "relstring is string-valued and has no numeric score; use rankscope.measures.utility.relstrings "
-        "or `rankscope trec_eval -q -m relstring`"
-    )
+def _relstring(p: KernelInput, m: Measure) -> np.ndarray:
+    return np.array(relstrings(p, int(m.param("length"))), dtype=object)
 
 
 _DOC = __doc__ or ""
@@ -85,11 +81,11 @@ for spec in (
                         Param("c", float, 0.0, f"{_COEF} relevant not retrieved"),
                         Param("d", float, 0.0, f"{_COEF} non-relevant not retrieved"),
                         Param("n_docs", int, 0, "documents in the collection (trec_eval -N)", minimum=0), REL),
-                trec="utility", trec_params="ordered:a,b,c,d", bounds=None, family="set", doc=_DOC,
-                judged_view=True),
+                trec=(TrecName("utility", "list", ("a", "b", "c", "d"), arity=4, options=(("n_docs", "num_docs"),)),),
+                bounds=None, family="set", doc=_DOC, judged_view=True),
     MeasureSpec("relstring", "STRING: relevance codes of the top documents (trec_eval only)", _relstring,
                 params=(Param("length", int, 10, "number of documents shown", minimum=0),),
-                trec="relstring", trec_params="ordered:length", bounds=None, aggregate="none", family="trec",
-                doc=_DOC),
+                trec=(TrecName("relstring", "list", ("length",)),), bounds=None, aggregate="none", family="trec",
+                doc=_DOC, text=True),
 ):
     register(spec)

@@ -116,6 +116,8 @@ def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> 
     fmap = fcode_of_dict.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     fdict = fcode_of_dict.dictionary
 
+    from rankscope.engine import ranking
+
     order = trec_order(run)
     q = run.qcode[order].astype(np.int64)
     f = fmap[run.dcode[order]]
@@ -124,9 +126,10 @@ def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> 
     keep = np.sort(first)  # positions in `order`, still in ranking order
     kq, kf, ks = q[keep], f[keep], run.scores[order][keep]
 
-    # strictly decreasing within each query?  compare neighbours of the same query
+    # strictly decreasing within each query, also once rounded to float32 (how the folded run is ranked)?
     same = kq[1:] == kq[:-1]
-    if bool(np.all(ks[1:][same] < ks[:-1][same])):
+    k32 = ranking.ranking_scores(ks, "float32")
+    if bool(np.all(k32[1:][same] < k32[:-1][same])):
         scores = ks
     else:
         starts = np.flatnonzero(np.r_[True, ~same])

@@ -1,38 +1,79 @@
-"""Resolve trec_eval measure requests into rankscope metrics and compute them.
+"""Resolve trec_eval measure requests into rankscope measures and compute them.
 
-A request (``-m P.5,10``, ``-m all_trec``) marks catalogue entries; each marked
-entry expands into output *columns* (``P_5``, ``P_10``), each backed by one
-rankscope :class:`~rankscope.measures.Measure` computed by the shared vectorized
-kernels on one :class:`~rankscope.engine.prepare.Prepared` bundle.
+A request (``-m P.5,10``, ``-m all_trec``) marks trec_eval names; each marked
+name expands into output *columns* (``P_5``, ``P_10``) through the metric
+grammar the families declare (:func:`rankscope.measures.parse.expand_trec`,
+read as trec_eval 9.0.8 reads it), each backed by one rankscope
+:class:`~rankscope.measures.Measure`.  All columns are computed by one call of
+:func:`rankscope.engine.score` on one prepared run.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import difflib
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rankscope.data import Qrels, Run
-from rankscope.engine.prepare import MissingPolicy, Prepared, QrelsIndex, prepare
+from rankscope.engine.policies import Policies
+from rankscope.engine.prepare import Prepared, QrelsIndex, prepare
+from rankscope.engine.scoring import score
+from rankscope.errors import RankscopeError
 from rankscope.measures.base import Measure
-from rankscope.measures.registry import get_spec
-from rankscope.measures.utility import relstrings
-from rankscope.trec_eval.catalog import BY_NAME, CATALOG, NICKNAMES, UNSUPPORTED, TrecMeasure
+from rankscope.measures.parse import expand_trec, parse_metric, trec_form
+from rankscope.trec_eval.catalog import NICKNAMES, ORDER, RUNID, UNSUPPORTED
 from rankscope.trec_eval.flags import TrecOptions, TrecUsageError
 
 __all__ = ["Column", "resolve", "Computed", "compute"]
 
-_ATOL = re.compile(r"^\s*[+-]?\d+")
-
 
 @dataclass(frozen=True)
 class Column:
-    """One printed measure: its trec_eval label, catalogue entry and rankscope measure."""
+    """One printed measure: its trec_eval label and name, and the rankscope measure behind it."""
 
     label: str
-    entry: TrecMeasure
-    measure: Measure | None
+    name: str
+    measure: Measure | None  # None: runid
+
+    @property
+    def summary(self) -> str:
+        """How the ``all`` line is made: the measure's aggregate (``runid``: the run's tag)."""
+        return RUNID if self.measure is None else self.measure.spec.aggregate
+
+    @property
+    def printed(self) -> str:
+        """``float`` (``%6.4f``), ``long`` (counts) or ``str`` (relstring, runid)."""
+        if self.measure is None or self.measure.spec.text:
+            return "str"
+        return "long" if self.summary in ("sum", "count") else "float"
+
+    @property
+    def per_query(self) -> bool:
+        """Whether ``-q`` prints it per query (not runid, num_q or the geometric means)."""
+        return self.measure is not None and self.summary not in ("count", "gmean")
+
+
+def _illegal(request: str) -> TrecUsageError:
+    """'illegal measure', with the trec_eval spelling of a metric given in another one, or close names."""
+    hint: list[str] = []
+    try:
+        m = parse_metric(request)
+    except RankscopeError:
+        m = None
+    if m is not None and not m.params:
+        for form in m.spec.trec:
+            if m.cutoff is not None and form.syntax == "cutoffs":
+                hint = [f"{form.name}.{m.cutoff}"]
+            elif m.cutoff is None and form.syntax in ("none", "text", "list"):
+                hint = [form.name]
+    if m is not None and m.cutoff is None and len(m.params) == 1 and not hint:
+        (key, value), = m.params
+        hint = [f"{f.name}.{value:g}" for f in m.spec.trec if f.syntax == "values" and f.params == (key,)]
+    if not hint:
+        hint = difflib.get_close_matches(request, [*ORDER, *NICKNAMES], n=3, cutoff=0.6)
+    extra = f"; did you mean {' or '.join(hint)}?" if hint else ""
+    return TrecUsageError(f"illegal measure '{request}'{extra}")
 
 
 def _mark(requests: list[str]) -> tuple[set[str], dict[str, str]]:
@@ -46,75 +87,34 @@ def _mark(requests: list[str]) -> tuple[set[str], dict[str, str]]:
             params.setdefault(name, raw)  # trec_eval uses the first parameter list given for a measure
         if name in NICKNAMES:
             marked.update(NICKNAMES[name])
-        elif name in BY_NAME:
+        elif name == RUNID or trec_form(name, exact=True) is not None:
             marked.add(name)
         elif name in UNSUPPORTED:
             raise TrecUsageError(f"measure '{name}' needs a preference / judgment-group rel_info format (-R), "
                                  "which is not supported")
         else:
-            raise TrecUsageError(f"illegal measure '{req}'")
+            raise _illegal(req)
     return marked, params
-
-
-def _long_cuts(name: str, raw: str) -> list[int]:
-    cuts = []
-    for part in raw.split(","):
-        m = _ATOL.match(part)
-        if not m:
-            raise TrecUsageError(f"cutoff {part!r} of measure '{name}' is not an integer")
-        cuts.append(int(m.group()))
-    cuts.sort()
-    if cuts[0] <= 0:
-        raise TrecUsageError(f"measure '{name}': cutoffs must be positive, got {raw!r}")
-    if len(set(cuts)) != len(cuts):
-        raise TrecUsageError(f"measure '{name}': duplicate cutoffs in {raw!r}")
-    return cuts
-
-
-def _floats(name: str, raw: str) -> list[float]:
-    try:
-        return [float(v) for v in raw.split(",")]
-    except ValueError:
-        raise TrecUsageError(f"parameters of measure '{name}' must be comma-separated numbers, got {raw!r}") from None
-
-
-def _columns_of(entry: TrecMeasure, raw: str | None, opts: TrecOptions) -> list[Column]:
-    if not entry.metric or entry.name == "num_q":
-        return [Column(entry.name, entry, None if not entry.metric else get_spec(entry.metric).measure())]
-    spec = get_spec(entry.metric)
-    if entry.syntax == "cuts":
-        cuts = _long_cuts(entry.name, raw) if raw is not None else [int(c) for c in entry.default]
-        return [Column(f"{entry.name}_{c}", entry, spec.measure(c)) for c in cuts]
-    if entry.syntax == "fractions":
-        vals = sorted(_floats(entry.name, raw)) if raw is not None else list(entry.default)
-        if len(set(vals)) != len(vals):
-            raise TrecUsageError(f"measure '{entry.name}': duplicate cutoffs in {raw!r}")
-        return [Column(f"{entry.name}_{v:3.2f}", entry, spec.measure(None, **{entry.param: v})) for v in vals]
-    label = entry.name if raw is None else f"{entry.name}_{raw}"
-    if entry.syntax == "gains":
-        return [Column(label, entry, spec.measure(None, gains=raw or ""))]
-    if entry.syntax == "floats":
-        vals = _floats(entry.name, raw) if raw is not None else list(entry.default)
-        if entry.name == "utility":
-            if len(vals) != 4:
-                raise TrecUsageError(f"utility needs exactly 4 coefficients a,b,c,d, got {raw!r}")
-            coef = dict(zip("abcd", vals))
-            return [Column(label, entry, spec.measure(None, **coef, n_docs=max(opts.num_docs, 0)))]
-        if entry.name == "11pt_avg":
-            return [Column(label, entry, spec.measure(None, levels=",".join(repr(v) for v in vals)))]
-        if entry.name == "relstring":
-            return [Column(label, entry, spec.measure(None, length=max(int(vals[0]), 0)))]
-        return [Column(label, entry, spec.measure(None, **{entry.param: vals[0]}))]
-    return [Column(entry.name, entry, spec.measure())]
 
 
 def resolve(opts: TrecOptions) -> list[Column]:
     """The output columns of a command line, in trec_eval's order."""
     marked, params = _mark(opts.measures)
+    options = {"num_docs": max(opts.num_docs, 0)}
     cols: list[Column] = []
-    for entry in CATALOG:
-        if entry.name in marked:
-            cols.extend(_columns_of(entry, params.get(entry.name), opts))
+    for name in ORDER:
+        if name not in marked:
+            continue
+        if name == RUNID:
+            cols.append(Column(RUNID, RUNID, None))
+            continue
+        found = trec_form(name, exact=True)
+        assert found is not None, name  # every name of ORDER is declared by a metric family
+        try:
+            pairs = expand_trec(*found, params.get(name), trec_eval=True, options=options)
+        except RankscopeError as exc:
+            raise TrecUsageError(str(exc)) from None
+        cols.extend(Column(label, name, m) for label, m in pairs)
     return cols
 
 
@@ -137,27 +137,26 @@ def _judged_only(prepared: Prepared) -> Run:
 
 
 def compute(opts: TrecOptions, qrels: Qrels, run: Run, columns: list[Column]) -> Computed:
-    """Join, rank and score every column (no Python loop over queries)."""
+    """Join, rank (scores as float32, as trec_eval) and score every column (no Python loop over queries)."""
     index = QrelsIndex(qrels)
-    missing: MissingPolicy = "zero" if opts.complete or opts.judged_only else "ignore"
-    prepared, _ = prepare(index, run, relevance_level=opts.relevance_level, missing=missing, depth=opts.depth)
+    policies = Policies(relevance_level=opts.relevance_level, depth=opts.depth,
+                        missing="zero" if opts.complete or opts.judged_only else "ignore")
+    prepared, _ = prepare(index, run, policies)
     if opts.judged_only:
         # trec_eval cuts at -M first, then drops unjudged documents and re-ranks the rest; a query
         # left with no document is still evaluated (as an empty ranking) because it was in the run
         in_run = prepared.in_run
-        prepared, _ = prepare(index, _judged_only(prepared), relevance_level=opts.relevance_level, missing="zero")
-        prepared.in_run = in_run
-    cache: dict[Measure, np.ndarray] = {}
+        prepared, _ = prepare(index, _judged_only(prepared), replace(policies, missing="zero", depth=None))
+        prepared = replace(prepared, data=replace(prepared.data, in_run=in_run))
+    measures = [c.measure for c in columns if c.measure is not None]
+    matrix = score(prepared.data, measures)
     values: list[np.ndarray | list[str]] = []
+    j = 0
     for col in columns:
         if col.measure is None:
             values.append(np.zeros(prepared.n))
-        elif col.entry.name == "relstring":
-            values.append(relstrings(prepared, int(col.measure.param("length"))))
-        else:
-            if col.measure not in cache:
-                view = prepared if col.measure.spec.judged_view else prepared.complete_view()
-                cache[col.measure] = np.asarray(col.measure.spec.kernel(view, col.measure), dtype=np.float64)
-            values.append(cache[col.measure])
+            continue
+        column = matrix[:, j]
+        values.append(column.tolist() if col.printed == "str" else column.astype(np.float64))
+        j += 1
     return Computed(prepared, columns, values, run.name, int((qrels.grades > 0).sum()))
-

@@ -45,9 +45,9 @@ def render(result: Computed, *, per_query: bool, summary: bool, complete: bool) 
     in_run = np.asarray(p.in_run, dtype=bool)
     lines: list[str] = []
     if per_query:
-        shown = [j for j, c in enumerate(result.columns) if c.entry.per_query]
+        shown = [j for j, c in enumerate(result.columns) if c.per_query]
         labels = [f"{result.columns[j].label:<22}" for j in shown]
-        kinds = [result.columns[j].entry.value for j in shown]
+        kinds = [result.columns[j].printed for j in shown]
         cells = []
         for j, kind in zip(shown, kinds):
             vals = result.values[j]
@@ -60,7 +60,7 @@ def render(result: Computed, *, per_query: bool, summary: bool, complete: bool) 
         n_eval = int(in_run.sum())
         n = p.n if complete else n_eval
         for col, vals in zip(result.columns, result.values):
-            how = col.entry.summary
+            how = col.summary
             if how == "none":
                 continue
             head = f"{col.label:<22}\tall\t"
@@ -72,7 +72,7 @@ def render(result: Computed, *, per_query: bool, summary: bool, complete: bool) 
                 continue
             v = np.asarray(vals, dtype=np.float64)
             if how == "sum":
-                if complete and col.entry.name == "num_rel":
+                if complete and col.name == "num_rel":
                     # trec_eval 9 -c: every qrels entry with a positive grade, whatever -l says
                     lines.append(head + str(result.qrels_positive))
                 else:

@@ -1,0 +1,101 @@
+"""How an evaluation treats its input: the :class:`Policies` value.
+
+Every choice that changes what is measured is one field here, declared once
+with its allowed values (:data:`CONSTRAINTS`), validated when the value is
+built, and carried by every :class:`~rankscope.engine.EvaluationResult`:
+
+* ``relevance_level`` — minimum grade that counts as relevant for binary metrics;
+* ``missing`` — a qrels query absent from the run scores as an empty ranking
+  (``"zero"``, trec_eval ``-c``) or is left out (``"ignore"``);
+* ``depth`` — every ranking is cut after this many documents (trec_eval ``-M``);
+* ``score_precision`` — ``"float32"`` ranks by the scores rounded to single
+  precision, as trec_eval 9.0.8 does (it stores each score in a C ``float``):
+  scores equal as float32 tie and are ordered by doc id; ``"float64"`` ranks by
+  the full double-precision scores;
+* ``duplicates`` — a (query, doc) pair given twice in a run given as a table or
+  file: an error, or the best-ranked occurrence is kept (a :class:`~rankscope.data.Run`
+  already built keeps the choice it was built with);
+* ``ties`` — equal scores are ordered by doc id descending in byte order (trec_eval's rule).
+
+>>> Policies(depth=10).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+{'relevance_level': 1, 'missing': 'zero', 'depth': 10, 'score_precision': 'float32', 'duplicates': 'error',
+ 'ties': 'doc_id_desc'}
+>>> Policies(depth=0)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+rankscope.errors.InvalidParameterError: the 'depth' parameter of evaluate must be an int in ... or None; got 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from rankscope.choices import (
+    DUPLICATE_POLICIES,
+    MISSING_POLICIES,
+    SCORE_PRECISIONS,
+    TIE_BREAKS,
+    DuplicatePolicy,
+    MissingPolicy,
+    ScorePrecision,
+    TieBreak,
+)
+from rankscope.constraints import Constraint, Interval, OneOf, check
+
+__all__ = ["Policies", "CONSTRAINTS"]
+
+CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
+    "relevance_level": (Interval(int, None, None),),
+    "missing": (OneOf(MISSING_POLICIES),),
+    "depth": (Interval(int, 1, None), None),
+    "score_precision": (OneOf(SCORE_PRECISIONS),),
+    "duplicates": (OneOf(DUPLICATE_POLICIES),),
+    "ties": (OneOf(TIE_BREAKS),),
+}
+
+
+@dataclass(frozen=True)
+class Policies(Mapping[str, Any]):
+    """The evaluation policies (see the module doc); validated on construction.
+
+    Read as attributes (``p.depth``); it is also a read-only mapping of its fields
+    (``dict(p)``, JSON).
+    """
+
+    relevance_level: int = 1
+    missing: MissingPolicy = "zero"
+    depth: int | None = None
+    score_precision: ScorePrecision = "float32"
+    duplicates: DuplicatePolicy = "error"
+    ties: TieBreak = "doc_id_desc"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(self, f.name, check(f.name, getattr(self, f.name), CONSTRAINTS[f.name], "evaluate"))
+
+    @classmethod
+    def of(cls, where: str, **values: Any) -> Policies:
+        """Build from keyword values, naming ``where`` (a function) in the error message."""
+        for name, value in values.items():
+            if name not in CONSTRAINTS:
+                raise TypeError(f"{where}() got an unexpected policy {name!r}")
+            values[name] = check(name, value, CONSTRAINTS[name], where)
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return asdict(self)
+
+    # read-only mapping of the fields
+    def __getitem__(self, key: str) -> Any:
+        if key not in CONSTRAINTS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CONSTRAINTS)
+
+    def __len__(self) -> int:
+        return len(CONSTRAINTS)

@@ -1,0 +1,161 @@
+"""What a metric kernel reads: :class:`KernelInput`, the flat ranked arrays of every evaluated query.
+
+This module sits at the bottom of the package (it imports nothing of rankscope):
+:func:`rankscope.engine.prepare.prepare` builds the value, the kernels in
+:mod:`rankscope.measures` only read it, and :func:`rankscope.engine.score` is
+the one function that hands it to them.  A kernel has the type :data:`Kernel`:
+``(KernelInput, Measure) -> float64 array of length n`` (one value per query).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["KernelInput"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class KernelInput:
+    """Ranked rows of every evaluated query, with their judgments.
+
+    Rows are grouped by query and ranked within a query.  The **judged view**
+    holds only the retrieved rows that have a qrels entry for their query (judged,
+    or pooled with a negative grade) — a few percent of a deep run — each with its
+    true rank in the full ranking; every measure that only looks at such rows
+    (plus ``num_ret``) runs on it.  :meth:`complete_view` adds the unjudged rows
+    (grade 0, ``judged`` False) for the measures that need every rank.
+
+    Attributes
+    ----------
+    offsets : int64 (n+1,)          rows of query i are ``offsets[i]:offsets[i+1]``
+    qidx : int32 (rows,)            query index of each row
+    rank : int (rows,)              0-based rank within its query in the full ranking
+    grade : int64 (rows,)           relevance grade, 0 when unjudged
+    judged : bool (rows,)           whether the (query, doc) pair is judged (grade >= 0 in the qrels)
+    num_ret : int64 (n,)            documents retrieved per query (after the depth cut)
+    ideal_offsets, ideal_grade      every judged grade of query i, sorted descending,
+                                    in ``ideal_grade[ideal_offsets[i]:ideal_offsets[i+1]]``
+    ideal_query : int (judged,)     query index of each ideal row
+    in_run : bool (n,)              whether the query has a ranking in the run
+    relevance_level : int           default threshold for binary relevance
+    all_rows : bool                 whether the rows are every retrieved row (complete view)
+
+    >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([0, 3]),
+    ...                  grade=np.array([1, 2]), judged=np.array([True, True]), num_ret=np.array([5]),
+    ...                  ideal_offsets=np.array([0, 3]), ideal_grade=np.array([2, 1, 1]),
+    ...                  ideal_query=np.array([0, 0, 0]), in_run=np.array([True]), all_rows=False)
+    >>> ki.n, ki.num_rel().tolist(), ki.first_row(ki.is_rel(2)).tolist()
+    (1, [3], [3])
+    >>> ki.complete_view().grade.tolist()
+    [1, 0, 0, 2, 0]
+    """
+
+    offsets: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    judged: np.ndarray
+    num_ret: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_grade: np.ndarray
+    ideal_query: np.ndarray
+    in_run: np.ndarray
+    relevance_level: int = 1
+    all_rows: bool = True
+
+    # -- views ----------------------------------------------------------------------
+    def complete_view(self) -> KernelInput:
+        """Every retrieved row, judged or not (``self`` when it already is)."""
+        if self.all_rows:
+            return self
+        num_ret = self.num_ret
+        offsets = np.concatenate(([0], np.cumsum(num_ret))).astype(np.int64)
+        total = int(offsets[-1])
+        idx = np.int32 if total < 2**31 else np.int64
+        qidx = np.repeat(np.arange(self.n, dtype=np.int32), num_ret)
+        rank: np.ndarray = np.arange(total, dtype=idx)
+        rank -= np.repeat(offsets[:-1].astype(idx), num_ret)
+        at = offsets[self.qidx] + self.rank
+        grade = np.zeros(total, dtype=np.int64)
+        grade[at] = self.grade
+        judged = np.zeros(total, dtype=bool)
+        judged[at] = self.judged
+        return KernelInput(
+            offsets=offsets, qidx=qidx, rank=rank, grade=grade, judged=judged, num_ret=num_ret,
+            ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade, ideal_query=self.ideal_query,
+            in_run=self.in_run,
+            relevance_level=self.relevance_level, all_rows=True,
+        )
+
+    # -- per-query helpers ----------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of evaluated queries."""
+        return len(self.offsets) - 1
+
+    def level(self, rel: int | None) -> int:
+        """``rel`` if given, else the evaluation's relevance level."""
+        return self.relevance_level if rel is None else int(rel)
+
+    def is_rel(self, rel: int | None = None) -> np.ndarray:
+        """Boolean per row: grade >= relevance level (a level <= 0 never makes an unjudged row relevant)."""
+        lv = self.level(rel)
+        return self.grade >= lv if lv >= 1 else (self.grade >= lv) & self.judged
+
+    def num_rel(self, rel: int | None = None) -> np.ndarray:
+        """Number of relevant judged documents per query (from the qrels, not the run)."""
+        lv = self.level(rel)
+        return self.ideal_sum((self.ideal_grade >= max(lv, 0)).astype(np.float64)).astype(np.int64)
+
+    def num_judged(self) -> np.ndarray:
+        """Number of judged documents per query."""
+        return np.diff(self.ideal_offsets)
+
+    def cum_rel(self, rel: int | None = None) -> np.ndarray:
+        """Per row: relevant documents at or above this rank within the query (int64)."""
+        return self.cumsum_in_query(self.is_rel(rel).astype(np.int64))
+
+    def cumsum_in_query(self, values: np.ndarray) -> np.ndarray:
+        """Cumulative sum of ``values`` over the rows, restarting at every query."""
+        cs = np.cumsum(values)
+        if len(cs) == 0:
+            return cs
+        start = self.offsets[:-1]
+        base = np.where(start > 0, cs[np.maximum(start - 1, 0)], 0)
+        return cs - np.repeat(base, np.diff(self.offsets))
+
+    def sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum of a per-row array (optionally only where ``mask``)."""
+        w = values if mask is None else np.where(mask, values, 0)
+        return np.bincount(self.qidx, weights=w.astype(np.float64, copy=False), minlength=self.n)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per-query number of rows where ``mask`` is true."""
+        return np.bincount(self.qidx[mask], minlength=self.n).astype(np.int64)
+
+    def ideal_qidx(self) -> np.ndarray:
+        """Query index of each ideal (qrels) row."""
+        return self.ideal_query
+
+    def ideal_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum over the ideal (qrels) arrays."""
+        w = values if mask is None else np.where(mask, values, 0)
+        return np.bincount(self.ideal_query, weights=w.astype(np.float64, copy=False), minlength=self.n)
+
+    def ideal_rank(self) -> np.ndarray:
+        """0-based position of each ideal row within its query."""
+        counts = np.diff(self.ideal_offsets)
+        return np.arange(len(self.ideal_grade)) - np.repeat(self.ideal_offsets[:-1], counts)
+
+    def first_row(self, mask: np.ndarray) -> np.ndarray:
+        """Per query: rank of the first row where ``mask`` holds, or -1."""
+        rows = np.flatnonzero(mask)
+        out = np.full(self.n, -1, dtype=np.int64)
+        if len(rows):
+            q = self.qidx[rows]
+            first = np.ones(len(rows), dtype=bool)
+            first[1:] = q[1:] != q[:-1]
+            out[q[first]] = self.rank[rows[first]]
+        return out
