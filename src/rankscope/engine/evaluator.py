@@ -17,7 +17,7 @@ from rankscope.measures.parse import parse_metric, parse_metrics
 __all__ = ["Evaluator", "evaluate", "DEFAULT_METRICS", "DIAGNOSTICS"]
 
 DIAGNOSTICS: tuple[str, ...] = ("first_rel_rank",)
-"""Measures every evaluation also keeps per query (``EvaluationResult.diagnostics``)."""
+"""Measures an evaluation asked for ``diagnostics`` also keeps per query (``EvaluationResult.diagnostics``)."""
 
 
 class Evaluator:
@@ -36,6 +36,9 @@ class Evaluator:
         ``"float32"`` (rank by scores rounded to single precision, as trec_eval) or
         ``"float64"``; a (query, doc) pair repeated in a run table: ``"error"`` or
         ``"keep_best"``
+    diagnostics : also keep :data:`DIAGNOSTICS` per query (``result.diagnostics``), computed
+        in the same pass; comparisons ask for them, so that reports read first-relevant
+        ranks from the results instead of ranking the runs again
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -54,6 +57,7 @@ class Evaluator:
         score_precision: ScorePrecision = "float32",
         duplicates: DuplicatePolicy = "error",
         policies: Policies | None = None,
+        diagnostics: bool = False,
     ) -> None:
         from rankscope.io.convert import as_qrels
 
@@ -75,7 +79,7 @@ class Evaluator:
                 )
         self.labels = tuple(label for label, _ in pairs)
         self.measures = tuple(m for _, m in pairs)
-        self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS)
+        self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS) if diagnostics else ()
         self.index = QrelsIndex(self.qrels)
 
     @property
@@ -105,7 +109,8 @@ class Evaluator:
             per_query=PerQueryScores(prepared.query_ids, self.labels, matrix[:, :n_metrics], self.measures),
             queries=counts,
             policies=self.policies,
-            diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics),
+            diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
+            if self.diagnostics else None,
         )
 
 

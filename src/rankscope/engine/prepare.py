@@ -30,7 +30,7 @@ from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
 from rankscope.errors import NoOverlapError
-from rankscope.measures.kernel_input import KernelInput
+from rankscope.measures.kernel_input import KernelInput, count_relevant
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
 
@@ -294,6 +294,7 @@ def prepare(
         ideal_offsets=ideal_offsets,
         ideal_grade=ideal_grade,
         ideal_query=ideal_query,
+        relevant=count_relevant(ideal_grade, ideal_query, pol.relevance_level, n_eval),
         in_run=run_has[eval_mask],
         relevance_level=pol.relevance_level,
         all_rows=False,

@@ -128,9 +128,10 @@ class EvaluationResult:
     ``labels`` are the metric names as the caller wrote them, ``measures`` what
     they mean (any spelling of a metric finds its value: ``result["ndcg_cut_10"]``);
     ``queries`` says how many queries each policy touched and ``policies`` how the
-    run was evaluated.  ``diagnostics`` holds per-query values the engine computes
-    alongside every evaluation (``first_rel_rank``: the rank of the first relevant
-    document, 0 when none was retrieved), in the same query order.
+    run was evaluated.  ``diagnostics`` (when the evaluation asked for them, as
+    comparisons do) holds per-query values computed in the same pass
+    (``first_rel_rank``: the rank of the first relevant document, 0 when none was
+    retrieved), in the same query order.
     """
 
     run_name: str

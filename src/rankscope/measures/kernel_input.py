@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KernelInput"]
+__all__ = ["KernelInput", "count_relevant"]
+
+
+def count_relevant(ideal_grade: np.ndarray, ideal_query: np.ndarray, level: int, n: int) -> np.ndarray:
+    """Relevant judged documents per query: grades >= ``level`` (and >= 0) in the ideal arrays (int64)."""
+    return np.bincount(ideal_query[ideal_grade >= max(level, 0)], minlength=n).astype(np.int64)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +43,7 @@ class KernelInput:
     ideal_offsets, ideal_grade      every judged grade of query i, sorted descending,
                                     in ``ideal_grade[ideal_offsets[i]:ideal_offsets[i+1]]``
     ideal_query : int (judged,)     query index of each ideal row
+    relevant : int64 (n,)           relevant documents per query in the qrels (grade >= relevance_level)
     in_run : bool (n,)              whether the query has a ranking in the run
     relevance_level : int           default threshold for binary relevance
     all_rows : bool                 whether the rows are every retrieved row (complete view)
@@ -45,7 +51,8 @@ class KernelInput:
     >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([0, 3]),
     ...                  grade=np.array([1, 2]), judged=np.array([True, True]), num_ret=np.array([5]),
     ...                  ideal_offsets=np.array([0, 3]), ideal_grade=np.array([2, 1, 1]),
-    ...                  ideal_query=np.array([0, 0, 0]), in_run=np.array([True]), all_rows=False)
+    ...                  ideal_query=np.array([0, 0, 0]), relevant=np.array([3]), in_run=np.array([True]),
+    ...                  all_rows=False)
     >>> ki.n, ki.num_rel().tolist(), ki.first_row(ki.is_rel(2)).tolist()
     (1, [3], [3])
     >>> ki.complete_view().grade.tolist()
@@ -61,6 +68,7 @@ class KernelInput:
     ideal_offsets: np.ndarray
     ideal_grade: np.ndarray
     ideal_query: np.ndarray
+    relevant: np.ndarray
     in_run: np.ndarray
     relevance_level: int = 1
     all_rows: bool = True
@@ -85,7 +93,7 @@ class KernelInput:
         return KernelInput(
             offsets=offsets, qidx=qidx, rank=rank, grade=grade, judged=judged, num_ret=num_ret,
             ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade, ideal_query=self.ideal_query,
-            in_run=self.in_run,
+            relevant=self.relevant, in_run=self.in_run,
             relevance_level=self.relevance_level, all_rows=True,
         )
 
@@ -107,7 +115,9 @@ class KernelInput:
     def num_rel(self, rel: int | None = None) -> np.ndarray:
         """Number of relevant judged documents per query (from the qrels, not the run)."""
         lv = self.level(rel)
-        return self.ideal_sum((self.ideal_grade >= max(lv, 0)).astype(np.float64)).astype(np.int64)
+        if lv == self.relevance_level:
+            return self.relevant
+        return count_relevant(self.ideal_grade, self.ideal_query, lv, self.n)
 
     def num_judged(self) -> np.ndarray:
         """Number of judged documents per query."""

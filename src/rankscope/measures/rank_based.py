@@ -21,8 +21,8 @@ Ranks are 1-based below; R is the number of relevant documents in the qrels.
 * ``first_rel_rank`` — the 1-based rank of the first relevant document (within
   the top k with a cutoff); **0 when none is retrieved**.  Lower is better; its
   aggregate is the median over the queries where one was found (0 if none was).
-  Every evaluation also keeps it per query (``result.diagnostics``), which is what
-  reports read for their first-relevant-rank distribution.
+  Comparisons keep it per query (``result.diagnostics``), which is what reports
+  read for their first-relevant-rank distribution.
 
 >>> from rankscope import evaluate, Qrels, Run
 >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}})
