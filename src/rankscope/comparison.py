@@ -232,29 +232,31 @@ def _evaluate_all(
 
     done = [isinstance(r, EvaluationResult) for _, r in items]
     if all(done):
+        from rankscope.engine.result import metric_column
+
         first: EvaluationResult = items[0][1]
         if metrics is None:
-            labels = tuple(lb for lb in first.labels if all(lb in r.labels for _, r in items))
+            pairs = [(lb, m) for lb, m in zip(first.labels, first.measures) if all(m in r for _, r in items)]
         else:
             from rankscope.measures.parse import parse_metrics
 
-            labels = tuple(lb for lb, _ in parse_metrics(metrics))
-        for name, r in items:
-            lacking = [lb for lb in labels if lb not in r.labels]
-            if lacking:
-                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r}")
+            pairs = [(lb, m) for lb, m in parse_metrics(metrics)]
+        labels, measures = tuple(lb for lb, _ in pairs), tuple(m for _, m in pairs)
         if not labels:
             raise InvalidParameterError("the results share no metric")
-        measures = tuple(first.measures[first.labels.index(lb)] for lb in labels)
         results = {}
         for name, r in items:
-            cols = [r.labels.index(lb) for lb in labels]
-            pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols])
+            lacking = [lb for lb, m in pairs if m not in r]  # any spelling of a metric finds it
+            if lacking:
+                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r} "
+                                            f"(it holds: {', '.join(r.labels)})")
+            cols = [metric_column(m, r.labels, r.measures) for m in measures]
+            pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols], measures)
             results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
         return results, labels, measures
     if any(done):
         raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
-    ev = Evaluator(qrels, metrics, **options)
+    ev = Evaluator(qrels, metrics, diagnostics=True, **options)  # diagnostics: first-relevant ranks for reports
     return _score_runs(ev, items), ev.labels, ev.measures
 
 
@@ -347,6 +349,7 @@ def compare(
     relevance_level: int = 1,
     missing: str = "zero",
     depth: int | None = None,
+    score_precision: str = "float32",
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -364,7 +367,7 @@ def compare(
     permutations : sign assignments of the randomization test
     bootstrap : resamples for the confidence intervals
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
-    relevance_level, missing, depth : as in :func:`rankscope.evaluate`
+    relevance_level, missing, depth, score_precision : as in :func:`rankscope.evaluate`
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -390,7 +393,8 @@ def compare(
         raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({', '.join(systems)})")
 
     results, labels, measures = _evaluate_all(
-        qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth
+        qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
+        score_precision=score_precision,
     )
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from report_fixtures import METRICS, shared_comparison, shared_inputs
@@ -63,15 +65,30 @@ def test_curves_equal_the_engine() -> None:
         build_report(comparison, qrels=qrels, runs=runs, kmax=0)
 
 
-def test_first_ranks_exact_and_from_mrr_agree() -> None:
+def test_first_ranks_exact_and_from_mrr_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     comparison = shared_comparison()
     inputs = shared_inputs()
     qrels, runs = inputs
-    exact = build_report(comparison, qrels=qrels, runs=runs, curves=False)
-    from_rr = build_report(comparison, curves=False)
-    assert exact["analysis"]["first_rank_source"] == "exact"
+    # the comparison's results hold first_rel_rank: the report reads them, no join nor evaluation again
+    import rankscope.engine.evaluator as evaluator_mod
+
+    def no_join(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the report joined the runs again")
+
+    with monkeypatch.context() as m:
+        m.setattr(evaluator_mod, "prepare", no_join)
+        held = build_report(comparison, curves=False)
+        exact = build_report(comparison, qrels=qrels, runs=runs, curves=False)
+    assert held["analysis"]["first_rank_source"] == exact["analysis"]["first_rank_source"] == "exact"
+    assert held["first_ranks"] == exact["first_ranks"]
+    # results without them (computed elsewhere): 1/RR of an uncut mrr they hold, else evaluated from the runs
+    bare = {s: replace(r, diagnostics=None) for s, r in comparison.results.items()}
+    from_rr = build_report(compare(None, bare, baseline="bm25", bootstrap=200), qrels=qrels, runs=runs, curves=False)
+    no_mrr = compare(None, bare, [m for m in METRICS if m != "mrr"], baseline="bm25", bootstrap=200)
+    from_runs = build_report(no_mrr, qrels=qrels, runs=runs, curves=False)
     assert from_rr["analysis"]["first_rank_source"] == "reciprocal_rank"
-    assert exact["first_ranks"] == from_rr["first_ranks"]
+    assert from_runs["analysis"]["first_rank_source"] == "exact"
+    assert exact["first_ranks"] == from_rr["first_ranks"] == from_runs["first_ranks"]
     assert exact["analysis"]["first_rank"] == from_rr["analysis"]["first_rank"]
     # dense_v2 returns no relevant document for every 7th query
     assert exact["analysis"]["first_rank"]["dense_v2"]["not_found"] >= 5
@@ -86,7 +103,9 @@ def test_no_rank_source_without_runs_or_mrr() -> None:
     inputs = shared_inputs()
     qrels, runs = inputs
     c = compare(qrels, runs, ["ndcg@10"], bootstrap=50)
-    rep = build_report(c, curves=False)
+    assert build_report(c, curves=False)["analysis"]["first_rank_source"] == "exact"  # held by the results
+    bare = compare(None, {s: replace(r, diagnostics=None) for s, r in c.results.items()}, bootstrap=50)
+    rep = build_report(bare, curves=False)
     assert rep["analysis"]["first_rank_source"] == "unavailable" and rep["analysis"]["first_rank"] == {}
 
 

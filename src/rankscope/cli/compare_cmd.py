@@ -10,31 +10,22 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
+    Correction,
     Depth,
-    Missing,
+    Lang,
     MissingPolicy,
     PairedTest,
     Permutations,
     Plugins,
     QrelsFile,
     RelevanceLevel,
+    ScorePrecisionOption,
 )
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
-
-
-class Correction(str, Enum):
-    holm = "holm"
-    bonferroni = "bonferroni"
-    bh = "bh"
-    none = "none"
-
-
-class Lang(str, Enum):
-    en = "en"
-    zh = "zh"
 
 
 class Output(str, Enum):
@@ -77,12 +68,13 @@ def compare_command(
     runs: Annotated[list[Path], typer.Argument(help="two or more run files (TREC, JSON, CSV/TSV, Parquet)")],
     qrels: QrelsFile,
     metric: Annotated[
-        Optional[list[str]], typer.Option("-m", "--metric", help="metric, repeatable (default: ndcg@10 map mrr ...)")
+        Optional[list[str]],
+        typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (default: ndcg@10 map mrr ...)"),
     ] = None,
-    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = PairedTest.t,
+    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = "t",
     correction: Annotated[
         Correction, typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics")
-    ] = Correction.holm,
+    ] = "holm",
     alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
     baseline: Annotated[
         Optional[str], typer.Option("--baseline", help="compare every run with this one (name or file)")
@@ -93,11 +85,12 @@ def compare_command(
     report: Annotated[
         Optional[list[Path]], typer.Option("--report", help="write a report: out.html, out.md, out.json or out.tex")
     ] = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
+    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = "en",
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
     relevance_level: RelevanceLevel = 1,
-    missing: MissingPolicy = Missing.zero,
+    missing: MissingPolicy = "zero",
     depth: Depth = None,
+    score_precision: ScorePrecisionOption = "float32",
     plugin: Plugins = None,
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
@@ -111,20 +104,22 @@ def compare_command(
     named = read_named_runs(runs)
     base = resolve_baseline(baseline, list(named), runs)
     comparison = compare(
-        q, named, metric or None, test=test.value, alpha=alpha, correction=correction.value, baseline=base,
+        q, named, metric or None, test=test, alpha=alpha, correction=correction, baseline=base,
         permutations=permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
-        missing=missing.value, depth=depth,
+        missing=missing, depth=depth, score_precision=score_precision,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _print(comparison, lang.value, q, named)
+        _print(comparison, lang, q, named)
+    for line in float32_notices(comparison.results.values(), lang):
+        typer.echo(line, err=fmt is Output.json)
     for path in report or []:
         try:
             from rankscope.report import write_report
         except ImportError as exc:
             fail(f"cannot write {path}: the report module is not available ({exc})")
-        written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named)
+        written = write_report(comparison, path, lang=lang, qrels=q, runs=named)
         typer.echo(f"report written to {written}", err=True)
 
 

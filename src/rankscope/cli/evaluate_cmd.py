@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
-from rankscope.cli.options import Depth, Missing, MissingPolicy, Plugins, QrelsFile, RelevanceLevel
+from rankscope.cli.messages import float32_notices
+from rankscope.cli.options import Depth, MissingPolicy, Plugins, QrelsFile, RelevanceLevel, ScorePrecisionOption
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult
@@ -29,11 +30,12 @@ def evaluate_command(
     run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", help="metric, repeatable (ndcg@10, P@5, ndcg_cut_10...)"),
+        typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
     ] = None,
     relevance_level: RelevanceLevel = 1,
-    missing: MissingPolicy = Missing.zero,
+    missing: MissingPolicy = "zero",
     depth: Depth = None,
+    score_precision: ScorePrecisionOption = "float32",
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
     plugin: Plugins = None,
@@ -45,7 +47,7 @@ def evaluate_command(
 
     result = evaluate(
         read_qrels(qrels), read_run(run), metric or None,
-        relevance_level=relevance_level, missing=missing.value, depth=depth,
+        relevance_level=relevance_level, missing=missing, depth=depth, score_precision=score_precision,
     )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
@@ -53,6 +55,8 @@ def evaluate_command(
         _print_csv(result, per_query)
     else:
         _print_table(result, per_query)
+    for line in float32_notices([result]):
+        typer.echo(line, err=fmt is not OutputFormat.table)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:
@@ -87,6 +91,6 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
     console = Console()
     console.print(table)
     console.print(
-        f"{q.evaluated} queries evaluated (missing={result.policies['missing']}); "
+        f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
         f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
     )

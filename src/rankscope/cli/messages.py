@@ -15,11 +15,13 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rankscope.errors import RankscopeError
 
-__all__ = ["user_error_message"]
+__all__ = ["user_error_message", "float32_notices"]
 
 
 def user_error_message(exc: BaseException) -> str | None:
@@ -42,3 +44,15 @@ def _missing_folder(filename: object) -> str:
         return ""
     parent = Path(str(filename)).parent
     return "" if parent.is_dir() else f" (folder {parent} does not exist)"
+
+
+def float32_notices(results: Iterable[Any], lang: str = "en") -> list[str]:
+    """One line per result whose ranking float32 rounding changed (``queries.float32_reordered > 0``)."""
+    from rankscope.interpret.i18n import message
+
+    out = []
+    for res in results:
+        n = int(getattr(res.queries, "float32_reordered", 0))
+        if n:
+            out.append(message("notice.float32_reordered", lang, run=res.run_name, n=n, total=res.queries.evaluated))
+    return out

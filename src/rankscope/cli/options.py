@@ -1,36 +1,32 @@
 """Option types shared by the evaluation commands (``evaluate``, ``compare``, ``check``, ``power``, ``testset``).
 
 One definition per option, so that every command spells it, documents it and
-parses it the same way; a command uses one as ``depth: Depth = None``.
+parses it the same way; a command uses one as ``depth: Depth = None``.  The
+allowed values of choices (tests, corrections, languages, policies) are the
+``Literal`` types declared once in :mod:`rankscope.choices`, which the library
+and the service use too.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from rankscope.choices import Correction, Lang, PairedTest, ScorePrecision
+from rankscope.choices import MissingPolicy as Missing
 
-class PairedTest(str, Enum):
-    """Paired significance tests of :func:`rankscope.compare` and :func:`rankscope.gate.check`."""
-
-    t = "t"
-    wilcoxon = "wilcoxon"
-    randomization = "randomization"
-
-
-class Missing(str, Enum):
-    """What a query in the qrels but absent from a run counts as."""
-
-    zero = "zero"
-    ignore = "ignore"
-
+__all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
+           "ScorePrecisionOption", "Permutations", "Plugins"]
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
 RelevanceLevel = Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")]
 MissingPolicy = Annotated[Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")]
+ScorePrecisionOption = Annotated[
+    ScorePrecision,
+    typer.Option("--score-precision", help="rank by scores rounded to float32 (trec_eval's rule) or by full float64"),
+]
 Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
 Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
 Plugins = Annotated[

@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError
-
 __all__ = [
     "FirstRankSummary",
     "HistogramBin",
@@ -108,9 +106,9 @@ def first_relevant_ranks(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact 1-based rank of the first relevant document per evaluated query (0: none).
 
-    Uses the same join and ranking as the metrics (:func:`rankscope.engine.prepare.prepare`):
-    score descending, ties by doc id descending; relevant means grade >= ``relevance_level``.
-    Returns ``(query_ids, ranks)``.
+    The registered measure ``first_rel_rank``, computed by the engine (same join and
+    ranking as every metric: score descending, ties by doc id descending);
+    relevant means grade >= ``relevance_level``.  Returns ``(query_ids, ranks)``.
 
     >>> from rankscope import Qrels, Run
     >>> q = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 2}})
@@ -119,15 +117,11 @@ def first_relevant_ranks(
     >>> ids.tolist(), ranks.tolist()
     (['q1', 'q2', 'q3'], [2, 0, 0])
     """
-    from rankscope.engine.prepare import QrelsIndex, prepare
-    from rankscope.io.convert import as_qrels, as_run
+    from rankscope.engine.evaluator import Evaluator
 
-    if missing not in ("zero", "ignore"):
-        raise InvalidParameterError(f"missing must be 'zero' or 'ignore', got {missing!r}")
-    prepared, _ = prepare(QrelsIndex(as_qrels(qrels)), as_run(run), relevance_level=relevance_level,
-                          missing=missing, depth=depth)  # type: ignore[arg-type]
-    first = prepared.first_row(prepared.is_rel())
-    return prepared.query_ids, np.where(first >= 0, first + 1, 0).astype(np.int64)
+    res = Evaluator(qrels, ["first_rel_rank"], relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
+                    depth=depth).evaluate(run)
+    return res.per_query.query_ids, res.per_query.values[:, 0].astype(np.int64)
 
 
 def ranks_from_reciprocal(rr: np.ndarray) -> np.ndarray:

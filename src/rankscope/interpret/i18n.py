@@ -16,11 +16,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from rankscope.choices import LANGS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
 
 __all__ = ["LANGS", "check_lang", "message", "load_data", "pick"]
 
-LANGS: tuple[str, ...] = ("en", "zh")
 
 
 def check_lang(lang: str) -> str:

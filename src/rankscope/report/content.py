@@ -9,11 +9,15 @@ biggest wins and losses, first-relevant-rank distribution), per-query values and
 metric@k curves.  Every renderer (JSON, Markdown, LaTeX, HTML, terminal) reads
 this dict, so all formats agree.
 
-With the qrels and runs, first-relevant ranks are exact (the engine's join and
-ranking) and the curves evaluate ``ndcg@k``, ``recall@k``, ``precision@k`` for
-``k = 1..kmax`` in one :class:`~rankscope.engine.Evaluator` call per run.  Without
-them, ranks come from an uncut ``mrr`` column (``1/RR`` is exact) if there is one,
-and the curves are left out.
+First-relevant ranks are read from what the comparison already holds: the
+``first_rel_rank`` values its results keep (``compare`` computes them with the
+metrics, in the same pass), a ``first_rel_rank`` metric, or an uncut ``mrr``
+column (``1/RR`` is exact).  Only when it holds none of them (results built
+elsewhere) are they evaluated from the runs, if given (the registered measure,
+through the engine).  With the qrels
+and runs the curves evaluate ``ndcg@k``, ``recall@k``, ``precision@k`` for
+``k = 1..kmax`` in one :class:`~rankscope.engine.Evaluator` call per run;
+without them the curves are left out.
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from rankscope.errors import InvalidParameterError
 from rankscope.interpret.analysis import (
     biggest_differences,
     failing_queries,
-    first_relevant_ranks,
     ranks_from_reciprocal,
     summarize_first_ranks,
 )
@@ -37,6 +40,7 @@ from rankscope.interpret.presets import TIERS, check_standard, get_scenario, hig
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
+    from rankscope.engine.policies import Policies
 
 __all__ = ["build_report", "REPORT_SCHEMA_VERSION", "CURVE_METRICS", "reference_system"]
 
@@ -64,9 +68,8 @@ def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[st
     return qrels, named
 
 
-def _policies(comparison: Comparison) -> dict[str, Any]:
-    first = comparison.results[comparison.systems[0]]
-    return dict(first.policies)
+def _policies(comparison: Comparison) -> Policies:
+    return comparison.results[comparison.systems[0]].policies
 
 
 def _align(ids: np.ndarray, values: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -76,18 +79,27 @@ def _align(ids: np.ndarray, values: np.ndarray, target: np.ndarray) -> np.ndarra
 
 def _first_ranks(comparison: Comparison, qrels: Any, runs: dict[str, Any] | None) -> tuple[dict[str, np.ndarray], str]:
     """Per system: first-relevant ranks aligned with ``comparison.query_ids``; and their source."""
-    pol = _policies(comparison)
-    if runs is not None:
-        out = {}
-        for s in comparison.systems:
-            ids, ranks = first_relevant_ranks(qrels, runs[s], relevance_level=pol.get("relevance_level", 1),
-                                              missing=pol.get("missing", "zero"), depth=pol.get("depth"))
-            out[s] = _align(ids, ranks, comparison.query_ids)
-        return out, "exact"
+    held = {s: comparison.results[s].diagnostics for s in comparison.systems}
+    if all(d is not None and "first_rel_rank" in d for d in held.values()):
+        return {s: _align(d.query_ids, d["first_rel_rank"].astype(np.int64), comparison.query_ids)
+                for s, d in held.items() if d is not None}, "exact"
+    for j, m in enumerate(comparison.measures):
+        if m.name == "first_rel_rank" and m.cutoff is None and not m.params:
+            return {s: comparison.scores[i, :, j].astype(np.int64) for i, s in enumerate(comparison.systems)}, "exact"
     for j, m in enumerate(comparison.measures):
         if m.name == "mrr" and m.cutoff is None and not m.params:
             return {s: ranks_from_reciprocal(comparison.scores[i, :, j])
                     for i, s in enumerate(comparison.systems)}, "reciprocal_rank"
+    if runs is not None:
+        from rankscope.engine.evaluator import Evaluator
+
+        ev = Evaluator(qrels, ["first_rel_rank"], policies=_policies(comparison))
+        out = {}
+        for s in comparison.systems:
+            res = ev.evaluate(runs[s], name=s)
+            out[s] = _align(res.per_query.query_ids, res.per_query.values[:, 0].astype(np.int64),
+                            comparison.query_ids)
+        return out, "exact"
     return {}, "unavailable"
 
 
@@ -102,11 +114,9 @@ def _failing_k(comparison: Comparison) -> int | None:
 def _curves(comparison: Comparison, qrels: Any, runs: dict[str, Any], kmax: int) -> dict[str, Any]:
     from rankscope.engine.evaluator import Evaluator
 
-    pol = _policies(comparison)
     ks = list(range(1, kmax + 1))
     names = [f"{m}@{k}" for m in CURVE_METRICS for k in ks]
-    ev = Evaluator(qrels, names, relevance_level=pol.get("relevance_level", 1),
-                   missing=pol.get("missing", "zero"), depth=pol.get("depth"))
+    ev = Evaluator(qrels, names, policies=_policies(comparison))
     out: dict[str, Any] = {"ks": ks, "systems": {}}
     for s in comparison.systems:
         res = ev.evaluate(runs[s], name=s)
@@ -219,7 +229,7 @@ def build_report(
         "display_names": {label: display_name(label, m) for label, m in zip(labels, comparison.measures)},
         "higher_is_better": {label: m.spec.higher_is_better for label, m in zip(labels, comparison.measures)},
         "n_queries": len(ids),
-        "policies": _policies(comparison),
+        "policies": _policies(comparison).to_dict(),
         "queries": {s: vars(comparison.results[s].queries) for s in systems},
         "comparison": comparison.to_dict(per_query=False),
         "leaders": {label: list(comparison.leaders(label)) for label in labels},

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.choices import CORRECTIONS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
 
 __all__ = ["CORRECTIONS", "adjust", "reject"]
 
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "benjamini_hochberg": "bh", "bonf": "bonferroni"}
 
 

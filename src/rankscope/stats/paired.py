@@ -21,12 +21,12 @@ from typing import Literal
 
 import numpy as np
 
+from rankscope.choices import TESTS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
 
 __all__ = ["Alternative", "paired_t", "wilcoxon", "randomization", "sign_flip_sums", "TESTS"]
 
 Alternative = Literal["two-sided", "greater", "less"]
-TESTS = ("t", "wilcoxon", "randomization")
 
 # bytes of the sign matrix held in memory at once by the randomization test
 _CHUNK_BYTES = 32 * 1024 * 1024

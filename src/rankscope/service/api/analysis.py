@@ -9,6 +9,7 @@ from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
 from pydantic import BaseModel, ConfigDict, Field
 
+from rankscope.choices import Correction, Lang, MissingPolicy, PairedTest, ScorePrecision
 from rankscope.errors import RankscopeError
 from rankscope.service.analysis import (
     REPORT_FORMATS,
@@ -34,12 +35,13 @@ class ComparisonCreate(BaseModel):
     run_ids: list[Id] = Field(min_length=2, max_length=20)
     metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=20)
     baseline_run_id: Id | None = None
-    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    test: PairedTest = "t"
     alpha: float = Field(0.05, gt=0, lt=1)
-    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm"
+    correction: Correction = "holm"
     relevance_level: int = Field(1, ge=-1000, le=1000)
-    missing: Literal["zero", "ignore"] = "zero"
+    missing: MissingPolicy = "zero"
     depth: int | None = Field(None, ge=1, le=1_000_000)
+    score_precision: ScorePrecision = "float32"
 
 
 class CheckCreate(BaseModel):
@@ -55,10 +57,10 @@ class CheckCreate(BaseModel):
     baseline_run_id: Id | None = None
     max_drops: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description='e.g. "ndcg@10=0.02" or "mrr=5%"')
-    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    test: PairedTest = "t"
     alpha: float = Field(0.05, gt=0, lt=1)
     relevance_level: int = Field(1, ge=-1000, le=1000)
-    missing: Literal["zero", "ignore"] = "zero"
+    missing: MissingPolicy = "zero"
     depth: int | None = Field(None, ge=1, le=1_000_000)
 
 
@@ -89,7 +91,7 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
 def download_report(
     job_id: Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")],
     format: Literal["html", "markdown", "json", "latex"] = "html",
-    lang: Literal["en", "zh"] = "en",
+    lang: Lang = "en",
     baseline_run_id: Annotated[int | None, QueryParam(ge=1, le=MAX_ID)] = None,
     download: bool = True,
     db: Database = Depends(get_db),

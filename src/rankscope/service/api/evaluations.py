@@ -35,7 +35,7 @@ def _policies(body: EvaluationCreate | LiveEvaluationCreate) -> dict[str, Any]:
     except RankscopeError as exc:
         raise FieldError("metrics", exc) from None
     return {"metrics": metrics, "relevance_level": body.relevance_level, "missing": body.missing,
-            "depth": body.depth}
+            "depth": body.depth, "score_precision": body.score_precision}
 
 
 def evaluation_out(db: Database, job_id: str) -> dict[str, Any]:

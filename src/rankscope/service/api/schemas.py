@@ -7,13 +7,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
+from rankscope.choices import MissingPolicy, ScorePrecision
+
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
     "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID",
 ]
 
 MAX_ID = 2**31 - 1
-DEFAULT_METRICS = ["ndcg@10", "map", "mrr", "recall@100", "P@10", "hit_rate@10"]
+DEFAULT_METRICS = list(_DEFAULT_METRICS)  # the library's and the command line's default, declared once
 
 
 def _printable(value: str) -> str:
@@ -59,8 +62,10 @@ class _Policies(BaseModel):
     metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=50,
                                       description="metric names (ndcg@10, P@5, ndcg_cut_10, ...)")
     relevance_level: int = Field(1, ge=-1000, le=1000, description="minimum grade that counts as relevant")
-    missing: Literal["zero", "ignore"] = Field("zero", description="queries absent from a run: score 0, or skip")
+    missing: MissingPolicy = Field("zero", description="queries absent from a run: score 0, or skip")
     depth: int | None = Field(None, ge=1, le=1_000_000, description="cut every ranking after this many documents")
+    score_precision: ScorePrecision = Field(
+        "float32", description="rank by scores rounded to float32 (trec_eval's rule) or by the full float64")
     name: Name = ""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy import update
@@ -18,8 +19,10 @@ def make_evaluator(db: Database, job: Job) -> Evaluator:
     p = job.params
     with db.read() as s:
         qrels = load_qrels(get_testset(s, job.test_set_id))
+    # jobs stored before a policy existed were evaluated with its default
     return Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
-                     missing=p.get("missing", "zero"), depth=p.get("depth"))
+                     missing=p.get("missing", "zero"), depth=p.get("depth"),
+                     score_precision=p.get("score_precision", "float32"))
 
 
 def _clean(v: float) -> float | None:
@@ -61,6 +64,5 @@ def score_job_runs(db: Database, job: Job, renew: Any) -> None:
         with db.write() as s:
             s.execute(update(JobRun).where(JobRun.job_id == job.id, JobRun.run_id == run_id).values(
                 means={k: _clean(v) for k, v in res.mean().items()},
-                queries={"evaluated": q.evaluated, "missing_from_run": q.missing_from_run,
-                         "not_in_qrels": q.not_in_qrels},
+                queries=asdict(q),
             ))
