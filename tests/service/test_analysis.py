@@ -66,3 +66,36 @@ def test_check_pass_and_fail(stored) -> None:  # type: ignore[no-untyped-def]
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "requirements"
     r = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"]})
     assert r.status_code == 422 and "nothing to check" in r.json()["errors"][0]["problem"]
+
+
+def test_metric_lists_policies_and_the_report_reads_stored_scores(stored, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    c, ts, a, b = stored
+    body = {"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]], "metrics": ["ndcg@1,3", "mrr"],
+            "score_precision": "float64"}
+    job = wait_job(c, c.post("/api/v1/evaluations", json=body).json()["id"])
+    assert job["status"] == "done", job
+    assert job["params"]["score_precision"] == "float64"
+    assert set(job["runs"][0]["means"]) == {"ndcg@1", "ndcg@3", "mrr"}
+    assert job["runs"][0]["queries"]["float32_reordered"] == 0
+    # the report compares the per-query scores the job stored: the metrics are not evaluated again
+    import rankscope.engine.evaluator as evaluator_mod
+
+    calls: list[tuple[str, ...]] = []
+    real = evaluator_mod.Evaluator.__init__
+
+    def spy(self, qrels, metrics=None, **kw):  # type: ignore[no-untyped-def]
+        calls.append(tuple(metrics or ()))
+        real(self, qrels, metrics, **kw)
+
+    monkeypatch.setattr(evaluator_mod.Evaluator, "__init__", spy)
+    r = c.get(f"/api/v1/evaluations/{job['id']}/report", params={"format": "json"})
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["metrics"] == ["ndcg@1", "ndcg@3", "mrr"] and report["policies"]["score_precision"] == "float64"
+    assert report["analysis"]["first_rank_source"] == "reciprocal_rank"  # 1/RR of the stored mrr: exact
+    assert all(m[0].startswith(("ndcg@", "recall@", "precision@")) for m in calls)  # only the curves
+    for bad, field in (({"score_precision": "half"}, "score_precision"), ({"metrics": ["recall5"]}, "metrics")):
+        r = c.post("/api/v1/evaluations", json={**body, **bad})
+        assert r.status_code == 422
+        assert r.json()["errors"][0]["field"] == field
+        assert field != "metrics" or "recall@5" in r.json()["errors"][0]["problem"]
