@@ -94,6 +94,10 @@ def test_policies_are_one_validated_value_carried_by_results() -> None:
     assert res.to_dict()["policies"] == {"relevance_level": 2, "missing": "zero", "depth": 2,
                                          "score_precision": "float32", "duplicates": "error", "ties": "doc_id_desc"}
     assert dict(res.policies)["depth"] == 2 and res.policies["missing"] == "zero"
+    from rankscope.measures import get_spec
+
+    assert get_spec("ndcg").measure(np.int64(10)) == parse_metric("ndcg@10")  # numpy integer cutoffs too
+    assert get_spec("utility").measure(None, n_docs=np.int32(5)).param("n_docs") == 5
 
 
 @pytest.mark.parametrize(("kw", "message"), [

@@ -12,6 +12,7 @@ API validation, docs, report labels) is derived from the specs in the registry.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -182,8 +183,9 @@ class Measure:
         if cutoff is not None:
             if spec.cutoff == "none":
                 raise InvalidParameterError(f"metric {spec.name!r} takes no cutoff, got @{cutoff}")
-            if isinstance(cutoff, bool) or not isinstance(cutoff, int):
+            if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Integral):
                 raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff!r}")
+            cutoff = int(cutoff)  # numpy integers too
             if cutoff < 1:
                 raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff}")
         elif spec.cutoff == "required":
