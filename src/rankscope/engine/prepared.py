@@ -46,8 +46,8 @@ class Prepared:
     ranking: Ranking | None = field(default=None, repr=False)
     depth: int | None = None
     source_rows: np.ndarray | None = field(default=None, repr=False)
-    _complete: Prepared | None = field(default=None, repr=False)
-    _score: np.ndarray | None = field(default=None, repr=False)
+    _complete: Prepared | None = field(default=None, init=False, repr=False)
+    _score: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __getattr__(self, name: str) -> Any:
         # the kernel input's fields and helpers (only called when normal lookup fails)
