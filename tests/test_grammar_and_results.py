@@ -135,6 +135,20 @@ def test_choices_are_declared_once() -> None:
 
     assert (TESTS, CORRECTIONS, LANGS, DEFAULT_METRICS) == (choices.TESTS, choices.CORRECTIONS, choices.LANGS,
                                                             choices.DEFAULT_METRICS)
+    from typing import get_args
+
+    # the Literal spellings library signatures are typed with say what the enums say
+    assert get_args(choices.MissingPolicy) == choices.MISSING_POLICIES
+    assert get_args(choices.ScorePrecisionValue) == choices.SCORE_PRECISIONS
+    assert get_args(choices.DuplicatePolicy) == choices.DUPLICATE_POLICIES
+    assert get_args(choices.TieBreakValue) == choices.TIE_BREAKS
+    from rankscope.data.run import DuplicatePolicy
+
+    assert get_args(DuplicatePolicy) == choices.DUPLICATE_POLICIES
+    from rankscope.cli import compare_cmd, options
+
+    assert (options.PairedTest, options.Missing, compare_cmd.Correction, compare_cmd.Lang) == (
+        choices.PairedTest, choices.Missing, choices.Correction, choices.Lang)
     fastapi = pytest.importorskip("fastapi")
     del fastapi
     from rankscope.service.api import analysis, schemas

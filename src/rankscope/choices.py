@@ -1,12 +1,12 @@
 """The allowed values of rankscope's settings, declared once.
 
-Each setting is a ``Literal`` type (what the library's signatures, the service's
-schemas and the command line's choices are typed with) and the tuple of its
-values (what validation and error messages list).  The library
-(:mod:`rankscope.engine.policies`, :mod:`rankscope.comparison`,
-:mod:`rankscope.stats`, :mod:`rankscope.interpret`), the command line
-(``rankscope.cli.options``) and the HTTP service (``rankscope.service.api``) all
-read them from here, so no surface accepts a value another one refuses.
+Each setting is one ``str`` enum: the command line takes it as an option type
+(``rankscope.cli.options``), the HTTP service as a field type
+(``rankscope.service.api``), and the library validates against the tuple of its
+values (:data:`TESTS`, :data:`CORRECTIONS`, :data:`LANGS`, and the policies of
+:mod:`rankscope.engine.policies`), so no surface accepts a value another one
+refuses.  Library signatures are typed with the ``Literal`` spelling of the
+policies (``MissingPolicy`` ...), which a test keeps equal to the enums.
 
 >>> TESTS, CORRECTIONS, LANGS
 (('t', 'wilcoxon', 'randomization'), ('holm', 'bonferroni', 'bh', 'none'), ('en', 'zh'))
@@ -16,41 +16,84 @@ read them from here, so no surface accepts a value another one refuses.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from enum import Enum
+from typing import Literal
 
 __all__ = [
-    "PairedTest", "TESTS", "Correction", "CORRECTIONS", "Lang", "LANGS", "MissingPolicy", "MISSING_POLICIES",
-    "ScorePrecision", "SCORE_PRECISIONS", "DuplicatePolicy", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
-    "DEFAULT_METRICS",
+    "PairedTest", "TESTS", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
+    "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
+    "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue", "DEFAULT_METRICS",
 ]
 
-PairedTest = Literal["t", "wilcoxon", "randomization"]
-"""Paired significance tests: Student's t, Wilcoxon signed-rank, randomization (sign flips)."""
-TESTS: tuple[str, ...] = get_args(PairedTest)
 
-Correction = Literal["holm", "bonferroni", "bh", "none"]
-"""Multiple-comparison corrections: Holm, Bonferroni, Benjamini–Hochberg, none."""
-CORRECTIONS: tuple[str, ...] = get_args(Correction)
+def _values(choice: type[Enum]) -> tuple[str, ...]:
+    return tuple(str(m.value) for m in choice)
 
-Lang = Literal["en", "zh"]
-"""Languages of reports, explanations and the dashboard."""
-LANGS: tuple[str, ...] = get_args(Lang)
 
+class PairedTest(str, Enum):
+    """Paired significance tests: Student's t, Wilcoxon signed-rank, randomization (sign flips)."""
+
+    t = "t"
+    wilcoxon = "wilcoxon"
+    randomization = "randomization"
+
+
+class Correction(str, Enum):
+    """Multiple-comparison corrections: Holm, Bonferroni, Benjamini–Hochberg, none."""
+
+    holm = "holm"
+    bonferroni = "bonferroni"
+    bh = "bh"
+    none = "none"
+
+
+class Lang(str, Enum):
+    """Languages of reports, explanations and the dashboard."""
+
+    en = "en"
+    zh = "zh"
+
+
+class Missing(str, Enum):
+    """A qrels query absent from a run: scores as an empty ranking (``zero``) or is left out (``ignore``)."""
+
+    zero = "zero"
+    ignore = "ignore"
+
+
+class ScorePrecision(str, Enum):
+    """Precision of run scores when ranking: ``float32`` as trec_eval 9.0.8 (a C ``float``), or full ``float64``."""
+
+    float32 = "float32"
+    float64 = "float64"
+
+
+class Duplicates(str, Enum):
+    """A (query, doc) pair given twice in a run: an error, or the best-ranked occurrence is kept."""
+
+    error = "error"
+    keep_best = "keep_best"
+
+
+class TieBreak(str, Enum):
+    """Equal scores: ordered by doc id descending in byte order (trec_eval's ``strcmp``)."""
+
+    doc_id_desc = "doc_id_desc"
+
+
+TESTS = _values(PairedTest)
+CORRECTIONS = _values(Correction)
+LANGS = _values(Lang)
+MISSING_POLICIES = _values(Missing)
+SCORE_PRECISIONS = _values(ScorePrecision)
+DUPLICATE_POLICIES = _values(Duplicates)
+TIE_BREAKS = _values(TieBreak)
+
+# the same values for type checkers (tests/test_grammar_and_results.py keeps them equal to the enums)
 MissingPolicy = Literal["zero", "ignore"]
-"""A qrels query absent from a run: scores as an empty ranking (``zero``) or is left out (``ignore``)."""
-MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
-
-ScorePrecision = Literal["float32", "float64"]
-"""Precision of run scores when ranking: ``float32`` as trec_eval 9.0.8 (a C ``float``), or full ``float64``."""
-SCORE_PRECISIONS: tuple[str, ...] = get_args(ScorePrecision)
-
+ScorePrecisionValue = Literal["float32", "float64"]
 DuplicatePolicy = Literal["error", "keep_best"]
-"""A (query, doc) pair given twice in a run: an error, or the best-ranked occurrence is kept."""
-DUPLICATE_POLICIES: tuple[str, ...] = get_args(DuplicatePolicy)
-
-TieBreak = Literal["doc_id_desc"]
-"""Equal scores: ordered by doc id descending in byte order (trec_eval's ``strcmp``)."""
-TIE_BREAKS: tuple[str, ...] = get_args(TieBreak)
+TieBreakValue = Literal["doc_id_desc"]
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg@10", "map", "mrr", "recall@100", "precision@10", "hit_rate@10")
 """The metrics computed when none is named (library, command line and service)."""

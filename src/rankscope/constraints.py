@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Literal, Union
 
 from rankscope.errors import InvalidParameterError
@@ -77,10 +78,10 @@ class OneOf:
     values: tuple[Any, ...]
 
     def accepts(self, value: Any) -> bool:
-        return isinstance(value, str) and value in self.values
+        return isinstance(value, str) and value in self.values  # a str enum member too
 
     def normalise(self, value: Any) -> Any:
-        return value
+        return value.value if isinstance(value, Enum) else value
 
     def __str__(self) -> str:
         return "one of " + ", ".join(repr(v) for v in self.values)

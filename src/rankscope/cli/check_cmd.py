@@ -11,6 +11,7 @@ import typer
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.options import (
     Depth,
+    Missing,
     MissingPolicy,
     PairedTest,
     Permutations,
@@ -40,7 +41,7 @@ def check_command(
     ] = None,
     test: Annotated[
         PairedTest, typer.Option("--test", help="paired test of the non-inferiority check")
-    ] = "t",
+    ] = PairedTest.t,
     alpha: Annotated[float, typer.Option("--alpha", help="level of the non-inferiority test")] = 0.05,
     permutations: Permutations = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization test")] = 0,
@@ -49,7 +50,7 @@ def check_command(
     ] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the results as JSON")] = None,
     relevance_level: RelevanceLevel = 1,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     plugin: Plugins = None,
 ) -> None:
@@ -68,8 +69,8 @@ def check_command(
     result = check(
         read_qrels(qrels), read_run(run), require or [], preset=preset or None,
         baseline=None if baseline is None else read_run(baseline), max_drops=max_drop or [],
-        test=test, alpha=alpha, permutations=permutations, rng=seed,
-        relevance_level=relevance_level, missing=missing, depth=depth,
+        test=test.value, alpha=alpha, permutations=permutations, rng=seed,
+        relevance_level=relevance_level, missing=missing.value, depth=depth,
     )
     for line in result.lines():
         typer.echo(line)

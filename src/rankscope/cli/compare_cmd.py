@@ -15,12 +15,14 @@ from rankscope.cli.options import (
     Correction,
     Depth,
     Lang,
+    Missing,
     MissingPolicy,
     PairedTest,
     Permutations,
     Plugins,
     QrelsFile,
     RelevanceLevel,
+    ScorePrecision,
     ScorePrecisionOption,
 )
 
@@ -71,10 +73,10 @@ def compare_command(
         Optional[list[str]],
         typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (default: ndcg@10 map mrr ...)"),
     ] = None,
-    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = "t",
+    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = PairedTest.t,
     correction: Annotated[
         Correction, typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics")
-    ] = "holm",
+    ] = Correction.holm,
     alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
     baseline: Annotated[
         Optional[str], typer.Option("--baseline", help="compare every run with this one (name or file)")
@@ -85,12 +87,12 @@ def compare_command(
     report: Annotated[
         Optional[list[Path]], typer.Option("--report", help="write a report: out.html, out.md, out.json or out.tex")
     ] = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = "en",
+    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
     relevance_level: RelevanceLevel = 1,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
-    score_precision: ScorePrecisionOption = "float32",
+    score_precision: ScorePrecisionOption = ScorePrecision.float32,
     plugin: Plugins = None,
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
@@ -104,22 +106,22 @@ def compare_command(
     named = read_named_runs(runs)
     base = resolve_baseline(baseline, list(named), runs)
     comparison = compare(
-        q, named, metric or None, test=test, alpha=alpha, correction=correction, baseline=base,
+        q, named, metric or None, test=test.value, alpha=alpha, correction=correction.value, baseline=base,
         permutations=permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
-        missing=missing, depth=depth, score_precision=score_precision,
+        missing=missing.value, depth=depth, score_precision=score_precision.value,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _print(comparison, lang, q, named)
-    for line in float32_notices(comparison.results.values(), lang):
+        _print(comparison, lang.value, q, named)
+    for line in float32_notices(comparison.results.values(), lang.value):
         typer.echo(line, err=fmt is Output.json)
     for path in report or []:
         try:
             from rankscope.report import write_report
         except ImportError as exc:
             fail(f"cannot write {path}: the report module is not available ({exc})")
-        written = write_report(comparison, path, lang=lang, qrels=q, runs=named)
+        written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named)
         typer.echo(f"report written to {written}", err=True)
 
 

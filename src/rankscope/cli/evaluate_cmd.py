@@ -11,7 +11,16 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.messages import float32_notices
-from rankscope.cli.options import Depth, MissingPolicy, Plugins, QrelsFile, RelevanceLevel, ScorePrecisionOption
+from rankscope.cli.options import (
+    Depth,
+    Missing,
+    MissingPolicy,
+    Plugins,
+    QrelsFile,
+    RelevanceLevel,
+    ScorePrecision,
+    ScorePrecisionOption,
+)
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult
@@ -33,9 +42,9 @@ def evaluate_command(
         typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
     ] = None,
     relevance_level: RelevanceLevel = 1,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
-    score_precision: ScorePrecisionOption = "float32",
+    score_precision: ScorePrecisionOption = ScorePrecision.float32,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
     plugin: Plugins = None,
@@ -47,7 +56,7 @@ def evaluate_command(
 
     result = evaluate(
         read_qrels(qrels), read_run(run), metric or None,
-        relevance_level=relevance_level, missing=missing, depth=depth, score_precision=score_precision,
+        relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
     )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))

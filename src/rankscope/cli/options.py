@@ -2,9 +2,8 @@
 
 One definition per option, so that every command spells it, documents it and
 parses it the same way; a command uses one as ``depth: Depth = None``.  The
-allowed values of choices (tests, corrections, languages, policies) are the
-``Literal`` types declared once in :mod:`rankscope.choices`, which the library
-and the service use too.
+choices (tests, corrections, languages, policies) are the enums declared once
+in :mod:`rankscope.choices`, which the library and the service use too.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from rankscope.choices import Correction, Lang, PairedTest, ScorePrecision
-from rankscope.choices import MissingPolicy as Missing
+from rankscope.choices import Correction, Lang, Missing, PairedTest, ScorePrecision
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
            "ScorePrecisionOption", "Permutations", "Plugins"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecision
+from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -54,7 +54,7 @@ class Evaluator:
         relevance_level: int = 1,
         missing: MissingPolicy = "zero",
         depth: int | None = None,
-        score_precision: ScorePrecision = "float32",
+        score_precision: ScorePrecisionValue = "float32",
         duplicates: DuplicatePolicy = "error",
         policies: Policies | None = None,
         diagnostics: bool = False,
@@ -122,7 +122,7 @@ def evaluate(
     relevance_level: int = 1,
     missing: MissingPolicy = "zero",
     depth: int | None = None,
-    score_precision: ScorePrecision = "float32",
+    score_precision: ScorePrecisionValue = "float32",
     duplicates: DuplicatePolicy = "error",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).

@@ -39,8 +39,8 @@ from rankscope.choices import (
     TIE_BREAKS,
     DuplicatePolicy,
     MissingPolicy,
-    ScorePrecision,
-    TieBreak,
+    ScorePrecisionValue,
+    TieBreakValue,
 )
 from rankscope.constraints import Constraint, Interval, OneOf, check
 
@@ -67,9 +67,9 @@ class Policies(Mapping[str, Any]):
     relevance_level: int = 1
     missing: MissingPolicy = "zero"
     depth: int | None = None
-    score_precision: ScorePrecision = "float32"
+    score_precision: ScorePrecisionValue = "float32"
     duplicates: DuplicatePolicy = "error"
-    ties: TieBreak = "doc_id_desc"
+    ties: TieBreakValue = "doc_id_desc"
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -32,14 +32,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.choices import ScorePrecision
+from rankscope.choices import ScorePrecisionValue
 from rankscope.data import Run
 from rankscope.data._columns import arrow_ints, take, to_numpy
 
 __all__ = ["Ranking", "sorted_within_blocks", "trec_order", "ranking_scores"]
 
 
-def ranking_scores(score: np.ndarray, precision: ScorePrecision) -> np.ndarray:
+def ranking_scores(score: np.ndarray, precision: ScorePrecisionValue) -> np.ndarray:
     """The scores the ranking compares: rounded to float32 (trec_eval's C ``float``) or the float64 themselves.
 
     Rounding is to nearest, as C's conversion of ``atof``'s double to ``float``;
@@ -121,7 +121,7 @@ class Ranking:
     """
 
     def __init__(
-        self, run: Run, code_to_eval: np.ndarray, n_eval: int, score_precision: ScorePrecision = "float32"
+        self, run: Run, code_to_eval: np.ndarray, n_eval: int, score_precision: ScorePrecisionValue = "float32"
     ) -> None:
         self.run = run
         self.n_eval = n_eval
@@ -239,7 +239,7 @@ class Ranking:
         return self._order
 
 
-def trec_order(run: Run, score_precision: ScorePrecision = "float32") -> np.ndarray:
+def trec_order(run: Run, score_precision: ScorePrecisionValue = "float32") -> np.ndarray:
     """Row order of ``run``: query (sorted ids), then score descending, then doc id descending.
 
     Scores are compared as float32 by default, as trec_eval does (see the module doc).

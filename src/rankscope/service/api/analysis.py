@@ -9,7 +9,7 @@ from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
 from pydantic import BaseModel, ConfigDict, Field
 
-from rankscope.choices import Correction, Lang, MissingPolicy, PairedTest, ScorePrecision
+from rankscope.choices import Correction, Lang, Missing, PairedTest, ScorePrecision
 from rankscope.errors import RankscopeError
 from rankscope.service.analysis import (
     REPORT_FORMATS,
@@ -30,24 +30,24 @@ router = APIRouter(tags=["analysis"])
 class ComparisonCreate(BaseModel):
     """Compare stored runs of one test set with paired significance tests."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True, validate_default=True)
     test_set_id: Id
     run_ids: list[Id] = Field(min_length=2, max_length=20)
     metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=20)
     baseline_run_id: Id | None = None
-    test: PairedTest = "t"
+    test: PairedTest = PairedTest.t
     alpha: float = Field(0.05, gt=0, lt=1)
-    correction: Correction = "holm"
+    correction: Correction = Correction.holm
     relevance_level: int = Field(1, ge=-1000, le=1000)
-    missing: MissingPolicy = "zero"
+    missing: Missing = Missing.zero
     depth: int | None = Field(None, ge=1, le=1_000_000)
-    score_precision: ScorePrecision = "float32"
+    score_precision: ScorePrecision = ScorePrecision.float32
 
 
 class CheckCreate(BaseModel):
     """Check one stored run against requirements (and optionally a baseline run): pass or fail."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True, validate_default=True)
     test_set_id: Id
     run_id: Id
     requirements: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
@@ -57,10 +57,10 @@ class CheckCreate(BaseModel):
     baseline_run_id: Id | None = None
     max_drops: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description='e.g. "ndcg@10=0.02" or "mrr=5%"')
-    test: PairedTest = "t"
+    test: PairedTest = PairedTest.t
     alpha: float = Field(0.05, gt=0, lt=1)
     relevance_level: int = Field(1, ge=-1000, le=1000)
-    missing: MissingPolicy = "zero"
+    missing: Missing = Missing.zero
     depth: int | None = Field(None, ge=1, le=1_000_000)
 
 
@@ -91,13 +91,13 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
 def download_report(
     job_id: Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")],
     format: Literal["html", "markdown", "json", "latex"] = "html",
-    lang: Lang = "en",
+    lang: Lang = Lang.en,
     baseline_run_id: Annotated[int | None, QueryParam(ge=1, le=MAX_ID)] = None,
     download: bool = True,
     db: Database = Depends(get_db),
 ) -> Response:
     try:
-        text = render_job_report(db, job_id, format, lang, baseline_run_id)
+        text = render_job_report(db, job_id, format, lang.value, baseline_run_id)
     except LookupError:
         raise
     except RankscopeError as exc:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
-from rankscope.choices import MissingPolicy, ScorePrecision
+from rankscope.choices import Missing, ScorePrecision
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
@@ -58,14 +58,14 @@ class RunOut(_Out):
 
 
 class _Policies(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True, validate_default=True)
     metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=50,
                                       description="metric names (ndcg@10, P@5, ndcg_cut_10, ...)")
     relevance_level: int = Field(1, ge=-1000, le=1000, description="minimum grade that counts as relevant")
-    missing: MissingPolicy = Field("zero", description="queries absent from a run: score 0, or skip")
+    missing: Missing = Field(Missing.zero, description="queries absent from a run: score 0, or skip")
     depth: int | None = Field(None, ge=1, le=1_000_000, description="cut every ranking after this many documents")
     score_precision: ScorePrecision = Field(
-        "float32", description="rank by scores rounded to float32 (trec_eval's rule) or by the full float64")
+        ScorePrecision.float32, description="rank by scores rounded to float32 (trec_eval's rule) or full float64")
     name: Name = ""
 
 
