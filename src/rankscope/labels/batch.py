@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rankscope.errors import InvalidParameterError
 from rankscope.labels.cache import CacheKey, LabelCache, cache_key
@@ -37,9 +37,12 @@ from rankscope.labels.client import ChatClient, EndpointError
 from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens
 from rankscope.labels.provenance import Label, Labels
 
-__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "plan_judging"]
+__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging", "progress_bar"]
 
 Pair = tuple[str, str]
+K = TypeVar("K")
+R = TypeVar("R")
+_END = object()
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,10 @@ def judge_pairs(
             chat = client or client_for(settings.endpoint, max_connections=concurrency)
             show = sys.stderr.isatty() if progress is None else bool(progress)
             with progress_bar(len(todo), show, f"judging with {settings.model}") as advance:
-                for key, j in _run(todo, work, settings, chat, judge, concurrency):
+                def one(key: CacheKey) -> Judgment:
+                    return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
+
+                for key, j in parallel(todo, one, concurrency):
                     results[key] = j
                     report.http_calls += j.calls
                     report.tokens_in += j.tokens_in
@@ -236,46 +242,45 @@ def judge_pairs(
     return report
 
 
-def _run(todo: list[CacheKey], work: _Work, settings: JudgeSettings, client: ChatClient,
-         judge: Callable[..., Judgment], concurrency: int) -> Iterator[tuple[CacheKey, Judgment]]:
-    """Yield ``(key, judgment)`` as calls finish, at most ``concurrency`` in flight (also bounding what an
-    interruption leaves running)."""
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rankscope-judge")
-    pending: dict[Future[Judgment], CacheKey] = {}
+def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Iterator[tuple[K, R]]:
+    """Yield ``(item, call(item))`` as calls finish, at most ``concurrency`` in flight (which also bounds what
+    an interruption leaves running).  An :class:`EndpointError` stops sending; the calls already in flight
+    are collected (so that their answers can be cached), then the error is raised."""
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rankscope-llm")
+    pending: dict[Future[R], K] = {}
     queue = iter(todo)
-    done_count = 0
+    done = 0
     try:
         while True:
             while len(pending) < concurrency:
-                key = next(queue, None)
-                if key is None:
+                nxt = next(queue, _END)
+                if nxt is _END:
                     break
-                q, d = work.texts[key]
-                pending[pool.submit(judge, q, d, settings, client=client)] = key
+                pending[pool.submit(call, nxt)] = nxt  # type: ignore[arg-type]
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             fatal: EndpointError | None = None
             for fut in finished:
-                key = pending.pop(fut)
+                item = pending.pop(fut)
                 try:
-                    j = fut.result()
+                    result = fut.result()
                 except EndpointError as exc:
                     fatal = fatal or exc
                     continue
-                done_count += j.grade is not None
-                yield key, _with_cut(j, key in work.truncated)
+                done += 1
+                yield item, result
             if fatal is not None:
                 for fut in list(pending):  # keep what is already in flight, send nothing new
-                    key = pending.pop(fut)
+                    item = pending.pop(fut)
                     try:
-                        j = fut.result()
+                        result = fut.result()
                     except Exception:
                         continue
-                    done_count += j.grade is not None
-                    yield key, _with_cut(j, key in work.truncated)
-                raise EndpointError(f"{fatal} ({done_count} answers of this batch were cached before it "
-                                    "stopped; run again to resume)")
+                    done += 1
+                    yield item, result
+                raise EndpointError(f"{fatal} ({done} answers of this batch were kept before it stopped; "
+                                    "run again to resume)")
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
