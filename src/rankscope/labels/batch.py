@@ -42,7 +42,6 @@ __all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging"
 Pair = tuple[str, str]
 K = TypeVar("K")
 R = TypeVar("R")
-_END = object()
 
 
 @dataclass(frozen=True)
@@ -253,10 +252,11 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Ite
     try:
         while True:
             while len(pending) < concurrency:
-                nxt = next(queue, _END)
-                if nxt is _END:
+                try:
+                    nxt = next(queue)
+                except StopIteration:
                     break
-                pending[pool.submit(call, nxt)] = nxt  # type: ignore[arg-type]
+                pending[pool.submit(call, nxt)] = nxt
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
