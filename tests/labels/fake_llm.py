@@ -12,6 +12,10 @@ Replies are deterministic and steered by markers in the last user message:
 * ``[[400]]`` — 400 (prompt too long); ``[[think]]`` — a ``<think>`` block then JSON;
   ``[[prose]]`` — reasoning then ``score: N``.
 
+Question generation (the ``synth`` prompt): ``{"question": "Which passage mentions <first words>?",
+"answer": <first word>}``; ``[[copy]]`` — the passage itself as the question; ``[[dup]]`` — the same
+question for every such passage; ``[[genfail-always]]`` — never readable.
+
 ``responder`` replaces the default for other prompts (question generation).
 Every request is recorded (headers and body) and the peak number of requests in
 flight is kept.
@@ -117,11 +121,30 @@ class FakeLLM:
             return self._send(h, 400, {"error": {"message": "maximum context length exceeded"}})
         if "[[timeout]]" in first_user and n == 1:
             time.sleep(self.slow_seconds)
-        text = self.responder(messages) if self.responder is not None else self._grade_reply(first_user, retried)
+        if self.responder is not None:
+            text = self.responder(messages)
+        elif "test questions" in messages[0]["content"] or "测试问题" in messages[0]["content"]:
+            text = self._question_reply(first_user, retried)
+        else:
+            text = self._grade_reply(first_user, retried)
         usage = {"prompt_tokens": sum(len(m["content"]) // 4 for m in messages), "completion_tokens": 5}
         return self._send(h, 200, {"id": "x", "object": "chat.completion", "model": body["model"],
                                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                                 "finish_reason": "stop"}], "usage": usage})
+
+    @staticmethod
+    def _question_reply(user: str, retried: bool) -> str:
+        passage = user.split("Passage: ", 1)[-1].split("文字：", 1)[-1].split("\n\n", 1)[0]
+        if "[[genfail-always]]" in passage:
+            return "Here is a question about the passage."
+        words = passage.split()
+        if "[[copy]]" in passage:
+            question = passage.replace("[[copy]]", "").strip() + "?"
+        elif "[[dup]]" in passage:
+            question = "What is the shared duplicate topic of these documents?"
+        else:
+            question = f"Which passage mentions {' and '.join(words[:3])}?"
+        return json.dumps({"question": question, "answer": words[0] if words else "?"}, ensure_ascii=False)
 
     @staticmethod
     def _grade_reply(user: str, retried: bool) -> str:
