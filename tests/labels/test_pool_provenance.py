@@ -8,13 +8,12 @@ from pathlib import Path
 import ir_measures
 import pytest
 
+from conftest import DATA, require
 from rankscope.data import Qrels, Run
 from rankscope.errors import ParseError, RankscopeError
 from rankscope.io import read_qrels, read_run
 from rankscope.labels.pool import build_pool, judged_at_k, read_pool, top_k
 from rankscope.labels.provenance import Label, Labels, combine, read_labels, sidecar_path
-
-from conftest import DATA, require
 
 DLH = DATA / "runs_dl_hard" / "dataset"
 
