@@ -79,8 +79,8 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
-    console.print(f"{agr.pairs} documents judged by both; {agr.human_only} by the human labels only, "
-                  f"{agr.model_only} by the model only; {agr.negative} left out (negative grade)", highlight=False)
+    typer.echo(f"{agr.pairs} documents judged by both; {agr.human_only} by the human labels only, "
+                  f"{agr.model_only} by the model only; {agr.negative} left out (negative grade)")
     cm = Table(title="confusion (rows: human grade, columns: model grade)", title_justify="left")
     cm.add_column("human \\ model")
     for g in agr.grades:
@@ -88,15 +88,15 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
     console.print(cm)
-    console.print(f"exact agreement {agr.exact:.3f}; binary agreement (grade ≥ {agr.relevance_level}) "
+    typer.echo(f"exact agreement {agr.exact:.3f}; binary agreement (grade ≥ {agr.relevance_level}) "
                   f"{agr.binary:.3f}; intervals: {agr.resamples} bootstrap resamples over documents, "
-                  f"level {1 - agr.alpha:g}", highlight=False)
+                  f"level {1 - agr.alpha:g}")
     for line in read_label_agreement(agr, lang):
-        console.print(line, highlight=False)
+        typer.echo(line)
     if ra is None:
         return
-    console.print(f"\nsystem ranking on {ra.queries} queries judged by both ({ra.human_only_queries} human-only "
-                  f"and {ra.model_only_queries} model-only queries left out)", highlight=False)
+    typer.echo(f"\nsystem ranking on {ra.queries} queries judged by both ({ra.human_only_queries} human-only "
+                  f"and {ra.model_only_queries} model-only queries left out)")
     for r in ra.rankings:
         t = Table(title=r.metric, title_justify="left")
         for col in ("run", "human", "model", "rank (human)", "rank (model)"):
@@ -106,7 +106,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
         console.print(t)
     for v in ra.flips:
-        console.print(f"flip ({v.kind}) {v.metric}: {v.b} vs {v.a}: human {v.human:+d} (p={v.human_p:.3g}), "
-                      f"model {v.model:+d} (p={v.model_p:.3g})", highlight=False)
+        typer.echo(f"flip ({v.kind}) {v.metric}: {v.b} vs {v.a}: human {v.human:+d} (p={v.human_p:.3g}), "
+                      f"model {v.model:+d} (p={v.model_p:.3g})")
     for line in read_ranking_agreement(ra, lang):
-        console.print(line, highlight=False)
+        typer.echo(line)

@@ -111,7 +111,7 @@ def judge_command(
 
 
 def _kinds(errors: dict[str, int]) -> str:
-    return ", ".join(f"{n} {k}" for k, n in sorted(errors.items(), key=lambda kv: -kv[1]))
+    return ", ".join(f"{n} {k}" for k, n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _print(report: Any, settings: Any, out: Path, side: Path, db: Path | None) -> None:

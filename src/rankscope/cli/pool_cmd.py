@@ -77,7 +77,7 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
     from rich.table import Table
 
     k = pool.depth
-    has_model = any(s.model is not None for s in pool.summaries)
+    has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
     table = Table(title=f"judged@{k} before judging", title_justify="left")
     for col in ("run", "queries", f"top-{k} docs", "judged", f"judged@{k}", *([f"model@{k}"] if has_model else []),
                 ""):
@@ -92,13 +92,12 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
     console.print(table)
     if labels is not None:
         c = labels.counts()
-        console.print(f"labels: {c['human']} human, {c['model']} model, {c['failed']} failed model judgments "
-                      "(counted as unjudged)", highlight=False)
+        typer.echo(f"labels: {c['human']} human, {c['model']} model, {c['failed']} failed model judgments "
+                      "(counted as unjudged)")
     if merged is not None:
-        console.print(f"combined: {merged['overridden']} model labels replaced by a human label "
-                      f"({merged['disagreements']} of them with another grade)", highlight=False)
+        typer.echo(f"combined: {merged['overridden']} model labels replaced by a human label "
+                      f"({merged['disagreements']} of them with another grade)")
     where = f" -> {out}" if out else " (give --out to write it)"
-    console.print(f"pool: {len(pool)} documents to judge over {pool.queries} queries (depth {k}){where}",
-                  highlight=False)
+    typer.echo(f"pool: {len(pool)} documents to judge over {pool.queries} queries (depth {k}){where}")
     if combined is not None:
-        console.print(f"combined labels -> {combined} (+ provenance sidecar)", highlight=False)
+        typer.echo(f"combined labels -> {combined} (+ provenance sidecar)")
