@@ -68,6 +68,7 @@ def test_questions_keep_their_chunk_and_answer(llm: FakeLLM, tmp_path: Path) -> 
         assert q.metadata["generator"] == "fake-gen" and q.metadata["judge_grade"] == 3
         docs.add(chunk.split("#")[0])
     assert len(docs) == 5  # stratified: five documents
+    assert res.counts["candidates"] == res.counts["accepted"] + len(res.rejected)  # nothing dropped silently
     calls = llm.calls
     again = synthesize(c, 5, gen(llm.url), chunk_to_doc="{doc_id}#{chunk}", cache=tmp_path / "c.sqlite",
                        progress=False)
@@ -88,6 +89,7 @@ def test_filters(llm: FakeLLM) -> None:
     }
     res = synthesize(c, 10, gen(llm.url, parse_retries=1), min_chars=20, progress=False)
     reasons = {r.chunk_id: r.reason for r in res.rejected}
+    assert res.counts["candidates"] == res.counts["accepted"] + len(res.rejected)
     assert {q.text for q in res.testset.queries} >= {"Which passage mentions alpha and one and is?"}
     assert reasons["copy"].startswith("copies the passage")
     dups = [reasons.get(k, "") for k in ("dup1", "dup2")]  # the one sampled later is dropped
@@ -95,7 +97,7 @@ def test_filters(llm: FakeLLM) -> None:
     assert reasons["noanswer"] == "the judge finds it unanswerable from its chunk (grade 1 < 2)"
     assert reasons["genfail"].startswith("generation failed: unreadable reply")
     assert res.counts == {"candidates": 7, "short_chunks_skipped": 1, "generation_failed": 1, "verbatim_copy": 1,
-                          "near_duplicate": 1, "unanswerable": 1, "judge_failed": 0, "accepted": 3}
+                          "near_duplicate": 1, "unanswerable": 1, "judge_failed": 0, "surplus": 0, "accepted": 3}
 
 
 def test_cli_synth_then_testset_check(llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,6 +70,10 @@ def agreement_command(
     _print(agr, ra, lang.value)
 
 
+def _verdict(sign: int, v: Any) -> str:
+    return "no significant difference" if sign == 0 else f"{v.b if sign > 0 else v.a} better"
+
+
 def _print(agr: Any, ra: Any, lang: str) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -81,7 +85,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         console = Console(width=140)
     typer.echo(f"{agr.pairs} documents judged by both; {agr.human_only} by the human labels only, "
                   f"{agr.model_only} by the model only; {agr.negative} left out (negative grade)")
-    cm = Table(title="confusion (rows: human grade, columns: model grade)", title_justify="left")
+    cm = Table(title="confusion matrix", title_justify="left")
     cm.add_column("human \\ model")
     for g in agr.grades:
         cm.add_column(str(g), justify="right")

@@ -83,7 +83,7 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
                 ""):
         table.add_column(col, justify="left" if col in ("run", "") else "right")
     for s in pool.summaries:
-        flag = "mostly unjudged: scores underestimate this run" if s.mostly_unjudged else ""
+        flag = "mostly unjudged: its scores may be underestimated" if s.mostly_unjudged else ""
         model = [f"{s.model_at_k:.3f}"] if has_model and s.model_at_k is not None else []
         table.add_row(s.run, str(s.queries), str(s.retrieved), str(s.judged), f"{s.judged_at_k:.3f}", *model, flag)
     console = Console()

@@ -132,7 +132,8 @@ def synth_command(
         typer.echo(f"{c['accepted']} of {n} questions from {c['candidates']} candidate chunks -> {out}")
         typer.echo(f"rejected: {c['verbatim_copy']} copying their chunk, {c['near_duplicate']} near-duplicates, "
                    f"{c['unanswerable']} unanswerable per the judge, {c['judge_failed']} judge failures, "
-                   f"{c['generation_failed']} generation failures; {c['short_chunks_skipped']} chunks shorter "
+                   f"{c['generation_failed']} generation failures, {c['surplus']} good but not needed; "
+                   f"{c['short_chunks_skipped']} chunks shorter "
                    f"than {min_chars} characters skipped; details in {report}")
     if c["accepted"] < n:
         typer.echo(f"rankscope: warning: only {c['accepted']} of {n} questions were accepted "

@@ -208,7 +208,7 @@ def synthesize(
     accepted: list[tuple[str, str, str, int]] = []  # chunk, question, answer, judge grade
     rejected: list[Rejected] = []
     counts = {"candidates": 0, "short_chunks_skipped": len(corpus) - len(order), "generation_failed": 0,
-              "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0}
+              "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0, "surplus": 0}
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
@@ -260,6 +260,9 @@ def synthesize(
                     elif len(accepted) < n:
                         accepted.append((c, q, a, int(grade)))
                         advance()
+                    else:
+                        counts["surplus"] += 1
+                        rejected.append(Rejected(c, q, a, f"not needed: {n} questions were already accepted"))
     finally:
         if db is not None and db is not cache:
             db.close()
