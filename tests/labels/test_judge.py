@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from rankscope.errors import RankscopeError
 from rankscope.labels.batch import judge_pairs, plan_judging
 from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient, Endpoint, EndpointError
@@ -234,3 +235,37 @@ def test_the_key_is_not_stored(llm: FakeLLM, tmp_path, monkeypatch: pytest.Monke
         assert b"sk-secret" not in f.read_bytes(), f
     rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM answers").fetchall()
     assert rows and not any("sk-secret" in str(v) for row in rows for v in row)
+
+
+def test_an_interrupted_batch_resumes_from_the_cache(llm: FakeLLM, tmp_path) -> None:
+    db = tmp_path / "cache.sqlite"
+    seen = []
+
+    def flaky(query: str, doc: str, s: JudgeSettings, *, client: ChatClient) -> object:
+        if len(seen) == 5:
+            raise KeyboardInterrupt
+        seen.append(doc)
+        return judge_one(query, doc, s, client=client)
+
+    with pytest.raises(KeyboardInterrupt):
+        judge_pairs(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db, concurrency=1, progress=False,
+                    judge=flaky)
+    assert len(LabelCache(db)) == 5
+    report = judge_pairs(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    assert (report.from_cache, report.judged_now, report.failed, llm.calls) == (5, 7, 0, 12)
+
+
+def test_testset_files_as_text_sources(llm: FakeLLM, tmp_path) -> None:
+    from rankscope.data.testset import TestSet
+    from rankscope.labels.texts import read_texts
+
+    ts = TestSet.from_annotations(["what is bm25", "什么是检索"], [["d1"], ["d2"]], ids=["q1", "q2"],
+                                  corpus={"d1": "BM25 ranks grade=3", "d2": "检索 grade=2"})
+    ts.to_json(tmp_path / "ts.json")
+    queries, corpus = read_texts(tmp_path / "ts.json", "queries"), read_texts(tmp_path / "ts.json", "corpus")
+    r = judge_pairs([("q1", "d1"), ("q2", "d2")], queries, corpus, settings(llm.url), progress=False)
+    assert r.labels.qrels.to_dict() == {"q1": {"d1": 3}, "q2": {"d2": 2}}
+    ts.to_jsonl(tmp_path / "ts.jsonl")
+    assert read_texts(tmp_path / "ts.jsonl", "queries") == queries
+    with pytest.raises(RankscopeError, match="has no corpus"):
+        read_texts(tmp_path / "ts.jsonl", "corpus")
