@@ -134,3 +134,13 @@ def test_chinese_generation(llm: FakeLLM) -> None:
     assert res.testset.queries[0].text.startswith("Which passage mentions 北京大学")
     first = llm.requests[0]["body"]["messages"]
     assert "请用中文书写" in first[1]["content"]
+
+
+def test_a_separate_judge_endpoint(llm: FakeLLM) -> None:
+    with FakeLLM() as judge_server:
+        judge = JudgeSettings(Endpoint(judge_server.url, timeout=5, retries=1), "fake-judge")
+        res = synthesize(corpus(2, 2), 2, gen(llm.url), judge=judge, progress=False)
+    assert res.counts["accepted"] == 2
+    assert {r["body"]["model"] for r in llm.requests} == {"fake-gen"}
+    assert {r["body"]["model"] for r in judge_server.requests} == {"fake-judge"}
+    assert res.testset.queries[0].metadata["judge"] == "fake-judge"

@@ -117,16 +117,16 @@ class Judgment:
     truncated: bool = False
 
 
-_CLIENTS: dict[Endpoint, ChatClient] = {}
+_CLIENTS: dict[tuple[Endpoint, int], ChatClient] = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
 def client_for(endpoint: Endpoint, max_connections: int = 8) -> ChatClient:
-    """The process's shared client for ``endpoint`` (created on first use)."""
+    """The process's shared client for ``endpoint`` and connection bound (created on first use)."""
     with _CLIENTS_LOCK:
-        client = _CLIENTS.get(endpoint)
+        client = _CLIENTS.get((endpoint, max_connections))
         if client is None:
-            client = _CLIENTS[endpoint] = ChatClient(endpoint, max_connections=max_connections)
+            client = _CLIENTS[endpoint, max_connections] = ChatClient(endpoint, max_connections=max_connections)
         return client
 
 

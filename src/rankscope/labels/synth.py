@@ -191,7 +191,8 @@ def synthesize(
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
-    ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt.
+    ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
+    (tests) serves the generator, and the judge too when it has the same endpoint.
     ``max_candidates`` (default ``3 n``) bounds the chunks tried.
     """
     import sys
@@ -205,6 +206,7 @@ def synthesize(
     limit = min(len(order), max_candidates if max_candidates is not None else 3 * n)
     db = cache if isinstance(cache, LabelCache) or cache is None else LabelCache(cache)
     chat = client or client_for(gen.endpoint, max_connections=concurrency)
+    judge_chat = chat if jud.endpoint == gen.endpoint else client_for(jud.endpoint, max_connections=concurrency)
     accepted: list[tuple[str, str, str, int]] = []  # chunk, question, answer, judge grade
     rejected: list[Rejected] = []
     counts = {"candidates": 0, "short_chunks_skipped": len(corpus) - len(order), "generation_failed": 0,
@@ -246,7 +248,7 @@ def synthesize(
                 ids = [f"cand{k}" for k in range(len(survivors))]
                 report = judge_pairs(list(zip(ids, [c for c, _, _ in survivors])),
                                      dict(zip(ids, [q for _, q, _ in survivors])), corpus, jud, cache=db,
-                                     concurrency=concurrency, progress=False, client=chat)
+                                     concurrency=concurrency, progress=False, client=judge_chat)
                 grades = {r["query_id"]: (r["grade"], r["error"]) for r in report.labels.table.to_pylist()}
                 for cid, (c, q, a) in zip(ids, survivors):
                     grade, error = grades[cid]
