@@ -62,7 +62,6 @@ def same_output(shown: str, got: str) -> None:
     assert have == want, "\n".join(have)
 
 
-@pytest.mark.slow
 def test_docs_labels_examples_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     require(DATA / "runs_dl_hard")
