@@ -21,6 +21,18 @@ class PairedTest(str, Enum):
     randomization = "randomization"
 
 
+class MaxDropTest(str, Enum):
+    """Tests of ``rankscope check --max-drop`` (:data:`rankscope.stats.noninferiority.NON_INFERIORITY_TESTS`).
+
+    ``wilcoxon`` is accepted here only to be refused with the reason (it does not test the mean).
+    """
+
+    t = "t"
+    randomization = "randomization"
+    bootstrap = "bootstrap"
+    wilcoxon = "wilcoxon"
+
+
 class Missing(str, Enum):
     """What a query in the qrels but absent from a run counts as."""
 
@@ -33,6 +45,11 @@ RelevanceLevel = Annotated[int, typer.Option("--relevance-level", "-l", help="mi
 MissingPolicy = Annotated[Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")]
 Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
 Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
+MaxPermutations = Annotated[
+    Optional[int],
+    typer.Option("--max-permutations", help="redraw up to this many while a verdict is within Monte-Carlo error of "
+                 "alpha (default: 16 x --permutations)"),
+]
 Plugins = Annotated[
     Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
 ]
