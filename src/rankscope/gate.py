@@ -249,6 +249,11 @@ class GateResult:
     outcomes: tuple[Outcome, ...]
     queries: dict[str, dict[str, int]] = field(default_factory=dict)
     warnings: tuple[DataWarning, ...] = ()
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def _named(self, name: str, quote: str = "") -> str:
+        tag = self.tags.get(name)
+        return f"{quote}{name}{quote}" + (f" (TREC tag {quote}{tag}{quote})" if tag else "")
 
     @property
     def passed(self) -> bool:
@@ -266,16 +271,21 @@ class GateResult:
             f"gate passed: {len(self.outcomes)} requirement(s) hold" if failed == 0
             else f"gate FAILED: {failed} of {len(self.outcomes)} requirement(s) not met"
         )
-        return [f"WARNING  {w.text()}" for w in self.warnings] + [o.line() for o in self.outcomes] + [verdict]
+        head = []
+        if self.tags:  # say which run is which when a file's tag differs from its name
+            base = f" against baseline {self._named(self.baseline_name)}" if self.baseline_name else ""
+            head = [f"run {self._named(self.run_name)}{base}"]
+        warnings = [f"WARNING  {w.text()}" for w in self.warnings]
+        return head + warnings + [o.line() for o in self.outcomes] + [verdict]
 
     def to_markdown(self) -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment)."""
         head = "passed" if self.passed else "FAILED"
-        out = [f"## rankscope gate {head}: `{self.run_name}`", ""]
+        out = [f"## rankscope gate {head}: {self._named(self.run_name, '`')}", ""]
         if self.warnings:
             out += [f"> ⚠️ **Warning:** {w.text()}" + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
-        base = f" against baseline `{self.baseline_name}`" if self.baseline_name else ""
+        base = f" against baseline {self._named(self.baseline_name, '`')}" if self.baseline_name else ""
         out += [f"{self.n_queries} queries{base}.", "", "| | requirement | measured | detail |", "|---|---|---|---|"]
         for o in self.outcomes:
             mark = "✅" if o.passed else "❌"
@@ -294,7 +304,8 @@ class GateResult:
         """A JSON-ready dict."""
         return {
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
-            "passed": self.passed, "queries": self.queries, "warnings": [w.to_dict() for w in self.warnings],
+            "passed": self.passed, "tags": self.tags, "queries": self.queries,
+            "warnings": [w.to_dict() for w in self.warnings],
             "outcomes": [o.to_dict() for o in self.outcomes],
         }
 
@@ -322,8 +333,13 @@ def check(
     relevance_level: int = 1,
     missing: str = "zero",
     depth: int | None = None,
+    names: Sequence[str] | None = None,
+    tags: dict[str, str] | None = None,
 ) -> GateResult:
     """Check ``run`` against thresholds, presets and (with ``baseline``) maximum drops.
+
+    ``names`` (the run's, then the baseline's) replace the runs' own names (their
+    TREC tags); ``tags`` maps a name to the tag shown next to it where they differ.
 
     ``test`` (``"t"``, ``"randomization"`` or ``"bootstrap"``; Wilcoxon is refused)
     and ``alpha`` (one-sided) decide each maximum drop; ``permutations`` is the
@@ -362,7 +378,7 @@ def check(
             measures.append(m)
     ev = Evaluator(qrels, measures, relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
                    depth=depth)
-    run = as_run(run)
+    run = as_run(run, name=names[0] if names else None)
     result = ev.evaluate(run)
     means = dict(zip(measures, result.mean().values()))
     outcomes = [
@@ -373,7 +389,7 @@ def check(
     base_name = None
     counts = {run.name: result.queries}
     if drops:
-        base = as_run(baseline)
+        base = as_run(baseline, name=names[1] if names and len(names) > 1 else None)
         base_name = base.name if base.name != run.name else f"{base.name} (baseline)"
         base_res = ev.evaluate(base, name=base_name)
         counts[base_name] = base_res.queries
@@ -394,4 +410,5 @@ def check(
             ))
     warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries)
     return GateResult(run.name, base_name, n_queries, tuple(outcomes),
-                      {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings))
+                      {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings),
+                      {k: v for k, v in (tags or {}).items() if k in counts})

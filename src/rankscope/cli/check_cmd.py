@@ -35,7 +35,7 @@ def check_command(
         typer.Option("--preset", help="named standard: production:minimum|good|excellent, "
                      "benchmark:faq|document_qa|academic_search|enterprise_kb"),
     ] = None,
-    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run for --max-drop")] = None,
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run file for --max-drop")] = None,
     max_drop: Annotated[
         Optional[list[str]],
         typer.Option("--max-drop", help='largest allowed drop vs the baseline, repeatable: "ndcg@10=0.02" or "=2%"'),
@@ -66,8 +66,9 @@ def check_command(
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
     load_plugins(plugin)
+    from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.gate import check
-    from rankscope.io import read_qrels, read_run
+    from rankscope.io import read_qrels
 
     if max_drop and baseline is None:
         fail("--max-drop needs --baseline RUN")
@@ -76,9 +77,12 @@ def check_command(
     for path in (summary, json_out):
         if path is not None and not path.parent.exists():
             fail(f"cannot write {path}: folder {path.parent} does not exist")
+    # runs are named by their file stem; a TREC tag that differs is shown
+    named, tags = read_named_runs([run] if baseline is None else [run, baseline])
+    loaded = list(named.values())
     result = check(
-        read_qrels(qrels), read_run(run), require or [], preset=preset or None,
-        baseline=None if baseline is None else read_run(baseline), max_drops=max_drop or [],
+        read_qrels(qrels), loaded[0], require or [], preset=preset or None,
+        baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth,
     )

@@ -19,6 +19,7 @@ class PairedTest(str, Enum):
     t = "t"
     wilcoxon = "wilcoxon"
     randomization = "randomization"
+    tukey_hsd = "tukey-hsd"
 
 
 class MaxDropTest(str, Enum):

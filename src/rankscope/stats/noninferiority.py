@@ -46,12 +46,11 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.stats.montecarlo import Z_UNCERTAIN
 
 __all__ = ["NON_INFERIORITY_TESTS", "NonInferiority", "non_inferiority", "Z_UNCERTAIN", "refuse_wilcoxon"]
 
 NON_INFERIORITY_TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap")
-# a Monte-Carlo p-value closer to alpha than this many standard errors is not a stable verdict (99%, two-sided)
-Z_UNCERTAIN = 2.576
 
 _WILCOXON = (
     "the Wilcoxon signed-rank test cannot check a maximum drop: it tests a pseudo-median (Hodges-Lehmann "
