@@ -182,6 +182,8 @@ class Outcome:
     ``mc_se`` is the Monte-Carlo standard error of ``p_value`` (randomization and
     bootstrap tests, after ``resamples`` draws); ``near_alpha`` flags a p-value
     still within 2.576 standard errors of ``alpha`` after the most draws allowed.
+    ``ceiling`` is the mean a perfect ranking reaches on these qrels, given when a
+    threshold asks for more (it can never hold).
     """
 
     kind: str
@@ -201,6 +203,7 @@ class Outcome:
     mc_se: float | None = None
     resamples: int | None = None
     near_alpha: bool = False
+    ceiling: float | None = None
 
     def evidence(self) -> str:
         """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause."""
@@ -222,6 +225,8 @@ class Outcome:
         verdict = "PASS" if self.passed else "FAIL"
         if self.kind == "threshold":
             where = "" if self.source in (None, "--require") else f" [{self.source}]"
+            if self.ceiling is not None:
+                where += f" (unreachable: a perfect ranking scores {self.ceiling:.4f} on these qrels)"
             return f"{verdict}  {self.label} {self.op} {self.threshold:g}: {self.value:.4f}{where}"
         assert self.baseline_value is not None and self.margin is not None
         diff = self.value - self.baseline_value
@@ -291,6 +296,8 @@ class GateResult:
             mark = "✅" if o.passed else "❌"
             if o.kind == "threshold":
                 src = "" if o.source in (None, "--require") else f"from {o.source}"
+                if o.ceiling is not None:
+                    src += f" (unreachable: a perfect ranking scores {o.ceiling:.4f} on these qrels)"
                 out.append(f"| {mark} | `{o.label} {o.op} {o.threshold:g}` | {o.value:.4f} | {src} |")
             else:
                 assert o.baseline_value is not None
@@ -350,6 +357,7 @@ def check(
     check, when ``max_drops`` are given without a baseline, or on a bad option.
     """
     from rankscope.comparison import aligned_scores
+    from rankscope.comparison_inputs import ceilings
     from rankscope.engine.evaluator import Evaluator
     from rankscope.interpret.coverage import counts_dict, coverage_warnings
     from rankscope.io.convert import as_run
@@ -381,10 +389,14 @@ def check(
     run = as_run(run, name=names[0] if names else None)
     result = ev.evaluate(run)
     means = dict(zip(measures, result.mean().values()))
-    outcomes = [
-        Outcome("threshold", r.label, r.holds(means[r.measure]), means[r.measure], r.op, r.threshold, r.source)
-        for r in reqs
-    ]
+    best = ceilings(ev, [str(m) for m in measures], measures, result.per_query.query_ids)
+    outcomes = []
+    for req in reqs:
+        reach = best.get(str(req.measure))
+        unreachable = reach is not None and req.op in (">=", ">") and not OPERATORS[req.op](round(reach, 10),
+                                                                                            req.threshold)
+        outcomes.append(Outcome("threshold", req.label, req.holds(means[req.measure]), means[req.measure], req.op,
+                                req.threshold, req.source, ceiling=reach if unreachable else None))
     n_queries = result.queries.evaluated
     base_name = None
     counts = {run.name: result.queries}

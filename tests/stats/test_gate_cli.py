@@ -82,7 +82,8 @@ def test_check_preset_production_good(cli: CliRunner, files: dict[str, Path]) ->
     code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["t5"], "--preset", "production:good")
     assert code == 1
     assert _verdicts(out)[:3] == [
-        "FAIL  recall@5 >= 0.8: 0.1173 [production:good]",
+        # DL-HARD queries have many relevant passages: no ranking reaches recall@5 = 0.8
+        "FAIL  recall@5 >= 0.8: 0.1173 [production:good] (unreachable: a perfect ranking scores 0.4500 on these qrels)",
         "FAIL  precision@5 >= 0.75: 0.4560 [production:good]",
         "FAIL  mrr >= 0.7: 0.6572 [production:good]",
     ]

@@ -152,3 +152,26 @@ def test_thresholds_at_the_bounds_are_accepted() -> None:
     assert parse_requirement("ndcg@10<=1").threshold == 1.0
     assert parse_requirement("recall@5>=0%").threshold == 0.0
     assert parse_max_drop("ndcg@10=100%").max_drop == 1.0
+
+
+def test_gate_warns_about_queries_a_run_lacks_in_every_output() -> None:
+    qrels, _, base = _issue_case(50, 0)
+    short = Run.from_ranked_lists({f"q{i:03d}": [f"rel{i}"] for i in range(30)} | {"zz": ["x"]}, name="short")
+    gate = check(qrels, short, ["mrr>=0.5"], baseline=base, max_drops=["mrr=0.1"])
+    text = "short has no ranking for 20 of the 50 qrels queries: they are scored 0 (missing=zero)"
+    assert any(line.startswith("WARNING  " + text) for line in gate.lines())
+    assert "Warning:** " + text in gate.to_markdown()
+    d = gate.to_dict()
+    assert d["queries"]["short"] == {"evaluated": 50, "missing_from_run": 20, "not_in_qrels": 1, "no_relevant": 0}
+    assert {(w["kind"], w["count"]) for w in d["warnings"]} == {("missing_zero", 20), ("not_in_qrels", 1)}
+
+
+def test_a_threshold_no_ranking_can_reach_is_said_so() -> None:
+    # every query has 10 relevant documents: recall@5 is at most 0.5, whatever the run
+    qrels = Qrels.from_dict({f"q{i}": {f"d{j}": 1 for j in range(10)} for i in range(8)})
+    perfect = Run.from_ranked_lists({f"q{i}": [f"d{j}" for j in range(10)] for i in range(8)})
+    gate = check(qrels, perfect, ["recall@5>=0.8", "recall@10>=0.8"])
+    first, second = gate.outcomes
+    assert not first.passed and first.ceiling == pytest.approx(0.5) and second.ceiling is None
+    assert "unreachable: a perfect ranking scores 0.5000 on these qrels" in gate.lines()[0]
+    assert "unreachable" in gate.to_markdown()
