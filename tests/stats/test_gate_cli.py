@@ -226,3 +226,14 @@ def test_power_command(cli: CliRunner, tmp_path: Path) -> None:
     assert code == 0 and "standard deviation is 0" in err
     code, out, err = _run(cli, "power", "--sd", "0", "--delta", "0.05")
     assert code == 0 and "standard deviation is 0" in err
+
+
+def test_the_example_of_docs_ci_gate_prints_what_the_doc_shows(cli: CliRunner, files: dict[str, Path]) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci-gate.md").read_text(encoding="utf-8")
+    block = doc.split("$ rankscope check --qrels $D/dl_hard-passage.qrels", 1)[1].split("$ echo $?")[0]
+    shown = [ln for ln in block.splitlines()[3:] if ln.strip()]
+    code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["rm3"], "-l", "2",
+                        "--require", "ndcg@10>=0.25", "--require", "mrr>=0.5", "--preset", "production:good",
+                        "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.05", "--max-drop", "recall@100=2%")
+    assert code == 1
+    assert out.splitlines() == shown
