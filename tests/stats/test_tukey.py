@@ -123,11 +123,12 @@ def test_compare_with_tukey_hsd() -> None:
         for i, j in itertools.combinations(c.systems, 2):
             assert _shares_letter(c.groups[label][i], c.groups[label][j]) != c.pair(i, j, label).significant
     # the p-values are those of tukey_hsd on the per-query values
-    _, mat = c.per_query("mrr")
-    again = tukey_hsd(mat, permutations=10_000, max_permutations=160_000, rng=np.random.default_rng(
+    again = tukey_hsd(c.scores, permutations=10_000, max_permutations=160_000, rng=np.random.default_rng(
         np.random.default_rng(0).integers(0, 2**63 - 1, size=2)[0]),
         undecided=lambda p, se: (se > 0) & (np.abs(p - 0.05) <= 2.576 * se))
     assert c.pair("a", "e", "mrr").p_value == again.p[0, 0, 4]
+    assert c.pair("b", "d", "ndcg@10").p_value == again.p[1, 1, 3]
+    assert c.permutations_drawn == again.permutations
     d = c.to_dict()
     assert d["groups"]["mrr"] == c.groups["mrr"]
     with_base = compare(qrels, runs, ["mrr"], test="tukey-hsd", baseline="a", bootstrap=50)

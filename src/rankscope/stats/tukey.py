@@ -60,10 +60,10 @@ class TukeyResult:
 
 def _ranges(x: np.ndarray, orders: np.ndarray) -> np.ndarray:
     """``(b, M)`` ranges of the system means when query ``q`` of trial ``t`` assigns system ``s`` the scores of
-    system ``orders[t, q, s]``; ``x`` is ``(n, S, M)``."""
-    n = x.shape[0]
-    permuted = x[np.arange(n)[None, :, None], orders]  # (b, n, S, M)
-    means = permuted.mean(axis=1)
+    system ``orders[t, q, s]``; ``x`` is ``(n, S, M)`` (one flat ``take`` of the ``(n * S, M)`` rows)."""
+    b, n, s = orders.shape
+    rows = (orders + (np.arange(n) * s)[None, :, None]).reshape(-1)
+    means = np.take(x.reshape(n * s, -1), rows, axis=0).reshape(b, n, s, -1).sum(axis=1) / n
     return means.max(axis=1) - means.min(axis=1)
 
 
@@ -118,13 +118,16 @@ def tukey_hsd(
         return TukeyResult(p, np.zeros_like(p), True, int(total))
     gen = np.random.default_rng(rng)
     chunk = max(1, _CHUNK_BYTES // (8 * n * n_sys * max(n_met, 2)))
+    # up to 8 systems: draw one of the S! orders per query (an index), else sort random keys
+    table = np.array(list(all_orders(range(n_sys)))) if n_sys <= 8 else None
 
     def draw(b: int) -> np.ndarray:
         out = np.zeros(observed.size, dtype=np.int64)
         done = 0
         while done < b:
             c = min(chunk, b - done)
-            orders = np.argsort(gen.random((c, n, n_sys)), axis=2)
+            orders = (table[gen.integers(0, len(table), (c, n))] if table is not None
+                      else np.argsort(gen.random((c, n, n_sys)), axis=2))
             out += _count(_ranges(xt, orders), observed, tol).ravel()
             done += c
         return out
