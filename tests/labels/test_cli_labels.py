@@ -47,7 +47,7 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
                              "--depth", 3, "--out", pool], capsys)
     assert code == 0 and "pool: 9 documents to judge over 2 queries" in out
     recs = [json.loads(x) for x in pool.read_text().splitlines()]
-    assert recs[0] == {"query_id": "q1", "doc_id": "d14", "best_rank": 1, "runs": {"B": 1}}
+    assert recs[0] == {"query_id": "q1", "doc_id": "d14", "best_rank": 1, "runs": {"b": 1}}
     assert [r["doc_id"] for r in recs] == ["d14", "d15", "d13", "d16", "d24", "d22", "d25", "d23", "d26"]
 
     monkeypatch.setenv("LLM_TEST_KEY", "sk-test-secret-42")

@@ -58,7 +58,7 @@ def agreement_command(
                           resamples=bootstrap, alpha=alpha, rng=seed)
     ra = None
     if files:
-        ra = ranking_agreement(human, model, read_named_runs(files), metric or None, test=test.value, alpha=alpha,
+        ra = ranking_agreement(human, model, read_named_runs(files)[0], metric or None, test=test.value, alpha=alpha,
                                correction=correction.value, relevance_level=relevance_level,
                                permutations=permutations, rng=seed)
     if fmt is Output.json:

@@ -54,7 +54,7 @@ def pool_command(
     from rankscope.labels.pool import build_pool
 
     files = run_files(ctx, runs)
-    named = read_named_runs(files)
+    named, _tags = read_named_runs(files)
     labels, merged = read_label_files(qrels, judged)
     pool = build_pool(named, labels, depth=depth)
     if out is not None:
