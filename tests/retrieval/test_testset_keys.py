@@ -58,7 +58,8 @@ def test_the_issue_test_set_keeps_its_judgments_and_scores_on_them(tmp_path: Pat
 def test_unknown_key_is_reported_with_a_suggestion(tmp_path: Path, suffix: str) -> None:
     recs = [{"question": f"q{i}?", "relevant_doc_idz": ["d1"], "answer": "x"} for i in range(3)]
     path = _write(tmp_path, "t" + suffix, recs)
-    with pytest.warns(TestSetWarning, match=r"unknown key 'relevant_doc_idz' in 3 records.*did you mean 'relevant_doc_ids'"):
+    expected = r"unknown key 'relevant_doc_idz' in 3 records.*did you mean 'relevant_doc_ids'"
+    with pytest.warns(TestSetWarning, match=expected):
         ts = TestSet.from_file(path)
     assert [i.field for i in ts.issues] == ["relevant_doc_idz"]
     assert "relevant_doc_idz" in str(ts.issues[0]) and str(path) in str(ts.issues[0])

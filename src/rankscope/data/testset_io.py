@@ -365,7 +365,7 @@ def read_corpus(path: str | Path) -> dict[str, str]:
 
         delimiter = "," if suffix == ".csv" else "\t"
         with open(path, encoding="utf-8", newline="") as fh:
-            rows = csv.reader(fh, delimiter=delimiter)
+            rows: Iterator[list[str]] = csv.reader(fh, delimiter=delimiter)
             header = next(rows, None)
             cols = [c.strip().lower() for c in header] if header else []
             has_header = any(c in cols for c in ("_id", "id", "doc_id", "docid", "pid"))
