@@ -354,7 +354,9 @@ def compare(
     ----------
     qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
         the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
-        is not used and ``metrics`` selects among their metrics)
+        is not used and ``metrics`` selects among their metrics), ``RetrieverEvaluation`` values, or
+        retrievers with a test set as ``qrels`` (each is run over it first; see
+        :mod:`rankscope.retrieval.compare_entry`)
     metrics : metric names (default: the engine's default set)
     test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank) or ``"randomization"`` (sign flips)
     alpha : significance level; also sets the confidence level ``1 - alpha`` of the intervals
@@ -375,9 +377,11 @@ def compare(
     >>> p.diff, p.wins, p.p_value, c.best("mrr")
     (0.5, 6, 0.03125, 'dense')
     """
+    from rankscope.retrieval.compare_entry import resolve_retrievers
     from rankscope.stats import bootstrap as bs
     from rankscope.stats import corrections, effect, paired
 
+    qrels, runs = resolve_retrievers(qrels, runs, metrics)  # RetrieverEvaluations, {name: retriever} + a TestSet
     if test not in paired.TESTS:
         raise InvalidParameterError(f"test must be one of {', '.join(paired.TESTS)}, got {test!r}")
     correction = corrections._method(correction)
