@@ -69,7 +69,8 @@ def resolve_retrievers(qrels: Any, runs: Any, metrics: Any) -> tuple[Any, Any]:
     return qrels, [primary(v, None) for v in values]
 
 
-def _run_retrievers(qrels: Any, items: list[tuple[Any, Any]] | None, values: list[Any], metrics: Any) -> tuple[Any, Any]:
+def _run_retrievers(qrels: Any, items: list[tuple[Any, Any]] | None, values: list[Any],
+                    metrics: Any) -> tuple[Any, Any]:
     from rankscope.data.testset import TestSet
     from rankscope.errors import InvalidParameterError
     from rankscope.measures.parse import parse_metrics
