@@ -228,10 +228,15 @@ class RetrieverEvaluation:
             return f"latency {summary['mean'] * 1000:.1f} ms/query (batch average)"
         return f"p50 latency {summary['p50'] * 1000:.1f} ms, p95 {summary['p95'] * 1000:.1f} ms"
 
+    def _shown_levels(self) -> dict[str, dict[str, float | None]]:
+        """The levels people see: both when chunks were folded, else one (they are the same ranking)."""
+        means = self.mean()
+        return means if self.doc_run is not self.run else {"retrieved": means["retrieved"]}
+
     def summary(self) -> str:
         """A few lines for people: the metrics per level (with coverage), latency, then every warning."""
         lines = [f"{self.run.name}: {self.queries} queries scored, k={self.k}, relevance from {self.relevance}"]
-        for level, means in self.mean().items():
+        for level, means in self._shown_levels().items():
             judged = self.judged_by.get(level)
             if judged is None:
                 lines.append(f"  {level}: not judged")
@@ -244,7 +249,7 @@ class RetrieverEvaluation:
 
     def __repr__(self) -> str:
         parts = []
-        for level, means in self.mean().items():
+        for level, means in self._shown_levels().items():
             if self.judged_by.get(level) is None:
                 parts.append(f"{level} not judged")
             else:
