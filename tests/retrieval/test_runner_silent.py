@@ -349,3 +349,21 @@ def test_per_query_callback_and_resume_from_stored_outcomes() -> None:
 
     again = rankscope.evaluate_retriever(counting, _ts(), ["mrr"], k=1, progress=False, resume=seen[:5])
     assert len(calls) == 3 and again.from_cache == 5 and again.mean() == ev.mean()
+
+
+def test_baselines_fingerprint_their_settings_and_corpus(tmp_path: Path) -> None:
+    pytest.importorskip("bm25s")
+    from rankscope.retrieval.bm25 import BM25Retriever
+    from rankscope.retrieval.hybrid import HybridRetriever
+
+    corpus = {f"d{i}": f"question {i} text" for i in range(8)}
+    a, same = BM25Retriever(corpus), BM25Retriever(dict(corpus))
+    other = BM25Retriever({**corpus, "d9": "another"})
+    tuned = BM25Retriever(corpus, k1=0.9)
+    assert a.fingerprint() == same.fingerprint()
+    assert len({a.fingerprint(), other.fingerprint(), tuned.fingerprint()}) == 3
+    assert HybridRetriever([a, other]).fingerprint() != HybridRetriever([a, tuned]).fingerprint()
+    cache = tmp_path / "c.jsonl"
+    rankscope.evaluate_retriever(a, _ts(), ["mrr"], k=3, cache=cache, progress=False)
+    with pytest.raises(InvalidParameterError, match="retriever"):
+        rankscope.evaluate_retriever(other, _ts(), ["mrr"], k=3, cache=cache, progress=False)
