@@ -424,11 +424,11 @@ def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcom
             out.append(Notice("not_judged", f"{level} level not judged: {why}"))
         elif ev.judged_by[level] == "answers" and ev.coverage[level] < n:
             no_answer = sum(1 for q in scorable if not q.answers)
-            why = [f"{no_answer} have no reference answer"] if no_answer else []
+            reasons = [f"{no_answer} have no reference answer"] if no_answer else []
             if n - no_answer > ev.coverage[level]:
-                why.append(f"the hits of {n - no_answer - ev.coverage[level]} carry no text")
+                reasons.append(f"the hits of {n - no_answer - ev.coverage[level]} carry no text")
             out.append(Notice("not_judged", f"{level} level: answer matching judged {ev.coverage[level]} of {n} "
-                                            f"queries; the others are not judged ({', '.join(why)})"))
+                                            f"queries; the others are not judged ({', '.join(reasons)})"))
     replaced = sum(e.scores_replaced for e in ok)
     if replaced:
         out.append(Notice("scores_replaced", f"{replaced} queries returned scores that do not decrease down the "
