@@ -31,3 +31,9 @@ def test_evaluate_your_own_retriever_example_runs(tmp_path: Path, monkeypatch: p
     # the second run resumes from the cache (same retriever, k, test set)
     exec(compile(_section_code("Evaluate your own retriever"), "README.md", "exec"), namespace)
     assert namespace["ev"].from_cache == 8
+
+
+def test_rag_evaluation_doc_opens_with_the_same_example() -> None:
+    doc = (ROOT / "docs" / "rag-evaluation.md").read_text(encoding="utf-8")
+    first = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    assert first == _section_code("Evaluate your own retriever")
