@@ -367,3 +367,17 @@ def test_baselines_fingerprint_their_settings_and_corpus(tmp_path: Path) -> None
     rankscope.evaluate_retriever(a, _ts(), ["mrr"], k=3, cache=cache, progress=False)
     with pytest.raises(InvalidParameterError, match="retriever"):
         rankscope.evaluate_retriever(other, _ts(), ["mrr"], k=3, cache=cache, progress=False)
+
+
+def test_plain_function_returning_awaitables_shares_one_loop() -> None:
+    import asyncio
+
+    gate = asyncio.Semaphore(2)  # bound to the first loop that uses it
+
+    async def fetch(query):
+        async with gate:
+            await asyncio.sleep(0.001)
+            return [f"d{query.split()[-1]}"]
+
+    ev = rankscope.evaluate_retriever(lambda q, k: fetch(q), _ts(), ["mrr"], k=1, workers=4, progress=False)
+    assert ev.errors == {} and ev.mean()["document"]["mrr"] == 1.0

@@ -240,23 +240,16 @@ def retriever_identity(obj: Any) -> str:
 
 
 def _resolve(out: Any) -> Any:
-    """Await ``out`` if the retriever is ``async`` (its own event loop, in a helper thread when this
-    thread already runs one, e.g. in Jupyter)."""
+    """Await ``out`` when a plain function returned an awaitable (e.g. a lambda around an ``async``
+    client call): on rankscope's one shared event loop, like the ``async`` retrievers."""
     if not inspect.isawaitable(out):
         return out
-    import asyncio
+    from rankscope.retrieval.execute import run_on_shared_loop
 
     async def wait() -> Any:
         return await out
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, wait()).result()
+    return run_on_shared_loop(wait())
 
 
 def _is_async(fn: Any) -> bool:
