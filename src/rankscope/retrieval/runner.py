@@ -408,8 +408,8 @@ def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcom
         median = int(np.median(short))
         out.append(Notice("fewer_hits", f"the retriever returned fewer than k={k} hits for "
                                         f"{_share(len(short), len(ok))} (median {median}): metrics @{k} see only "
-                                        "those; set its own top-k (LangChain search_kwargs['k'], LlamaIndex "
-                                        "similarity_top_k) or evaluate at its k"))
+                                        "those (its own top-k: LangChain search_kwargs['k'], LlamaIndex "
+                                        "similarity_top_k; or only matching documents, as BM25 returns)"))
     if ev.duplicates:
         out.append(Notice("duplicates", f"the retriever returned repeated ids in {len(ev.duplicates)} queries "
                                         f"({sum(ev.duplicates.values())} duplicates dropped, the first occurrence "
