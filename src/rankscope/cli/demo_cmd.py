@@ -204,7 +204,7 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> Non
 
     comparison = summary["_comparison"]
     title = (f"{info['title']} ({info['language']}): {summary['documents']} documents, "
-             f"{summary['queries']} queries; dense = {summary['dense']['model'].split('@')[0]}")
+             f"{summary['queries']} queries; dense = {summary['dense']['model'].split('@')[0].rsplit('/', 1)[-1]}")
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
                   collapse_padding=True, show_edge=False, pad_edge=False)
     table.add_column("system")
