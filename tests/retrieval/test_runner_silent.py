@@ -381,3 +381,15 @@ def test_plain_function_returning_awaitables_shares_one_loop() -> None:
 
     ev = rankscope.evaluate_retriever(lambda q, k: fetch(q), _ts(), ["mrr"], k=1, workers=4, progress=False)
     assert ev.errors == {} and ev.mean()["document"]["mrr"] == 1.0
+
+
+def test_programming_error_of_an_async_retriever_is_raised_at_once() -> None:
+    calls = []
+
+    async def buggy(query, k):
+        calls.append(query)
+        return undefined_name  # type: ignore[name-defined]  # noqa: F821
+
+    with pytest.raises(NameError):
+        rankscope.evaluate_retriever(buggy, _ts(40), ["mrr"], progress=False, workers=2, retries=5)
+    assert len(calls) < 40

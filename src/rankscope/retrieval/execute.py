@@ -183,9 +183,20 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
         for q in todo:
             _one(r, q, k, attempts, collector, name)
         return
+    stop = threading.Event()  # a programming error stops the queries not started yet
+
+    def guarded(q: Query) -> None:
+        if stop.is_set():
+            return
+        try:
+            _one(r, q, k, attempts, collector, name)
+        except BaseException:
+            stop.set()
+            raise
+
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankscope-retriever")
     try:
-        futures = [pool.submit(_one, r, q, k, attempts, collector, name) for q in todo]
+        futures = [pool.submit(guarded, q) for q in todo]
         for fut in as_completed(futures):
             fut.result()  # a programming error stops everything here
     finally:
@@ -195,9 +206,12 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
 async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int, workers: int,
                      attempts: _Attempts, name: str) -> None:
     gate = asyncio.Semaphore(workers)
+    stopped: list[BaseException] = []  # a programming error stops the queries not started yet
 
     async def one(q: Query) -> None:
         async with gate:
+            if stopped:
+                return
             exc: BaseException | None = None
             tb, latency = "", 0.0
             for attempt, pause in attempts.pauses():
@@ -211,6 +225,7 @@ async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int,
                         out = r.search(q.text, k)
                         hits = normalise(await out if inspect.isawaitable(out) else out, name)
                 except PROGRAMMING_ERRORS as err:
+                    stopped.append(err)
                     fatal = _fatal(err, name, q)
                     if fatal is err:
                         raise
