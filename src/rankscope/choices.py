@@ -9,7 +9,7 @@ refuses.  Library signatures are typed with the ``Literal`` spelling of the
 policies (``MissingPolicy`` ...), which a test keeps equal to the enums.
 
 >>> TESTS, CORRECTIONS, LANGS
-(('t', 'wilcoxon', 'randomization'), ('holm', 'bonferroni', 'bh', 'none'), ('en', 'zh'))
+(('t', 'wilcoxon', 'randomization', 'tukey-hsd'), ('holm', 'bonferroni', 'bh', 'none'), ('en', 'zh'))
 >>> DEFAULT_METRICS
 ('ndcg@10', 'map', 'mrr', 'recall@100', 'precision@10', 'hit_rate@10')
 """
@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Literal
 
 __all__ = [
-    "PairedTest", "TESTS", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
+    "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
     "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue", "DEFAULT_METRICS",
 ]
@@ -31,11 +31,24 @@ def _values(choice: type[Enum]) -> tuple[str, ...]:
 
 
 class PairedTest(str, Enum):
-    """Paired significance tests: Student's t, Wilcoxon signed-rank, randomization (sign flips)."""
+    """Significance tests: paired t, Wilcoxon signed-rank, randomization (sign flips), randomized Tukey HSD."""
 
     t = "t"
     wilcoxon = "wilcoxon"
     randomization = "randomization"
+    tukey_hsd = "tukey-hsd"  # all systems at once (stats.tukey)
+
+
+class MaxDropTest(str, Enum):
+    """Tests of a maximum-drop (non-inferiority) check (:data:`rankscope.stats.noninferiority.NON_INFERIORITY_TESTS`).
+
+    ``wilcoxon`` is accepted only to be refused with the reason (it does not test the mean).
+    """
+
+    t = "t"
+    randomization = "randomization"
+    bootstrap = "bootstrap"
+    wilcoxon = "wilcoxon"
 
 
 class Correction(str, Enum):

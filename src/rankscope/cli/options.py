@@ -13,10 +13,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from rankscope.choices import Correction, Lang, Missing, PairedTest, ScorePrecision
+from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "Plugins"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest"]
+
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
 RelevanceLevel = Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")]
@@ -27,6 +28,11 @@ ScorePrecisionOption = Annotated[
 ]
 Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
 Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
+MaxPermutations = Annotated[
+    Optional[int],
+    typer.Option("--max-permutations", help="redraw up to this many while a verdict is within Monte-Carlo error of "
+                 "alpha (default: 16 x --permutations)"),
+]
 Plugins = Annotated[
     Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
 ]

@@ -213,12 +213,16 @@ class PolicyCounts:
     ``float32_reordered``: evaluated queries whose ranking differs from the one the
     full float64 scores give, because scores were compared as float32 (trec_eval's
     rule, ``score_precision="float32"``): their tied scores are ordered by doc id.
+
+    ``no_relevant``: evaluated queries with no document judged at or above the relevance level
+    (every run scores 0 on them with most metrics).
     """
 
     evaluated: int
     missing_from_run: int
     not_in_qrels: int
     float32_reordered: int = 0
+    no_relevant: int = 0
 
 
 def prepare(
@@ -307,5 +311,6 @@ def prepare(
         missing_from_run=int((~run_has).sum()),
         not_in_qrels=not_in_qrels,
         float32_reordered=ranking.reordered,
+        no_relevant=int((data.relevant == 0).sum()),
     )
     return prepared, counts

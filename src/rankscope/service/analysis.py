@@ -80,7 +80,7 @@ def _baseline(baseline_run_id: int | None, names: dict[int, str]) -> str | None:
 
 def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], metrics: list[str],
                    policies: dict[str, Any], baseline_run_id: int | None, test: str, alpha: float,
-                   correction: str) -> Any:
+                   correction: str | None) -> Any:
     from rankscope.comparison import compare
     from rankscope.engine import Policies
 
