@@ -13,16 +13,12 @@ from typing import Annotated, Optional
 
 import typer
 
+from rankscope.choices import Lang  # declared once, with the library and the service
 from rankscope.cli.app import fail
 
 DEFAULT_CACHE = Path(".rankscope") / "labels.sqlite"
 
 RUNS_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": False}
-
-
-class Lang(str, Enum):
-    en = "en"
-    zh = "zh"
 
 
 class Output(str, Enum):

@@ -29,11 +29,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from rankscope.choices import LANGS  # declared once, with the library and the service
 from rankscope.errors import InvalidParameterError
 
 __all__ = ["LANGS", "PROMPTS", "Prompt", "get_prompt"]
 
-LANGS: tuple[str, ...] = ("en", "zh")
 
 
 @cache
