@@ -6,9 +6,10 @@ import json
 from functools import cache
 from pathlib import Path
 
+from rankscope.choices import LANGS  # declared once, with the library and the command line
+
 __all__ = ["LANGS", "messages", "translate", "pick_lang"]
 
-LANGS = ("en", "zh")
 HERE = Path(__file__).parent / "i18n"
 
 
