@@ -55,9 +55,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def make_client(db_url: str, **settings: Any) -> TestClient:
-    opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0}
+    opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0,
+                            "allow_retrievers": ("127.0.0.1",)}
     opts.update(settings)
-    return TestClient(create_app(Settings(db_url=db_url, **opts)))
+    return TestClient(create_app(Settings(db_url=db_url, **opts)), base_url="http://127.0.0.1")
 
 
 @pytest.fixture

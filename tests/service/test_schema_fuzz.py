@@ -17,7 +17,8 @@ from rankscope.service.settings import Settings
 from .conftest import RUN_A, TESTSET
 
 _DB = Path(tempfile.mkdtemp(prefix="rankscope-fuzz-")) / "fuzz.sqlite3"
-APP = create_app(Settings(db_url=f"sqlite:///{_DB}", workers=0, max_upload_bytes=1 << 20))
+APP = create_app(Settings(db_url=f"sqlite:///{_DB}", workers=0, max_upload_bytes=1 << 20,
+                          allowed_hosts=("testserver",)))
 with TestClient(APP) as _c:  # some stored objects, so that ids 1 and 2 exist
     _c.post("/api/v1/testsets", files={"file": ("t.json", json.dumps(TESTSET))}, data={"format": "json"})
     _c.post("/api/v1/runs", files={"file": ("a.trec", RUN_A)}, data={"test_set_id": "1"})

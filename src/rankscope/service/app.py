@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.api import api_router
     from rankscope.service.api.errors import install_error_handlers
     from rankscope.service.db import Database
-    from rankscope.service.guards import BodyLimit, TokenAuth
+    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, TokenAuth
     from rankscope.service.jobs import WorkerPool
     from rankscope.service.migrations import upgrade
     from rankscope.service.web import web_router
@@ -67,5 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
     if settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)  # outermost: refuse before reading a body
+        app.add_middleware(TokenAuth, token=settings.token)  # refuse before reading a body
+    app.add_middleware(SameOrigin)
+    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)  # outermost
     return app

@@ -13,7 +13,6 @@ from rankscope.data import Qrels, Run
 from rankscope.errors import InvalidParameterError
 from rankscope.service.db import Database, Document, Job, JobRun, LiveResult, Query, QueryScore, RunRecord, TestSet
 from rankscope.service.db.blobs import decode_qrels, decode_run, encode_table
-from rankscope.service.ingest import ParsedTestSet
 
 M = TypeVar("M")
 
@@ -40,21 +39,20 @@ def insert_rows(db: Database, session: Session, table: Any, rows: list[dict[str,
         session.execute(db.insert(table).on_conflict_do_nothing(), rows[i:i + CHUNK])
 
 
-def create_testset(db: Database, name: str, parsed: ParsedTestSet, source_format: str, description: str = "") -> int:
-    seen: set[str] = set()
-    queries = []
-    for q, text in parsed.queries:
-        if q not in seen:
-            seen.add(q)
-            queries.append((q, text))
-    docs = list(dict(parsed.documents).items())
+def create_testset(db: Database, name: str, qrels: Qrels, queries: Iterable[tuple[str, str | None]],
+                   documents: Iterable[tuple[str, str]], source_format: str, description: str = "") -> int:
+    """Store a test set: its qrels (one blob), its queries in order (first text of a repeated id wins), documents."""
+    texts: dict[str, str | None] = {}
+    for q, text in queries:
+        texts.setdefault(q, text)
+    docs = list(dict(documents).items())
     with db.write() as s:
-        ts = TestSet(name=name, description=description, source_format=source_format, n_queries=len(queries),
-                     n_judgments=len(parsed.qrels), n_documents=len(docs), qrels=encode_table(parsed.qrels))
+        ts = TestSet(name=name, description=description, source_format=source_format, n_queries=len(texts),
+                     n_judgments=len(qrels), n_documents=len(docs), qrels=encode_table(qrels))
         s.add(ts)
         s.flush()
         insert_rows(db, s, Query, [{"test_set_id": ts.id, "position": i, "query_id": q, "text": t}
-                                   for i, (q, t) in enumerate(queries)])
+                                   for i, (q, t) in enumerate(texts.items())])
         insert_rows(db, s, Document, [{"test_set_id": ts.id, "doc_id": d, "text": t} for d, t in docs])
         return ts.id
 
@@ -69,6 +67,20 @@ def _fetch(s: Session, model: type[M], key: Any, what: str, field: str) -> M:
 
 def get_testset(s: Session, test_set_id: int, field: str = "path") -> TestSet:
     return _fetch(s, TestSet, test_set_id, "test set", field)
+
+
+def list_testsets(s: Session) -> list[TestSet]:
+    return list(s.scalars(select(TestSet).order_by(TestSet.id)))
+
+
+def testset_queries(s: Session, test_set_id: int, offset: int = 0,
+                    limit: int | None = None) -> list[tuple[str, str | None]]:
+    """``(query_id, text)`` of a test set in upload order."""
+    q = select(Query.query_id, Query.text).where(Query.test_set_id == test_set_id).order_by(Query.position)
+    q = q.offset(offset)
+    if limit is not None:
+        q = q.limit(limit)
+    return [(qid, text) for qid, text in s.execute(q).all()]
 
 
 def delete_testset(db: Database, test_set_id: int) -> None:
@@ -112,6 +124,13 @@ def delete_run(db: Database, run_id: int) -> None:
         s.execute(delete(QueryScore).where(QueryScore.run_id == run_id))
         s.execute(delete(JobRun).where(JobRun.run_id == run_id))
         s.execute(delete(RunRecord).where(RunRecord.id == run_id))
+
+
+def list_runs(s: Session, test_set_id: int | None = None) -> list[RunRecord]:
+    q = select(RunRecord).order_by(RunRecord.id)
+    if test_set_id is not None:
+        q = q.where(RunRecord.test_set_id == test_set_id)
+    return list(s.scalars(q))
 
 
 def load_run(rec: RunRecord) -> Run:

@@ -14,7 +14,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rankscope.errors import RankscopeError, UnknownMetricError
+from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
+from rankscope.service.uploads import LimitExceeded
 
 __all__ = ["FieldError", "install_error_handlers", "error_body"]
 
@@ -63,6 +65,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FieldError)
     async def _field(_req: Request, exc: FieldError) -> JSONResponse:
         return _field_error(exc.field, exc.error, exc.status)
+
+    @app.exception_handler(UploadError)
+    async def _upload(_req: Request, exc: UploadError) -> JSONResponse:
+        return _field_error(exc.field, exc, 422)
+
+    @app.exception_handler(LimitExceeded)
+    async def _too_large(_req: Request, exc: LimitExceeded) -> JSONResponse:
+        return _field_error(exc.field, exc, 413)
 
     @app.exception_handler(NotFound)
     async def _not_found(_req: Request, exc: NotFound) -> JSONResponse:

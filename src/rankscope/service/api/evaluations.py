@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
 from sqlalchemy import select
@@ -64,10 +64,15 @@ def create_evaluation(body: EvaluationCreate, db: Database = Depends(get_db),
 
 @router.post("/live", status_code=202, response_model=EvaluationOut,
              summary="Evaluate a live retriever over HTTP (background job, resumable)")
-def create_live_evaluation(body: LiveEvaluationCreate, db: Database = Depends(get_db),
+def create_live_evaluation(body: LiveEvaluationCreate, request: Request, db: Database = Depends(get_db),
                            pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
     params = _policies(body)
-    params.update(retriever_url=body.retriever_url, k=body.k, concurrency=body.concurrency, retries=body.retries)
+    settings = request.app.state.settings
+    try:
+        url = settings.egress.check(body.retriever_url)
+    except RankscopeError as exc:
+        raise FieldError("retriever_url", exc) from None
+    params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries)
     job_id = create_job(db, "live", body.test_set_id, params, body.name or "live")
     pool.wake()
     return evaluation_out(db, job_id)

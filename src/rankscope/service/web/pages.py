@@ -7,20 +7,24 @@ back as the same page with the problem shown, successes redirect (POST/redirect/
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
+from fastapi import Path as PathParam
+from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 
 from rankscope.errors import RankscopeError
-from rankscope.service.api.deps import get_db, get_pool
+from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError
-from rankscope.service.api.schemas import DEFAULT_METRICS
+from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID
 from rankscope.service.db import Database, Job, Query, RunRecord, TestSet
+from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
 from rankscope.service.store import NotFound, create_job, get_testset, validate_metrics
+from rankscope.service.uploads import Counter, LimitExceeded
 from rankscope.service.web.i18n import LANGS, pick_lang, translate
 from rankscope.service.web.views import drilldown, evaluation_view, run_compare_view
 
@@ -56,6 +60,19 @@ def render(request: Request, template: str, section: str = "", status: int = 200
     return resp
 
 
+TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
+OptionalId = Annotated[int | None, QueryParam(ge=1, le=MAX_ID)]
+
+
+def _form_id(value: object, field: str) -> int:
+    """A positive database id from a form or query field (422 naming the field otherwise)."""
+    text = str(value or "").strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_ID:
+        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}")
+    return int(text)
+
+
 def _see(url: str) -> RedirectResponse:
     return RedirectResponse(url, status_code=303)
 
@@ -63,6 +80,8 @@ def _see(url: str) -> RedirectResponse:
 def _problem(exc: Exception) -> str:
     if isinstance(exc, FieldError):
         return f"{exc.field}: {exc.error}"
+    if isinstance(exc, (UploadError, LimitExceeded)):
+        return f"{exc.field}: {exc}"
     return str(exc)
 
 
@@ -84,13 +103,16 @@ def testsets_page(request: Request, db: Database = Depends(get_db)) -> HTMLRespo
 
 @web_router.post("/testsets")
 def testsets_upload(request: Request, file: UploadFile, format: str = Form("json"), name: str = Form(""),
-                    queries: UploadFile | None = None, db: Database = Depends(get_db)) -> Response:
+                    queries: UploadFile | None = None, db: Database = Depends(get_db),
+                    counter: Counter = Depends(new_counter)) -> Response:
     from rankscope.service.api.testsets import upload_testset
 
     try:
         ts = upload_testset(file=file, format=format, name=name or None, description="",  # type: ignore[arg-type]
                             queries=queries if queries is not None and queries.filename else None, split="test",
-                            db=db)
+                            db=db, counter=counter)
+    except LimitExceeded as exc:
+        return _testsets_page(request, db, _problem(exc), 413)
     except (FieldError, RankscopeError, NotFound) as exc:
         return _testsets_page(request, db, _problem(exc), 422)
     return _see(f"/testsets/{ts.id}")
@@ -108,17 +130,22 @@ def _testset_page(request: Request, db: Database, test_set_id: int, error: str |
 
 
 @web_router.get("/testsets/{test_set_id}")
-def testset_page(request: Request, test_set_id: int, db: Database = Depends(get_db)) -> HTMLResponse:
+def testset_page(request: Request, test_set_id: TestSetId, db: Database = Depends(get_db)) -> HTMLResponse:
     return _testset_page(request, db, test_set_id)
 
 
 @web_router.post("/runs")
-def runs_upload(request: Request, file: UploadFile, test_set_id: int = Form(...), format: str = Form("trec"),
-                name: str = Form(""), db: Database = Depends(get_db)) -> Response:
+def runs_upload(request: Request, file: UploadFile, test_set_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+                format: str = Form("trec"),
+                name: str = Form(""), db: Database = Depends(get_db),
+                counter: Counter = Depends(new_counter)) -> Response:
     from rankscope.service.api.runs import upload_run
 
     try:
-        upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None, db=db)  # type: ignore[arg-type]
+        upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None,  # type: ignore[arg-type]
+                   db=db, counter=counter)
+    except LimitExceeded as exc:
+        return _testset_page(request, db, test_set_id, _problem(exc), 413)
     except (FieldError, RankscopeError) as exc:
         return _testset_page(request, db, test_set_id, _problem(exc), 422)
     return _see(f"/testsets/{test_set_id}")
@@ -136,11 +163,8 @@ def runs_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
 async def evaluations_create(request: Request, db: Database = Depends(get_db),
                              pool: WorkerPool = Depends(get_pool)) -> Response:
     form = await request.form()
-    try:
-        test_set_id = int(str(form.get("test_set_id", "")))
-        run_ids = [int(str(v)) for v in form.getlist("run_ids")]
-    except ValueError:
-        return _see("/testsets")
+    test_set_id = _form_id(form.get("test_set_id"), "test_set_id")
+    run_ids = [_form_id(v, "run_ids") for v in form.getlist("run_ids")]
     text = str(form.get("metrics", "")).replace(",", " ")
     try:
         if not run_ids:
@@ -165,7 +189,7 @@ def evaluations_page(request: Request, db: Database = Depends(get_db)) -> HTMLRe
 
 
 @web_router.get("/evaluations/{job_id}")
-def evaluation_page(request: Request, job_id: str, baseline: int | None = None,
+def evaluation_page(request: Request, job_id: JobId, baseline: OptionalId = None,
                     db: Database = Depends(get_db)) -> HTMLResponse:
     lang = pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
                request.headers.get("accept-language"))
@@ -174,14 +198,14 @@ def evaluation_page(request: Request, job_id: str, baseline: int | None = None,
 
 
 @web_router.get("/evaluations/{job_id}/queries/{query_id:path}")
-def query_page(request: Request, job_id: str, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
+def query_page(request: Request, job_id: JobId, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
     return render(request, "query.html", "evaluations", **drilldown(db, job_id, query_id))
 
 
 @web_router.get("/compare")
-def compare_page(request: Request, test_set_id: int | None = None, baseline: int | None = None,
+def compare_page(request: Request, test_set_id: OptionalId = None, baseline: OptionalId = None,
                  metrics: str = "ndcg@10 mrr recall@100", db: Database = Depends(get_db)) -> HTMLResponse:
-    chosen = [int(v) for v in request.query_params.getlist("run_ids") if v.isdigit()]
+    chosen = [_form_id(v, "run_ids") for v in request.query_params.getlist("run_ids")]
     try:
         ctx = run_compare_view(db, test_set_id, chosen, baseline, metrics)
     except (FieldError, RankscopeError) as exc:
