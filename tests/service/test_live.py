@@ -24,7 +24,12 @@ def test_live_evaluation(client: TestClient) -> None:
     assert retriever.calls["garbage query 22"] == 1  # a malformed answer is not retried
 
     errors = client.get(f"/api/v1/evaluations/{job['id']}/live-results", params={"errors_only": True}).json()
-    assert {e["query_id"]: e["error"][:8] for e in errors} == {"q21": "HTTP 500", "q22": "bad answ"}
+    by_query = {e["query_id"]: e for e in errors}
+    assert by_query.keys() == {"q21", "q22"}
+    assert by_query["q21"]["error"].endswith("HTTP 500 Internal Server Error")  # the status line only
+    assert "boom" not in by_query["q21"]["error"]  # never the body of a failed call
+    assert "bad answer" in by_query["q22"]["error"]
+    assert (by_query["q21"]["attempts"], by_query["q22"]["attempts"]) == (3, 1)
     # the answers became a stored run of the test set, scored like any other
     [run] = job["runs"]
     assert run["name"] == "fake-bm25"

@@ -7,7 +7,8 @@ Execution
     vector database, an HTTP service).  ``workers=1`` runs them one by one.
 Failures
     A call that raises an ``Exception`` is retried ``retries`` times (waiting
-    ``retry_wait * 2**attempt`` seconds); a query that still fails is recorded
+    ``retry_wait * 2**attempt`` seconds) unless the exception has ``retryable = False``;
+    a query that still fails is recorded
     in ``errors`` and scored as an empty ranking — the other queries are never
     lost.  A failing batch is re-run query by query so that one bad query does
     not sink its batch.  ``KeyboardInterrupt`` is not caught.
@@ -125,6 +126,8 @@ def _call(fn: Callable[[], list[Hit]], retries: int, wait: float) -> tuple[list[
         except Exception as exc:  # the retriever's own failure: record and go on
             latency = time.perf_counter() - t0
             error = f"{type(exc).__name__}: {exc}"
+            if getattr(exc, "retryable", True) is False:  # the retriever says a retry gives the same
+                return None, latency, error, attempt + 1
             continue
         return hits, time.perf_counter() - t0, None, attempt + 1
     return None, latency, error, retries + 1
@@ -229,7 +232,7 @@ def evaluate_retriever(
     k: int = 10,
     workers: int = 4,
     retries: int = 2,
-    cache: str | Path | None = None,
+    cache: str | Path | Any | None = None,
     progress: bool | None = None,
     chunk_to_doc: ChunkToDoc | None = None,
     name: str | None = None,
@@ -248,7 +251,8 @@ def evaluate_retriever(
     k : hits asked for and kept per query
     workers : threads for retrievers without ``search_batch``
     retries : extra attempts for a failing call; ``retry_wait`` seconds before the first retry, doubling
-    cache : JSONL file to append finished queries to and resume from
+    cache : JSONL file to append finished queries to and resume from (or an object with the
+        ``load`` / ``append`` / ``close`` methods of :class:`~rankscope.retrieval.cache.RunCache`)
     progress : show a progress bar (default: when stderr is a terminal)
     chunk_to_doc : fold chunk hits into documents: pattern ``"{doc_id}#{chunk}"``, dict, function, or
         ``"metadata:KEY"`` (the document id is ``hit.metadata[KEY]``)
@@ -285,7 +289,11 @@ def evaluate_retriever(
     judged = set(ts.qrels.queries)
     scorable = [q for q in ts.queries if (q.answers if mode == "answers" else q.id in judged)]
 
-    store = RunCache(cache, k=k, retriever=run_name, testset=ts.name) if cache is not None else None
+    store: Any = None
+    if isinstance(cache, (str, Path)):
+        store = RunCache(cache, k=k, retriever=run_name, testset=ts.name)
+    elif cache is not None:  # any object with RunCache's load / append / close (e.g. a database table)
+        store = cache
     done = store.load() if store is not None else {}
     wanted = {q.id for q in scorable}
     done = {qid: e for qid, e in done.items() if qid in wanted}

@@ -159,7 +159,12 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
                 raise InvalidParameterError(
                     f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}")
         runs = list(dict.fromkeys(run_ids or []))
-        total = len(runs) * ts.n_queries if kind == "evaluate" else ts.n_queries
+        if kind == "evaluate":
+            total = len(runs) * ts.n_queries
+        else:  # a live job asks for the judged queries of the test set
+            judged = set(load_qrels(ts).queries)
+            total = sum(1 for q in s.scalars(select(Query.query_id).where(Query.test_set_id == test_set_id))
+                        if q in judged)
         s.add(Job(id=job_id, kind=kind, name=name, test_set_id=test_set_id, params=params, total=total))
         s.flush()
         for i, rid in enumerate(runs):

@@ -72,7 +72,8 @@ def create_live_evaluation(body: LiveEvaluationCreate, request: Request, db: Dat
         url = settings.egress.check(body.retriever_url)
     except RankscopeError as exc:
         raise FieldError("retriever_url", exc) from None
-    params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries)
+    params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries,
+                  budget_seconds=body.budget_seconds or settings.live_budget_seconds)
     job_id = create_job(db, "live", body.test_set_id, params, body.name or "live")
     pool.wake()
     return evaluation_out(db, job_id)

@@ -80,6 +80,9 @@ class LiveEvaluationCreate(_Policies):
     k: int = Field(100, ge=1, le=10_000)
     concurrency: int = Field(8, ge=1, le=64)
     retries: int = Field(2, ge=0, le=10)
+    budget_seconds: float | None = Field(None, gt=0, le=7 * 86400,
+                                         description="time budget of the whole job (default: the server's "
+                                                     "--live-budget); queries not asked by then are stored as failed")
 
 
 class Progress(BaseModel):

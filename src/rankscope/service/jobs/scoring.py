@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
 from sqlalchemy import update
 
@@ -26,11 +26,11 @@ def _clean(v: float) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def score_job_runs(db: Database, job: Job, renew: Any) -> None:
+def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> None:
     """Evaluate every run of ``job`` that has no means yet, storing per-query rows then means.
 
-    ``renew()`` is called between chunks; it returns False when the job was lost
-    (deleted or taken over), and scoring stops.
+    ``keep_going()`` is called between chunks; it returns False when the job was lost
+    (deleted or taken over) or the server is stopping, and scoring stops.
     """
     with db.read() as s:
         todo = [(jr.run_id, rec) for jr, rec in job_runs(s, job.id) if jr.means is None]
@@ -53,7 +53,7 @@ def score_job_runs(db: Database, job: Job, renew: Any) -> None:
                  "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row in zip(ids, vals)]
         step = 5000
         for i in range(0, len(rows), step):
-            if not renew():
+            if not keep_going():
                 return
             with db.write() as s:
                 insert_rows(db, s, QueryScore, rows[i:i + step])
