@@ -91,3 +91,15 @@ def wait_job(c: TestClient, job_id: str, timeout: float = 30.0) -> dict[str, Any
             return body
         time.sleep(0.05)
     raise AssertionError(f"job {job_id} did not finish in {timeout} s: {body}")
+
+
+def get_report(c: TestClient, job_id: str, timeout: float = 60, **params: Any) -> Any:
+    """GET an evaluation's report, following 202 (being rendered in the background) until it is there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = c.get(f"/api/v1/evaluations/{job_id}/report", params=params)
+        if r.status_code != 202:
+            return r
+        assert r.json()["status"] == "rendering" and r.headers["retry-after"] == "1"
+        assert time.monotonic() < deadline, "the report was never rendered"
+        time.sleep(0.05)

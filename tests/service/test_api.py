@@ -51,7 +51,7 @@ def test_evaluation_matches_the_engine(client: TestClient) -> None:
     assert r.json()["status"] in ("queued", "running", "done")
     job = wait_job(client, r.json()["id"])
     assert job["status"] == "done", job
-    assert job["progress"] == {"total": 6, "finished": 6, "failed": 0}
+    assert job["progress"] == {"total": 6, "finished": 6, "failed": 0, "runs": 2}
 
     qrels = _qrels()
     expected = {

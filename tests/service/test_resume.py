@@ -78,7 +78,7 @@ def test_sigkill_during_live_job_then_resume(db_url: str, tmp_path: Path) -> Non
             proc.terminate()
             proc.wait(10)
     assert job["status"] == "done", job
-    assert job["progress"] == {"total": N, "finished": N, "failed": 0}
+    assert job["progress"] == {"total": N, "finished": N, "failed": 0, "runs": 1}
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT query_id, hits FROM live_results WHERE job_id = :j"), {"j": job_id}).all()
         scored = conn.execute(text("SELECT query_id, scores FROM query_scores WHERE job_id = :j"),

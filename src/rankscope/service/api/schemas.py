@@ -9,7 +9,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
-    "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID",
+    "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
+    "ReportPending",
 ]
 
 MAX_ID = 2**31 - 1
@@ -52,6 +53,7 @@ class RunOut(_Out):
     created_at: dt.datetime
     n_queries: int
     n_rows: int
+    n_judged: int | None = Field(description="queries of the run that have judgments in the test set")
 
 
 class _Policies(BaseModel):
@@ -86,9 +88,12 @@ class LiveEvaluationCreate(_Policies):
 
 
 class Progress(BaseModel):
+    """Stored runs: ``total`` / ``finished`` count run × query pairs of ``runs`` runs; live: queries."""
+
     total: int
     finished: int
     failed: int
+    runs: int
 
 
 class EvaluationRunOut(BaseModel):
@@ -131,3 +136,21 @@ class LiveResultOut(BaseModel):
     error: str | None
     attempts: int
     latency_ms: float | None
+
+
+class ErrorItem(BaseModel):
+    field: str | None = Field(description="the request field (body key, query parameter, form field, header)")
+    problem: str
+    suggestions: list[str] | None = Field(None, description="close matches (unknown metric names)")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx (and the rare 5xx) answer: a summary and one item per problem."""
+
+    detail: str
+    errors: list[ErrorItem]
+
+
+class ReportPending(BaseModel):
+    status: Literal["rendering"]
+    detail: str

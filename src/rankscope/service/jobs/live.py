@@ -25,14 +25,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
-
 from rankscope.data import Run
 from rankscope.errors import RankscopeError
 from rankscope.retrieval.cache import CachedQuery
-from rankscope.service.db import Database, Job, JobRun, LiveResult
+from rankscope.service import store
+from rankscope.service.db import Database, Job
 from rankscope.service.settings import Settings
-from rankscope.service.store import create_run, get_testset, load_qrels, testset_queries
 
 __all__ = ["LiveResultsCache", "JobStopped", "fetch_all", "finish_live_job"]
 
@@ -61,8 +59,7 @@ class LiveResultsCache:
     def load(self) -> dict[str, CachedQuery]:
         """The queries answered without error (the runner asks the others)."""
         with self.db.read() as s:
-            rows = s.execute(select(LiveResult.query_id, LiveResult.hits, LiveResult.latency_ms).where(
-                LiveResult.job_id == self.job_id, LiveResult.error.is_(None))).all()
+            rows = store.answered_queries(s, self.job_id)
         return {q: CachedQuery(q, [str(d) for d, _ in hits or []], [float(v) for _, v in hits or []],
                                (ms or 0.0) / 1000) for q, hits, ms in rows}
 
@@ -82,24 +79,10 @@ class LiveResultsCache:
         with self._lock:
             rows, self._rows = self._rows, []
             self._last = time.monotonic()
-        if rows:
-            with self.db.write() as s:
-                upsert_live_results(self.db, s, rows)
+        store.upsert_live_results(self.db, rows)
 
     def close(self) -> None:
         self.flush()
-
-
-def upsert_live_results(db: Database, s: Any, rows: list[dict[str, Any]]) -> None:
-    """Insert answers; a new answer replaces a stored *error* of the same query (a retry after resume),
-    never a stored answer: one row per ``(job, query)`` however often a query is asked."""
-    stmt = db.insert(LiveResult)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[LiveResult.job_id, LiveResult.query_id],
-        set_={"hits": stmt.excluded.hits, "error": stmt.excluded.error, "latency_ms": stmt.excluded.latency_ms,
-              "attempts": LiveResult.attempts + stmt.excluded.attempts},
-        where=LiveResult.error.is_not(None))
-    s.execute(stmt, rows)
 
 
 class _Counted:
@@ -131,14 +114,11 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
 
     p = job.params
     with db.read() as s:
-        qrels = load_qrels(get_testset(s, job.test_set_id))
-        queries = testset_queries(s, job.test_set_id)
+        qrels = store.load_qrels(store.get_testset(s, job.test_set_id))
+        queries = store.testset_queries(s, job.test_set_id)
     judged = set(qrels.queries)
-    with db.write() as s:  # judged queries without text cannot be asked: stored as failed once
-        no_text = [{"job_id": job.id, "query_id": q, "hits": None, "error": NO_TEXT, "attempts": 0,
-                    "latency_ms": None} for q, t in queries if q in judged and not t]
-        if no_text:
-            s.execute(db.insert(LiveResult).on_conflict_do_nothing(), no_text)
+    # judged queries without text cannot be asked: stored as failed once
+    store.add_live_errors(db, job.id, {q: NO_TEXT for q, t in queries if q in judged and not t})
     asked = [Query(q, t) for q, t in queries if q in judged and t]
     if not asked:
         return True
@@ -167,12 +147,11 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
 def finish_live_job(db: Database, job: Job) -> None:
     """Turn the stored answers into a stored run attached to the job (once)."""
     with db.write() as s:
-        if s.scalars(select(JobRun).where(JobRun.job_id == job.id)).first() is not None:
+        if store.job_has_runs(s, job.id):
             return
-        rows = s.execute(select(LiveResult.query_id, LiveResult.hits).where(
-            LiveResult.job_id == job.id, LiveResult.error.is_(None))).all()
+        rows = store.live_run_rows(s, job.id)
         if not rows:
-            first = s.scalars(select(LiveResult.error).where(LiveResult.job_id == job.id).limit(1)).first()
+            first = store.first_live_error(s, job.id)
             raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}")
         qs: list[str] = []
         ds: list[str] = []
@@ -183,5 +162,5 @@ def finish_live_job(db: Database, job: Job) -> None:
                 ds.append(doc)
                 vs.append(score)
         run = Run.from_arrays(qs, ds, vs, job.name or f"live-{job.id[:8]}")
-        rec = create_run(s, job.test_set_id, run, "live", source="live")
-        s.add(JobRun(job_id=job.id, run_id=rec.id, position=0))
+        rec = store.create_run(s, job.test_set_id, run, "live", source="live")
+        store.attach_run(s, job.id, rec.id)

@@ -6,63 +6,16 @@ import logging
 import os
 import socket
 import threading
-import time
 import uuid
 
-from sqlalchemy import ColumnElement, and_, or_, select, update
-
 from rankscope.errors import RankscopeError
+from rankscope.service import store
 from rankscope.service.db import Database, Job
-from rankscope.service.db.models import utcnow
 from rankscope.service.settings import Settings
 
-__all__ = ["WorkerPool", "claim_job", "run_job"]
+__all__ = ["WorkerPool", "LeaseKeeper", "run_job"]
 
 log = logging.getLogger("rankscope.service.jobs")
-
-
-def _claimable(now: float) -> ColumnElement[bool]:
-    return or_(Job.status == "queued", and_(Job.status == "running", Job.lease_until < now))
-
-
-def claim_job(db: Database, owner: str, lease_seconds: float,
-              kinds: tuple[str, ...] = ("evaluate", "live")) -> str | None:
-    """Take the oldest queued job of ``kinds``, or a running one whose lease ran out; None when there is none.
-
-    The conditional UPDATE is atomic, so two workers never own the same job.
-    """
-    now = time.time()
-    with db.write() as s:
-        candidates = list(s.scalars(select(Job.id).where(_claimable(now), Job.kind.in_(kinds))
-                                    .order_by(Job.created_at).limit(4)))
-        for job_id in candidates:
-            res = s.execute(update(Job).where(Job.id == job_id, _claimable(now)).values(
-                status="running", lease_owner=owner, lease_until=now + lease_seconds, claims=Job.claims + 1))
-            if res.rowcount == 1:  # type: ignore[attr-defined]
-                s.execute(update(Job).where(Job.id == job_id, Job.started_at.is_(None)).values(started_at=utcnow()))
-                return job_id
-    return None
-
-
-def renew_lease(db: Database, job_id: str, owner: str, lease_seconds: float) -> bool:
-    """Extend our lease; False when the job is gone or no longer ours."""
-    with db.write() as s:
-        res = s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
-                        .values(lease_until=time.time() + lease_seconds))
-        return bool(res.rowcount == 1)  # type: ignore[attr-defined]
-
-
-def _finish(db: Database, job_id: str, owner: str, status: str, error: str | None = None) -> None:
-    with db.write() as s:
-        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner).values(
-            status=status, error=error, finished_at=utcnow(), lease_until=0.0))
-
-
-def release_lease(db: Database, job_id: str, owner: str) -> None:
-    """Give a running job back (on shutdown) so that the next worker takes it at once."""
-    with db.write() as s:
-        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
-                  .values(lease_until=0.0))
 
 
 class LeaseKeeper:
@@ -82,7 +35,7 @@ class LeaseKeeper:
     def _beat(self) -> None:
         while not self._done.wait(self.lease_seconds / 3):
             try:
-                if not renew_lease(self.db, self.job_id, self.owner, self.lease_seconds):
+                if not store.renew_lease(self.db, self.job_id, self.owner, self.lease_seconds):
                     self.lost.set()
                     return
             except Exception:  # a database hiccup: try again at the next beat
@@ -102,6 +55,7 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
     """Run one claimed job to its end, until its lease is lost, or until ``stopping`` is set."""
     from rankscope.service.jobs.live import fetch_all, finish_live_job
     from rankscope.service.jobs.scoring import score_job_runs
+    from rankscope.service.reports import queue_defaults
 
     with db.read() as s:
         job = s.get(Job, job_id)
@@ -117,27 +71,29 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
             if job.kind == "live":
                 if not fetch_all(db, settings, job, keep_going):
                     if stop.is_set():
-                        release_lease(db, job_id, owner)
+                        store.release_lease(db, job_id, owner)
                     return
                 finish_live_job(db, job)
             score_job_runs(db, job, keep_going)
             if keep_going():
-                _finish(db, job_id, owner, "done")
+                store.finish_job(db, job_id, owner, "done")
+                queue_defaults(db, job_id)
             elif stop.is_set():
-                release_lease(db, job_id, owner)
+                store.release_lease(db, job_id, owner)
         except RankscopeError as exc:
-            _finish(db, job_id, owner, "failed", str(exc))
+            store.finish_job(db, job_id, owner, "failed", str(exc))
         except Exception as exc:  # a bug or a database failure: record it, keep the worker alive
             log.exception("job %s failed", job_id)
-            _finish(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")
+            store.finish_job(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")
 
 
 class WorkerPool:
     """Daemon threads polling the database for jobs, each with its own lease owner id.
 
-    ``settings.workers`` threads score stored runs; ``settings.live_workers`` other threads run
-    live retriever jobs, so that a slow retriever never holds up scoring (with ``workers=0``
-    the process runs no job at all: API only).
+    ``settings.workers`` threads score stored runs (and render the queued reports when no
+    evaluation waits); ``settings.live_workers`` other threads run live retriever jobs, so that
+    a slow retriever never holds up scoring (with ``workers=0`` the process runs no job at all:
+    API only).
     """
 
     def __init__(self, db: Database, settings: Settings) -> None:
@@ -170,14 +126,26 @@ class WorkerPool:
             t.join(timeout)
         self._threads.clear()
 
+    def _render(self) -> bool:
+        """Render one pending report (scoring threads do this when no evaluation waits)."""
+        from rankscope.service.reports import render_next
+
+        try:
+            return render_next(self.db, max(300.0, 20 * self.settings.lease_seconds))
+        except Exception:
+            log.exception("rendering a report failed")
+            return False
+
     def _loop(self, owner: str, kinds: tuple[str, ...]) -> None:
         while not self._stop.is_set():
             try:
-                job_id = claim_job(self.db, owner, self.settings.lease_seconds, kinds)
+                job_id = store.claim_job(self.db, owner, self.settings.lease_seconds, kinds)
             except Exception:
                 log.exception("claiming a job failed")
                 job_id = None
             if job_id is None:
+                if "evaluate" in kinds and self._render():
+                    continue
                 self._wake.wait(self.settings.poll_seconds)
                 self._wake.clear()
                 continue
