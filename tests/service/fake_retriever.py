@@ -93,7 +93,10 @@ class FakeRetriever:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # the default backlog of 5 drops connects: a 1 s SYN retry per burst
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

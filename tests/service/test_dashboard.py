@@ -49,7 +49,7 @@ def test_evaluation_pages_show_names_counts_marks_and_every_metric(client: TestC
     assert "bm25 vs dense · mrr" in listing and "support questions" in listing
     assert "60 of 60 scores: 30 queries × 2 runs" in listing  # run × query pairs, said so
     page = _page(client, f"/evaluations/{job_id}", until='id="report-frame"')
-    assert 'href="/testsets/%d" id="testset-link">support questions</a>' % ts["id"] in page
+    assert f'href="/testsets/{ts["id"]}" id="testset-link">support questions</a>' in page
     assert '<span class="sig">†</span>' in page  # dense is significantly better: the reports' mark
     assert "† significantly better than the baseline" in page  # and the reports' legend
     head = re.search(r'<table class="grid sortable" id="per-query">\s*<thead>(.*?)</thead>', page, re.S)

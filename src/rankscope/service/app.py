@@ -77,12 +77,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def _docs(app: FastAPI) -> None:
     """``/docs``: Swagger UI for the API, its files served by this service (no CDN)."""
+    from importlib import resources
+
     from fastapi.openapi.docs import get_swagger_ui_html
     from fastapi.responses import HTMLResponse
     from fastapi.staticfiles import StaticFiles
-    from swagger_ui_bundle import swagger_ui_path
 
-    app.mount("/static/swagger", StaticFiles(directory=str(swagger_ui_path)), name="swagger")
+    # the Swagger UI files that the fastapi-offline package ships (no CDN)
+    app.mount("/static/swagger", StaticFiles(directory=str(resources.files("fastapi_offline") / "static")),
+              name="swagger")
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

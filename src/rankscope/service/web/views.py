@@ -161,7 +161,8 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         for m in metrics:
             v = r["means"].get(m)
             rating = rate(m, v, lang) if v is not None else None
-            cells.append({"value": v, "level": rating.level if rating else None, "mark": marks.get(
+            cells.append({"value": v, "level": rating.level if rating else None,
+                          "level_name": rating.level_name if rating else None, "mark": marks.get(
                 (names[r["run_id"]], m), ""), "title": rating.level_name if rating else m})
         ctx["table"].append({"run_id": r["run_id"], "name": names[r["run_id"]], "cells": cells,
                              "queries": r["queries"] or {}})
