@@ -35,6 +35,8 @@ def serve_command(
                                               "from --workers, which score)", min=0, max=64)] = 2,
     retriever_timeout: Annotated[float, typer.Option("--retriever-timeout", help="total seconds one retriever "
                                                      "request may take", min=0.1)] = 30.0,
+    live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
+                                               "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard."""
     from rankscope.errors import RankscopeError
@@ -59,7 +61,8 @@ def serve_command(
                         max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds,
                         max_data_bytes=int(max_data_mb * 1024 * 1024), max_rows=max_rows, host=host, port=port,
                         allowed_hosts=tuple(allow_host or ()), allow_retrievers=tuple(entries),
-                        live_workers=live_workers, retriever_timeout=retriever_timeout)
+                        live_workers=live_workers, retriever_timeout=retriever_timeout,
+                        live_budget_seconds=live_budget)
     application = create_app(settings)
     typer.echo(f"rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {_safe(settings.db_url)})",
                err=True)

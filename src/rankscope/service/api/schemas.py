@@ -122,6 +122,7 @@ class QueryScoreOut(BaseModel):
     run_id: int
     query_id: str
     scores: dict[str, float | None]
+    first_rank: int | None = Field(None, description="rank of the first relevant document (0: none retrieved)")
 
 
 class QueryScorePage(BaseModel):

@@ -150,7 +150,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
     marks: dict[tuple[str, str], str] = {}
     if len(run_ids) >= 2:
         js = store.request_report(db, job_id, "json", "en", key)
-        ctx["marks_ready"] = js.status == "done"
+        ctx["marks_ready"] = js.status in ("done", "failed")
         marks = _marks(js.body if js.status == "done" else None, names)
     else:
         ctx["marks_ready"] = True
