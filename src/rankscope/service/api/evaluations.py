@@ -106,7 +106,8 @@ def read_per_query(job_id: JobId, run_id: Annotated[int | None, QueryParam(ge=1,
     with db.read() as s:
         store.get_job(s, job_id)
         rows = store.per_query(s, job_id, run_id, offset, limit)
-        items = [QueryScoreOut(run_id=r.run_id, query_id=r.query_id, scores=r.scores, first_rank=r.first_rank) for r in rows]
+        items = [QueryScoreOut(run_id=r.run_id, query_id=r.query_id, scores=r.scores, first_rank=r.first_rank)
+                 for r in rows]
     return {"offset": offset, "limit": limit, "items": items}
 
 
