@@ -27,7 +27,7 @@ from rankscope.service import store
 from rankscope.service.db import Database, Job
 
 __all__ = ["REPORT_FORMATS", "RUN_FORMATS", "JobNotDone", "check_request", "stored_results", "render_report",
-           "render_next", "queue_defaults", "report_formats"]
+           "render_next", "report_formats"]
 
 log = logging.getLogger("rankscope.service.reports")
 
@@ -122,12 +122,6 @@ def render_report(db: Database, job_id: str, fmt: str, lang: str, baseline: int)
                          baseline=base or next(iter(results)))
     content = build_report(comparison, lang=lang, curves=False)
     return str(render_comparison(content, fmt))
-
-
-def queue_defaults(db: Database, job_id: str) -> None:
-    """Queue the reports the dashboard shows first (JSON for its table, HTML in both languages)."""
-    for fmt, lang in (("json", "en"), ("html", "en"), ("html", "zh")):
-        store.request_report(db, job_id, fmt, lang, 0)
 
 
 def render_next(db: Database, lease_seconds: float) -> bool:

@@ -55,7 +55,6 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
     """Run one claimed job to its end, until its lease is lost, or until ``stopping`` is set."""
     from rankscope.service.jobs.live import fetch_all, finish_live_job
     from rankscope.service.jobs.scoring import score_job_runs
-    from rankscope.service.reports import queue_defaults
 
     with db.read() as s:
         job = s.get(Job, job_id)
@@ -77,7 +76,6 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
             score_job_runs(db, job, keep_going)
             if keep_going():
                 store.finish_job(db, job_id, owner, "done")
-                queue_defaults(db, job_id)
             elif stop.is_set():
                 store.release_lease(db, job_id, owner)
         except RankscopeError as exc:

@@ -33,6 +33,7 @@
       var head = table.tHead && table.tHead.rows[0];
       if (!head || !table.tBodies.length) return;
       Array.prototype.forEach.call(head.cells, function (th, col) {
+        if (!th.textContent.trim()) return;  // a column of links or checkboxes
         th.classList.add("sort");
         th.addEventListener("click", function () { sortBy(table, col, th); });
       });
