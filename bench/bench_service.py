@@ -201,10 +201,10 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     total = sum(counts.values())
     print(f"{args.clients} clients, {elapsed:.1f} s, {total} requests ({total / elapsed:.1f}/s), "
           f"{len(created)} runs uploaded and evaluated; database {db.split(':')[0]}")
-    print(f"{'endpoint':32} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'endpoint':40} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
     for label in sorted(latency):
         arr = np.array(latency[label]) * 1000
-        print(f"{label:32} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
+        print(f"{label:40} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
     print(f"errors: {len(errors)}; lost/duplicated/wrong results: {len(problems)}")
     for line in (errors + problems)[:10]:
         print("  ", line)
