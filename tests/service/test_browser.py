@@ -210,8 +210,9 @@ def test_live_job_failures_and_one_run_report(browser: Any, tmp_path: Path) -> N
         assert "Live retriever" in browser.page_source
         browser.switch_to.default_content()
         _shot(browser, "8-live-evaluation")
-        browser.get(f"{server.url}/api/v1/evaluations/{job_id}/report?format=html&download=false&lang=zh")
-        _until(browser, "the Chinese report", lambda d: "评估报告" in d.page_source)
+        url = f"{server.url}/api/v1/evaluations/{job_id}/report?format=html&download=false&lang=zh"
+        # 202 while it is rendered in the background: ask again, as a client following Retry-After would
+        _until(browser, "the Chinese report", lambda d: d.get(url) or "评估报告" in d.page_source)
         _shot(browser, "9-live-report-zh")
 
 
