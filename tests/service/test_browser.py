@@ -127,7 +127,8 @@ def test_upload_evaluate_and_drill_down(browser: Any, tmp_path: Path) -> None:
         metrics.clear()
         metrics.send_keys("ndcg@10 P@2 mrr recall@10")
         _submit(browser, "evaluate-submit")
-        _until(browser, "the report frame", lambda d: d.find_elements(By.ID, "report-frame"))
+        _until(browser, "the report frame and the significance marks", lambda d: d.find_elements(
+            By.ID, "report-frame") and "significantly better than the baseline" in _text(d, "sig-legend"))
         table = _text(browser, "metrics-table")
         assert "bm25" in table and "dense" in table and "ndcg@10" in table and "other-ids" not in table
         assert "1.0000" in table  # dense: recall@10 of every query is 1

@@ -48,7 +48,8 @@ def test_evaluation_pages_show_names_counts_marks_and_every_metric(client: TestC
     listing = _page(client, "/evaluations")
     assert "bm25 vs dense · mrr" in listing and "support questions" in listing
     assert "60 of 60 scores: 30 queries × 2 runs" in listing  # run × query pairs, said so
-    page = _page(client, f"/evaluations/{job_id}", until='id="report-frame"')
+    _page(client, f"/evaluations/{job_id}", until='id="report-frame"')
+    page = _page(client, f"/evaluations/{job_id}", until="† significantly better than the baseline")
     assert f'href="/testsets/{ts["id"]}" id="testset-link">support questions</a>' in page
     assert '<span class="sig">†</span>' in page  # dense is significantly better: the reports' mark
     assert "† significantly better than the baseline" in page  # and the reports' legend

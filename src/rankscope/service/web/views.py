@@ -145,15 +145,15 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
     base = baseline if baseline in run_ids else run_ids[0]
     ctx["baseline"] = base
     key = check_request(db, job_id, "html", base)
-    html = store.request_report(db, job_id, "html", lang, key)
-    ctx["report"] = {"status": html.status, "lang": lang, "baseline": base}
     marks: dict[tuple[str, str], str] = {}
-    if len(run_ids) >= 2:
+    if len(run_ids) >= 2:  # asked first: reports are rendered oldest request first, the table needs this one
         js = store.request_report(db, job_id, "json", "en", key)
         ctx["marks_ready"] = js.status in ("done", "failed")
         marks = _marks(js.body if js.status == "done" else None, names)
     else:
         ctx["marks_ready"] = True
+    html = store.request_report(db, job_id, "html", lang, key)
+    ctx["report"] = {"status": html.status, "lang": lang, "baseline": base}
     if html.status in ("pending", "rendering") or not ctx["marks_ready"]:
         ctx["refresh"] = 2
     for r in done:
