@@ -108,6 +108,11 @@ def _fatal(exc: BaseException, name: str, q: Query) -> BaseException:
     return exc
 
 
+def retryable(exc: BaseException) -> bool:
+    """False when the exception says a retry would give the same answer (``exc.retryable = False``)."""
+    return getattr(exc, "retryable", True) is not False
+
+
 class _Attempts:
     """The retry loop shared by the sync and async paths."""
 
@@ -139,6 +144,9 @@ def _one(r: Any, q: Query, k: int, attempts: _Attempts, collector: Collector, na
         except Exception as err:  # the retriever's own failure: record, retry
             latency = time.perf_counter() - t0
             exc, tb = err, traceback.format_exc()
+            if not retryable(err):
+                collector.failure(q, err, tb, latency, attempt + 1)
+                return
             continue
         collector.success(q, hits, time.perf_counter() - t0, attempt + 1, batch=False)
         return
@@ -233,6 +241,9 @@ async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int,
                 except Exception as err:
                     latency = time.perf_counter() - t0
                     exc, tb = err, traceback.format_exc()
+                    if not retryable(err):
+                        collector.failure(q, err, tb, latency, attempt + 1)
+                        return
                     continue
                 collector.success(q, hits, time.perf_counter() - t0, attempt + 1, batch=False)
                 return
