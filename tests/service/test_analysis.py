@@ -115,7 +115,7 @@ def test_metric_lists_policies_and_the_report_reads_stored_scores(stored, monkey
         real(self, qrels, metrics, **kw)
 
     monkeypatch.setattr(evaluator_mod.Evaluator, "__init__", spy)
-    r = c.get(f"/api/v1/evaluations/{job['id']}/report", params={"format": "json"})
+    r = get_report(c, job["id"], format="json")
     assert r.status_code == 200, r.text
     report = r.json()
     assert report["metrics"] == ["ndcg@1", "ndcg@3", "mrr"] and report["policies"]["score_precision"] == "float64"

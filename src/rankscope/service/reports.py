@@ -79,8 +79,9 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
         pairs = store.job_runs(s, job_id)
         rows = store.job_scores(s, job_id)
     names = system_names([(rec.id, rec.name) for _, rec in pairs])
-    labels = list(job.params["metrics"])
-    measures = tuple(m for _, m in parse_metrics(labels))
+    pairs_ = parse_metrics(job.params["metrics"])  # "ndcg@1,3" is stored as given: one label per measure
+    labels = [label for label, _ in pairs_]
+    measures = tuple(m for _, m in pairs_)
     by_run: dict[int, list[tuple[str, dict[str, Any], int | None]]] = {}
     for run_id, qid, scores, first in rows:
         by_run.setdefault(run_id, []).append((qid, scores, first))
@@ -123,7 +124,8 @@ def render_report(db: Database, job_id: str, fmt: str, lang: str, baseline: int)
     from rankscope.report import render_report as render_comparison
 
     base = names.get(baseline) if baseline else None
-    comparison = compare(None, results, list(job.params["metrics"]), test="t", alpha=0.05, correction="holm",
+    labels = list(next(iter(results.values())).labels)
+    comparison = compare(None, results, labels, test="t", alpha=0.05, correction="holm",
                          baseline=base or next(iter(results)))
     content = build_report(comparison, lang=lang, curves=False)
     return str(render_comparison(content, fmt))
@@ -136,7 +138,7 @@ def render_next(db: Database, lease_seconds: float) -> bool:
         return False
     try:
         body = render_report(db, row.job_id, row.format, row.lang, row.baseline_run_id)
-    except LookupError:  # the evaluation (or a run) was deleted meanwhile: its cache row went with it
+    except store.NotFound:  # the evaluation (or a run) was deleted meanwhile: its cache row went with it
         return True
     except Exception as exc:  # a bug: keep the message for the 500 answer and the log
         log.exception("rendering report %s failed", row.id)
