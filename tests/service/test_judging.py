@@ -175,7 +175,7 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
         assert body["errors"][0]["field"] == field, body
         return str(body["detail"])
 
-    pool_missing = POOL + [{"query_id": "q1", "doc_id": "d9"}]
+    pool_missing = [*POOL, {"query_id": "q1", "doc_id": "d9"}]
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(pool_missing))},
                     data={"test_set_id": str(ts["id"])})
     assert "1 of 5 documents of the pool have no text in test set" in problem(r, 422, "test_set_id")
@@ -227,3 +227,30 @@ def test_the_migration_creates_what_the_models_declare(tmp_path: Path) -> None:
     with db.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == [], diff
+
+
+def test_dashboard_forms_refuse_mistakes_and_other_origins(client: TestClient) -> None:
+    ts = upload_testset(client)
+    missing = jsonl([*POOL, {"query_id": "q1", "doc_id": "d9"}])
+    r = client.post("/judging", files={"pool": ("p.jsonl", missing)}, data={"test_set_id": str(ts["id"])})
+    assert r.status_code == 422 and 'id="error"' in r.text
+    assert "1 of 5 documents of the pool have no text in test set" in r.text
+    r = client.post("/judging", files={"pool": ("p.jsonl", jsonl(POOL))}, data={"test_set_id": str(ts["id"])},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    task = r.headers["location"].rsplit("/", 1)[1]
+    page = client.get(f"/judging/{task}/judge", params={"annotator": "alice"}).text
+    item = page.split('name="item_id" value="')[1].split('"')[0]
+    form = {"annotator": "alice", "item_id": item, "grade": "2", "note": ""}
+    r = client.post(f"/judging/{task}/judge", data={**form, "grade": "7"})
+    assert r.status_code == 422 and "grade: expected 0, 1, 2, 3 or skip" in r.text
+    r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "Origin"
+    assert client.get(f"/api/v1/judging/{task}").json()["annotators"] == []  # nothing stored
+    r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://127.0.0.1"},
+                    follow_redirects=False)
+    assert r.status_code == 303 and "annotator=alice&item=" in r.headers["location"]
+    assert client.get(f"/api/v1/judging/{task}").json()["annotators"][0]["judged"] == 1
+    r = client.get(f"/judging/{task}/judge", params={"annotator": "a,b"})
+    assert r.status_code == 422 and "annotator: must not contain commas" in r.text
+    assert "其中" in client.get(f"/judging/{task}?lang=zh").text

@@ -30,7 +30,7 @@ __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_F
 
 TESTSET_FORMATS = ("json", "jsonl", "beir", "trec")
 RUN_FORMATS = ("trec", "json", "ranked")
-MAX_DOC_CHARS = 4000
+MAX_DOC_CHARS = 100_000  # characters of a document text kept (snippets, the judging view); longer ones are cut
 
 
 @dataclass

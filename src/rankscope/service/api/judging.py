@@ -19,6 +19,7 @@ from rankscope.service.api.schemas import (
     MAX_ID,
     AgreementOut,
     ErrorBody,
+    ExportOut,
     JudgingItemOut,
     JudgingTaskOut,
     JudgmentIn,
@@ -42,7 +43,8 @@ router = APIRouter(prefix="/judging", tags=["judging"])
 TaskId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 AnnotatorQuery = Annotated[str | None, QueryParam(min_length=1, max_length=100)]
 Merge = Literal["median", "min", "max"]
-NOTHING: dict[int | str, dict[str, Any]] = {409: {"model": ErrorBody, "description": "no item has a grade yet (nothing to export)"}}
+NOTHING: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorBody, "description": "no item has a grade yet (nothing to export)"}}
 
 
 def _upload(f: UploadFile | None, field: str) -> Uploaded | None:
@@ -310,8 +312,8 @@ def export_provenance(task_id: TaskId, annotator: AnnotatorQuery = None, merge: 
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels.provenance.jsonl"'})
 
 
-@router.get("/{task_id}/export", summary="The exported qrels, its provenance sidecar and what they hold",
-            responses=NOTHING)
+@router.get("/{task_id}/export", response_model=ExportOut,
+            summary="The exported qrels, its provenance sidecar and what they hold", responses=NOTHING)
 def export_all(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                prelabels: bool = False, db: Database = Depends(get_db)) -> dict[str, Any]:
     qrels, side, summary = export_for(db, task_id, annotator, merge, prelabels)

@@ -11,7 +11,7 @@ __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
     "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
     "ReportPending", "Annotator", "JudgingTaskOut", "AnnotatorProgress", "JudgingItemOut", "PrelabelOut",
-    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut",
+    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut",
 ]
 
 MAX_ID = 2**31 - 1
@@ -290,3 +290,10 @@ class AgreementOut(BaseModel):
     annotators: list[str]
     pairs: list[AnnotatorPairOut]
     prelabels: list[PrelabelAgreementOut]
+
+
+class ExportOut(BaseModel):
+    summary: dict[str, Any] = Field(description="items, human labels, merged and disagreeing items, skipped, "
+                                                "pre-labels used, unlabelled items")
+    qrels: str = Field(description="TREC qrels (query 0 doc grade)")
+    provenance: str = Field(description="the qrels' provenance sidecar (JSON Lines)")

@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.errors import ParseError, RankscopeError
-from rankscope.service.ingest import Uploaded, UploadError, named_errors
+from rankscope.service.ingest import MAX_DOC_CHARS, Uploaded, UploadError, named_errors
 from rankscope.service.uploads import Counter, spool
 
 __all__ = ["MAX_DOC_CHARS", "ORDERS", "ParsedTask", "read_pool_upload", "read_texts_upload", "read_prelabels_upload",
            "build_task"]
 
-MAX_DOC_CHARS = 100_000
 ORDERS = ("shuffled", "pool")
 
 
