@@ -76,12 +76,8 @@ def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None) 
 
     with db.read() as s:
         task = task_out(s, store.get_task(s, task_id))
-        if item_id is not None:
-            item = store.get_item(s, task_id, item_id, "item")
-            _, remaining = store.next_item(s, task_id, annotator)
-        else:
-            found, remaining = store.next_item(s, task_id, annotator)
-            item = found
+        found, remaining = store.next_item(s, task_id, annotator)
+        item = store.get_item(s, task_id, item_id, "item") if item_id is not None else found
         ctx: dict[str, Any] = {"task": task, "annotator": annotator, "remaining": remaining, "item": None}
         mine = next((a for a in task["annotators"] if a["annotator"] == annotator),
                     {"annotator": annotator, "judged": 0, "skipped": 0, "remaining": task["n_items"],
