@@ -254,3 +254,12 @@ def test_dashboard_forms_refuse_mistakes_and_other_origins(client: TestClient) -
     r = client.get(f"/judging/{task}/judge", params={"annotator": "a,b"})
     assert r.status_code == 422 and "annotator: must not contain commas" in r.text
     assert "其中" in client.get(f"/judging/{task}?lang=zh").text
+
+
+def test_one_test_set_file_gives_queries_and_documents(client: TestClient) -> None:
+    from .conftest import TESTSET
+
+    task = new_task(client, {"queries": ("toy.json", json.dumps(TESTSET))}, order="pool")
+    assert task["info"]["texts"] == "toy.json" and task["n_items"] == 4
+    first = items(client, task["id"])[0]
+    assert (first["query_text"], first["doc_text"]) == ("what is bm25", TESTSET["corpus"]["d1"])
