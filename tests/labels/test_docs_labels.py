@@ -10,13 +10,17 @@ Fenced blocks:
   with its ``--base-url`` pointed at the local stand-in server (``vllm serve`` / ``ollama pull``
   lines set up a server and are skipped); ``python llm`` blocks get the stand-in's URL for
   ``http://localhost:8000/v1``;
-* ``json`` — each line parses; a pool record must be a line of the pool file written before.
+* ``json`` — each line parses; a pool record must be a line of the pool file written before;
+* ``bash serve`` — ``rankscope serve`` (the only command allowed): the test starts the service on a free
+  port instead (SQLite in the temp dir), and ``python service`` blocks run with its address in place of
+  ``http://127.0.0.1:8000``.
 
 Anything else in a ``bash`` block fails the test, so the page cannot drift from what runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -26,6 +30,7 @@ import pytest
 
 from conftest import DATA, REPO, require
 from rankscope.cli.app import main
+from service.live_server import LiveServer
 
 from .fake_llm import FakeLLM
 
@@ -75,11 +80,20 @@ def test_docs_labels_examples_run(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert len(found) > 10
     namespace: dict[str, object] = {}
     last_out: str | None = None
-    ran = {"python": 0, "bash": 0, "llm": 0, "text": 0}
-    with FakeLLM() as llm:
+    ran = {"python": 0, "bash": 0, "llm": 0, "text": 0, "service": 0}
+    server: LiveServer | None = None
+    with FakeLLM() as llm, contextlib.ExitStack() as stack:
         for info, body in found:
             kind = info.split()
-            if kind == ["python"] or kind == ["python", "llm"]:
+            if kind == ["bash", "serve"]:
+                assert [c.split()[:2] for c in commands(body)] == [["rankscope", "serve"]], body
+                server = stack.enter_context(LiveServer(f"sqlite:///{tmp_path / 'service.sqlite3'}"))
+            elif kind == ["python", "service"]:
+                assert server is not None, "a python service block needs a bash serve block before it"
+                exec(compile(body.replace("http://127.0.0.1:8000", server.url), f"{DOC}:python", "exec"), namespace)
+                ran["service"] += 1
+                last_out = None
+            elif kind == ["python"] or kind == ["python", "llm"]:
                 code = body.replace("http://localhost:8000/v1", llm.url) if "llm" in kind else body
                 exec(compile(code, f"{DOC}:python", "exec"), namespace)
                 ran["python"] += 1
@@ -118,6 +132,9 @@ def test_docs_labels_examples_run(tmp_path: Path, capsys: pytest.CaptureFixture[
         auth = {r["headers"].get("Authorization") for r in llm.requests}  # keys go in the header only
         assert auth == {None, "Bearer test-key-openai_api_key", "Bearer test-key-deepseek_api_key"}
     assert ran["python"] >= 3 and ran["bash"] >= 4 and ran["llm"] >= 6 and ran["text"] >= 2, ran
+    assert ran["service"] >= 3, ran
+    people = (work / "people.qrels.provenance.jsonl").read_text(encoding="utf-8").splitlines()
+    assert people and all(json.loads(line)["annotator"] in ("alice", "bob", "alice,bob") for line in people)
     for f in work.rglob("*"):
         if f.is_file():
             assert b"test-key-" not in f.read_bytes(), f

@@ -32,10 +32,13 @@ from .conftest import RUN_A, TESTSET
 _DB = Path(tempfile.mkdtemp(prefix="rankscope-fuzz-")) / "fuzz.sqlite3"
 APP = create_app(Settings(db_url=f"sqlite:///{_DB}", workers=0, max_upload_bytes=1 << 20,
                           allowed_hosts=("testserver", "localhost")))
-with TestClient(APP) as _c:  # some stored objects, so that ids 1 and 2 exist
+with TestClient(APP) as _c:  # some stored objects, so that ids 1 and 2 exist (and a judging task 1)
     _c.post("/api/v1/testsets", files={"file": ("t.json", json.dumps(TESTSET))}, data={"format": "json"})
     _c.post("/api/v1/runs", files={"file": ("a.trec", RUN_A)}, data={"test_set_id": "1"})
     _c.post("/api/v1/runs", files={"file": ("b.trec", RUN_A)}, data={"test_set_id": "1", "name": "b"})
+    _pool = "".join(json.dumps({"query_id": q, "doc_id": d}) + "\n" for q, d in (("q1", "d1"), ("q2", "d3")))
+    _c.post("/api/v1/judging", files={"pool": ("pool.jsonl", _pool)}, data={"test_set_id": "1"})
+    _c.post("/api/v1/judging/1/judgments", json={"item_id": 1, "annotator": "alice", "grade": 2})
 
 schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,

@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "build_pool": "rankscope.labels.pool",
     "judged_at_k": "rankscope.labels.pool",
     "read_pool": "rankscope.labels.pool",
+    "read_pool_records": "rankscope.labels.pool",
     "top_k": "rankscope.labels.pool",
     "Endpoint": "rankscope.labels.client",
     "ChatClient": "rankscope.labels.client",
@@ -76,6 +77,7 @@ __all__ = [
     "ranking_agreement",
     "read_labels",
     "read_pool",
+    "read_pool_records",
     "read_texts",
     "synthesize",
     "tau_ap",
@@ -89,7 +91,7 @@ if TYPE_CHECKING:
     from rankscope.labels.client import ChatClient, Endpoint, EndpointError
     from rankscope.labels.judge import JudgeSettings, Judgment, judge_one
     from rankscope.labels.parse import parse_grade
-    from rankscope.labels.pool import Pool, RunJudged, build_pool, judged_at_k, read_pool, top_k
+    from rankscope.labels.pool import Pool, RunJudged, build_pool, judged_at_k, read_pool, read_pool_records, top_k
     from rankscope.labels.prompts import get_prompt
     from rankscope.labels.provenance import Label, Labels, combine, read_labels
     from rankscope.labels.synth import synthesize

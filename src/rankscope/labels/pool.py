@@ -48,7 +48,8 @@ from rankscope.data.run import Run
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
 from rankscope.labels.provenance import Labels
 
-__all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", "read_pool", "top_k"]
+__all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", "read_pool", "read_pool_records",
+           "top_k"]
 
 MOSTLY_UNJUDGED = 0.5
 
@@ -240,32 +241,59 @@ def read_pool(path: str | Path) -> list[tuple[str, str]]:
 
     Ids may be strings or integers; a repeated pair is kept once.
     """
+    return [(r["query_id"], r["doc_id"]) for r in read_pool_records(path)]
+
+
+def read_pool_records(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a pool file, in file order, a repeated ``(query_id, doc_id)`` kept once (the first).
+
+    Each record has string ``query_id`` and ``doc_id``, ``best_rank`` (an integer >= 1, or None when the
+    file does not say) and ``runs`` (``{run: rank}``, empty when the file does not say); other keys are
+    dropped.  A malformed line raises :class:`~rankscope.errors.ParseError` with file and line.
+    """
     p = Path(path)
-    out: list[tuple[str, str]] = []
+    out: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     try:
         with open(p, encoding="utf-8", newline="\n") as fh:
             for line_no, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=line_no) from None
-                if not isinstance(rec, dict):
-                    raise ParseError("expected an object with 'query_id' and 'doc_id'", source=str(p), line=line_no)
-                ids = []
-                for key in ("query_id", "doc_id"):
-                    v = rec.get(key)
-                    if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v) == "":
-                        raise ParseError(f"{key} must be a non-empty string, got {v!r}", source=str(p), line=line_no)
-                    ids.append(str(v))
-                pair = (ids[0], ids[1])
+                rec = _pool_record(line, p, line_no)
+                pair = (rec["query_id"], rec["doc_id"])
                 if pair not in seen:
                     seen.add(pair)
-                    out.append(pair)
+                    out.append(rec)
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
     if not out:
         raise EmptyInputError(f"{p}: the pool is empty")
+    return out
+
+
+def _pool_record(line: str, p: Path, line_no: int) -> dict[str, Any]:
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=line_no) from None
+    if not isinstance(rec, dict):
+        raise ParseError("expected an object with 'query_id' and 'doc_id'", source=str(p), line=line_no)
+    out: dict[str, Any] = {}
+    for key in ("query_id", "doc_id"):
+        v = rec.get(key)
+        if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v) == "":
+            raise ParseError(f"{key} must be a non-empty string, got {v!r}", source=str(p), line=line_no)
+        out[key] = str(v)
+
+    def rank(v: Any, what: str) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ParseError(f"{what} must be an integer >= 1, got {v!r}", source=str(p), line=line_no)
+        return v
+
+    best = rec.get("best_rank")
+    out["best_rank"] = None if best is None else rank(best, "best_rank")
+    runs = rec.get("runs") or {}
+    if not isinstance(runs, dict):
+        raise ParseError(f"runs must be an object {{run: rank}}, got {runs!r}", source=str(p), line=line_no)
+    out["runs"] = {str(k): rank(v, f"runs[{k!r}]") for k, v in runs.items()}
     return out

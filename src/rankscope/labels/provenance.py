@@ -10,6 +10,9 @@
 ``model``      the model's name (null for a human label)
 ``prompt``     the prompt id, e.g. ``umbrela-1/en`` (null for a human label)
 ``error``      why a model judgment failed (null otherwise)
+``annotator``  who gave a human label, when known (the dashboard's judging view
+               records it; several names, comma-separated, for a grade merged
+               from several annotators); null otherwise
 =============  ==========================================================
 
 On disk (:meth:`Labels.write` / :func:`read_labels`) the grades go to an ordinary
@@ -50,7 +53,7 @@ __all__ = ["SOURCES", "Combined", "Label", "Labels", "combine", "read_labels", "
 SOURCES = ("human", "model")
 SCHEMA = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("grade", pa.int64()),
                     ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
-                    ("error", pa.string())])
+                    ("error", pa.string()), ("annotator", pa.string())])
 KEYS = ["query_id", "doc_id"]
 
 
@@ -65,6 +68,7 @@ class Label:
     model: str | None = None
     prompt: str | None = None
     error: str | None = None
+    annotator: str | None = None
 
 
 def sidecar_path(qrels_path: str | Path) -> Path:
@@ -114,6 +118,7 @@ class Labels:
             "query_id": t["query_id"], "doc_id": t["doc_id"], "grade": t["relevance"],
             "source": pa.array([source] * n, pa.string()), "model": pa.array([model] * n, pa.string()),
             "prompt": pa.array([prompt] * n, pa.string()), "error": pa.nulls(n, pa.string()),
+            "annotator": pa.nulls(n, pa.string()),
         }))
 
     # -- views -------------------------------------------------------------------------------------
@@ -185,6 +190,10 @@ def _read_sidecar(path: Path) -> pa.Table:
             if rec.get("source", "human") not in SOURCES:
                 raise ParseError(f"source must be 'human' or 'model', got {rec.get('source')!r}", source=str(path),
                                  line=line_no)
+            for key in ("model", "prompt", "error", "annotator"):
+                if rec.get(key) is not None and not isinstance(rec[key], str):
+                    raise ParseError(f"{key} must be a string or null, got {rec[key]!r}", source=str(path),
+                                     line=line_no)
             rows.append({k: rec.get(k, "human" if k == "source" else None) for k in SCHEMA.names})
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 

@@ -26,11 +26,11 @@ from rankscope.errors import EmptyInputError, ParseError, RankscopeError
 from rankscope.service.uploads import CHUNK, Counter, display_error, extract_beir, spool
 
 __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_FORMATS", "read_testset_upload",
-           "read_run_upload"]
+           "read_run_upload", "named_errors"]
 
 TESTSET_FORMATS = ("json", "jsonl", "beir", "trec")
 RUN_FORMATS = ("trec", "json", "ranked")
-MAX_DOC_CHARS = 4000
+MAX_DOC_CHARS = 100_000  # characters of a document text kept (snippets, the judging view); longer ones are cut
 
 
 @dataclass
@@ -94,7 +94,7 @@ class UploadError(RankscopeError):
 
 
 @contextmanager
-def _named_errors(names: dict[Path, str], field: str) -> Iterator[None]:
+def named_errors(names: dict[Path, str], field: str) -> Iterator[None]:
     """Re-raise the readers' errors with the uploaded file names in place of the temporary paths."""
     try:
         yield
@@ -117,7 +117,7 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
         raise UploadError("format", f"must be one of {', '.join(TESTSET_FORMATS)}; got {format!r}")
     path = tmp / "file"
     names = {tmp / "beir": up.filename, path: up.filename}
-    with _named_errors(names, up.field):
+    with named_errors(names, up.field):
         if format == "beir":
             with open(path, "wb") as out:
                 shutil.copyfileobj(up.fh, out, CHUNK)  # a zip: its members are counted as they are extracted
@@ -140,7 +140,7 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
                 if queries is not None:
                     qpath = spool(queries.fh, tmp / "queries", counter, queries.field, queries.filename)
                     names[qpath] = queries.filename
-                    with _named_errors(names, queries.field):
+                    with named_errors(names, queries.field):
                         texts = _queries_file(qpath, queries.filename)
                 judged = list(dict.fromkeys(str(x) for x in qrels.query_column()))
                 parsed = ParsedTestSet(qrels, [(q, texts.get(q)) for q in judged])
@@ -158,7 +158,7 @@ def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name
         raise UploadError("format", f"must be one of {', '.join(RUN_FORMATS)}; got {format!r}")
     path = spool(up.fh, tmp / "file", counter, up.field, up.filename)
     _nonempty(path, up)
-    with _named_errors({path: up.filename}, up.field):
+    with named_errors({path: up.filename}, up.field):
         run = _parse_run(path, format, name, up.filename)
     counter.check_rows(up.field, len(run))
     return run

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from rankscope.service.api import analysis, evaluations, runs, testsets
+from rankscope.service.api import analysis, evaluations, judging, runs, testsets
 
 __all__ = ["api_router"]
 
@@ -22,3 +22,4 @@ api_router.include_router(testsets.router)
 api_router.include_router(runs.router)
 api_router.include_router(evaluations.router)
 api_router.include_router(analysis.router)
+api_router.include_router(judging.router)

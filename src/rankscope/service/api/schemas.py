@@ -13,7 +13,8 @@ from rankscope.choices import Missing, ScorePrecision
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
     "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
-    "ReportPending",
+    "ReportPending", "Annotator", "JudgingTaskOut", "AnnotatorProgress", "JudgingItemOut", "PrelabelOut",
+    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut",
 ]
 
 MAX_ID = 2**31 - 1
@@ -160,3 +161,144 @@ class ErrorBody(BaseModel):
 class ReportPending(BaseModel):
     status: Literal["rendering"]
     detail: str
+
+
+# --- people judging ---------------------------------------------------------------------------------
+
+def _annotator(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    if any(ord(c) < 32 or c == "," for c in value):
+        raise ValueError("must not contain commas or control characters")
+    return value
+
+
+Annotator = Annotated[str, Field(min_length=1, max_length=100, description="who judges (any name; no commas)"),
+                      AfterValidator(_annotator)]
+
+
+class AnnotatorProgress(BaseModel):
+    annotator: str
+    judged: int
+    skipped: int
+    remaining: int = Field(description="items neither judged nor skipped by this annotator")
+    prelabel_shown: int = Field(description="judged items whose pre-label the annotator asked to see (not blind)")
+
+
+class JudgingTaskOut(BaseModel):
+    """A pool for people to judge: its size, where its texts and pre-labels came from, and each annotator's
+    progress."""
+
+    id: int
+    name: str
+    created_at: dt.datetime
+    n_items: int
+    n_queries: int
+    n_prelabels: int = Field(description="items with a pre-label grade (hidden from annotators unless asked)")
+    info: dict[str, Any]
+    annotators: list[AnnotatorProgress]
+
+
+class PrelabelOut(BaseModel):
+    grade: int | None = Field(description="null: the model's judgment failed (see error)")
+    source: str
+    model: str | None
+    prompt: str | None
+    error: str | None
+
+
+class JudgmentOut(BaseModel):
+    item_id: int
+    query_id: str
+    doc_id: str
+    annotator: str
+    grade: int | None = Field(description="0-3; null for a skipped item")
+    skipped: bool
+    note: str
+    prelabel_shown: bool
+    updated_at: dt.datetime
+
+
+class JudgingItemOut(BaseModel):
+    id: int
+    position: int
+    query_id: str
+    query_text: str
+    doc_id: str
+    doc_text: str
+    doc_length: int = Field(description="the document's length in characters before it was cut (if it was)")
+    doc_cut: bool
+    best_rank: int | None
+    runs: dict[str, int] | None
+    prelabel: PrelabelOut | None = Field(None, description="only with prelabels=true")
+    judgment: JudgmentOut | None = Field(None, description="the annotator's judgment, with annotator=")
+
+
+class NextItemOut(BaseModel):
+    item: JudgingItemOut | None = Field(description="null when the annotator has judged or skipped every item")
+    remaining: int
+
+
+class JudgmentIn(BaseModel):
+    """A grade (0-3), or ``skip``; judging an item again replaces the earlier judgment."""
+
+    model_config = ConfigDict(extra="forbid")
+    item_id: Id
+    annotator: Annotator
+    grade: int | None = Field(None, ge=0, le=3)
+    skip: bool = False
+    note: str = Field("", max_length=5000)
+    prelabel_shown: bool = Field(False, description="the annotator saw the pre-label before judging")
+
+
+class QueryProgressOut(BaseModel):
+    query_id: str
+    query_text: str
+    items: int
+    annotators: dict[str, dict[str, int]] = Field(description="{annotator: {judged, skipped}}")
+
+
+class KappaOut(BaseModel):
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class PairAgreementOut(BaseModel):
+    both: int = Field(description="items graded by both")
+    only_a: int
+    only_b: int
+    exact: float | None
+    binary: float | None
+    kappa_binary: KappaOut | None
+    kappa_weighted: KappaOut | None
+    grades: list[int]
+    confusion: list[list[int]] = Field(description="rows: a (or the annotator), columns: b (or the pre-label)")
+
+
+class AnnotatorPairOut(PairAgreementOut):
+    a: str
+    b: str
+
+
+class PrelabelAgreementOut(PairAgreementOut):
+    annotator: str
+    not_blind: int = Field(description="judgments made after seeing the pre-label, left out")
+
+
+class AgreementOut(BaseModel):
+    relevance_level: int
+    weights: str
+    resamples: int
+    level: float
+    annotators: list[str]
+    pairs: list[AnnotatorPairOut]
+    prelabels: list[PrelabelAgreementOut]
+
+
+class ExportOut(BaseModel):
+    summary: dict[str, Any] = Field(description="items, human labels, merged and disagreeing items, skipped, "
+                                                "pre-labels used, unlabelled items")
+    qrels: str = Field(description="TREC qrels (query 0 doc grade)")
+    provenance: str = Field(description="the qrels' provenance sidecar (JSON Lines)")

@@ -7,6 +7,11 @@ from rankscope.service.db.models import (
     Document,
     Job,
     JobRun,
+    JudgingDoc,
+    JudgingItem,
+    JudgingQuery,
+    JudgingTask,
+    Judgment,
     LiveResult,
     Query,
     QueryScore,
@@ -17,6 +22,7 @@ from rankscope.service.db.models import (
 from rankscope.service.db.session import Database
 
 __all__ = [
-    "Base", "Database", "Document", "Job", "JobRun", "LiveResult", "Query", "QueryScore", "Report", "RunRecord",
+    "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery", "JudgingTask",
+    "Judgment", "LiveResult", "Query", "QueryScore", "Report", "RunRecord",
     "TestSet",
 ]

@@ -5,6 +5,11 @@ columnar object back); everything that is listed, counted or resumed is a row:
 queries and documents of a test set, per-query scores, per-query live retriever
 results.  Two unique constraints make results exactly-once under retries and
 restarts: ``(job, run, query)`` on scores and ``(job, query)`` on live results.
+
+People judging a pool in the dashboard: a :class:`JudgingTask` holds the (query,
+document) pairs to judge (:class:`JudgingItem`, with an optional model pre-label), the
+texts they need (:class:`JudgingQuery`, :class:`JudgingDoc`, copied in so that the task
+stands alone) and one :class:`Judgment` per item and annotator (unique).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -29,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["Base", "TestSet", "Query", "Document", "RunRecord", "Job", "JobRun", "QueryScore", "LiveResult", "Report",
-           "utcnow"]
+           "JudgingTask", "JudgingQuery", "JudgingDoc", "JudgingItem", "Judgment", "utcnow"]
 
 # SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -206,3 +212,86 @@ class Report(Base):
     lease_until: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     rendered_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class JudgingTask(Base):
+    """A pool of (query, document) pairs for people to judge, with the texts they need.
+
+    ``info`` records where the pool, texts and pre-labels came from and what was counted on
+    the way in (documents cut, pre-labels outside the pool, the order of the items).
+    """
+
+    __tablename__ = "judging_tasks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    n_items: Mapped[int] = mapped_column(Integer)
+    n_queries: Mapped[int] = mapped_column(Integer)
+    n_prelabels: Mapped[int] = mapped_column(Integer, default=0)
+    info: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class JudgingQuery(Base):
+    __tablename__ = "judging_queries"
+    __table_args__ = (UniqueConstraint("task_id", "query_id", name="uq_judging_queries_task_query"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    query_id: Mapped[str] = mapped_column(String(512))
+    text: Mapped[str] = mapped_column(Text)
+
+
+class JudgingDoc(Base):
+    """A document's text as shown to the annotators; ``length`` is the original length (``> len(text)``: cut)."""
+
+    __tablename__ = "judging_docs"
+    __table_args__ = (UniqueConstraint("task_id", "doc_id", name="uq_judging_docs_task_doc"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"), index=True)
+    doc_id: Mapped[str] = mapped_column(String(512))
+    text: Mapped[str] = mapped_column(Text)
+    length: Mapped[int] = mapped_column(Integer)
+
+
+class JudgingItem(Base):
+    """One (query, document) pair to judge, at ``position`` in the order shown; ``prelabel*``: an earlier label
+    (usually a model's, from ``rankscope judge``), shown to annotators only on request."""
+
+    __tablename__ = "judging_items"
+    __table_args__ = (UniqueConstraint("task_id", "query_id", "doc_id", name="uq_judging_items_task_pair"),
+                      Index("ix_judging_items_task_position", "task_id", "position"))
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    query_id: Mapped[str] = mapped_column(String(512))
+    doc_id: Mapped[str] = mapped_column(String(512))
+    best_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    runs: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    prelabel: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    prelabel_source: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    prelabel_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    prelabel_prompt: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    prelabel_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Judgment(Base):
+    """One annotator's judgment of one item: a grade, or ``grade`` null for a skip; ``prelabel_shown`` once the
+    annotator asked to see the pre-label of the item (the judgment is then not blind)."""
+
+    __tablename__ = "judgments"
+    __table_args__ = (UniqueConstraint("item_id", "annotator", name="uq_judgments_item_annotator"),
+                      Index("ix_judgments_task_annotator", "task_id", "annotator"))
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("judging_items.id", ondelete="CASCADE"))
+    annotator: Mapped[str] = mapped_column(String(100))
+    grade: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    note: Mapped[str] = mapped_column(Text, default="")
+    prelabel_shown: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -2,7 +2,8 @@
 
 No other module of the service writes SQL; this package does not read uploads (it stores what
 :mod:`rankscope.service.ingest` parsed).  :mod:`.catalog` holds test sets and runs,
-:mod:`.jobs` evaluations (the queue, scores, live answers), :mod:`.reports` the report cache.
+:mod:`.jobs` evaluations (the queue, scores, live answers), :mod:`.reports` the report cache,
+:mod:`.judging` judging tasks and the annotators' judgments.
 """
 
 from __future__ import annotations
@@ -55,6 +56,23 @@ from rankscope.service.store.jobs import (
     upsert_live_results,
     validate_metrics,
 )
+from rankscope.service.store.judging import (
+    annotator_counts,
+    create_task,
+    delete_task,
+    get_item,
+    get_judgment,
+    get_task,
+    item_judgments,
+    item_texts,
+    list_tasks,
+    next_item,
+    query_counts,
+    save_judgment,
+    task_items,
+    task_judgments,
+    testset_texts,
+)
 from rankscope.service.store.reports import claim_report, fail_report, find_report, request_report, save_report
 
 __all__ = [
@@ -67,4 +85,7 @@ __all__ = [
     "release_lease", "set_job_total", "save_scores", "save_means", "answered_queries", "live_results",
     "live_summary", "upsert_live_results", "add_live_errors", "live_run_rows", "first_live_error",
     "request_report", "find_report", "claim_report", "save_report", "fail_report",
+    "create_task", "get_task", "list_tasks", "delete_task", "task_items", "get_item", "next_item", "item_texts",
+    "save_judgment", "get_judgment", "task_judgments", "annotator_counts", "query_counts", "testset_texts",
+    "item_judgments",
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rankscope.service.web.judging import router as _judging
 from rankscope.service.web.pages import web_router
+
+web_router.include_router(_judging)
 
 __all__ = ["web_router"]

@@ -1,0 +1,265 @@
+"""People judging a pool through the API: tasks from a stored test set or uploaded texts, blind pre-labels,
+two annotators, progress, agreement (checked against scikit-learn), export to qrels + provenance."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from rankscope.labels import read_labels
+
+from .conftest import upload_testset
+
+POOL = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {"bm25": 1}},
+        {"query_id": "q1", "doc_id": "d2", "best_rank": 2, "runs": {"bm25": 2, "dense": 3}},
+        {"query_id": "q2", "doc_id": "d3", "best_rank": 1, "runs": {"dense": 1}},
+        {"query_id": "q3", "doc_id": "d4", "best_rank": 4, "runs": {"bm25": 4}}]
+
+
+def jsonl(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def new_task(c: TestClient, files: dict[str, Any], status: int = 201, **data: str) -> dict[str, Any]:
+    files = {"pool": ("pool.jsonl", jsonl(POOL)), **files}
+    r = c.post("/api/v1/judging", files=files, data=data)
+    assert r.status_code == status, r.text
+    return dict(r.json())
+
+
+def judge(c: TestClient, task: int, item: int, who: str, grade: int | None, **extra: Any) -> dict[str, Any]:
+    body = {"item_id": item, "annotator": who, **({"grade": grade} if grade is not None else {"skip": True}), **extra}
+    r = c.post(f"/api/v1/judging/{task}/judgments", json=body)
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def items(c: TestClient, task: int, **params: Any) -> list[dict[str, Any]]:
+    r = c.get(f"/api/v1/judging/{task}/items", params=params)
+    assert r.status_code == 200, r.text
+    return list(r.json())
+
+
+def test_two_annotators_judge_a_pool_of_a_stored_test_set(client: TestClient, tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    ts = upload_testset(client)
+    task = new_task(client, {}, test_set_id=str(ts["id"]), name="toy pool", order="pool")
+    assert (task["name"], task["n_items"], task["n_queries"], task["n_prelabels"]) == ("toy pool", 4, 3, 0)
+    assert task["info"]["texts"] == f"test set {ts['id']} 'toy'" and task["info"]["runs"] == ["bm25", "dense"]
+    listed = items(client, task["id"])
+    assert [(i["query_id"], i["doc_id"]) for i in listed] == [(r["query_id"], r["doc_id"]) for r in POOL]
+    assert listed[0]["query_text"] == "what is bm25" and listed[0]["doc_text"].startswith("BM25 is a ranking")
+    assert listed[1]["runs"] == {"bm25": 2, "dense": 3} and listed[0]["prelabel"] is None
+
+    # alice walks the pool with /next; bob judges three items and skips one
+    grades = {"alice": [3, 1, 2, 0], "bob": [2, 1, 2, None]}
+    for who, gs in grades.items():
+        after = -1
+        for g in gs:
+            nxt = client.get(f"/api/v1/judging/{task['id']}/next", params={"annotator": who, "after": after}).json()
+            item = nxt["item"]
+            judge(client, task["id"], item["id"], who, g, note=f"{who} on {item['doc_id']}")
+            after = item["position"]
+        done = client.get(f"/api/v1/judging/{task['id']}/next", params={"annotator": who}).json()
+        assert done == {"item": None, "remaining": 0}
+    # judging again replaces the judgment (one row per item and annotator)
+    judge(client, task["id"], listed[0]["id"], "alice", 3, note="sure")
+    got = client.get(f"/api/v1/judging/{task['id']}").json()
+    assert got["annotators"] == [
+        {"annotator": "alice", "judged": 4, "skipped": 0, "remaining": 0, "prelabel_shown": 0},
+        {"annotator": "bob", "judged": 3, "skipped": 1, "remaining": 0, "prelabel_shown": 0}]
+    progress = client.get(f"/api/v1/judging/{task['id']}/progress").json()
+    assert progress[0] == {"query_id": "q1", "query_text": "what is bm25", "items": 2,
+                           "annotators": {"alice": {"judged": 2, "skipped": 0}, "bob": {"judged": 2, "skipped": 0}}}
+    assert progress[2]["annotators"]["bob"] == {"judged": 0, "skipped": 1}
+    notes = client.get(f"/api/v1/judging/{task['id']}/judgments", params={"annotator": "alice"}).json()
+    assert [n["note"] for n in notes][:2] == ["sure", "alice on d2"]
+
+    # agreement: Cohen's κ on the three items both graded, as scikit-learn computes it
+    agr = client.get(f"/api/v1/judging/{task['id']}/agreement", params={"relevance_level": 2}).json()
+    pair = agr["pairs"][0]
+    assert (pair["a"], pair["b"], pair["both"], pair["only_a"], pair["only_b"]) == ("alice", "bob", 3, 1, 0)
+    a, b = [3, 1, 2], [2, 1, 2]
+    assert pair["kappa_weighted"]["value"] == pytest.approx(
+        cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3]))
+    assert pair["kappa_binary"]["value"] == pytest.approx(
+        cohen_kappa_score([g >= 2 for g in a], [g >= 2 for g in b]))
+    assert pair["exact"] == pytest.approx(2 / 3) and agr["prelabels"] == []
+
+    # export: one annotator, or everyone merged (median: the lower of two grades); provenance names them
+    alice = client.get(f"/api/v1/judging/{task['id']}/qrels", params={"annotator": "alice"})
+    assert alice.headers["content-type"].startswith("text/plain")
+    assert alice.text.splitlines() == ["q1 0 d1 3", "q1 0 d2 1", "q2 0 d3 2", "q3 0 d4 0"]
+    both = client.get(f"/api/v1/judging/{task['id']}/export").json()
+    assert both["qrels"].splitlines() == ["q1 0 d1 2", "q1 0 d2 1", "q2 0 d3 2", "q3 0 d4 0"]
+    assert both["summary"] == {"items": 4, "human": 4, "merge": "median", "merged": 3, "disagreements": 1,
+                               "skipped": 0, "prelabels": 0, "unlabelled": 0}
+    (tmp_path / "h.qrels").write_text(both["qrels"])
+    side = client.get(f"/api/v1/judging/{task['id']}/provenance")
+    assert side.headers["content-type"].startswith("application/x-ndjson")
+    (tmp_path / "h.qrels.provenance.jsonl").write_text(side.text)
+    labels = read_labels(tmp_path / "h.qrels")
+    rows = {(r["doc_id"]): r for r in labels.table.to_pylist()}
+    assert rows["d1"]["annotator"] == "alice,bob" and rows["d4"]["annotator"] == "alice"
+    assert labels.counts() == {"human": 4, "model": 0, "failed": 0}
+    top = client.get(f"/api/v1/judging/{task['id']}/qrels", params={"merge": "max"}).text
+    assert "q1 0 d1 3" in top
+
+    r = client.delete(f"/api/v1/judging/{task['id']}")
+    assert r.status_code == 204 and client.get(f"/api/v1/judging/{task['id']}").status_code == 404
+    assert client.get("/api/v1/judging").json() == []
+
+
+def test_uploaded_texts_and_blind_prelabels(client: TestClient) -> None:
+    queries = jsonl([{"_id": "q1", "text": "什么是 BM25"}, {"_id": "q2", "text": "dense retrieval"},
+                     {"_id": "q3", "text": "rerankers"}])
+    long_doc = "长文档 " * 40_000  # 160,000 characters: shown cut, and said so
+    corpus = gzip.compress(jsonl([{"_id": "d1", "title": "BM25", "text": "一种排序函数"},
+                                  {"_id": "d2", "text": "Okapi BM25"}, {"_id": "d3", "text": long_doc},
+                                  {"_id": "d4", "text": "Cross-encoders"}, {"_id": "dx", "text": "unused"}]).encode())
+    labels = "q1 0 d1 2\nq1 0 d2 0\nq9 0 d1 1\n"
+    side = jsonl([{"query_id": "q1", "doc_id": "d1", "grade": 2, "source": "model", "model": "m", "prompt": "p"},
+                  {"query_id": "q1", "doc_id": "d2", "grade": 0, "source": "model", "model": "m", "prompt": "p"},
+                  {"query_id": "q2", "doc_id": "d3", "grade": None, "source": "model", "model": "m", "prompt": "p",
+                   "error": "unreadable reply"},
+                  {"query_id": "q9", "doc_id": "d1", "grade": 1, "source": "model", "model": "m", "prompt": "p"}])
+    task = new_task(client, {"queries": ("queries.jsonl", queries), "corpus": ("corpus.jsonl.gz", corpus),
+                             "labels": ("judged.qrels", labels), "provenance": ("judged.qrels.provenance.jsonl", side)})
+    info = task["info"]
+    assert (task["n_prelabels"], info["prelabels"], info["prelabels_failed"], info["prelabels_outside_pool"]) == \
+        (2, 3, 1, 1)
+    assert info["docs_cut"] == 1 and info["prelabel_models"] == ["m / p"] and info["order"] == "shuffled"
+    assert info["texts"] == "queries.jsonl and corpus.jsonl.gz"
+    listed = {i["doc_id"]: i for i in items(client, task["id"])}
+    assert listed["d1"]["query_text"] == "什么是 BM25" and listed["d1"]["doc_text"] == "BM25 一种排序函数"
+    assert listed["d3"]["doc_cut"] and listed["d3"]["doc_length"] == len(long_doc)
+    assert len(listed["d3"]["doc_text"]) == 100_000
+    assert all(i["prelabel"] is None for i in listed.values())  # blind unless asked
+    shown = {i["doc_id"]: i["prelabel"] for i in items(client, task["id"], prelabels="true")}
+    assert shown["d1"] == {"grade": 2, "source": "model", "model": "m", "prompt": "p", "error": None}
+    assert shown["d3"]["grade"] is None and shown["d3"]["error"] == "unreadable reply" and shown["d4"] is None
+
+    # carol judges d1 blind, looks at d2's pre-label first; a later blind re-judgment keeps it marked
+    judge(client, task["id"], listed["d1"]["id"], "carol", 2)
+    judge(client, task["id"], listed["d2"]["id"], "carol", 1, prelabel_shown=True)
+    again = judge(client, task["id"], listed["d2"]["id"], "carol", 1)
+    assert again["prelabel_shown"] is True
+    agr = client.get(f"/api/v1/judging/{task['id']}/agreement").json()
+    vs = agr["prelabels"][0]
+    assert (vs["annotator"], vs["both"], vs["not_blind"], vs["exact"]) == ("carol", 1, 1, 1.0)
+    assert agr["pairs"] == []
+    got = client.get(f"/api/v1/judging/{task['id']}").json()["annotators"][0]
+    assert got["prelabel_shown"] == 1 and got["remaining"] == 2
+
+    # export with the pre-labels: human wins, the model fills in, the failure is kept in the sidecar
+    out = client.get(f"/api/v1/judging/{task['id']}/export", params={"prelabels": "true"}).json()
+    assert out["qrels"].splitlines() == ["q1 0 d1 2", "q1 0 d2 1"]
+    assert out["summary"]["human"] == 2 and out["summary"]["prelabels"] == 0
+    assert out["summary"]["prelabels_failed"] == 1 and out["summary"]["unlabelled"] == 2
+    sources = [json.loads(line)["source"] for line in out["provenance"].splitlines()]
+    assert sources == ["human", "human", "model"]
+
+
+def test_mistakes_get_clear_4xx(client: TestClient) -> None:
+    ts = upload_testset(client)
+
+    def problem(r: Any, status: int, field: str) -> str:
+        assert r.status_code == status, r.text
+        body = r.json()
+        assert body["errors"][0]["field"] == field, body
+        return str(body["detail"])
+
+    pool_missing = [*POOL, {"query_id": "q1", "doc_id": "d9"}]
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(pool_missing))},
+                    data={"test_set_id": str(ts["id"])})
+    assert "1 of 5 documents of the pool have no text in test set" in problem(r, 422, "test_set_id")
+    r = client.post("/api/v1/judging", files={"pool": ("mine.jsonl", jsonl(POOL) + "{oops\n")},
+                    data={"test_set_id": str(ts["id"])})
+    assert problem(r, 422, "pool").startswith("pool: mine.jsonl:5: invalid JSON")
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL)), "queries": ("q.tsv", "q1\tx\n")},
+                    data={"test_set_id": str(ts["id"])})
+    problem(r, 422, "test_set_id")
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))})
+    problem(r, 422, "test_set_id")
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))}, data={"test_set_id": "999"})
+    problem(r, 422, "test_set_id")
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL)), "queries": ("q.tsv", "q1\tx\n"),
+                                              "corpus": ("c.tsv", "d1\tx\n")})
+    assert "2 of 3 queries of the pool have no text in q.tsv and c.tsv" in problem(r, 422, "queries")
+    r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL)), "labels": ("l.qrels", "q1 0 d1\n")},
+                    data={"test_set_id": str(ts["id"])})
+    assert "l.qrels:1" in problem(r, 422, "labels")
+
+    task = new_task(client, {}, test_set_id=str(ts["id"]))
+    other = new_task(client, {}, test_set_id=str(ts["id"]))
+    item = items(client, task["id"])[0]["id"]
+    foreign = items(client, other["id"])[0]["id"]
+    url = f"/api/v1/judging/{task['id']}/judgments"
+    problem(client.post(url, json={"item_id": item, "annotator": "ann", "grade": 4}), 422, "grade")
+    problem(client.post(url, json={"item_id": item, "annotator": "ann", "grade": 1, "skip": True}), 422, "grade")
+    problem(client.post(url, json={"item_id": item, "annotator": "ann"}), 422, "grade")
+    problem(client.post(url, json={"item_id": item, "annotator": "a,b", "grade": 1}), 422, "annotator")
+    problem(client.post(url, json={"item_id": foreign, "annotator": "ann", "grade": 1}), 422, "item_id")
+    assert "nothing to export" in problem(client.get(f"/api/v1/judging/{task['id']}/qrels"), 409, "path")
+    judge(client, task["id"], item, "annette", 1)
+    r = client.get(f"/api/v1/judging/{task['id']}/qrels", params={"annotator": "anette"})
+    assert "did you mean: annette?" in problem(r, 422, "annotator")
+    problem(client.get("/api/v1/judging/999"), 404, "path")
+    problem(client.get(f"/api/v1/judging/{task['id']}/agreement", params={"relevance_level": 0}), 422,
+            "relevance_level")
+
+
+def test_the_migration_creates_what_the_models_declare(tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from rankscope.service.db import Base, Database
+    from rankscope.service.migrations import upgrade
+
+    db = Database(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    upgrade(db)
+    with db.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == [], diff
+
+
+def test_dashboard_forms_refuse_mistakes_and_other_origins(client: TestClient) -> None:
+    ts = upload_testset(client)
+    missing = jsonl([*POOL, {"query_id": "q1", "doc_id": "d9"}])
+    r = client.post("/judging", files={"pool": ("p.jsonl", missing)}, data={"test_set_id": str(ts["id"])})
+    assert r.status_code == 422 and 'id="error"' in r.text
+    assert "1 of 5 documents of the pool have no text in test set" in r.text
+    r = client.post("/judging", files={"pool": ("p.jsonl", jsonl(POOL))}, data={"test_set_id": str(ts["id"])},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    task = r.headers["location"].rsplit("/", 1)[1]
+    page = client.get(f"/judging/{task}/judge", params={"annotator": "alice"}).text
+    item = page.split('name="item_id" value="')[1].split('"')[0]
+    form = {"annotator": "alice", "item_id": item, "grade": "2", "note": ""}
+    r = client.post(f"/judging/{task}/judge", data={**form, "grade": "7"})
+    assert r.status_code == 422 and "grade: expected 0, 1, 2, 3 or skip" in r.text
+    r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "Origin"
+    assert client.get(f"/api/v1/judging/{task}").json()["annotators"] == []  # nothing stored
+    r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://127.0.0.1"},
+                    follow_redirects=False)
+    assert r.status_code == 303 and "annotator=alice&item=" in r.headers["location"]
+    assert client.get(f"/api/v1/judging/{task}").json()["annotators"][0]["judged"] == 1
+    r = client.get(f"/judging/{task}/judge", params={"annotator": "a,b"})
+    assert r.status_code == 422 and "annotator: must not contain commas" in r.text
+    assert "其中" in client.get(f"/judging/{task}?lang=zh").text
+
+
+def test_one_test_set_file_gives_queries_and_documents(client: TestClient) -> None:
+    from .conftest import TESTSET
+
+    task = new_task(client, {"queries": ("toy.json", json.dumps(TESTSET))}, order="pool")
+    assert task["info"]["texts"] == "toy.json" and task["n_items"] == 4
+    first = items(client, task["id"])[0]
+    assert (first["query_text"], first["doc_text"]) == ("what is bm25", TESTSET["corpus"]["d1"])
