@@ -6,7 +6,6 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from rankscope.measures._spans import SpanArrays, omega_counts, ratio, span_counts
 

@@ -40,22 +40,28 @@ class Locator:
     """
 
     def __init__(self, source: str | None = None, lines: np.ndarray | Sequence[int] | None = None,
-                 unit: str = "record") -> None:
+                 unit: str = "record", labels: Sequence[str] | None = None) -> None:
         self.source = source
         self.lines = None if lines is None else np.asarray(lines)
         self.unit = unit
+        self.labels = labels
 
     def where(self, row: int) -> str:
-        """``line N`` or ``record N`` / ``row N`` (1-based)."""
-        return f"line {int(self.lines[row])}" if self.lines is not None else f"{self.unit} {row + 1}"
+        """``line N``, the row's label, or ``record N`` / ``row N`` (1-based)."""
+        if self.lines is not None:
+            return f"line {int(self.lines[row])}"
+        return self.labels[row] if self.labels is not None else f"{self.unit} {row + 1}"
 
     def error(self, row: int, field: str | None, message: str, more: int = 0) -> ParseError:
         """The error of row ``row`` (0-based), field ``field``; ``more`` other rows have the same problem."""
         what = f"field {field!r}: {message}" if field else message
         tail = f" (and {more} more)" if more else ""
-        if self.lines is not None:
-            return ParseError(f"{what}{tail}", source=self.source, line=int(self.lines[row]))
-        return ParseError(f"{self.unit} {row + 1}{',' if field else ':'} {what}{tail}", source=self.source)
+        prefix = self.labels[row] if self.labels is not None else None
+        if self.lines is None and prefix is None:
+            prefix = f"{self.unit} {row + 1}"
+        text = f"{prefix}{',' if field else ':'} {what}{tail}" if prefix else f"{what}{tail}"
+        line = int(self.lines[row]) if self.lines is not None else None
+        return ParseError(text, source=self.source, line=line)
 
 
 def _key(record: Mapping[str, Any], field: str) -> str | None:
@@ -105,7 +111,13 @@ def str_column(values: Sequence[Any], field: str, locate: Locator) -> np.ndarray
 
 def int_column(values: Any, field: str, locate: Locator) -> np.ndarray:
     """Integers (int64); floats with a fractional part, booleans and text that is not an integer are refused."""
+    if not isinstance(values, np.ndarray):
+        flags = [i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_))]
+        if flags:
+            raise locate.error(flags[0], field, f"must be an integer, got {values[flags[0]]!r}", len(flags) - 1)
     arr = np.asarray(values)
+    if arr.dtype.kind == "b":
+        raise locate.error(0, field, f"must be an integer, got {bool(arr[0])!r}")
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":

@@ -139,7 +139,11 @@ class SpanQrels:
 
     @classmethod
     def from_answers(cls, testset: Any, **options: Any) -> SpanQrels:
-        """Locate every occurrence of each query's reference answers (see :func:`~rankscope.data.span_build.locate_answers`)."""
+        """Spans at every occurrence of each query's reference answers in its judged documents.
+
+        See :func:`~rankscope.data.span_build.locate_answers` (which also returns the counts of
+        answers found once, several times or not at all).
+        """
         from rankscope.data.span_build import locate_answers
 
         return locate_answers(testset, **options).spans

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rankscope.data.qrels import Qrels
+from rankscope.data.spans import SpanQrels
 from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError
 
 __all__ = ["Query", "TestSet"]
@@ -103,6 +104,8 @@ class TestSet:
         the queries carry reference answers instead
     corpus : optional ``{doc_id: text}``
     name : a label for reports
+    spans : optional span judgments (:class:`~rankscope.data.spans.SpanQrels`, from the items'
+        ``evidence``): character ranges of the corpus documents that answer each query
 
     >>> ts = TestSet([Query("a", "first"), Query("b", "second")], {"a": {"d1": 1}})
     >>> len(ts), ts["b"].text, ts.judged_query_ids
@@ -117,6 +120,7 @@ class TestSet:
         qrels: Qrels | Mapping[str, Mapping[str, int]] | None = None,
         corpus: Mapping[str, str] | None = None,
         name: str | None = None,
+        spans: SpanQrels | None = None,
     ) -> None:
         self.queries: list[Query] = list(queries)
         by_id: dict[str, Query] = {}
@@ -139,6 +143,7 @@ class TestSet:
             )
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "testset"
+        self.spans: SpanQrels | None = _checked_spans(spans, by_id, self.corpus)
 
     # -- views ------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -181,11 +186,13 @@ class TestSet:
         keep = [self[q] for q in query_ids]
         wanted = set(query_ids)
         judg = {q: d for q, d in self.judgments().items() if q in wanted}
-        return TestSet(keep, judg, self.corpus, self.name)
+        spans = self.spans.subset(query_ids) if self.spans is not None else None
+        return TestSet(keep, judg, self.corpus, self.name, spans=spans)
 
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
-        return f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{corpus})"
+        spans = f", {len(self.spans)} judged spans" if self.spans is not None else ""
+        return f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{spans}{corpus})"
 
     # -- building -----------------------------------------------------------------------
     @classmethod
@@ -294,6 +301,19 @@ class TestSet:
         if p.suffix.lower() in (".jsonl", ".ndjson"):
             return cls.from_jsonl(p, name)
         return cls.from_json(p, name)
+
+
+def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str, str] | None) -> SpanQrels | None:
+    """Span judgments of known queries, inside the corpus documents when there is a corpus."""
+    if spans is None:
+        return None
+    if not isinstance(spans, SpanQrels):
+        raise InvalidParameterError(f"spans must be SpanQrels, got {type(spans).__name__}")
+    stray = sorted(set(spans.queries) - set(queries))
+    if stray:
+        raise RankscopeError(f"test set: span judgments for {len(stray)} query id(s) that are not among the "
+                             f"queries, e.g. {stray[0]!r}")
+    return spans.validate(corpus) if corpus is not None else spans
 
 
 def _answers_tuple(value: Any) -> tuple[str, ...]:

@@ -5,7 +5,10 @@ Record keys accepted on reading (first match wins): id — ``id``, ``query_id``,
 ``relevant_docs``, ``relevant_ids``, ``relevant``, ``doc_ids``; grades —
 ``relevance_scores``, ``grades``, ``qrels``; answers — ``answers``, ``answer``,
 ``reference_answers``, ``reference_answer``; everything under ``metadata`` (and a
-top-level ``tags``) becomes the query's metadata.  A malformed record raises
+top-level ``tags``) becomes the query's metadata; ``evidence`` — a list of judged
+spans ``{"doc_id", "start", "end"[, "grade"][, "text"]}`` (character offsets into
+the corpus document, end exclusive) — becomes the test set's span judgments
+(:class:`~rankscope.data.spans.SpanQrels`; files without it load as before).  A malformed record raises
 :class:`~rankscope.errors.ParseError` with file and line (JSONL) or record index (JSON).
 """
 
@@ -86,8 +89,19 @@ def record_of(query: Any, grades: Mapping[str, int]) -> dict[str, Any]:
     return rec
 
 
+def _evidence(raw: list[Any], records: list[tuple[Any, dict[str, int]]], corpus: Mapping[str, str] | None,
+              source: str, lines: list[int] | None = None) -> Any:
+    """The span judgments of the records' ``evidence`` lists (None when there is none)."""
+    if not any(isinstance(r, Mapping) and r.get("evidence") is not None for r in raw):
+        return None
+    from rankscope.data.span_build import evidence_spans
+
+    items = [(q.id, r.get("evidence"), f"record {i}") for i, (r, (q, _)) in enumerate(zip(raw, records))]
+    return evidence_spans(items, corpus, source, lines)
+
+
 def _build(records: list[tuple[Any, dict[str, int]]], corpus: Mapping[str, str] | None, name: str | None,
-           source: str) -> TestSet:
+           source: str, spans: Any = None) -> TestSet:
     from rankscope.data.testset import TestSet
 
     if not records:
@@ -99,7 +113,7 @@ def _build(records: list[tuple[Any, dict[str, int]]], corpus: Mapping[str, str] 
             ds.append(d)
             gs.append(g)
     try:
-        return TestSet([q for q, _ in records], Qrels(qs, ds, gs), corpus, name)
+        return TestSet([q for q, _ in records], Qrels(qs, ds, gs), corpus, name, spans=spans)
     except RankscopeError as exc:
         raise ParseError(str(exc), source=source) from None
 
@@ -130,21 +144,34 @@ def read_json(path: str | Path, name: str | None = None) -> TestSet:
     if not isinstance(data, list):
         raise ParseError("expected a list of records", source=str(path))
     records = [parse_record(r, i, str(path)) for i, r in enumerate(data)]
-    return _build(records, corpus, name or path.stem, str(path))
+    spans = _evidence(data, records, corpus, str(path))
+    return _build(records, corpus, name or path.stem, str(path), spans)
 
 
 def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None) -> TestSet:
     """One JSON record per line; blank lines are skipped."""
     path = Path(path)
     records: list[tuple[Any, dict[str, int]]] = []
+    raw, lines = [], []
     for line_no, rec in _json_lines(path):
         records.append(parse_record(rec, len(records), str(path), line_no))
-    return _build(records, corpus, name or path.stem, str(path))
+        raw.append(rec)
+        lines.append(line_no)
+    spans = _evidence(raw, records, corpus, str(path), lines)
+    return _build(records, corpus, name or path.stem, str(path), spans)
 
 
 def _records(ts: TestSet) -> list[dict[str, Any]]:
     judg = ts.judgments()
-    return [record_of(q, judg.get(q.id, {})) for q in ts.queries]
+    out = [record_of(q, judg.get(q.id, {})) for q in ts.queries]
+    if ts.spans is not None:  # span judgments travel as each item's "evidence"
+        evidence: dict[str, list[dict[str, Any]]] = {}
+        for r in ts.spans.to_records():
+            evidence.setdefault(r.pop("query_id"), []).append(r)
+        for rec in out:
+            if rec["id"] in evidence:
+                rec["evidence"] = evidence[rec["id"]]
+    return out
 
 
 def write_json(ts: TestSet, path: str | Path, include_corpus: bool = True) -> None:

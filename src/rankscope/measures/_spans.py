@@ -199,7 +199,7 @@ def omega_counts(a: SpanArrays, rel: int, graded: bool) -> tuple[np.ndarray, np.
         final = (groups[pos] == c_group) & (c_end >= last_end[pos])
         best = np.full(len(groups), np.inf)
         np.minimum.at(best, pos[final], cost[final])
-        total = np.bincount(groups // nd, weights=best, minlength=a.n)[:a.n]
+        total = np.bincount(groups // nd, weights=best, minlength=a.n)[:a.n].astype(np.float64)
     out = (reachable / divisor, relevant, total)
     a._cache[key] = out
     return out
