@@ -171,3 +171,63 @@ def test_200_random_query_chunking_pairs_agree_with_character_sets():
                 omega_checked += 1
         checked += 1
     assert checked == 200 and omega_checked > 600
+
+
+def test_200_random_evaluations_through_the_engine_agree_with_character_sets():
+    """The whole path: SpanQrels + Chunking + Run -> rs.evaluate, several queries sharing a chunking."""
+    import rankscope as rs
+    from rankscope.data.chunking import Chunking
+    from rankscope.data.spans import SpanQrels
+
+    rng = np.random.default_rng(2018)
+    metrics = ["span_recall@2", "span_precision@2", "span_iou@3", "span_recall", "span_precision_omega",
+               "span_iou_omega", "span_recall(weight=graded)@3", "span_iou(rel=2)@4", "context_size@2"]
+    pairs = 0
+    while pairs < 200:
+        spans, rows, chunks = random_case(rng)
+        queries = []
+        for qi in range(int(rng.integers(1, 4))):
+            q_spans, q_rows, _ = random_case(rng) if qi else (spans, rows, chunks)
+            q_spans = [s for s in q_spans if s[1] <= max(c[0] for c in chunks)]
+            order = rng.permutation(len(chunks))[: int(rng.integers(0, len(chunks) + 1))]
+            queries.append(([(qi, *s[1:]) for s in q_spans], [(qi, r, *chunks[i]) for r, i in enumerate(order)]))
+        all_spans = [s for q, _ in queries for s in q]
+        if not all_spans:
+            continue
+        chunking = Chunking.from_records([{"chunk_id": f"c{d}_{s}_{e}", "doc_id": f"d{d}", "start": s, "end": e}
+                                          for d, s, e in chunks])
+        span_qrels = SpanQrels.from_records([{"query_id": f"q{q}", "doc_id": f"d{d}", "start": s, "end": e,
+                                              "grade": g} for q, d, s, e, g in all_spans])
+        run = rs.Run.from_ranked_lists({f"q{q}": [f"c{d}_{s}_{e}" for _, _, d, s, e in r] for q, (_, r) in
+                                        enumerate(queries) if r and queries[q][0]})
+        res = rs.evaluate(span_qrels, run, metrics, chunking=chunking) if len(run) else None
+        for q, (q_spans, q_rows) in enumerate(queries):
+            if not q_spans or res is None:
+                continue
+            pairs += 1
+            row = res.per_query.row(f"q{q}")
+            local_spans = [(0, *s[1:]) for s in q_spans]
+            local_rows = [(0, *r[1:]) for r in q_rows]
+
+            def ref(k, rel, graded, spans=local_spans, rows=local_rows, chunks=chunks):
+                return reference(spans, rows, chunks, 1, k, rel, graded)[0]
+
+            def div(a, b):
+                return float(a) / float(b) if b else 0.0
+
+            i, r, t, _, _ = ref(2, 1, False)
+            assert row["span_recall@2"] == div(i, r)
+            assert row["span_precision@2"] == (div(i, t) if r else 0.0)
+            assert row["context_size@2"] == float(t)
+            i, r, t, _, _ = ref(3, 1, False)
+            assert row["span_iou@3"] == (div(i, r + t - i) if r else 0.0)
+            i, r, _, _, _ = ref(10**6, 1, False)
+            assert row["span_recall"] == div(i, r)
+            i, r, _, _, _ = ref(3, 1, True)
+            assert row["span_recall(weight=graded)@3"] == div(i, r)
+            i, r, t, _, _ = ref(4, 2, False)
+            assert row["span_iou(rel=2)@4"] == (div(i, r + t - i) if r else 0.0)
+            _, r, _, reach, cost = ref(1, 1, False)
+            if cost is not None:
+                assert row["span_precision_omega"] == div(reach, cost)
+                assert row["span_iou_omega"] == (div(reach, r + cost - reach) if r else 0.0)

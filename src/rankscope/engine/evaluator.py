@@ -29,6 +29,12 @@ class Evaluator:
     missing : ``"zero"`` (every qrels query counts; one absent from the run scores as an
         empty ranking, like trec_eval ``-c``) or ``"ignore"`` (only queries in both)
     depth : cut every ranking after this many documents (trec_eval ``-M``)
+    chunking : with span judgments (:class:`~rankscope.data.spans.SpanQrels` as ``qrels``): where
+        each chunk lies (:class:`~rankscope.data.chunking.Chunking`); the span measures
+        (``span_recall@k`` ...) score the judged characters, the other measures score the chunk
+        qrels derived with ``rule`` (see :mod:`rankscope.engine.spans`)
+    rule : how chunk qrels are derived from spans: ``"any"`` (= ``"chars>=1"``, default),
+        ``"chars>=N"``, ``"fraction>=F"``, ``"contains"``
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -44,9 +50,20 @@ class Evaluator:
         relevance_level: int = 1,
         missing: MissingPolicy = "zero",
         depth: int | None = None,
+        chunking: Any = None,
+        rule: str = "any",
     ) -> None:
+        from rankscope.data.spans import SpanQrels
         from rankscope.io.convert import as_qrels
 
+        self.spans = None
+        if isinstance(qrels, SpanQrels):
+            from rankscope.engine.spans import SpanSource
+
+            self.spans = SpanSource(qrels, chunking, rule)
+            qrels = self.spans.qrels
+        elif chunking is not None:
+            raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels")
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
             raise EmptyInputError("the qrels hold no judgment")
@@ -61,6 +78,12 @@ class Evaluator:
             raise InvalidParameterError("no metric given")
         self.labels = tuple(label for label, _ in pairs)
         self.measures = tuple(m for _, m in pairs)
+        if self.spans is None:
+            needs = [label for label, m in pairs if m.spec.family == "span"]
+            if needs:
+                raise InvalidParameterError(
+                    f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
+                    "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
         self.relevance_level = int(relevance_level)
         self.missing: MissingPolicy = missing
         self.depth = depth
@@ -74,6 +97,9 @@ class Evaluator:
         prepared, counts = prepare(
             self.index, run, relevance_level=self.relevance_level, missing=self.missing, depth=self.depth
         )
+        if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
+            span_input = self.spans.input_for(prepared)
+            prepared.spans = prepared.complete_view().spans = span_input
         cache: dict[Measure, np.ndarray] = {}
         columns = []
         for m in self.measures:
@@ -93,7 +119,8 @@ class Evaluator:
             measures=self.measures,
             per_query=PerQueryScores(prepared.query_ids, self.labels, matrix),
             queries=counts,
-            policies={"relevance_level": self.relevance_level, "missing": self.missing, "depth": self.depth},
+            policies={"relevance_level": self.relevance_level, "missing": self.missing, "depth": self.depth,
+                      **({"spans": self.spans.policy()} if self.spans is not None else {})},
         )
 
 
@@ -105,8 +132,12 @@ def evaluate(
     relevance_level: int = 1,
     missing: MissingPolicy = "zero",
     depth: int | None = None,
+    chunking: Any = None,
+    rule: str = "any",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
+
+    With span judgments: ``evaluate(span_qrels, run, ["span_recall@5", "ndcg@10"], chunking=chunking)``.
 
     Default metrics: ``ndcg@10 map mrr recall@100 precision@10 hit_rate@10``.
 
@@ -120,5 +151,5 @@ def evaluate(
     {'P@2': 0.5}
     """
     return Evaluator(
-        qrels, metrics, relevance_level=relevance_level, missing=missing, depth=depth
+        qrels, metrics, relevance_level=relevance_level, missing=missing, depth=depth, chunking=chunking, rule=rule
     ).evaluate(run)

@@ -13,6 +13,7 @@ from rankscope.data._columns import arrow_ints
 if TYPE_CHECKING:
     from rankscope.data import Run
     from rankscope.engine.ranking import Ranking
+    from rankscope.measures._spans import SpanInput
 
 __all__ = ["Prepared"]
 
@@ -49,6 +50,8 @@ class Prepared:
                                     in ``ideal_grade[ideal_offsets[i]:ideal_offsets[i+1]]``
     in_run : bool (n,)              whether the query has a ranking in the run
     relevance_level : int           default threshold for binary relevance
+    spans : SpanInput | None        judged spans and the place of every retrieved chunk (span
+                                    measures; see :mod:`rankscope.engine.spans`)
     """
 
     query_ids: np.ndarray
@@ -67,6 +70,7 @@ class Prepared:
     ranking: Ranking | None = field(default=None, repr=False)
     depth: int | None = None
     source_rows: np.ndarray | None = field(default=None, repr=False)
+    spans: SpanInput | None = field(default=None, repr=False)
     _cache: dict[object, object] = field(default_factory=dict, repr=False)
 
     # -- views ----------------------------------------------------------------------
@@ -99,7 +103,7 @@ class Prepared:
                 query_ids=self.query_ids, offsets=offsets, qidx=qidx, rank=rank, grade=grade, judged=judged,
                 num_ret=num_ret, ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade, in_run=self.in_run,
                 relevance_level=self.relevance_level, all_rows=True, run=self.run, ranking=self.ranking,
-                depth=self.depth,
+                depth=self.depth, spans=self.spans,
             )
         out = self._cache[key]
         assert isinstance(out, Prepared)

@@ -106,6 +106,8 @@ class EvaluationResult:
             "missing_from_run": self.queries.missing_from_run,
             "not_in_qrels": self.queries.not_in_qrels,
         }
+        if "spans" in self.policies:  # span judgments: chunking, chunk rule and span coverage
+            out["spans"] = self.policies["spans"]
         return out
 
     def to_dataframe(self) -> Any:

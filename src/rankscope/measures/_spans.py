@@ -22,13 +22,15 @@ covering it, g_max: the query's highest grade), computed layer by layer
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rankscope.data._intervals import intersect_disjoint, merge, on_line, overlap_pairs, range_min, union_length
+from rankscope.errors import InvalidParameterError
 
-__all__ = ["SpanArrays", "span_counts", "omega_counts", "ratio"]
+__all__ = ["SpanArrays", "SpanInput", "span_counts", "omega_counts", "ratio"]
 
 
 @dataclass(frozen=True)
@@ -224,3 +226,46 @@ def _example() -> SpanArrays:
         n=1, span_q=i([0]), span_doc=i([0]), span_start=i([5]), span_end=i([15]), span_grade=i([1]),
         row_q=i([0, 0, 0]), row_rank=i([0, 1, 2]), row_doc=i([0, 0, 0]), row_start=i([0, 20, 8]),
         row_end=i([10, 30, 18]), chunk_doc=i([0, 0, 0]), chunk_start=i([0, 8, 20]), chunk_end=i([10, 18, 30]))
+
+
+class SpanInput:
+    """The span part of a kernel's input: :class:`SpanArrays` in characters, and in tokens on demand.
+
+    ``doc_ids`` names the documents the arrays' document codes index and ``corpus`` holds
+    their texts (only needed for token units, see :mod:`rankscope.data.units`); each unit
+    is converted once.
+    """
+
+    def __init__(self, chars: SpanArrays, doc_ids: Sequence[str], corpus: Mapping[str, str] | None) -> None:
+        self.chars = chars
+        self.doc_ids = list(doc_ids)
+        self.corpus = corpus
+        self._units: dict[str, SpanArrays] = {"chars": chars}
+
+    def arrays(self, unit: str = "chars") -> SpanArrays:
+        """The arrays measured in ``unit`` (``"chars"`` or a tokenizer name)."""
+        out = self._units.get(unit)
+        if out is not None:
+            return out
+        from rankscope.data.units import TokenIndex
+
+        if self.corpus is None:
+            raise InvalidParameterError(f"unit {unit!r} needs the document texts: build the chunking with corpus= "
+                                        "(doc id -> text)")
+        index = TokenIndex(self.corpus, unit, self.doc_ids)
+        a = self.chars
+
+        def conv(doc: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            known = doc >= 0
+            s, e = start.copy(), end.copy()
+            s[known], e[known] = index.convert(doc[known], start[known], end[known])
+            return s, e
+
+        ss, se = conv(a.span_doc, a.span_start, a.span_end)
+        rs, re_ = conv(a.row_doc, a.row_start, a.row_end)
+        cs, ce = conv(a.chunk_doc, a.chunk_start, a.chunk_end)
+        out = SpanArrays(n=a.n, span_q=a.span_q, span_doc=a.span_doc, span_start=ss, span_end=se,
+                         span_grade=a.span_grade, row_q=a.row_q, row_rank=a.row_rank, row_doc=a.row_doc,
+                         row_start=rs, row_end=re_, chunk_doc=a.chunk_doc, chunk_start=cs, chunk_end=ce)
+        self._units[unit] = out
+        return out
