@@ -7,8 +7,10 @@ finishes::
 
     {"query_id": "q7", "ids": ["d3", "d1"], "scores": [0.8, 0.5], "latency": 0.012, "error": null}
 
-(plus ``"texts"`` when chunk texts are needed for answer matching and
-``"docs"`` when chunks fold through their metadata).  On resume the last line
+(plus ``"texts"`` when chunk texts are needed for answer matching,
+``"docs"`` when chunks fold through their metadata and ``"places"`` —
+``[doc_id, start, end]`` or null per hit — when span measures need to know where
+each chunk lies).  On resume the last line
 for each query wins; queries recorded with an error are run again.  A last line
 cut short by the interruption is dropped (the file is truncated to the last
 complete line); a malformed line elsewhere raises
@@ -42,6 +44,7 @@ class CachedQuery:
     error: str | None = None
     texts: list[str | None] | None = None
     docs: list[str | None] | None = None
+    places: list[list[Any] | None] | None = None
 
     def to_json(self) -> str:
         rec: dict[str, Any] = {"query_id": self.query_id, "ids": self.ids, "scores": self.scores,
@@ -50,6 +53,8 @@ class CachedQuery:
             rec["texts"] = self.texts
         if self.docs is not None:
             rec["docs"] = self.docs
+        if self.places is not None:
+            rec["places"] = self.places
         return json.dumps(rec, ensure_ascii=False)
 
 
@@ -95,6 +100,7 @@ class RunCache:
                 entry = CachedQuery(
                     str(rec["query_id"]), [str(i) for i in rec["ids"]], [float(s) for s in rec["scores"]],
                     float(rec.get("latency", 0.0)), rec.get("error"), rec.get("texts"), rec.get("docs"),
+                    rec.get("places"),
                 )
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise ParseError(f"malformed cache line ({exc})", source=src, line=line_no) from None

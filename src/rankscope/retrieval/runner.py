@@ -23,6 +23,12 @@ Scoring
     computed by the ordinary engine (trec_eval semantics, queries without a
     ranking score 0).  With ``chunk_to_doc`` the chunks are also folded into
     documents (:mod:`rankscope.retrieval.chunks`) and scored at document level.
+Spans
+    With span measures (``span_recall@5`` ...) the test set's span judgments
+    score the retrieved chunks; where each chunk lies comes from ``chunking=``
+    or, without it, from the hits themselves (LlamaIndex ``start_char_idx``,
+    LangChain ``start_index``, see :func:`rankscope.data.chunking.hit_location`),
+    so no separate chunk table is needed.
 
 >>> from rankscope.data.testset import TestSet
 >>> ts = TestSet.from_annotations(["capital of France", "largest planet"], [["d1"], ["d4"]])
@@ -57,7 +63,7 @@ from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 __all__ = ["evaluate_retriever", "RetrieverEvaluation", "UnknownIdsWarning", "default_metrics"]
 
-Relevance = Literal["auto", "qrels", "answers"]
+Relevance = Literal["auto", "qrels", "answers", "spans"]
 
 
 class UnknownIdsWarning(UserWarning):
@@ -82,10 +88,12 @@ def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
 class _Collector:
     """Gathers outcomes, writes them to the cache, advances the progress bar."""
 
-    def __init__(self, cache: RunCache | None, keep_text: bool, docs_key: str | None, advance: Callable[[], None]):
+    def __init__(self, cache: RunCache | None, keep_text: bool, docs_key: str | None, advance: Callable[[], None],
+                 keep_places: bool = False):
         self.cache = cache
         self.keep_text = keep_text
         self.docs_key = docs_key
+        self.keep_places = keep_places
         self.advance = advance
         self.done: dict[str, CachedQuery] = {}
         self.latencies: dict[str, float] = {}
@@ -103,8 +111,13 @@ class _Collector:
             if self.docs_key is not None:
                 docs = [None if h.metadata is None or h.metadata.get(self.docs_key) is None
                         else str(h.metadata[self.docs_key]) for h in hits]
+            places = None
+            if self.keep_places:
+                from rankscope.data.chunking import hit_location
+
+                places = [None if (loc := hit_location(h)) is None else list(loc) for h in hits]
             entry = CachedQuery(qid, [h.id for h in hits], ranking_scores(hits), latency, None,
-                                [h.text for h in hits] if self.keep_text else None, docs)
+                                [h.text for h in hits] if self.keep_text else None, docs, places)
             self.done[qid] = entry
             self.latencies[qid] = latency
         if self.cache is not None:
@@ -237,6 +250,8 @@ def evaluate_retriever(
     retry_wait: float = 0.0,
     relevance: Relevance = "auto",
     relevance_level: int = 1,
+    chunking: Any = None,
+    rule: str = "any",
 ) -> RetrieverEvaluation:
     """Run ``retriever`` on every scorable query of ``testset`` and score the rankings.
 
@@ -254,20 +269,32 @@ def evaluate_retriever(
         ``"metadata:KEY"`` (the document id is ``hit.metadata[KEY]``)
     name : the run's name (default: the retriever's ``name`` or class name)
     batch_size : queries per ``search_batch`` call
-    relevance : ``"qrels"``, ``"answers"`` (a chunk containing a reference answer is relevant) or
-        ``"auto"`` (answers when the test set has no judgments but has answers)
+    relevance : ``"qrels"``, ``"answers"`` (a chunk containing a reference answer is relevant),
+        ``"spans"`` (the test set's span judgments; chosen by ``"auto"`` when a span measure is
+        asked for) or ``"auto"`` (answers when the test set has no judgments but has answers)
     relevance_level : minimum grade counted as relevant by binary metrics
+    chunking, rule : with span judgments: where the retrieved chunks lie (default: read from the
+        hits' metadata) and how chunk qrels are derived for the ordinary metrics
+        (see :func:`rankscope.evaluate`)
     """
     ts = _resolve_testset(testset)
     k = _positive_int(k, "k")
     workers = _positive_int(workers, "workers")
     retries = _positive_int(retries, "retries", minimum=0)
     batch_size = _positive_int(batch_size, "batch_size")
-    if relevance not in ("auto", "qrels", "answers"):
-        raise InvalidParameterError(f"relevance must be 'auto', 'qrels' or 'answers', got {relevance!r}")
+    if relevance not in ("auto", "qrels", "answers", "spans"):
+        raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}")
+    metric_list = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     mode = relevance
+    if mode == "auto" and _wants_spans(metric_list):
+        mode = "spans"
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
+    if mode == "spans" and ts.spans is None:
+        raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
+                              "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)")
+    if mode == "spans" and chunk_to_doc is not None:
+        raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc")
     if mode == "qrels" and len(ts.qrels) == 0:
         raise EmptyInputError(f"test set {ts.name!r} has no relevance judgments"
                               + ("; use relevance='answers'" if ts.has_answers else ""))
@@ -275,14 +302,13 @@ def evaluate_retriever(
         raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match")
     if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
         raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}")
-    metric_list = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
         docs_key = chunk_to_doc.split(":", 1)[1]
 
     r = as_retriever(retriever)
     run_name = name or str(getattr(r, "name", None) or type(r).__name__)
-    judged = set(ts.qrels.queries)
+    judged = set(ts.spans.queries if mode == "spans" and ts.spans is not None else ts.qrels.queries)
     scorable = [q for q in ts.queries if (q.answers if mode == "answers" else q.id in judged)]
 
     store = RunCache(cache, k=k, retriever=run_name, testset=ts.name) if cache is not None else None
@@ -294,7 +320,8 @@ def evaluate_retriever(
     try:
         with _progress_bar(len(todo), show, f"retrieving ({run_name})") as advance:
             keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
-            collector = _Collector(store, keep_text=keep_text, docs_key=docs_key, advance=advance)
+            collector = _Collector(store, keep_text=keep_text, docs_key=docs_key, advance=advance,
+                                   keep_places=mode == "spans" and chunking is None)
             _execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
                      batch_size=batch_size)
     finally:
@@ -307,6 +334,15 @@ def evaluate_retriever(
     finished = {**done, **collector.done}
     latencies = {q.id: (finished[q.id].latency) for q in scorable if q.id in finished}
     run = _build_run(scorable, finished, run_name)
+    if mode == "spans":
+        from rankscope.engine.evaluator import Evaluator
+
+        where = chunking if chunking is not None else _chunking_of_hits(finished, ts)
+        result = Evaluator(ts.spans, metric_list, relevance_level=relevance_level, chunking=where,
+                           rule=rule).evaluate(run)
+        return RetrieverEvaluation(result=result, run=run, latencies=latencies, errors=collector.errors,
+                                   relevance="spans", k=k, from_cache=len(done), retries=collector.retried,
+                                   chunk_relevance="spans", unknown_ids=UnknownIds(against="spans"))
     return _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
                   docs_key=docs_key, relevance_level=relevance_level, latencies=latencies,
                   errors=collector.errors, retried=collector.retried, from_cache=len(done))
@@ -363,6 +399,30 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery],
         doc_run=doc_run, relevance=mode, k=k, from_cache=from_cache, retries=retried,
         chunk_relevance=chunk_relevance if mapping is not None else mode,
     )
+
+
+def _wants_spans(metrics: Any) -> bool:
+    """Whether a span measure is among ``metrics``."""
+    from rankscope.measures.parse import parse_metrics
+
+    return any(m.spec.family == "span" for _, m in parse_metrics(metrics))
+
+
+def _chunking_of_hits(finished: dict[str, CachedQuery], ts: TestSet) -> Any:
+    """Where the retrieved chunks lie, from the places the hits carried (ids without a place are left out:
+    the span measures then name them)."""
+    from rankscope.data.chunking import Chunking
+
+    place: dict[str, tuple[str, int, int]] = {}
+    for entry in finished.values():
+        for cid, loc in zip(entry.ids, entry.places or [None] * len(entry.ids)):
+            if loc is None:
+                continue
+            got = (str(loc[0]), int(loc[1]), int(loc[2]))
+            if place.setdefault(cid, got) != got:
+                raise InvalidParameterError(f"chunk {cid!r} was returned at two places: {place[cid]} and {got}")
+    return Chunking(list(place), [p[0] for p in place.values()], [p[1] for p in place.values()],
+                    [p[2] for p in place.values()], corpus=ts.corpus, name="retrieved hits")
 
 
 def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
