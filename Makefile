@@ -27,7 +27,7 @@ $(VENV)/.torch: | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[test,pandas,bm25,dense,report,server,langchain,llamaindex]"
+	$(PIP) install -q -e ".[test,pandas,bm25,dense,report,server,langchain,llamaindex,llm]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)

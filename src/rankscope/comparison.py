@@ -4,17 +4,27 @@
 up the per-query values on the queries that every run was evaluated on, and
 for each pair of systems and each metric computes
 
-- the means and their bootstrap confidence intervals (level ``1 - alpha``),
+- the means and their bootstrap confidence intervals (level ``1 - alpha``; none
+  from a single query),
 - the mean difference ``b - a`` with its paired bootstrap interval,
-- the relative improvement in percent and the paired Cohen's d,
-- a paired significance test (t, Wilcoxon signed-rank or randomization),
-- the p-value adjusted for multiple comparisons across *all* pairs × metrics,
-- win / tie / loss counts per query.
+- the relative improvement in percent and the paired Cohen's d (d_z),
+- a paired significance test (t, Wilcoxon signed-rank, randomization), or
+  Sakai's randomized Tukey HSD over all systems at once,
+- the p-value adjusted for multiple comparisons across *all* pairs × metrics
+  (Tukey HSD: simultaneous over the pairs of each metric),
+- win / tie / loss counts per query,
+
+and says what the verdicts rest on: per-run query counts and warnings (queries a
+run lacks, queries outside the qrels, queries without a relevant judgment), the
+best mean a perfect ranking reaches on the compared queries (``ceilings``), and
+the Monte-Carlo standard error of every randomized p-value, with the verdicts
+still within that error of ``alpha`` flagged (``near_alpha``) after drawing more
+permutations while they were undecided.
 
 Means, differences and tests use the arithmetic mean of the per-query values
 (for ``gm_*`` and count measures this is not the trec_eval aggregate).
-Randomness (sign flips, bootstrap resamples) comes from ``rng``; the default is
-a fixed seed (0), so the same input always gives the same output.
+Randomness (sign flips, permutations, bootstrap resamples) comes from ``rng``; the
+default is a fixed seed (0), so the same input always gives the same output.
 """
 
 from __future__ import annotations
@@ -22,22 +32,31 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankscope.engine.result import EvaluationResult, PerQueryScores
-from rankscope.errors import InvalidParameterError, NoOverlapError, RankscopeError
+from rankscope.comparison_inputs import aligned_scores, ceilings, evaluate_all, named_runs, without_relevant
+from rankscope.engine.result import EvaluationResult
+from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
 
-__all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION"]
+if TYPE_CHECKING:
+    from rankscope.interpret.coverage import DataWarning
+
+__all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
 
 SCHEMA_VERSION = 1
 DEFAULT_SEED = 0
+TUKEY = "tukey-hsd"
 
 
 def _opt(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _interval(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else list(ci)
 
 
 @dataclass(frozen=True)
@@ -46,11 +65,15 @@ class PairResult:
 
     ``wins`` counts queries where ``b`` is better than ``a`` (``b > a`` when higher
     is better), ``losses`` where it is worse.  ``rel_improvement`` is in percent
-    (None when ``mean_a`` is 0), ``cohen_d`` is ``mean(d) / sd(d)`` (None when
-    undefined), ``statistic`` is the test statistic (t, Wilcoxon W, or the mean
-    difference for the randomization test; None when undefined), ``p_adjusted`` is
-    the p-value after the multiple-comparison correction and ``significant`` is
-    ``p_adjusted <= alpha``.
+    (None when ``mean_a`` is 0), ``cohen_d`` is the paired effect size d_z
+    ``mean(d) / sd(d)`` (None when undefined), ``statistic`` is the test statistic
+    (t, Wilcoxon W, or the mean difference for the randomization and Tukey HSD
+    tests; None when undefined), ``p_adjusted`` is the p-value after the
+    multiple-comparison correction and ``significant`` is ``p_adjusted <= alpha``.
+    ``diff_ci`` is None when a single query makes an interval meaningless.
+    ``p_mc_se`` is the Monte-Carlo standard error of ``p_value`` (None when exact
+    or not randomized) and ``near_alpha`` flags a verdict whose adjusted p-value is
+    within 2.576 standard errors of ``alpha`` (it could change with the seed).
     """
 
     a: str
@@ -59,7 +82,7 @@ class PairResult:
     mean_a: float
     mean_b: float
     diff: float
-    diff_ci: tuple[float, float]
+    diff_ci: tuple[float, float] | None
     rel_improvement: float | None
     cohen_d: float | None
     statistic: float | None
@@ -69,6 +92,8 @@ class PairResult:
     wins: int
     ties: int
     losses: int
+    p_mc_se: float | None = None
+    near_alpha: bool = False
 
     def flipped(self, test: str) -> PairResult:
         """The same comparison seen from ``b`` to ``a``."""
@@ -76,9 +101,10 @@ class PairResult:
         stat = self.statistic
         if stat is not None and test != "wilcoxon":  # W = min(R+, R-) is symmetric
             stat = -stat
+        ci = None if self.diff_ci is None else (-self.diff_ci[1], -self.diff_ci[0])
         return replace(
             self, a=self.b, b=self.a, mean_a=self.mean_b, mean_b=self.mean_a, diff=-self.diff,
-            diff_ci=(-self.diff_ci[1], -self.diff_ci[0]), rel_improvement=rel,
+            diff_ci=ci, rel_improvement=rel,
             cohen_d=None if self.cohen_d is None else -self.cohen_d, statistic=stat,
             wins=self.losses, losses=self.wins,
         )
@@ -87,10 +113,11 @@ class PairResult:
         """A JSON-ready dict of every field."""
         return {
             "a": self.a, "b": self.b, "metric": self.metric, "mean_a": self.mean_a, "mean_b": self.mean_b,
-            "diff": self.diff, "diff_ci": list(self.diff_ci), "rel_improvement": self.rel_improvement,
+            "diff": self.diff, "diff_ci": _interval(self.diff_ci), "rel_improvement": self.rel_improvement,
             "cohen_d": self.cohen_d, "statistic": self.statistic, "p_value": self.p_value,
             "p_adjusted": self.p_adjusted, "significant": self.significant,
             "wins": self.wins, "ties": self.ties, "losses": self.losses,
+            "p_mc_se": self.p_mc_se, "near_alpha": self.near_alpha,
         }
 
 
@@ -103,6 +130,17 @@ class Comparison:
     :class:`EvaluationResult`; ``query_ids`` the queries shared by all runs, on which
     ``means``, ``mean_ci`` and ``pairs`` are computed.  ``pairs`` is ordered by
     pair (baseline first, or i < j in system order), then by metric.
+
+    ``correction`` is ``"tukey-hsd"`` for the Tukey HSD test (its p-values are
+    simultaneous over the pairs of systems of each metric) and ``groups`` then holds
+    the compact-letter groups per metric and system.  ``permutations_drawn`` is the
+    number of random permutations finally drawn (adaptive; 0 when every p-value was
+    enumerated exactly).  ``queries`` holds the query counts of each run,
+    ``warnings`` what they imply, ``no_relevant`` the compared queries with no
+    relevant judgment (None when unknown: results given without qrels),
+    ``ceilings`` the mean a perfect ranking reaches per metric (bounded metrics;
+    empty without qrels) and ``tags`` a run's own name (TREC tag) where it
+    differs from the name it is compared under.
     """
 
     systems: tuple[str, ...]
@@ -114,13 +152,20 @@ class Comparison:
     alpha: float
     correction: str
     means: dict[str, dict[str, float]]
-    mean_ci: dict[str, dict[str, tuple[float, float]]]
+    mean_ci: dict[str, dict[str, tuple[float, float] | None]]
     pairs: tuple[PairResult, ...]
     query_ids: np.ndarray
     permutations: int | None = None
     bootstrap: int = 1000
     seed: int | None = None
     scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0, 0)), repr=False)
+    permutations_drawn: int | None = None
+    queries: dict[str, dict[str, int]] = field(default_factory=dict)
+    warnings: tuple[DataWarning, ...] = ()
+    no_relevant: tuple[str, ...] | None = None
+    ceilings: dict[str, float] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, dict[str, str]] | None = None
 
     def _metric_index(self, metric: str) -> int:
         if metric in self.labels:
@@ -174,19 +219,27 @@ class Comparison:
         out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "systems": list(self.systems),
+            "tags": dict(self.tags),
             "metrics": list(self.labels),
             "measures": [str(m) for m in self.measures],
             "baseline": self.baseline,
             "test": self.test,
             "alpha": self.alpha,
+            "confidence": 1.0 - self.alpha,
             "correction": self.correction,
             "permutations": self.permutations,
+            "permutations_drawn": self.permutations_drawn,
             "bootstrap": self.bootstrap,
             "seed": self.seed,
             "n_queries": len(self.query_ids),
+            "queries": self.queries,
+            "warnings": [w.to_dict() for w in self.warnings],
+            "no_relevant": None if self.no_relevant is None else list(self.no_relevant),
+            "ceilings": dict(self.ceilings),
             "means": self.means,
-            "mean_ci": {s: {k: list(v) for k, v in d.items()} for s, d in self.mean_ci.items()},
+            "mean_ci": {s: {k: _interval(v) for k, v in d.items()} for s, d in self.mean_ci.items()},
             "best": {label: self.best(label) for label in self.labels},
+            "groups": self.groups,
             "pairs": [p.to_dict() for p in self.pairs],
         }
         if per_query:
@@ -196,87 +249,6 @@ class Comparison:
                 for i, s in enumerate(self.systems)
             }
         return out
-
-
-def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
-    from rankscope.io.convert import as_run
-
-    def conv(r: Any, name: str | None) -> Any:
-        return r if isinstance(r, EvaluationResult) else as_run(r, name=name)
-
-    if isinstance(runs, Mapping):
-        items = [(str(k), conv(v, str(k))) for k, v in runs.items()]
-    elif isinstance(runs, Iterable) and not isinstance(runs, (str, bytes)):
-        items = []
-        for i, r in enumerate(runs):
-            run = conv(r, None)
-            items.append((getattr(run, "name", None) or getattr(run, "run_name", None) or f"run{i + 1}", run))
-    else:
-        raise RankscopeError(f"runs must be a dict of name -> run or a list of runs, got {type(runs).__name__}")
-    names = [n for n, _ in items]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise InvalidParameterError(
-            f"two runs share the name {dup[0]!r}; pass a dict {{name: run}} to name them"
-        )
-    if len(items) < 2:
-        raise InvalidParameterError(f"compare needs at least 2 runs, got {len(items)}")
-    return items
-
-
-def _evaluate_all(
-    qrels: Any, items: list[tuple[str, Any]], metrics: Iterable[str | Measure] | str | None, **options: Any
-) -> tuple[dict[str, EvaluationResult], tuple[str, ...], tuple[Measure, ...]]:
-    """Score every run (qrels prepared once), or take already computed :class:`EvaluationResult` values."""
-    from rankscope.engine.evaluator import Evaluator
-
-    done = [isinstance(r, EvaluationResult) for _, r in items]
-    if all(done):
-        first: EvaluationResult = items[0][1]
-        if metrics is None:
-            labels = tuple(lb for lb in first.labels if all(lb in r.labels for _, r in items))
-        else:
-            from rankscope.measures.parse import parse_metrics
-
-            labels = tuple(lb for lb, _ in parse_metrics(metrics))
-        for name, r in items:
-            lacking = [lb for lb in labels if lb not in r.labels]
-            if lacking:
-                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r}")
-        if not labels:
-            raise InvalidParameterError("the results share no metric")
-        measures = tuple(first.measures[first.labels.index(lb)] for lb in labels)
-        results = {}
-        for name, r in items:
-            cols = [r.labels.index(lb) for lb in labels]
-            pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols])
-            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
-        return results, labels, measures
-    if any(done):
-        raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
-    ev = Evaluator(qrels, metrics, **options)
-    return _score_runs(ev, items), ev.labels, ev.measures
-
-
-def _score_runs(ev: Any, items: list[tuple[str, Any]]) -> dict[str, EvaluationResult]:
-    """Score the runs, large ones on parallel threads (the join and the sorts release the GIL).
-
-    The result is the same as scoring them one after the other, in the given order.
-    """
-    import os
-
-    big = sum(len(run) for _, run in items if hasattr(run, "__len__")) >= _PARALLEL_ROWS
-    workers = min(len(items), os.cpu_count() or 1)
-    if not big or workers < 2:
-        return {name: ev.evaluate(run, name=name) for name, run in items}
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [(name, pool.submit(ev.evaluate, run, name)) for name, run in items]
-        return {name: f.result() for name, f in futures}
-
-
-_PARALLEL_ROWS = 200_000  # below this, thread start-up costs more than it saves
 
 
 def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -296,42 +268,6 @@ def _generator(rng: np.random.Generator | int | None) -> tuple[np.random.Generat
     return np.random.default_rng(int(rng)), int(rng)
 
 
-def _randomization(
-    rows: np.ndarray, ia: np.ndarray, ib: np.ndarray, im: np.ndarray, n_sys: int, n_met: int, all_pairs: bool,
-    permutations: int, gen: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The randomization test of every pair; all pairs of 3+ systems go through differences to system 0."""
-    from rankscope.stats import paired
-
-    if not all_pairs or n_sys < 3:
-        return paired.randomization(rows[ib * n_met + im] - rows[ia * n_met + im], permutations=permutations,
-                                    rng=gen)
-    # basis row (s - 1) * M + m = system s minus system 0 on metric m; pair (a, b) = basis b - basis a
-    basis = (rows[n_met:].reshape(n_sys - 1, n_met, -1) - rows[:n_met][None]).reshape((n_sys - 1) * n_met, -1)
-    combine = np.zeros((len(ia), len(basis)))
-    k = np.arange(len(ia))
-    has_b, has_a = ib > 0, ia > 0
-    combine[k[has_b], ((ib - 1) * n_met + im)[has_b]] += 1.0
-    combine[k[has_a], ((ia - 1) * n_met + im)[has_a]] -= 1.0
-    return paired.randomization(basis, permutations=permutations, rng=gen, combine=combine)
-
-
-def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-query values of several results on the queries they share: ``(query_ids, systems × queries × metrics)``."""
-    common = results[0].per_query.query_ids
-    for r in results[1:]:
-        common = np.intersect1d(common, r.per_query.query_ids)
-    if len(common) == 0:
-        raise NoOverlapError("the runs share no evaluated query")
-    mats = []
-    for r in results:
-        q = r.per_query.query_ids
-        order = np.argsort(q, kind="stable")
-        pos = order[np.searchsorted(q[order], common)]
-        mats.append(r.per_query.values[pos])
-    return np.asarray(common, dtype=object), np.stack(mats)
-
-
 def compare(
     qrels: Any,
     runs: Mapping[str, Any] | Sequence[Any],
@@ -339,9 +275,10 @@ def compare(
     *,
     test: str = "t",
     alpha: float = 0.05,
-    correction: str = "holm",
+    correction: str | None = None,
     baseline: str | None = None,
     permutations: int = 10_000,
+    max_permutations: int | None = None,
     bootstrap: int = 1000,
     rng: np.random.Generator | int | None = None,
     relevance_level: int = 1,
@@ -356,12 +293,16 @@ def compare(
         the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
         is not used and ``metrics`` selects among their metrics)
     metrics : metric names (default: the engine's default set)
-    test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank) or ``"randomization"`` (sign flips)
+    test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank), ``"randomization"`` (sign flips)
+        or ``"tukey-hsd"`` (Sakai's randomized Tukey HSD over all systems, with compact-letter groups)
     alpha : significance level; also sets the confidence level ``1 - alpha`` of the intervals
-    correction : ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg) or ``"none"``,
-        applied across all pairs × metrics
+    correction : ``"holm"`` (the default), ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg) or ``"none"``,
+        applied across all pairs × metrics; not with ``"tukey-hsd"``, whose p-values are already
+        simultaneous over the pairs of systems of each metric
     baseline : compare every other system against this one (default: all pairs)
-    permutations : sign assignments of the randomization test
+    permutations : random permutations of the randomization and Tukey HSD tests (first batch)
+    max_permutations : draw more (doubling, default up to 16 × ``permutations``) while a verdict is within
+        Monte-Carlo error of ``alpha``; pass ``permutations`` to draw one batch only
     bootstrap : resamples for the confidence intervals
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
     relevance_level, missing, depth : as in :func:`rankscope.evaluate`
@@ -375,21 +316,28 @@ def compare(
     >>> p.diff, p.wins, p.p_value, c.best("mrr")
     (0.5, 6, 0.03125, 'dense')
     """
+    from rankscope.interpret.coverage import counts_dict, coverage_warnings
     from rankscope.stats import bootstrap as bs
     from rankscope.stats import corrections, effect, paired
+    from rankscope.stats.montecarlo import undecided_near
 
     if test not in paired.TESTS:
         raise InvalidParameterError(f"test must be one of {', '.join(paired.TESTS)}, got {test!r}")
-    correction = corrections._method(correction)
+    if test == TUKEY and correction is not None:
+        raise InvalidParameterError(
+            f"the tukey-hsd test already controls the family-wise error over all pairs of systems (per metric); "
+            f"leave the correction unset instead of {correction!r}"
+        )
+    method = TUKEY if test == TUKEY else corrections._method("holm" if correction is None else correction)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
     gen, seed = _generator(rng)
-    items = _named_runs(runs)
+    items, tags = named_runs(runs)
     systems = tuple(n for n, _ in items)
     if baseline is not None and baseline not in systems:
         raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({', '.join(systems)})")
 
-    results, labels, measures = _evaluate_all(
+    results, labels, measures, ev = evaluate_all(
         qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth
     )
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
@@ -403,8 +351,9 @@ def compare(
     lo, hi = bs.percentile_ci(boot, alpha)
     means_arr = rows.mean(axis=1)
     means = {s: {labels[m]: float(means_arr[i * n_met + m]) for m in range(n_met)} for i, s in enumerate(systems)}
+    one = n < 2  # an interval from one query has width 0 and says nothing
     mean_ci = {
-        s: {labels[m]: (float(lo[i * n_met + m]), float(hi[i * n_met + m])) for m in range(n_met)}
+        s: {labels[m]: None if one else (float(lo[i * n_met + m]), float(hi[i * n_met + m])) for m in range(n_met)}
         for i, s in enumerate(systems)
     }
 
@@ -415,17 +364,40 @@ def compare(
     diffs = rows[ib * n_met + im] - rows[ia * n_met + im]  # (k, n)
     dboot = boot[ib * n_met + im] - boot[ia * n_met + im]
     dlo, dhi = bs.percentile_ci(dboot, alpha)
+    mean_a, mean_b = means_arr[ia * n_met + im], means_arr[ib * n_met + im]
 
+    def scale(p: np.ndarray) -> np.ndarray:
+        """How much the correction multiplies each p-value (to scale its Monte-Carlo error)."""
+        adjusted = corrections.adjust(p, method) if method != TUKEY else p
+        return np.where(p > 0, adjusted / np.maximum(p, 1e-300), 1.0)
+
+    def undecided(p: np.ndarray, se: np.ndarray) -> np.ndarray:
+        adjusted = corrections.adjust(p, method) if method != TUKEY else p
+        return undecided_near(adjusted, se, alpha, scale(p))
+
+    limit = 16 * permutations if max_permutations is None else max_permutations
+    se = np.zeros(len(diffs))
+    drawn: int | None = None
+    groups = None
     if test == "t":
         stat, p = paired.paired_t(diffs)
     elif test == "wilcoxon":
         stat, p = paired.wilcoxon(diffs)
+    elif test == "randomization":
+        r = _randomization(rows, ia, ib, im, n_sys, n_met, baseline is None, permutations, limit, undecided,
+                           np.random.default_rng(s_test))
+        stat, p, se, drawn = r.statistic, r.p, r.se, r.permutations
     else:
-        stat, p = _randomization(rows, ia, ib, im, n_sys, n_met, baseline is None, permutations,
-                                 np.random.default_rng(s_test))
-    p_adj = corrections.adjust(p, correction)
+        from rankscope.stats.tukey import compact_letters, tukey_hsd
+
+        tk = tukey_hsd(scores, permutations=permutations, max_permutations=limit, rng=np.random.default_rng(s_test),
+                       undecided=lambda p_, se_: undecided_near(p_, se_, alpha))
+        stat, p, se, drawn = mean_b - mean_a, tk.p[im, ia, ib], tk.se[im, ia, ib], tk.permutations
+        groups = {labels[m]: compact_letters(systems, [means[s][labels[m]] for s in systems], tk.p[m] <= alpha,
+                                             bool(hib[m])) for m in range(n_met)}
+    p_adj = corrections.adjust(p, method) if method != TUKEY else p
     sig = corrections.reject(p_adj, alpha)
-    mean_a, mean_b = means_arr[ia * n_met + im], means_arr[ib * n_met + im]
+    near = undecided_near(p_adj, se, alpha, scale(p))
     rel = effect.relative_improvement(mean_a, mean_b)
     cd = effect.cohen_d_paired(diffs)
     wtl = effect.win_tie_loss(diffs, hib[im])
@@ -434,17 +406,45 @@ def compare(
         PairResult(
             a=systems[ia[k]], b=systems[ib[k]], metric=labels[im[k]],
             mean_a=float(mean_a[k]), mean_b=float(mean_b[k]), diff=float(mean_b[k] - mean_a[k]),
-            diff_ci=(float(dlo[k]), float(dhi[k])), rel_improvement=_opt(rel[k]), cohen_d=_opt(cd[k]),
-            statistic=_opt(stat[k]),
+            diff_ci=None if one else (float(dlo[k]), float(dhi[k])), rel_improvement=_opt(rel[k]),
+            cohen_d=_opt(cd[k]), statistic=_opt(stat[k]),
             p_value=float(p[k]), p_adjusted=float(p_adj[k]), significant=bool(sig[k]),
             wins=int(wtl[k, 0]), ties=int(wtl[k, 1]), losses=int(wtl[k, 2]),
+            p_mc_se=float(se[k]) if se[k] > 0 else None, near_alpha=bool(near[k]),
         )
         for k in range(len(diffs))
     )
+    pol = results[systems[0]].policies
+    level = int(pol.get("relevance_level", relevance_level))
+    no_rel = None if ev is None else tuple(without_relevant(ev.qrels, level, qids))
+    counts = {s: results[s].queries for s in systems}
+    warnings = coverage_warnings(counts, missing=str(pol.get("missing", missing)), relevance_level=level,
+                                 compared=n, no_relevant=None if no_rel is None else len(no_rel))
     return Comparison(
         systems=systems, labels=labels, measures=measures, results=results, baseline=baseline, test=test,
-        alpha=float(alpha), correction=correction, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,
-        permutations=permutations if test == "randomization" else None, bootstrap=bootstrap, seed=seed,
-        scores=scores,
+        alpha=float(alpha), correction=method, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,
+        permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
+        scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
+        warnings=tuple(warnings), no_relevant=no_rel,
+        ceilings={} if ev is None else ceilings(ev, labels, measures, qids), tags=tags, groups=groups,
     )
 
+
+def _randomization(
+    rows: np.ndarray, ia: np.ndarray, ib: np.ndarray, im: np.ndarray, n_sys: int, n_met: int, all_pairs: bool,
+    permutations: int, limit: int, undecided: Any, gen: np.random.Generator,
+) -> Any:
+    """The randomization test of every pair; all pairs of 3+ systems go through differences to system 0."""
+    from rankscope.stats import paired
+
+    options = {"permutations": permutations, "max_permutations": limit, "undecided": undecided, "rng": gen}
+    if not all_pairs or n_sys < 3:
+        return paired.sign_flip_test(rows[ib * n_met + im] - rows[ia * n_met + im], **options)
+    # basis row (s - 1) * M + m = system s minus system 0 on metric m; pair (a, b) = basis b - basis a
+    basis = (rows[n_met:].reshape(n_sys - 1, n_met, -1) - rows[:n_met][None]).reshape((n_sys - 1) * n_met, -1)
+    combine = np.zeros((len(ia), len(basis)))
+    k = np.arange(len(ia))
+    has_b, has_a = ib > 0, ia > 0
+    combine[k[has_b], ((ib - 1) * n_met + im)[has_b]] += 1.0
+    combine[k[has_a], ((ia - 1) * n_met + im)[has_a]] -= 1.0
+    return paired.sign_flip_test(basis, combine=combine, **options)

@@ -11,12 +11,21 @@ Two kinds of checks:
   test on the queries both runs share.  With per-query differences
   ``d = run - baseline`` (``baseline - run`` for a metric where lower is better)
   and margin ``delta``, H0 is ``mean(d) <= -delta`` and H1 ``mean(d) > -delta``;
-  the chosen test (t, Wilcoxon or randomization) is run on ``d + delta`` with the
-  alternative "greater" and the check passes when ``p <= alpha``.  Comparing the
-  two means alone would pass a run that is worse by chance on a small query set
-  and fail one that is not; the test requires evidence that the drop is smaller
-  than the margin.  Each maximum drop is tested at ``alpha`` without correction:
-  all of them must pass (an intersection–union test keeps the level).
+  a test of the mean (t, randomization or studentized bootstrap, see
+  :mod:`rankscope.stats.noninferiority`) is run on ``d + delta`` with the
+  alternative "greater" and the check passes when ``p <= alpha``, which is the
+  same as the one-sided ``1 - alpha`` lower confidence bound of ``mean(d)`` lying
+  above ``-delta``; each verdict states that bound.  Comparing the two means
+  alone would pass a run that is worse by chance on a small query set and fail
+  one that is not; the test requires evidence that the drop is smaller than the
+  margin.  The Wilcoxon test is refused: it tests a pseudo-median, not the mean.
+  Each maximum drop is tested at ``alpha`` without correction: all of them must
+  pass (an intersection–union test keeps the level).
+
+Thresholds and drops outside a metric's range (``ndcg@10>=1.5``, a 150% drop)
+are errors.  Queries a run lacks, queries outside the qrels and queries with no
+relevant judgment are counted and reported as warnings
+(:mod:`rankscope.interpret.coverage`).
 
 Named presets (``production:good``, ``benchmark:faq``, ...) come from
 :mod:`rankscope.interpret.presets` and add their thresholds.
@@ -39,13 +48,16 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
+
+if TYPE_CHECKING:
+    from rankscope.interpret.coverage import DataWarning
 
 __all__ = ["Requirement", "MaxDrop", "Outcome", "GateResult", "parse_requirement", "parse_max_drop", "check"]
 
@@ -108,7 +120,14 @@ def parse_requirement(text: str, source: str = "--require") -> Requirement:
         )
     value, _ = _number(m["value"], "the threshold", text)
     label = m["metric"]
-    return Requirement(label, parse_metric(label), m["op"], value, source)
+    measure = parse_metric(label)
+    bounds = measure.spec.bounds
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise InvalidParameterError(
+            f"the threshold in {text!r} is outside the range of {label}: it lies between {bounds[0]:g} and "
+            f"{bounds[1]:g}, got {value:g}"
+        )
+    return Requirement(label, measure, m["op"], value, source)
 
 
 def parse_max_drop(text: str) -> MaxDrop:
@@ -128,7 +147,25 @@ def parse_max_drop(text: str) -> MaxDrop:
     drop, pct = _number(value, "the maximum drop", text)
     if drop < 0:
         raise InvalidParameterError(f"the maximum drop in {text!r} must be >= 0, got {value.strip()!r}")
-    return MaxDrop(label, parse_metric(label), drop, pct)
+    measure = parse_metric(label)
+    bounds = measure.spec.bounds
+    if pct and drop > 1:
+        raise InvalidParameterError(f"the maximum drop in {text!r} is more than 100% of the baseline's mean")
+    if not pct and bounds is not None and drop > bounds[1] - bounds[0]:
+        raise InvalidParameterError(
+            f"the maximum drop in {text!r} is larger than the whole range of {label} ({bounds[0]:g} to "
+            f"{bounds[1]:g}), got {drop:g}"
+        )
+    return MaxDrop(label, measure, drop, pct)
+
+
+_TEST_NAMES = {"t": "paired t test", "randomization": "paired randomization test",
+               "bootstrap": "studentized bootstrap test"}
+
+
+def _pct(x: float) -> str:
+    """A level as a percentage: 0.95 -> ``95%``, 0.975 -> ``97.5%``."""
+    return f"{100 * x:.6g}%"
 
 
 @dataclass(frozen=True)
@@ -138,7 +175,15 @@ class Outcome:
     ``kind`` is ``"threshold"`` or ``"non_inferiority"``.  For a threshold,
     ``value`` is the run's mean.  For non-inferiority, ``value`` and
     ``baseline_value`` are the two means on the shared queries, ``margin`` the
-    absolute drop allowed and ``p_value`` that of the one-sided test.
+    absolute drop allowed, ``p_value`` that of the one-sided test at level
+    ``alpha`` and ``lower_bound`` the one-sided ``confidence`` (``1 - alpha``)
+    lower bound of the difference ``value - baseline_value`` (reversed when lower
+    is better) from the same test: it passes when ``lower_bound > -margin``.
+    ``mc_se`` is the Monte-Carlo standard error of ``p_value`` (randomization and
+    bootstrap tests, after ``resamples`` draws); ``near_alpha`` flags a p-value
+    still within 2.576 standard errors of ``alpha`` after the most draws allowed.
+    ``ceiling`` is the mean a perfect ranking reaches on these qrels, given when a
+    threshold asks for more (it can never hold).
     """
 
     kind: str
@@ -153,20 +198,41 @@ class Outcome:
     p_value: float | None = None
     test: str | None = None
     alpha: float | None = None
+    lower_bound: float | None = None
+    confidence: float | None = None
+    mc_se: float | None = None
+    resamples: int | None = None
+    near_alpha: bool = False
+    ceiling: float | None = None
+
+    def evidence(self) -> str:
+        """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause."""
+        assert self.margin is not None and self.alpha is not None and self.p_value is not None
+        lb = "-inf" if self.lower_bound is None or not math.isfinite(self.lower_bound) else f"{self.lower_bound:+.4f}"
+        rel = ">" if self.passed else "<="
+        p = f"p = {self.p_value:.3g}"
+        if self.mc_se is not None:
+            p += f" ± {self.mc_se:.2g} (Monte-Carlo s.e., {self.resamples} resamples)"
+        text = (f"{_pct(1 - self.alpha)} one-sided lower bound of the difference {lb} {rel} {-self.margin:+.4g}; "
+                f"{_TEST_NAMES.get(self.test or '', self.test)}, {p}, α = {self.alpha:g} one-sided "
+                f"(the lower end of a two-sided {_pct(1 - 2 * self.alpha)} interval)")
+        if self.near_alpha:
+            text += "; UNSTABLE: p is within Monte-Carlo error of α, raise --permutations"
+        return text
 
     def line(self) -> str:
         """One line for the terminal: verdict, requirement, measured value."""
         verdict = "PASS" if self.passed else "FAIL"
         if self.kind == "threshold":
             where = "" if self.source in (None, "--require") else f" [{self.source}]"
+            if self.ceiling is not None:
+                where += f" (unreachable: a perfect ranking scores {self.ceiling:.4f} on these qrels)"
             return f"{verdict}  {self.label} {self.op} {self.threshold:g}: {self.value:.4f}{where}"
-        assert self.baseline_value is not None and self.margin is not None and self.p_value is not None
+        assert self.baseline_value is not None and self.margin is not None
         diff = self.value - self.baseline_value
-        rel = "<=" if self.passed else ">"
         return (
             f"{verdict}  {self.label} drop <= {self.margin:.4g} vs baseline: {self.value:.4f} vs "
-            f"{self.baseline_value:.4f} (diff {diff:+.4f}); one-sided {self.test} p={self.p_value:.3g} {rel} "
-            f"alpha={self.alpha:g}"
+            f"{self.baseline_value:.4f} (diff {diff:+.4f}); {self.evidence()}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -176,12 +242,23 @@ class Outcome:
 
 @dataclass(frozen=True)
 class GateResult:
-    """All checks of one run; ``passed`` when every check holds."""
+    """All checks of one run; ``passed`` when every check holds.
+
+    ``queries`` holds the query counts of the run (and the baseline) and
+    ``warnings`` what they imply (:class:`~rankscope.interpret.coverage.DataWarning`).
+    """
 
     run_name: str
     baseline_name: str | None
     n_queries: int
     outcomes: tuple[Outcome, ...]
+    queries: dict[str, dict[str, int]] = field(default_factory=dict)
+    warnings: tuple[DataWarning, ...] = ()
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def _named(self, name: str, quote: str = "") -> str:
+        tag = self.tags.get(name)
+        return f"{quote}{name}{quote}" + (f" (TREC tag {quote}{tag}{quote})" if tag else "")
 
     @property
     def passed(self) -> bool:
@@ -193,31 +270,40 @@ class GateResult:
         return 0 if self.passed else 1
 
     def lines(self) -> list[str]:
-        """One line per requirement, then a verdict line."""
+        """The warnings, one line per requirement, then a verdict line."""
         failed = sum(not o.passed for o in self.outcomes)
         verdict = (
             f"gate passed: {len(self.outcomes)} requirement(s) hold" if failed == 0
             else f"gate FAILED: {failed} of {len(self.outcomes)} requirement(s) not met"
         )
-        return [o.line() for o in self.outcomes] + [verdict]
+        head = []
+        if self.tags:  # say which run is which when a file's tag differs from its name
+            base = f" against baseline {self._named(self.baseline_name)}" if self.baseline_name else ""
+            head = [f"run {self._named(self.run_name)}{base}"]
+        warnings = [f"WARNING  {w.text()}" for w in self.warnings]
+        return head + warnings + [o.line() for o in self.outcomes] + [verdict]
 
     def to_markdown(self) -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment)."""
         head = "passed" if self.passed else "FAILED"
-        out = [f"## rankscope gate {head}: `{self.run_name}`", ""]
-        base = f" against baseline `{self.baseline_name}`" if self.baseline_name else ""
+        out = [f"## rankscope gate {head}: {self._named(self.run_name, '`')}", ""]
+        if self.warnings:
+            out += [f"> ⚠️ **Warning:** {w.text()}" + ("  " if i < len(self.warnings) - 1 else "")
+                    for i, w in enumerate(self.warnings)] + [""]
+        base = f" against baseline {self._named(self.baseline_name, '`')}" if self.baseline_name else ""
         out += [f"{self.n_queries} queries{base}.", "", "| | requirement | measured | detail |", "|---|---|---|---|"]
         for o in self.outcomes:
             mark = "✅" if o.passed else "❌"
             if o.kind == "threshold":
                 src = "" if o.source in (None, "--require") else f"from {o.source}"
+                if o.ceiling is not None:
+                    src += f" (unreachable: a perfect ranking scores {o.ceiling:.4f} on these qrels)"
                 out.append(f"| {mark} | `{o.label} {o.op} {o.threshold:g}` | {o.value:.4f} | {src} |")
             else:
                 assert o.baseline_value is not None
                 out.append(
                     f"| {mark} | `{o.label}` drops at most {o.margin:.4g} | {o.value:.4f} "
-                    f"(baseline {o.baseline_value:.4f}, diff {o.value - o.baseline_value:+.4f}) | "
-                    f"one-sided {o.test} p = {o.p_value:.3g}, alpha = {o.alpha:g} |"
+                    f"(baseline {o.baseline_value:.4f}, diff {o.value - o.baseline_value:+.4f}) | {o.evidence()} |"
                 )
         return "\n".join(out) + "\n"
 
@@ -225,29 +311,17 @@ class GateResult:
         """A JSON-ready dict."""
         return {
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
-            "passed": self.passed, "outcomes": [o.to_dict() for o in self.outcomes],
+            "passed": self.passed, "tags": self.tags, "queries": self.queries,
+            "warnings": [w.to_dict() for w in self.warnings],
+            "outcomes": [o.to_dict() for o in self.outcomes],
         }
 
 
 def preset_requirements(name: str) -> list[Requirement]:
     """The thresholds of a named standard (``production:good``, ``benchmark:faq``, ...)."""
     from rankscope.interpret.presets import standard_requirements
-    from rankscope.measures.parse import parse_metric
 
-    return [Requirement(m, parse_metric(m), op, float(v), name) for m, op, v in standard_requirements(name)]
-
-
-def _non_inferiority(d: np.ndarray, margin: float, test: str, permutations: int, rng: Any) -> float:
-    from rankscope.stats import paired
-
-    shifted = (d + margin)[None, :]
-    if test == "t":
-        _, p = paired.paired_t(shifted, "greater")
-    elif test == "wilcoxon":
-        _, p = paired.wilcoxon(shifted, "greater")
-    else:
-        _, p = paired.randomization(shifted, "greater", permutations=permutations, rng=rng)
-    return float(p[0])
+    return [parse_requirement(f"{m}{op}{v!r}", name) for m, op, v in standard_requirements(name)]
 
 
 def check(
@@ -261,21 +335,33 @@ def check(
     test: str = "t",
     alpha: float = 0.05,
     permutations: int = 10_000,
+    max_permutations: int | None = None,
     rng: np.random.Generator | int | None = None,
     relevance_level: int = 1,
     missing: str = "zero",
     depth: int | None = None,
+    names: Sequence[str] | None = None,
+    tags: dict[str, str] | None = None,
 ) -> GateResult:
     """Check ``run`` against thresholds, presets and (with ``baseline``) maximum drops.
 
-    ``rng`` (default seed 0) drives the randomization test.  Raises
+    ``names`` (the run's, then the baseline's) replace the runs' own names (their
+    TREC tags); ``tags`` maps a name to the tag shown next to it where they differ.
+
+    ``test`` (``"t"``, ``"randomization"`` or ``"bootstrap"``; Wilcoxon is refused)
+    and ``alpha`` (one-sided) decide each maximum drop; ``permutations`` is the
+    number of sign flips or bootstrap resamples, redrawn up to ``max_permutations``
+    (default 16 times as many) while the verdict is within Monte-Carlo error of
+    ``alpha``; ``rng`` (default seed 0) seeds them.  Raises
     :class:`~rankscope.errors.InvalidParameterError` when there is nothing to
     check, when ``max_drops`` are given without a baseline, or on a bad option.
     """
     from rankscope.comparison import aligned_scores
+    from rankscope.comparison_inputs import ceilings
     from rankscope.engine.evaluator import Evaluator
+    from rankscope.interpret.coverage import counts_dict, coverage_warnings
     from rankscope.io.convert import as_run
-    from rankscope.stats.paired import TESTS
+    from rankscope.stats.noninferiority import non_inferiority, refuse_wilcoxon
 
     reqs = [r if isinstance(r, Requirement) else parse_requirement(r) for r in requirements]
     presets = [preset] if isinstance(preset, str) else list(preset or [])
@@ -288,11 +374,11 @@ def check(
         raise InvalidParameterError("a maximum drop needs a baseline run to compare with")
     if baseline is not None and not drops:
         raise InvalidParameterError("a baseline run needs at least one maximum drop (e.g. ndcg@10=0.02)")
-    if test not in TESTS:
-        raise InvalidParameterError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    if drops or test != "wilcoxon":  # the test only matters for a maximum drop
+        refuse_wilcoxon(test)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
-    gen = np.random.default_rng(0 if rng is None else rng)
+    seed = int(np.random.default_rng(0 if rng is None else rng).integers(0, 2**63 - 1))
 
     measures: list[Measure] = []
     for m in [r.measure for r in reqs] + [d.measure for d in drops]:
@@ -300,19 +386,25 @@ def check(
             measures.append(m)
     ev = Evaluator(qrels, measures, relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
                    depth=depth)
-    run = as_run(run)
+    run = as_run(run, name=names[0] if names else None)
     result = ev.evaluate(run)
     means = dict(zip(measures, result.mean().values()))
-    outcomes = [
-        Outcome("threshold", r.label, r.holds(means[r.measure]), means[r.measure], r.op, r.threshold, r.source)
-        for r in reqs
-    ]
+    best = ceilings(ev, [str(m) for m in measures], measures, result.per_query.query_ids)
+    outcomes = []
+    for req in reqs:
+        reach = best.get(str(req.measure))
+        unreachable = reach is not None and req.op in (">=", ">") and not OPERATORS[req.op](round(reach, 10),
+                                                                                            req.threshold)
+        outcomes.append(Outcome("threshold", req.label, req.holds(means[req.measure]), means[req.measure], req.op,
+                                req.threshold, req.source, ceiling=reach if unreachable else None))
     n_queries = result.queries.evaluated
     base_name = None
+    counts = {run.name: result.queries}
     if drops:
-        base = as_run(baseline)
+        base = as_run(baseline, name=names[1] if names and len(names) > 1 else None)
         base_name = base.name if base.name != run.name else f"{base.name} (baseline)"
         base_res = ev.evaluate(base, name=base_name)
+        counts[base_name] = base_res.queries
         qids, scores = aligned_scores([result, base_res])
         n_queries = len(qids)
         for dr in drops:
@@ -321,9 +413,14 @@ def check(
             hib = dr.measure.spec.higher_is_better
             d = ours - theirs if hib else theirs - ours
             margin = dr.max_drop * abs(float(theirs.mean())) if dr.relative else dr.max_drop
-            p = _non_inferiority(d, margin, test, permutations, gen)
+            r = non_inferiority(d, margin, test, alpha, resamples=permutations, max_resamples=max_permutations,
+                                rng=seed)
             outcomes.append(Outcome(
-                "non_inferiority", dr.label, p <= alpha, float(ours.mean()), baseline_value=float(theirs.mean()),
-                margin=margin, p_value=p, test=test, alpha=float(alpha),
+                "non_inferiority", dr.label, r.passed, float(ours.mean()), baseline_value=float(theirs.mean()),
+                margin=margin, p_value=r.p_value, test=test, alpha=float(alpha), lower_bound=r.lower_bound,
+                confidence=r.confidence, mc_se=r.mc_se, resamples=r.resamples, near_alpha=r.near_alpha,
             ))
-    return GateResult(run.name, base_name, n_queries, tuple(outcomes))
+    warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries)
+    return GateResult(run.name, base_name, n_queries, tuple(outcomes),
+                      {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings),
+                      {k: v for k, v in (tags or {}).items() if k in counts})

@@ -90,3 +90,24 @@ def test_scenarios() -> None:
     assert presets.get_scenario("academic_search").title("zh") == "学术搜索 (排序重要)"
     with pytest.raises(InvalidParameterError, match="unknown scenario 'faqs'"):
         presets.get_scenario("faqs")
+
+
+def test_every_gate_named_in_the_docs_exists_or_is_documented_absent() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    names = set(presets.standard_names())
+    text = {p.name: p.read_text(encoding="utf-8") for p in [root / "README.md", *sorted((root / "docs").glob("*.md"))]}
+    interp = text["interpretation.md"]
+    for name in names:  # every gate is listed in docs/interpretation.md
+        assert f"`{name}`" in interp, name
+    for doc, body in text.items():
+        for kind, key in re.findall(r"\b(production|benchmark):([a-z_]+)\b", body):
+            name = f"{kind}:{key}"
+            if name in names:
+                continue
+            # a name that is not a gate must be said not to be one, and the library must say why
+            assert f"There is no `{name}`" in body, (doc, name)
+            with pytest.raises(InvalidParameterError, match="no benchmark figures"):
+                presets.standard_requirements(name)

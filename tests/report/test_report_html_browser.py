@@ -101,3 +101,36 @@ def test_chinese_html_in_the_browser(browser: Any, tmp_path: Path) -> None:
     assert len(items) == 3 * len(shared_comparison().labels)
     assert any("中位数为第" in li.text for li in items)
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+
+
+def test_missing_query_warning_is_seen_first(browser: Any, tmp_path: Path) -> None:
+    """A run that lacks queries: the warning box is at the top of the page, visible, with the counts."""
+    import os
+
+    from selenium.webdriver.common.by import By
+
+    from rankscope import Qrels, Run
+    from rankscope.comparison import compare
+
+    qrels = Qrels.from_dict({f"q{i:02d}": {f"r{i}": 1, f"n{i}": 0} for i in range(50)})
+    full = Run.from_ranked_lists({f"q{i:02d}": ["x", f"r{i}"] for i in range(50)}, name="full")
+    partial = Run.from_ranked_lists({f"q{i:02d}": [f"r{i}"] for i in range(30)}, name="T5-P")
+    runs = {"full": full, "partial": partial}
+    c = compare(qrels, runs, ["mrr", "recall@5", "ndcg@10"], baseline="full", bootstrap=100)
+    path = write_report(c, tmp_path / "warn.html", qrels=qrels, runs=runs, kmax=20)
+    browser.set_window_size(1280, 1000)
+    browser.get(path.resolve().as_uri())
+    box = browser.find_element(By.ID, "warnings")
+    assert box.is_displayed()
+    assert "partial has no ranking for 20 of the 50 qrels queries" in box.text and "scored 0" in box.text
+    summary = browser.find_element(By.CSS_SELECTOR, "table.summary")
+    assert box.location["y"] < summary.location["y"] < 1000  # seen before the numbers, on the first screen
+    assert box.value_of_css_property("border-top-style") == "solid"
+    shot = tmp_path / "warning.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+    if os.environ.get("RANKSCOPE_KEEP_SCREENSHOTS"):  # to look at the page: copy the PNG out of the tmp folder
+        shutil.copy(shot, Path(os.environ["RANKSCOPE_KEEP_SCREENSHOTS"]) / "warning.png")
+        browser.set_window_size(1280, min(int(browser.execute_script("return document.body.scrollHeight")) + 50,
+                                          8000))
+        browser.save_screenshot(str(Path(os.environ["RANKSCOPE_KEEP_SCREENSHOTS"]) / "warning-full.png"))
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

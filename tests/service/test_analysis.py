@@ -66,3 +66,30 @@ def test_check_pass_and_fail(stored) -> None:  # type: ignore[no-untyped-def]
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "requirements"
     r = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"]})
     assert r.status_code == 422 and "nothing to check" in r.json()["errors"][0]["problem"]
+
+
+def test_comparison_check_and_compare_page_warn_about_missing_queries(stored) -> None:  # type: ignore[no-untyped-def]
+    # bm25 ranks q1 and q2 only: q3 scores 0 for it, and every answer of the service says so with the count
+    c, ts, a, b = stored
+    body = c.post("/api/v1/comparisons", json={"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                               "metrics": ["mrr"], "baseline_run_id": a["id"]}).json()
+    assert body["queries"]["bm25"]["missing_from_run"] == 1
+    (w,) = [w for w in body["warnings"] if w["kind"] == "missing_zero"]
+    assert (w["system"], w["count"], w["total"]) == ("bm25", 1, 3) and "no ranking for 1 of the 3" in w["message"]
+    check = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"], "requirements": ["mrr>=0.1"],
+                                          "baseline_run_id": b["id"], "max_drops": ["mrr=0.5"]}).json()
+    assert any(w["kind"] == "missing_zero" and w["system"] == "bm25" for w in check["warnings"])
+    assert any(line.startswith("WARNING  bm25 has no ranking for 1 of the 3") for line in check["lines"])
+    assert "Warning:** bm25 has no ranking" in check["markdown"]
+    assert check["outcomes"][1]["lower_bound"] is not None
+    r = c.post("/api/v1/check", json={"test_set_id": ts["id"], "run_id": a["id"], "baseline_run_id": b["id"],
+                                      "max_drops": ["mrr=0.5"], "test": "wilcoxon"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "test"
+    r = c.post("/api/v1/comparisons", json={"test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                            "metrics": ["mrr"], "test": "tukey-hsd"})
+    assert r.status_code == 200 and r.json()["groups"]["mrr"].keys() == {"bm25", "dense"}
+    for lang, needle in (("en", "bm25 has no ranking for 1 of the 3 qrels queries"),
+                         ("zh", "bm25 缺少qrels中3个查询里的1个")):
+        page = c.get("/compare", params={"lang": lang, "test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
+                                         "baseline": a["id"], "metrics": "mrr"})
+        assert page.status_code == 200 and needle in page.text

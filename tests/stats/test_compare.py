@@ -227,6 +227,7 @@ def test_parallel_scoring_equals_sequential(monkeypatch: pytest.MonkeyPatch) -> 
     import numpy as np
 
     import rankscope.comparison as comparison
+    import rankscope.comparison_inputs as inputs
 
     rng = np.random.default_rng(7)
     qs = np.repeat([f"q{i}" for i in range(40)], 20)
@@ -235,8 +236,8 @@ def test_parallel_scoring_equals_sequential(monkeypatch: pytest.MonkeyPatch) -> 
     qs, ds = qs[np.sort(keep)], ds[np.sort(keep)]
     qrels = Qrels(qs[::3], ds[::3], rng.integers(0, 3, len(qs[::3])))
     runs = {n: Run(qs, ds, rng.random(len(qs)), n) for n in ("a", "b", "c")}
-    monkeypatch.setattr(comparison, "_PARALLEL_ROWS", 10**12)
+    monkeypatch.setattr(inputs, "_PARALLEL_ROWS", 10**12)
     sequential = comparison.compare(qrels, runs, ["ndcg@10", "mrr"], rng=3)
-    monkeypatch.setattr(comparison, "_PARALLEL_ROWS", 0)
+    monkeypatch.setattr(inputs, "_PARALLEL_ROWS", 0)
     parallel = comparison.compare(qrels, runs, ["ndcg@10", "mrr"], rng=3)
     assert sequential.to_dict() == parallel.to_dict()

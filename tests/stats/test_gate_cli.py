@@ -28,6 +28,11 @@ def cli() -> CliRunner:
     return CliRunner()
 
 
+def _verdicts(out: str) -> list[str]:
+    """The PASS / FAIL lines of ``rankscope check`` (after the run names and the warnings)."""
+    return [ln for ln in out.splitlines() if ln.startswith(("PASS", "FAIL"))]
+
+
 def _run(cli: CliRunner, *args: str | Path) -> tuple[int, str, str]:
     res = cli.invoke(app, [str(a) for a in args])
     return res.exit_code, res.stdout, res.stderr
@@ -49,11 +54,17 @@ def test_check_exit_0_when_every_requirement_holds(cli: CliRunner, files: dict[s
                         "--require", "ndcg@10>=0.4", "--require", "mrr>0.5",
                         "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.02", "--summary", summary)
     assert code == 0, out
-    lines = out.splitlines()
+    # the run is named by its file stem; its TREC tag differs and is shown
+    assert out.splitlines()[0] == "run bm25+t5(zs) (TREC tag T5-P) against baseline bm25 (TREC tag PYSERINI)"
+    warnings = [ln for ln in out.splitlines() if ln.startswith("WARNING")]
+    # one DL-HARD query has no document judged at level 2: said, with its count
+    assert warnings == ["WARNING  1 of the 50 queries have no document judged relevant at relevance level 2: every "
+                        "run scores 0 on them with most metrics, and they are not failures of a system."]
+    lines = _verdicts(out)
     assert lines[0] == "PASS  ndcg@10 >= 0.4: 0.4084"
     assert lines[1].startswith("PASS  mrr > 0.5: 0.")
     assert lines[2].startswith("PASS  ndcg@10 drop <= 0.02 vs baseline: 0.4084 vs 0.3037")
-    assert lines[-1].startswith("gate passed")
+    assert out.splitlines()[-1].startswith("gate passed")
     md = summary.read_text(encoding="utf-8")
     assert "## rankscope gate passed" in md and "| ✅ | `ndcg@10 >= 0.4` | 0.4084 |" in md
 
@@ -70,8 +81,9 @@ def test_check_exit_1_when_one_fails(cli: CliRunner, files: dict[str, Path], tmp
 def test_check_preset_production_good(cli: CliRunner, files: dict[str, Path]) -> None:
     code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["t5"], "--preset", "production:good")
     assert code == 1
-    assert out.splitlines()[:3] == [
-        "FAIL  recall@5 >= 0.8: 0.1173 [production:good]",
+    assert _verdicts(out)[:3] == [
+        # DL-HARD queries have many relevant passages: no ranking reaches recall@5 = 0.8
+        "FAIL  recall@5 >= 0.8: 0.1173 [production:good] (unreachable: a perfect ranking scores 0.4500 on these qrels)",
         "FAIL  precision@5 >= 0.75: 0.4560 [production:good]",
         "FAIL  mrr >= 0.7: 0.6572 [production:good]",
     ]
@@ -81,7 +93,7 @@ def test_check_non_inferiority_fails_on_a_real_drop(cli: CliRunner, files: dict[
     # bm25+rm3 loses 0.031 ndcg@10 against bm25: a 0.02 margin is not shown, a 0.2 margin is
     base = ["check", "--qrels", files["qrels"], "--run", files["rm3"], "-l", "2", "--baseline", files["bm25"]]
     code, out, _ = _run(cli, *base, "--max-drop", "ndcg@10=0.02")
-    assert code == 1 and out.startswith("FAIL  ndcg@10 drop <= 0.02")
+    assert code == 1 and _verdicts(out)[0].startswith("FAIL  ndcg@10 drop <= 0.02")
     code, out, _ = _run(cli, *base, "--max-drop", "ndcg@10=0.2", "--test", "randomization")
     assert code == 0, out
 
@@ -114,7 +126,7 @@ def test_check_exit_2_on_missing_file(cli: CliRunner, files: dict[str, Path], tm
 def test_gate_api_identical_run_passes_non_inferiority() -> None:
     qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 1} for i in range(20)})
     run = Run.from_ranked_lists({f"q{i}": ["a", "x", "b"] if i % 2 else ["x", "a"] for i in range(20)})
-    for test in ("t", "wilcoxon", "randomization"):
+    for test in ("t", "randomization", "bootstrap"):
         g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0.01"], test=test)
         assert g.passed, (test, g.lines())
     g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0"])  # no margin: must be better, and is not
@@ -138,8 +150,9 @@ def test_compare_command_json_and_report(cli: CliRunner, files: dict[str, Path],
                           "--permutations", "2000", "--correction", "bh", "--format", "json", "-l", "2")
     assert code == 0, err
     d = json.loads(out)
-    # runs are named by their tag column, or by file name when two tags are equal (bm25 and rm3: PYSERINI)
-    assert len(d["systems"]) == 3 and d["baseline"] == d["systems"][0]
+    # runs are named by their file stem; the TREC tag column (PYSERINI, PYSERINI, T5-P) is kept where it differs
+    assert d["systems"] == ["bm25", "bm25+t5(zs)", "bm25+rm3"] and d["baseline"] == "bm25"
+    assert d["tags"] == {"bm25": "PYSERINI", "bm25+t5(zs)": "T5-P", "bm25+rm3": "PYSERINI"}
     assert d["test"] == "randomization" and d["correction"] == "bh" and d["permutations"] == 2000
     assert [p["a"] for p in d["pairs"]] == [d["systems"][0]] * 2
     code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], "-m", "mrr",
@@ -153,6 +166,38 @@ def test_compare_command_bad_input(cli: CliRunner, files: dict[str, Path]) -> No
     assert code == 2 and "at least 2 run files" in err
     code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], "--baseline", "zz")
     assert code == 2 and "--baseline 'zz'" in err
+    # a TREC tag shared by two runs is an ambiguous name: both are listed
+    code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["rm3"], files["t5"],
+                        "--baseline", "PYSERINI")
+    assert code == 2 and "ambiguous" in err and "bm25.run" in err and "bm25+rm3.run" in err
+    code, _, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], "--test", "tukey-hsd",
+                        "--correction", "holm")
+    assert code == 2 and "family-wise" in err
+
+
+def test_compare_knows_a_run_by_its_stem_or_its_tag(cli: CliRunner, files: dict[str, Path]) -> None:
+    args = ["compare", "--qrels", files["qrels"], files["bm25"], files["t5"], files["rm3"], "-m", "mrr",
+            "--format", "json", "-l", "2"]
+    for name in ("bm25+t5(zs)", "T5-P", str(files["t5"])):
+        code, out, err = _run(cli, *args, "--baseline", name)
+        assert code == 0, err
+        assert json.loads(out)["baseline"] == "bm25+t5(zs)"
+
+
+def test_compare_with_tukey_hsd_in_the_terminal_and_reports(cli: CliRunner, files: dict[str, Path],
+                                                           tmp_path: Path) -> None:
+    code, out, err = _run(cli, "compare", "--qrels", files["qrels"], files["bm25"], files["t5"], files["rm3"],
+                          "-m", "ndcg@10", "-m", "mrr", "-l", "2", "--test", "tukey-hsd", "--permutations", "2000",
+                          "--report", tmp_path / "r.md", "--report", tmp_path / "r.tex",
+                          "--report", tmp_path / "r.json")
+    assert code == 0, err
+    assert "randomized Tukey HSD" in out and "groups" in out.lower()
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    groups = report["comparison"]["groups"]
+    assert set(groups) == {"ndcg@10", "mrr"} and set(groups["mrr"]) == {"bm25", "bm25+t5(zs)", "bm25+rm3"}
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "randomized Tukey HSD" in md and groups["mrr"]["bm25+t5(zs)"] in md
+    assert "Tukey HSD" in (tmp_path / "r.tex").read_text(encoding="utf-8")
 
 
 def test_power_command(cli: CliRunner, tmp_path: Path) -> None:
@@ -173,3 +218,22 @@ def test_power_command(cli: CliRunner, tmp_path: Path) -> None:
     assert code == 0 and out.startswith("queries needed: 34 ")
     code, _, err = _run(cli, "power", "--sd", "1")
     assert code == 2 and "--delta" in err
+    # two runs: the effect to detect must be stated too (no "observed power")
+    code, _, err = _run(cli, "power", "--qrels", tmp_path / "qrels.txt", *runs, "-m", "mrr")
+    assert code == 2 and "--delta" in err and "observed power" in err
+    code, out, err = _run(cli, "power", "--qrels", tmp_path / "qrels.txt", runs[0], runs[0], "-m", "mrr",
+                          "--delta", "0.05")
+    assert code == 0 and "standard deviation is 0" in err
+    code, out, err = _run(cli, "power", "--sd", "0", "--delta", "0.05")
+    assert code == 0 and "standard deviation is 0" in err
+
+
+def test_the_example_of_docs_ci_gate_prints_what_the_doc_shows(cli: CliRunner, files: dict[str, Path]) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci-gate.md").read_text(encoding="utf-8")
+    block = doc.split("$ rankscope check --qrels $D/dl_hard-passage.qrels", 1)[1].split("$ echo $?")[0]
+    shown = [ln for ln in block.splitlines()[3:] if ln.strip()]
+    code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["rm3"], "-l", "2",
+                        "--require", "ndcg@10>=0.25", "--require", "mrr>=0.5", "--preset", "production:good",
+                        "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.05", "--max-drop", "recall@100=2%")
+    assert code == 1
+    assert out.splitlines() == shown

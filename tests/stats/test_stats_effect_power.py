@@ -70,4 +70,18 @@ def test_estimate_from_differences_and_errors() -> None:
     with pytest.raises(InvalidParameterError, match="non-zero"):
         power.queries_needed(0.1, 0.0)
     with pytest.raises(InvalidParameterError, match="at least 2"):
-        power.estimate(np.array([0.1]))
+        power.estimate(np.array([0.1]), 0.05)
+
+
+def test_power_needs_a_stated_effect_not_the_observed_one() -> None:
+    # "observed power" (power at the observed difference) only restates the p-value: the effect must be stated
+    d = np.random.default_rng(1).normal(0.02, 0.1, 50)
+    with pytest.raises(InvalidParameterError, match="observed power"):
+        power.estimate(d, None)  # type: ignore[arg-type]
+    assert power.estimate(d, 0.05).delta == 0.05
+
+
+def test_power_warns_when_the_differences_do_not_vary() -> None:
+    e = power.estimate(np.full(30, 0.1), 0.05)
+    assert e.sd_diff == 0 and any("standard deviation is 0" in w for w in e.warnings)
+    assert power.estimate(np.random.default_rng(2).normal(0, 0.1, 30), 0.05).warnings == ()

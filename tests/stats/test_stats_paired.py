@@ -154,3 +154,47 @@ def test_randomization_of_combined_rows_equals_direct_rows() -> None:
     assert p[0] == pytest.approx(_exact_p(small[0] - small[1], "two-sided"), abs=1e-12)
     with pytest.raises(InvalidParameterError, match="combine must have shape"):
         paired.randomization(base, combine=np.ones((2, 2)))
+
+
+def test_randomization_is_exact_when_the_non_zero_differences_allow_it() -> None:
+    # 12 non-zero and 28 zero differences: 2**12 = 4096 sign assignments matter, fewer than 10,000 permutations,
+    # so the p-value is exact although 2**40 assignments of all the signs would not be enumerable
+    rng = np.random.default_rng(24)
+    d = np.zeros((3, 40))
+    for i in range(3):
+        d[i, rng.choice(40, 12, replace=False)] = np.round(rng.normal(0.05 * i, 0.1, 12), 3)
+    _, p = paired.randomization(d, permutations=10_000, rng=0)
+    for i in range(3):
+        assert p[i] == pytest.approx(_exact_p(d[i][d[i] != 0], "two-sided"), abs=1e-12)
+    r = paired.sign_flip_test(d, permutations=10_000, rng=0)
+    assert r.exact.all() and (r.se == 0).all() and r.permutations == 0
+
+
+def test_monte_carlo_standard_error_of_each_p_value() -> None:
+    d = _matrix(4, 60, 5)
+    r = paired.sign_flip_test(d, permutations=4000, rng=1)
+    assert not r.exact.any() and r.permutations == 4000
+    np.testing.assert_allclose(r.se, np.sqrt(r.p * (1 - r.p) / 4000))
+    _, p = paired.randomization(d, permutations=4000, rng=1)
+    assert p.tolist() == r.p.tolist()
+
+
+def test_adaptive_draws_continue_the_same_stream_until_the_verdict_is_stable() -> None:
+    d = _matrix(3, 60, 5)
+    alpha = 0.05
+
+    def undecided(p: np.ndarray, se: np.ndarray) -> np.ndarray:
+        return np.abs(p - alpha) <= 2.576 * se
+
+    fixed = paired.sign_flip_test(d, permutations=1000, rng=2)
+    first = paired.sign_flip_test(d, permutations=1000, max_permutations=64_000, undecided=undecided, rng=2)
+    again = paired.sign_flip_test(d, permutations=1000, max_permutations=64_000, undecided=undecided, rng=2)
+    assert first.p.tolist() == again.p.tolist() and first.permutations == again.permutations
+    if undecided(fixed.p, fixed.se).any():
+        assert first.permutations > 1000
+    assert first.permutations == 64_000 or not undecided(first.p, first.se).any()
+    # the draws continue one stream: 2 000 sign vectors in one batch or in two give the same counts
+    one = paired.sign_flip_test(d, permutations=2000, rng=2)
+    two = paired.sign_flip_test(d, permutations=1000, max_permutations=2000,
+                                undecided=lambda p, se: np.ones(len(p), dtype=bool), rng=2)
+    assert one.p.tolist() == two.p.tolist()

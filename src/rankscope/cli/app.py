@@ -32,6 +32,8 @@ COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "r
                    "rankscope.cli.serve_cmd"]
 COMMAND_MODULES += ["rankscope.cli.compare_cmd", "rankscope.cli.check_cmd", "rankscope.cli.power_cmd"]
 COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd"]
+COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "rankscope.cli.agreement_cmd",
+                    "rankscope.cli.synth_cmd"]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -11,10 +11,10 @@ import typer
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.options import (
     Depth,
+    MaxDropTest,
+    MaxPermutations,
     Missing,
     MissingPolicy,
-    PairedTest,
-    Permutations,
     Plugins,
     QrelsFile,
     RelevanceLevel,
@@ -32,19 +32,29 @@ def check_command(
     ] = None,
     preset: Annotated[
         Optional[list[str]],
-        typer.Option("--preset", help="named standard: production:minimum|good|excellent, benchmark:<scenario>"),
+        typer.Option("--preset", help="named standard: production:minimum|good|excellent, "
+                     "benchmark:faq|document_qa|academic_search|enterprise_kb"),
     ] = None,
-    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run for --max-drop")] = None,
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run file for --max-drop")] = None,
     max_drop: Annotated[
         Optional[list[str]],
         typer.Option("--max-drop", help='largest allowed drop vs the baseline, repeatable: "ndcg@10=0.02" or "=2%"'),
     ] = None,
     test: Annotated[
-        PairedTest, typer.Option("--test", help="paired test of the non-inferiority check")
-    ] = PairedTest.t,
-    alpha: Annotated[float, typer.Option("--alpha", help="level of the non-inferiority test")] = 0.05,
-    permutations: Permutations = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization test")] = 0,
+        MaxDropTest,
+        typer.Option("--test", help="test of the mean for --max-drop: t, randomization (sign flips) or bootstrap "
+                     "(studentized; best on skewed differences); wilcoxon is refused"),
+    ] = MaxDropTest.t,
+    alpha: Annotated[
+        float,
+        typer.Option("--alpha", help="one-sided level of each --max-drop test: 0.05 gives a 95%% one-sided bound "
+                     "(the lower end of a 90%% two-sided interval), 0.025 matches a 95%% two-sided interval"),
+    ] = 0.05,
+    permutations: Annotated[
+        int, typer.Option("--permutations", help="sign flips (randomization) or resamples (bootstrap)")
+    ] = 10_000,
+    max_permutations: MaxPermutations = None,
+    seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization and bootstrap tests")] = 0,
     summary: Annotated[
         Optional[Path], typer.Option("--summary", help="also write a Markdown summary to this file")
     ] = None,
@@ -56,8 +66,9 @@ def check_command(
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
     load_plugins(plugin)
+    from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.gate import check
-    from rankscope.io import read_qrels, read_run
+    from rankscope.io import read_qrels
 
     if max_drop and baseline is None:
         fail("--max-drop needs --baseline RUN")
@@ -66,10 +77,13 @@ def check_command(
     for path in (summary, json_out):
         if path is not None and not path.parent.exists():
             fail(f"cannot write {path}: folder {path.parent} does not exist")
+    # runs are named by their file stem; a TREC tag that differs is shown
+    named, tags = read_named_runs([run] if baseline is None else [run, baseline])
+    loaded = list(named.values())
     result = check(
-        read_qrels(qrels), read_run(run), require or [], preset=preset or None,
-        baseline=None if baseline is None else read_run(baseline), max_drops=max_drop or [],
-        test=test.value, alpha=alpha, permutations=permutations, rng=seed,
+        read_qrels(qrels), loaded[0], require or [], preset=preset or None,
+        baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
+        test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth,
     )
     for line in result.lines():

@@ -12,6 +12,7 @@ import typer
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.options import (
     Depth,
+    MaxPermutations,
     Missing,
     MissingPolicy,
     PairedTest,
@@ -42,33 +43,48 @@ class Output(str, Enum):
     json = "json"
 
 
-def read_named_runs(paths: list[Path]) -> dict[str, Any]:
-    """Read run files; each is named by its tag column, or by its file name when tags repeat."""
+def run_stem(path: Path) -> str:
+    """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25)."""
+    name = path.name.removesuffix(".gz")
+    stem = Path(name).stem
+    return stem or name
+
+
+def read_named_runs(paths: list[Path]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Read run files named by their file stem (the TREC tag column is often wrong), and each run's tag.
+
+    Stems that repeat fall back to file names, then to the paths given.  The runs keep
+    their own name (the TREC tag), so :func:`rankscope.compare` shows it where it differs.
+    """
     from rankscope.io import read_run
 
     runs = [read_run(p) for p in paths]
-    names = [r.name for r in runs]
-    if len(set(names)) < len(names):
-        names = [p.stem for p in paths]
-    if len(set(names)) < len(names):
-        names = [str(p) for p in paths]
-    if len(set(names)) < len(names):
+    for naming in (run_stem, lambda p: p.name, str):
+        names = [naming(p) for p in paths]
+        if len(set(names)) == len(names):
+            break
+    else:
         fail("the same run file is given twice")
-    out = {}
-    for name, run in zip(names, runs):
-        run.name = name
-        out[name] = run
-    return out
+    tags = {name: run.name for name, run in zip(names, runs) if run.name not in (name, "run", "")}
+    return dict(zip(names, runs)), tags
 
 
-def resolve_baseline(baseline: str | None, names: list[str], paths: list[Path]) -> str | None:
-    """``--baseline`` may be a run's name or one of the given file paths."""
-    if baseline is None or baseline in names:
-        return baseline
-    for name, p in zip(names, paths):
-        if Path(baseline) == p or Path(baseline).name == p.name:
-            return name
-    fail(f"--baseline {baseline!r} is neither a run name nor one of the run files (runs: {', '.join(names)})")
+def resolve_run_name(option: str, given: str, names: list[str], tags: dict[str, str], paths: list[Path]) -> str:
+    """The run ``given`` designates: a run name (file stem), a TREC tag or one of the paths; ambiguity is an error."""
+    hits = []
+    for name, path in zip(names, paths):
+        how = ("name" if given == name else "TREC tag" if tags.get(name) == given
+               else "file" if given in (str(path), path.name) or Path(given) == path else None)
+        if how is not None:
+            hits.append((name, path, how))
+    if len(hits) == 1:
+        return hits[0][0]
+    if hits:
+        fail(f"{option} {given!r} is ambiguous: it is "
+             + " and ".join(f"the {how} of {path} (run {name!r})" for name, path, how in hits)
+             + "; give the file path or the run name")
+    listed = ", ".join(name + (f" (tag {tags[name]})" if name in tags else "") for name in names)
+    fail(f"{option} {given!r} is neither a run name, a TREC tag nor one of the run files (runs: {listed})")
 
 
 @app.command("compare")
@@ -79,15 +95,23 @@ def compare_command(
     metric: Annotated[
         Optional[list[str]], typer.Option("-m", "--metric", help="metric, repeatable (default: ndcg@10 map mrr ...)")
     ] = None,
-    test: Annotated[PairedTest, typer.Option("--test", help="paired test")] = PairedTest.t,
+    test: Annotated[
+        PairedTest,
+        typer.Option("--test", help="paired t, wilcoxon, randomization (sign flips), or tukey-hsd (Sakai's randomized "
+                     "Tukey HSD over all systems at once, with compact-letter groups)"),
+    ] = PairedTest.t,
     correction: Annotated[
-        Correction, typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics")
-    ] = Correction.holm,
+        Optional[Correction],
+        typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics (default holm; "
+                     "not with --test tukey-hsd, which is simultaneous over the pairs of each metric)"),
+    ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
     baseline: Annotated[
-        Optional[str], typer.Option("--baseline", help="compare every run with this one (name or file)")
+        Optional[str],
+        typer.Option("--baseline", help="compare every run with this one (file stem, TREC tag or file path)"),
     ] = None,
     permutations: Permutations = 10_000,
+    max_permutations: MaxPermutations = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples for the intervals")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same p-values)")] = 0,
     report: Annotated[
@@ -108,11 +132,12 @@ def compare_command(
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
     q = read_qrels(qrels)
-    named = read_named_runs(runs)
-    base = resolve_baseline(baseline, list(named), runs)
+    named, tags = read_named_runs(runs)
+    base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     comparison = compare(
-        q, named, metric or None, test=test.value, alpha=alpha, correction=correction.value, baseline=base,
-        permutations=permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
+        q, named, metric or None, test=test.value, alpha=alpha,
+        correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
+        max_permutations=max_permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
         missing=missing.value, depth=depth,
     )
     if fmt is Output.json:
@@ -129,43 +154,6 @@ def compare_command(
 
 
 def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any]) -> None:
-    try:
-        from rankscope.report.terminal import print_comparison
-    except ImportError:
-        print_table(comparison)
-        return
+    from rankscope.report.terminal import print_comparison
+
     print_comparison(comparison, lang=lang, qrels=qrels, runs=runs)
-
-
-def print_table(comparison: Comparison) -> None:
-    """A plain rich rendering: means with intervals, then one row per pair and metric."""
-    from rich.console import Console
-    from rich.table import Table
-
-    c = comparison
-    level = round(100 * (1 - c.alpha))
-    means = Table(title=f"means ({len(c.query_ids)} queries, {level}% bootstrap CI)", title_justify="left")
-    means.add_column("system")
-    for label in c.labels:
-        means.add_column(label, justify="right")
-    for s in c.systems:
-        cells = []
-        for label in c.labels:
-            lo, hi = c.mean_ci[s][label]
-            star = "*" if c.best(label) == s else ""
-            cells.append(f"{c.means[s][label]:.4f}{star} [{lo:.3f}, {hi:.3f}]")
-        means.add_row(s, *cells)
-    pairs = Table(title=f"paired {c.test} test, {c.correction} correction, alpha={c.alpha:g}", title_justify="left")
-    for col in ("a", "b", "metric", "diff b-a", f"{level}% CI", "rel %", "d", "p", "p adj", "W/T/L"):
-        pairs.add_column(col, justify="left" if col in ("a", "b", "metric") else "right")
-    for p in c.pairs:
-        sig = " *" if p.significant else ""
-        rel = "" if p.rel_improvement is None else f"{p.rel_improvement:+.1f}"
-        d = "" if p.cohen_d is None else f"{p.cohen_d:.2f}"
-        pairs.add_row(
-            p.a, p.b, p.metric, f"{p.diff:+.4f}", f"[{p.diff_ci[0]:+.3f}, {p.diff_ci[1]:+.3f}]", rel, d,
-            f"{p.p_value:.3g}", f"{p.p_adjusted:.3g}{sig}", f"{p.wins}/{p.ties}/{p.losses}",
-        )
-    console = Console()
-    console.print(means)
-    console.print(pairs)

@@ -19,6 +19,19 @@ class PairedTest(str, Enum):
     t = "t"
     wilcoxon = "wilcoxon"
     randomization = "randomization"
+    tukey_hsd = "tukey-hsd"
+
+
+class MaxDropTest(str, Enum):
+    """Tests of ``rankscope check --max-drop`` (:data:`rankscope.stats.noninferiority.NON_INFERIORITY_TESTS`).
+
+    ``wilcoxon`` is accepted here only to be refused with the reason (it does not test the mean).
+    """
+
+    t = "t"
+    randomization = "randomization"
+    bootstrap = "bootstrap"
+    wilcoxon = "wilcoxon"
 
 
 class Missing(str, Enum):
@@ -33,6 +46,11 @@ RelevanceLevel = Annotated[int, typer.Option("--relevance-level", "-l", help="mi
 MissingPolicy = Annotated[Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")]
 Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
 Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
+MaxPermutations = Annotated[
+    Optional[int],
+    typer.Option("--max-permutations", help="redraw up to this many while a verdict is within Monte-Carlo error of "
+                 "alpha (default: 16 x --permutations)"),
+]
 Plugins = Annotated[
     Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
 ]

@@ -26,7 +26,9 @@ def power_command(
     qrels: Annotated[Optional[Path], typer.Option("--qrels", help="qrels file (with two runs)")] = None,
     metric: Annotated[str, typer.Option("-m", "--metric", help="the metric")] = "ndcg@10",
     delta: Annotated[
-        Optional[float], typer.Option("--delta", help="difference to detect (default: the observed one)")
+        Optional[float],
+        typer.Option("--delta", help="the smallest difference that matters to you (required: power at the "
+                     "observed difference only restates the p-value)"),
     ] = None,
     sd: Annotated[
         Optional[float], typer.Option("--sd", help="standard deviation of per-query differences (instead of runs)")
@@ -43,20 +45,23 @@ def power_command(
     Give two runs and --qrels (the standard deviation of the per-query differences
     of --metric is measured), or --sd and --delta directly.
     """
-    from rankscope.stats.power import estimate, queries_needed
+    from rankscope.stats.power import OBSERVED_POWER, SD_ZERO, estimate, queries_needed
 
     alt = alternative.value
+    if sd is not None and runs:
+        fail("give either two runs or --sd, not both")
+    if delta is None:
+        fail(f"--delta is required: {OBSERVED_POWER}")
     if sd is not None:
-        if runs:
-            fail("give either two runs or --sd, not both")
-        if delta is None:
-            fail("--sd needs --delta (the difference to detect)")
         n = queries_needed(sd, delta, alpha, power, alt)
+        if sd == 0:
+            typer.echo(f"warning: {SD_ZERO}", err=True)
         typer.echo(f"queries needed: {n} (sd of per-query differences {sd:g}, delta {delta:g}, "
                    f"alpha {alpha:g}, power {power:g}, {alt} paired t-test)")
         return
     if not runs or len(runs) != 2 or qrels is None:
         fail("give two run files and --qrels, or --sd and --delta")
+    from rankscope.cli.compare_cmd import run_stem
     from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator
     from rankscope.io import read_qrels, read_run
@@ -65,7 +70,9 @@ def power_command(
     a, b = (ev.evaluate(read_run(p), name=f"run{i}") for i, p in enumerate(runs))
     _, scores = aligned_scores([a, b])
     est = estimate(scores[1, :, 0] - scores[0, :, 0], delta, alpha, power, alt)
+    for w in est.warnings:
+        typer.echo(f"warning: {w}", err=True)
     typer.echo(f"metric {metric}: {est.n} queries, mean difference {est.mean_diff:+.4f} "
-               f"({runs[1].name} - {runs[0].name}), sd of per-query differences {est.sd_diff:.4f}")
+               f"({run_stem(runs[1])} - {run_stem(runs[0])}), sd of per-query differences {est.sd_diff:.4f}")
     typer.echo(f"power to detect {est.delta:+.4f} with {est.n} queries: {est.current_power:.3f}")
     typer.echo(f"queries needed for power {power:g} at alpha {alpha:g} ({alt}): {est.queries_needed}")

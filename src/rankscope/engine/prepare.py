@@ -129,6 +129,13 @@ def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     return -neg[blocks_in_order(qrels.qcode, starts)], offsets
 
 
+def _without_relevant(ideal_grade: np.ndarray, ideal_offsets: np.ndarray, relevance_level: int) -> int:
+    """Queries whose best judged grade (the first of their descending grades) is below ``relevance_level``."""
+    sizes = np.diff(ideal_offsets)
+    best = ideal_grade[ideal_offsets[:-1][sizes > 0]]
+    return int((sizes == 0).sum() + (best < relevance_level).sum())
+
+
 def _query_positions(ids: np.ndarray, index: QrelsIndex) -> np.ndarray:
     """Position of each id in the qrels' sorted query ids, -1 when absent (int64)."""
     qrels_q = index.query_ids
@@ -206,11 +213,16 @@ class _BitTable:
 
 @dataclass(frozen=True)
 class PolicyCounts:
-    """How many queries each query policy touched."""
+    """How many queries each query policy touched.
+
+    ``no_relevant``: evaluated queries with no document judged at or above the relevance level
+    (every run scores 0 on them with most metrics).
+    """
 
     evaluated: int
     missing_from_run: int
     not_in_qrels: int
+    no_relevant: int = 0
 
 
 def prepare(
@@ -300,5 +312,6 @@ def prepare(
         evaluated=n_eval,
         missing_from_run=int((~run_has).sum()),
         not_in_qrels=not_in_qrels,
+        no_relevant=_without_relevant(ideal_grade, ideal_offsets, relevance_level),
     )
     return prepared, policy

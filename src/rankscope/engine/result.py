@@ -105,6 +105,7 @@ class EvaluationResult:
             "evaluated": self.queries.evaluated,
             "missing_from_run": self.queries.missing_from_run,
             "not_in_qrels": self.queries.not_in_qrels,
+            "no_relevant": self.queries.no_relevant,
         }
         if "spans" in self.policies:  # span judgments: chunking, chunk rule and span coverage
             out["spans"] = self.policies["spans"]

@@ -80,8 +80,13 @@ def explain(
     *,
     measure: Measure | None = None,
     band: bool = True,
+    ceiling: float | None = None,
 ) -> str:
-    """One or two sentences explaining the mean of ``per_query`` values of metric ``label``."""
+    """One or two sentences explaining the mean of ``per_query`` values of metric ``label``.
+
+    ``ceiling`` (the mean a perfect ranking reaches on these queries, when below 1)
+    makes the rating compare the mean with it rather than with 1.
+    """
     check_lang(lang)
     m = measure or parse_metric(label)
     values = np.asarray(per_query, dtype=np.float64)
@@ -110,10 +115,15 @@ def explain(
     else:
         text = message("explain.generic", lang, label=name, value=value, summary=m.spec.summary.rstrip("."))
     if band and n:
-        rating = rate(m, mean, lang)
+        capped = ceiling if ceiling is not None and 0 < ceiling < 1 - 1e-9 else None
+        rating = rate(m, min(mean / capped, 1.0) if capped else mean, lang)
         if rating is not None:
             sep = "" if lang == "zh" else " "
-            text += sep + message("explain.band", lang, level=rating.level_name, advice=rating.advice)
+            if capped:
+                text += sep + message("explain.band_ceiling", lang, ceiling=f"{capped:.3f}",
+                                      pct=_pct(mean / capped, lang), level=rating.level_name, advice=rating.advice)
+            else:
+                text += sep + message("explain.band", lang, level=rating.level_name, advice=rating.advice)
     return text
 
 

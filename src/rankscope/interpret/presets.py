@@ -123,8 +123,14 @@ def standard_requirements(name: str) -> list[Requirement]:
         tiers = load_data("presets.json")["production_standards"]["tiers"]
         if key in tiers:
             return [(m, ">=", float(v)) for m, v in tiers[key]["requirements"].items()]
-    elif kind == "benchmark" and key in _scenarios() and _scenarios()[key].benchmark:
-        return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
+    elif kind == "benchmark" and key in _scenarios():
+        if _scenarios()[key].benchmark:
+            return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
+        raise InvalidParameterError(
+            f"there is no standard {name!r}: seed 000 gives no benchmark figures for the scenario {key!r} "
+            f"(it only recommends the metrics {', '.join(_scenarios()[key].recommended)}); "
+            f"known: {', '.join(standard_names())}"
+        )
     raise InvalidParameterError(f"unknown standard {name!r}; known: {', '.join(standard_names())}")
 
 

@@ -32,8 +32,9 @@ from rankscope.interpret.analysis import (
 )
 from rankscope.interpret.bands import metric_profile, rate
 from rankscope.interpret.explain import display_name, explain
-from rankscope.interpret.i18n import check_lang, load_data
-from rankscope.interpret.presets import TIERS, check_standard, get_scenario, highest_tier
+from rankscope.interpret.i18n import check_lang, load_data, message
+from rankscope.interpret.presets import TIERS, check_standard, get_scenario
+from rankscope.report.tables import percent
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -116,6 +117,27 @@ def _curves(comparison: Comparison, qrels: Any, runs: dict[str, Any], kmax: int)
     return out
 
 
+def _standing(checks: dict[str, list[dict[str, Any]]]) -> tuple[str | None, str, list[str]]:
+    """Highest production tier met, the status (``met`` / ``below_minimum`` / ``not_evaluated``), metrics missing.
+
+    A tier is met when all its metrics were evaluated and pass; a failing metric decides
+    "below" whatever is missing, a missing one leaves the tier undecided.
+    """
+    highest = None
+    missing = sorted({c["metric"] for cs in checks.values() for c in cs if c["value"] is None})
+    for tier in TIERS:
+        if any(c["passed"] is False for c in checks[tier]):
+            return highest, "met" if highest else "below_minimum", missing
+        if any(c["passed"] is None for c in checks[tier]):
+            return highest, "met" if highest else "not_evaluated", missing
+        highest = tier
+    return highest, "met", missing
+
+
+def _pair_name(p: dict[str, Any], names: dict[str, str]) -> str:
+    return f"{p['b']} vs {p['a']} ({names[p['metric']]})"
+
+
 def _significance(comparison: Comparison, ref: str) -> dict[str, dict[str, str | None]]:
     out: dict[str, dict[str, str | None]] = {}
     for s in comparison.systems:
@@ -159,31 +181,52 @@ def build_report(
     ref = reference_system(comparison)
     ids = comparison.query_ids
 
+    # ratings and standards compare each mean with what a perfect ranking reaches on these qrels
+    ceilings = dict(comparison.ceilings)
+    relative = {s: {label: (comparison.means[s][label] / ceilings[label] if ceilings.get(label) else
+                            comparison.means[s][label]) for label in labels} for s in systems}
     ratings: dict[str, dict[str, Any]] = {}
     explanations: dict[str, dict[str, str]] = {}
     for i, s in enumerate(systems):
         ratings[s], explanations[s] = {}, {}
         for j, (label, m) in enumerate(zip(labels, comparison.measures)):
-            r = rate(m, comparison.means[s][label], lang) if len(ids) else None
-            ratings[s][label] = None if r is None else r.to_dict()
-            explanations[s][label] = explain(label, comparison.scores[i, :, j], lang, measure=m)
+            ceiling = ceilings.get(label)
+            r = rate(m, min(relative[s][label], 1.0), lang) if len(ids) and ceiling != 0 else None
+            ratings[s][label] = None if r is None else {
+                **r.to_dict(), "value": comparison.means[s][label], "ceiling": ceiling,
+                "relative": relative[s][label] if ceiling else None}
+            explanations[s][label] = explain(label, comparison.scores[i, :, j], lang, measure=m, ceiling=ceiling)
 
     standards = {}
     tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     for s in systems:
-        checks = {t: [vars(c) for c in check_standard(comparison.means[s], f"production:{t}")] for t in TIERS}
+        checks = {t: [vars(c) for c in check_standard(relative[s], f"production:{t}")] for t in TIERS}
         evaluated = any(c["value"] is not None for cs in checks.values() for c in cs)
-        tier = highest_tier(comparison.means[s])
+        tier, status, missing = _standing(checks)
+        if status == "met" and tier is not None:
+            shown = tier_names[tier][lang]
+        elif status == "not_evaluated":
+            shown = message("report.tier_not_evaluated", lang, metrics=", ".join(missing))
+        else:
+            shown = message("report.tier_none", lang)
         standards[s] = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
-                        "checks": checks, "applicable": evaluated}
+                        "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
+                        "applicable": evaluated}
 
     ranks, rank_source = _first_ranks(comparison, qrels, named_runs)
     k_fail = _failing_k(comparison)
+    # a query without a relevant document is nobody's failure: listed apart
+    no_rel = None if comparison.no_relevant is None else list(comparison.no_relevant)
+    no_rel_count = len(no_rel) if no_rel is not None else max(
+        (w.count for w in comparison.warnings if w.kind == "no_relevant"), default=0)
     analysis: dict[str, Any] = {
         "first_rank_source": rank_source,
         "first_rank": {s: summarize_first_ranks(r).to_dict() for s, r in ranks.items()},
         "failing_k": k_fail,
-        "failing": {s: failing_queries(ids, r, k_fail) for s, r in ranks.items()},
+        "failing": {s: [q for q in failing_queries(ids, r, k_fail) if q not in set(no_rel or ())]
+                    for s, r in ranks.items()},
+        "no_relevant": no_rel,
+        "no_relevant_count": no_rel_count,
         "differences": [],
     }
     for s in systems:
@@ -208,6 +251,14 @@ def build_report(
                 "checks": {s: [vars(c) for c in check_standard(comparison.means[s], f"benchmark:{sc.key}")]
                            for s in systems} if sc.benchmark else {}}
 
+    names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
+    level = percent(1 - comparison.alpha)
+    test_name = message(f"test.{comparison.test}", lang)
+    correction_name = message(f"correction.{comparison.correction}", lang)
+    pairs = comparison.to_dict()["pairs"]
+    near = [f"{_pair_name(p, names)} p = {p['p_adjusted']:.3g} ± {p['p_mc_se']:.2g}" for p in pairs
+            if p["near_alpha"] and p["p_mc_se"] is not None]
+    drawn = comparison.permutations_drawn
     return {
         "schema": "rankscope.report",
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -216,7 +267,21 @@ def build_report(
         "systems": systems,
         "reference": ref,
         "metrics": labels,
-        "display_names": {label: display_name(label, m) for label, m in zip(labels, comparison.measures)},
+        "display_names": names,
+        "tags": dict(comparison.tags),
+        "confidence": 1 - comparison.alpha,
+        "ci_label": message("report.ci", lang, level=level),
+        "test_name": test_name,
+        "correction_name": correction_name,
+        "legend": message("report.sig_legend", lang, test=test_name, correction=correction_name,
+                          alpha=f"{comparison.alpha:g}"),
+        "warnings": [w.text(lang) for w in comparison.warnings],
+        "near_alpha": message("report.near_alpha", lang, pairs="; ".join(near)) if near else None,
+        "mc_note": message("report.mc_se", lang, drawn=drawn) if drawn else None,
+        "ceilings": ceilings,
+        "groups": comparison.groups,
+        "groups_title": None if comparison.groups is None else message(
+            "report.groups", lang, test=test_name, alpha=f"{comparison.alpha:g}"),
         "higher_is_better": {label: m.spec.higher_is_better for label, m in zip(labels, comparison.measures)},
         "n_queries": len(ids),
         "policies": _policies(comparison),

@@ -14,7 +14,18 @@ from typing import Any
 from rankscope.interpret.bands import LEVELS, level_name
 from rankscope.interpret.i18n import load_data, message
 from rankscope.report.plots import all_plots
-from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+from rankscope.report.tables import (
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    fmt_signed,
+    p_text,
+    percent,
+    policy_line,
+    reachable_line,
+    summary_rows,
+    system_label,
+)
 
 __all__ = ["render_html"]
 
@@ -31,6 +42,16 @@ def _environment() -> Any:
     )
 
 
+def _rated_value(rating: dict[str, Any], lang: str) -> str:
+    """A rated mean, with what a perfect ranking reaches when that is below 1."""
+    value = fmt(rating["value"])
+    ceiling = rating.get("ceiling")
+    if ceiling is None or ceiling >= 1 - 1e-9:
+        return value
+    return message("report.of_reachable", lang, value=value, ceiling=fmt(ceiling),
+                   pct=f"{100 * rating['relative']:.1f}%")
+
+
 def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     """HTML text of a report dict (``plots=False`` leaves the figures out)."""
     lang = report["lang"]
@@ -44,7 +65,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     encoded = {k: base64.b64encode(v.encode("utf-8")).decode("ascii") for k, v in svgs.items()}
     kmax = report["curves"]["ks"][-1] if report.get("curves") else 0
     band_rows = [
-        {"system": s, "metric": names[m], "value": fmt(r["value"]), "level": r["level"],
+        {"system": s, "metric": names[m], "value": _rated_value(r, lang), "level": r["level"],
          "level_name": r["level_name"], "advice": r["advice"]}
         for s in report["systems"] for m in report["metrics"] if (r := report["ratings"][s][m])
     ]
@@ -52,9 +73,8 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     for p in comp["pairs"]:
         cls = ("sig " + ("pos" if p["diff"] > 0 else "neg")) if p["significant"] else ""
         pair_rows.append({"cls": cls, "cells": [
-            f"{p['b']} vs {p['a']}", names[p["metric"]], fmt_signed(p["diff"]),
-            f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]", fmt_pct(p["rel_improvement"]),
-            fmt_p(p["p_value"]), fmt_p(p["p_adjusted"]), fmt(p["cohen_d"], 2),
+            f"{p['b']} vs {p['a']}", names[p["metric"]], fmt_signed(p["diff"]), fmt_ci(p["diff_ci"]),
+            fmt_pct(p["rel_improvement"]), p_text(p, "p_value"), p_text(p), fmt(p["cohen_d"], 2),
             f"{p['wins']}/{p['ties']}/{p['losses']}"]})
     an = report["analysis"]
     first_rank_lines = []
@@ -75,20 +95,22 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     )
     return str(_environment().get_template("report.html.j2").render(
         r=report, lang=lang, t=t, policy=policy_line(report), rows=summary_rows(report),
-        legend=t("report.sig_legend", test=comp["test"], alpha=comp["alpha"], correction=comp["correction"]),
+        label=lambda s: system_label(report, s), reachable=reachable_line(report),
+        legend=report["legend"],
         levels=[(lv, level_name(lv, lang)) for lv in LEVELS],
         plots=encoded,
         plot_captions=[("curves", t("report.plot_curves", kmax=kmax)),
                        ("distribution", t("report.plot_distribution")),
-                       ("differences", t("report.plot_diffs")),
+                       ("differences", t("report.plot_diffs", level=percent(report["confidence"]),
+                                         test=report["test_name"], correction=report["correction_name"])),
                        ("first_rank", t("report.plot_first_rank"))],
         band_rows=band_rows,
         profile_rows=[(names[m], p) for m, p in report["profiles"].items() if p],
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),
         std_metrics=std_metrics, std_note=std_note,
-        pair_head=[t(k) for k in ("report.pair", "report.metric", "report.diff", "report.ci",
-                                  "report.rel_improvement", "report.p_value", "report.p_adjusted",
-                                  "report.effect", "report.wtl")],
+        pair_head=[report["ci_label"] if k == "ci" else t(k)
+                   for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",
+                             "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")],
         pair_rows=pair_rows,
         first_rank_lines=first_rank_lines,
         failing_title=t("report.failing", k=an["failing_k"] if an["failing_k"] else "∞"),

@@ -1,9 +1,16 @@
-r"""The report's tables as LaTeX (booktabs).
+r"""The report's tables as LaTeX (booktabs) that fit a one-column page.
 
-Two ``table`` floats: the means (best value per metric in bold, ``\dag`` / ``\ddag``
-significantly better / worse than the reference system) and the paired
-comparisons.  Needs ``\usepackage{booktabs}`` (and, for Chinese captions, a CJK
-setup such as ``xeCJK``).  Text is escaped for LaTeX.
+``table`` floats: the means (best value per metric in bold, ``\dag`` / ``\ddag``
+significantly better / worse than the reference system), the compact-letter groups
+of a Tukey HSD comparison, and the paired comparisons grouped by pair.  Each table's
+natural width is computed from Computer Modern metrics
+(:mod:`~rankscope.report.latex_width`) and the largest font size at which it fits
+the 345 pt ``\textwidth`` of the ``article`` class is used (``\small``,
+``\footnotesize`` or ``\scriptsize``; beyond that the table is scaled with
+``\resizebox``).  The captions name the test, the correction, α and the interval
+level, and carry the warnings about the queries the numbers rest on.  Needs
+``\usepackage{booktabs}`` and ``\usepackage{graphicx}`` (and, for Chinese
+captions, a CJK setup such as ``xeCJK``).  Text is escaped for LaTeX.
 
 >>> latex_escape("a_b & 50% #1")
 'a\\_b \\& 50\\% \\#1'
@@ -11,16 +18,20 @@ setup such as ``xeCJK``).  Text is escaped for LaTeX.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rankscope.interpret.i18n import message
-from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, summary_rows
+from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
+from rankscope.report.tables import fmt, fmt_ci, fmt_p, fmt_pct, fmt_signed, summary_rows
 
-__all__ = ["render_latex", "latex_escape"]
+__all__ = ["render_latex", "latex_escape", "latex_tables", "LatexTable"]
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "–": "--", "−": "-", "†": r"\dag{}", "‡": r"\ddag{}", "α": r"$\alpha$", "<": r"$<$", ">": r"$>$"}
+            "–": "--", "−": "-", "†": r"\dag{}", "‡": r"\ddag{}", "α": r"$\alpha$", "<": r"$<$", ">": r"$>$",
+            "×": r"$\times$", "±": r"$\pm$", "≈": r"$\approx$", "Δ": r"$\Delta$"}
+_MARKS = {"†": (r"$^{\dagger}$", 3.2), "‡": (r"$^{\ddagger}$", 3.2)}
 
 
 def latex_escape(text: object) -> str:
@@ -28,49 +39,136 @@ def latex_escape(text: object) -> str:
     return "".join(_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def render_latex(report: dict[str, Any]) -> str:
-    """LaTeX source of the summary and comparison tables of a report dict."""
+@dataclass(frozen=True)
+class _Cell:
+    source: str
+    width: float  # pt at 10 pt
+
+
+def _text(text: object, bold: bool = False, italic: bool = False) -> _Cell:
+    src = latex_escape(text)
+    if bold:
+        src = r"\textbf{" + src + "}"
+    if italic:
+        src = r"\textit{" + src + "}"
+    return _Cell(src, text_width(str(text), bold))
+
+
+def _math(source: str, width: float) -> _Cell:
+    return _Cell(source, width)
+
+
+@dataclass(frozen=True)
+class LatexTable:
+    """One rendered ``table`` float: its LaTeX lines, its width in pt and the font size chosen."""
+
+    label: str
+    lines: tuple[str, ...]
+    width: float
+    size: str | None
+
+
+def _table(label: str, align: str, header: list[_Cell], rows: list[list[_Cell] | _Cell], caption: str) -> LatexTable:
+    """A booktabs table; a row that is a single cell is a heading spanning every column."""
+    cols = len(header)
+    widths = [max([header[i].width] + [r[i].width for r in rows if isinstance(r, list)]) for i in range(cols)]
+    span = max([r.width for r in rows if isinstance(r, _Cell)], default=0.0)
+    size, scale = fit(sum(widths), cols, span)
+    lines = [r"\begin{table}[t]", r"\centering", size or r"\scriptsize",
+             rf"\setlength{{\tabcolsep}}{{{TABCOLSEP:g}pt}}"]
+    if size is None:
+        lines.append(r"\resizebox{\linewidth}{!}{%")
+    lines += [r"\begin{tabular}{" + align + "}", r"\toprule", " & ".join(c.source for c in header) + r" \\",
+              r"\midrule"]
+    for r in rows:
+        if isinstance(r, _Cell):
+            lines.append(rf"\multicolumn{{{cols}}}{{l}}{{{r.source}}} \\")
+        else:
+            lines.append(" & ".join(c.source for c in r) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if size is None:
+        lines.append("}")
+    lines += [r"\caption{" + caption + "}", rf"\label{{tab:rankscope-{label}}}", r"\end{table}", ""]
+    width = table_width(widths, scale, span) if size is not None else 345.0
+    return LatexTable(label, tuple(lines), width, size)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "。")) else text + "."
+
+
+def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
+    """The report's tables (summary, groups when Tukey HSD, pairs) with their computed widths."""
     lang = report["lang"]
     names = report["display_names"]
     comp = report["comparison"]
     ref = report["reference"]
     metrics = report["metrics"]
-    out = ["% generated by rankscope " + report["rankscope_version"] + "; needs \\usepackage{booktabs}",
-           r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\toprule"]
-    out.append(" & ".join([latex_escape(message("report.system", lang))] + [latex_escape(names[m]) for m in metrics])
-               + r" \\")
-    out.append(r"\midrule")
+    t = lambda key, **kw: message(key, lang, **kw)  # noqa: E731
+    sep = "" if lang == "zh" else " "
+
+    header = [_text(t("report.system"))] + [_text(names[m]) for m in metrics]
+    rows: list[list[_Cell] | _Cell] = []
     for s, cells in summary_rows(report):
-        row = [latex_escape(s) + (f" ({latex_escape(message('report.baseline', lang))})" if s == ref else "")]
+        base = f" ({t('report.baseline')})" if s == ref else ""
+        row = [_text(s + base)]
         for c in cells:
-            v = r"\textbf{" + c.text + "}" if c.best else c.text
+            cell = _text(c.text, bold=c.best)
             if c.mark:
-                v += "$^{" + (r"\dagger" if c.mark == "†" else r"\ddagger") + "}$"
-            row.append(v)
-        out.append(" & ".join(row) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
-    legend = message("report.sig_legend", lang, test=comp["test"], alpha=comp["alpha"], correction=comp["correction"])
-    out.append(r"\caption{" + latex_escape(message("report.summary", lang)) + ". "
-               + latex_escape(message("n_queries", lang, n=report["n_queries"])) + ". " + latex_escape(legend) + "}")
-    out += [r"\label{tab:rankscope-summary}", r"\end{table}", ""]
+                src, w = _MARKS[c.mark]
+                cell = _Cell(cell.source + src, cell.width + w)
+            row.append(cell)
+        rows.append(row)
+    tags = report.get("tags") or {}
+    caption = [t("report.summary") + ".", t("n_queries", n=report["n_queries"]) + ".", report["legend"]]
+    if tags:
+        caption.append(_sentence("; ".join(f"{s}: {t('report.tag', tag=tag)}" for s, tag in tags.items())))
+    caption += [_sentence(w) for w in report["warnings"]]
+    tables = [_table("summary", "l" + "r" * len(metrics), header, rows, latex_escape(sep.join(caption)))]
+
+    if report["groups"]:
+        rows = [[_text(s)] + [_text(report["groups"][m][s]) for m in metrics] for s in report["systems"]]
+        tables.append(_table("groups", "l" + "c" * len(metrics), header, rows,
+                             latex_escape(_sentence(report["groups_title"]))))
 
     if comp["pairs"]:
-        head = [message(k, lang) for k in ("report.pair", "report.metric", "report.diff", "report.ci",
-                                           "report.rel_improvement", "report.p_adjusted", "report.effect",
-                                           "report.wtl")]
-        out += [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrrrrr}", r"\toprule",
-                " & ".join(latex_escape(h) for h in head) + r" \\", r"\midrule"]
+        head = [_text(t("report.metric")), _math(r"$\Delta$", 8.4), _text(report["ci_label"]),
+                _math(r"$\Delta$\%", 16.7), _math(r"$p_\mathrm{adj}$", 14.0), _math(r"$d_z$", 10.0),
+                _text(t("report.wtl"))]
+        rows = []
+        current = None
         for p in comp["pairs"]:
-            diff = fmt_signed(p["diff"])
-            if p["significant"]:
-                diff = r"\textbf{" + diff + "}"
-            out.append(" & ".join([
-                latex_escape(f"{p['b']} vs {p['a']}"), latex_escape(names[p["metric"]]), diff,
-                latex_escape(f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]"),
-                latex_escape(fmt_pct(p["rel_improvement"])), latex_escape(fmt_p(p["p_adjusted"])),
-                latex_escape(fmt(p["cohen_d"], 2)), f"{p['wins']}/{p['ties']}/{p['losses']}",
-            ]) + r" \\")
-        out += [r"\bottomrule", r"\end{tabular}",
-                r"\caption{" + latex_escape(message("report.comparisons", lang)) + "}",
-                r"\label{tab:rankscope-pairs}", r"\end{table}", ""]
+            if (p["b"], p["a"]) != current:
+                current = (p["b"], p["a"])
+                rows.append(_text(f"{p['b']} vs {p['a']}", italic=True))
+            flag = r"$^{\approx}$" if p.get("near_alpha") else ""
+            rows.append([_text(names[p["metric"]]), _text(fmt_signed(p["diff"]), bold=p["significant"]),
+                         _text(fmt_ci(p["diff_ci"])), _text(fmt_pct(p["rel_improvement"])),
+                         _Cell(latex_escape(fmt_p(p["p_adjusted"])) + flag,
+                               text_width(fmt_p(p["p_adjusted"])) + (5.5 if flag else 0.0)),
+                         _text(fmt(p["cohen_d"], 2)), _text(f"{p['wins']}/{p['ties']}/{p['losses']}")])
+        legend = [
+            t("report.comparisons") + ":", "Δ", "=", f"{t('report.diff')} (b − a),", f"{report['ci_label']};",
+            f"Δ% {t('report.rel_improvement')};", f"p_adj {t('report.p_adjusted')};",
+            f"d_z {t('report.effect')}; {t('report.wtl')}.",
+        ] if lang == "en" else [
+            t("report.comparisons") + "：Δ =", f"{t('report.diff')}（b − a），{report['ci_label']}；",
+            f"Δ% {t('report.rel_improvement')}；p_adj {t('report.p_adjusted')}；d_z {t('report.effect')}；"
+            f"{t('report.wtl')}。",
+        ]
+        notes = [report["legend"]] + [n for n in (report["mc_note"], report["near_alpha"]) if n]
+        caption_text = latex_escape(" ".join(legend) + sep + sep.join(notes))
+        caption_text = caption_text.replace(r"p\_adj", r"$p_\mathrm{adj}$").replace(r"d\_z", r"$d_z$")
+        tables.append(_table("pairs", "lrrrrrr", head, rows, caption_text))
+    return tables
+
+
+def render_latex(report: dict[str, Any]) -> str:
+    """LaTeX source of the tables of a report dict (see :func:`latex_tables`)."""
+    out = ["% generated by rankscope " + report["rankscope_version"]
+           + "; needs \\usepackage{booktabs} and \\usepackage{graphicx}"]
+    for table in latex_tables(report):
+        out.append(f"% {table.label}: {table.width:.0f}pt wide at {table.size or 'resizebox'}")
+        out += table.lines
     return "\n".join(out)

@@ -12,7 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from rankscope.interpret.i18n import message
-from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+from rankscope.report.tables import (
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    fmt_signed,
+    p_text,
+    policy_line,
+    reachable_line,
+    summary_rows,
+    system_label,
+)
 
 __all__ = ["render_markdown"]
 
@@ -42,19 +52,29 @@ def render_markdown(report: dict[str, Any]) -> str:
     out = [f"## {t('report.title')}", ""]
     out.append(policy_line(report))
     out.append("")
+    if report["warnings"]:
+        out += [f"> ⚠️ **{t('report.warning')}:** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
+                for i, w in enumerate(report["warnings"])]
+        out.append("")
 
     # summary
     header = [t("report.system")] + [names[m] for m in report["metrics"]]
     rows = []
     for s, cells in summary_rows(report):
-        sys_cell = _esc(s) + (f" ({t('report.baseline')})" if s == ref else "")
+        sys_cell = _esc(system_label(report, s)) + (f" ({t('report.baseline')})" if s == ref else "")
         row = [sys_cell]
         for c in cells:
             text = f"**{c.text}**" if c.best else c.text
             row.append(text + c.mark)
         rows.append(row)
     out += [f"### {t('report.summary')}", "", *_table(header, rows), ""]
-    out += [t("report.sig_legend", test=comp["test"], alpha=comp["alpha"], correction=comp["correction"]), ""]
+    out += [report["legend"], ""]
+    if report["groups"]:
+        out += [f"**{_esc(report['groups_title'])}**", ""]
+        out += _table([t("report.system")] + [names[m] for m in report["metrics"]],
+                      [[_esc(system_label(report, s))] + [f"`{report['groups'][m][s]}`" for m in report["metrics"]]
+                       for s in report["systems"]])
+        out.append("")
 
     # bands
     band_rows = []
@@ -62,20 +82,28 @@ def render_markdown(report: dict[str, Any]) -> str:
         for m in report["metrics"]:
             r = report["ratings"][s][m]
             if r:
-                band_rows.append([_esc(s), _esc(names[m]), fmt(r["value"]), _esc(r["level_name"]), _esc(r["advice"])])
+                value = fmt(r["value"])
+                if r.get("ceiling") is not None and r["ceiling"] < 1 - 1e-9:
+                    value = t("report.of_reachable", value=value, ceiling=fmt(r["ceiling"]),
+                              pct=f"{100 * r['relative']:.1f}%")
+                band_rows.append([_esc(s), _esc(names[m]), _esc(value), _esc(r["level_name"]), _esc(r["advice"])])
     if band_rows:
         out += [f"### {t('report.interpretation')}", ""]
         out += _table([t("report.system"), t("report.metric"), "", t("report.band"), t("report.advice")], band_rows)
         out.append("")
+        reach = reachable_line(report)
+        if reach:
+            out += [_esc(reach), ""]
 
     # production standards
     if any(v["applicable"] for v in report["standards"].values()):
         out += [f"### {t('report.standards')}", ""]
         std_rows = []
         for s in report["systems"]:
-            tier = report["standards"][s]["highest_tier_name"]
-            std_rows.append([_esc(s), _esc(tier or t("report.tier_none"))])
+            std_rows.append([_esc(s), _esc(report["standards"][s]["status_text"])])
         out += [*_table([t("report.system"), t("report.tier")], std_rows), ""]
+        if report["ceilings"]:
+            out += [_esc(t("report.ceiling_note")), ""]
 
     # detailed analysis
     out += [f"### {t('report.explanations')}", ""]
@@ -92,12 +120,14 @@ def render_markdown(report: dict[str, Any]) -> str:
         for p in comp["pairs"]:
             sig = " ✓" if p["significant"] else ""
             prow.append([f"{_esc(p['b'])} vs {_esc(p['a'])}", _esc(names[p["metric"]]), fmt_signed(p["diff"]) + sig,
-                         f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]",
-                         fmt_pct(p["rel_improvement"]), fmt_p(p["p_value"]), fmt_p(p["p_adjusted"]),
-                         fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}"])
-        head = [t(k) for k in ("report.pair", "report.metric", "report.diff", "report.ci", "report.rel_improvement",
-                               "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")]
+                         fmt_ci(p["diff_ci"]), fmt_pct(p["rel_improvement"]), _esc(p_text(p, "p_value")),
+                         _esc(p_text(p)), fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}"])
+        head = [report["ci_label"] if k == "ci" else t(k)
+                for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",
+                          "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")]
         out += [*_table(head, prow), ""]
+        out += [_esc(note) + "  " for note in (report["mc_note"], report["near_alpha"]) if note]
+        out += [report["legend"], ""]
 
     # per-query analysis
     an = report["analysis"]
@@ -118,6 +148,13 @@ def render_markdown(report: dict[str, Any]) -> str:
             out.append("- " + _esc(t("report.failing_count", system=s, count=len(qs), n=report["n_queries"]))
                        + (f": {shown}" if qs else ""))
         out.append("")
+    if an["no_relevant_count"]:
+        level = report["policies"].get("relevance_level", 1)
+        out += [f"**{t('report.no_relevant', level=level)}**", ""]
+        listed = an["no_relevant"] or []
+        shown = ", ".join(f"`{q}`" for q in listed[:_MAX_FAILING]) + (" …" if len(listed) > _MAX_FAILING else "")
+        out += ["- " + _esc(t("report.no_relevant_count", count=an["no_relevant_count"], n=report["n_queries"]))
+                + (f": {shown}" if listed else ""), ""]
     first_metric = report["metrics"][0]
     for d in an["differences"]:
         if d["metric"] != first_metric:

@@ -115,7 +115,16 @@ def distribution_svg(report: dict[str, Any]) -> str | None:
 
 
 def differences_svg(report: dict[str, Any]) -> str | None:
-    """Mean paired difference against the reference system with its confidence interval."""
+    """Mean paired difference against the reference system with its unadjusted bootstrap interval.
+
+    A filled marker is significant by the comparison's test after its correction; the bar is
+    the unadjusted percentile interval (none from a single query).  The legend says which is
+    which, since the two can disagree (a hollow marker on a bar that excludes 0).
+    """
+    from matplotlib.lines import Line2D
+
+    from rankscope.report.tables import percent
+
     ref = report["reference"]
     rows = [p for p in report["comparison"]["pairs"] if ref in (p["a"], p["b"])]
     if not rows:
@@ -124,10 +133,12 @@ def differences_svg(report: dict[str, Any]) -> str | None:
     for p in rows:
         sign = 1.0 if p["a"] == ref else -1.0
         other = p["b"] if p["a"] == ref else p["a"]
-        lo, hi = sorted((sign * p["diff_ci"][0], sign * p["diff_ci"][1]))
+        ci = p["diff_ci"]
+        lo, hi = (sign * p["diff"],) * 2 if ci is None else sorted((sign * ci[0], sign * ci[1]))
         items.append((f"{report['display_names'][p['metric']]}: {other} − {ref}", sign * p["diff"], lo, hi,
                       p["significant"], report["systems"].index(other)))
-    with _figure(6.5, 0.45 * len(items) + 1.0) as (fig, axes):
+    lang = report["lang"]
+    with _figure(8.0, 0.45 * len(items) + 1.0) as (fig, axes):
         ax = axes[0]
         y = np.arange(len(items))[::-1]
         for yi, (_, d, lo, hi, sig, si) in zip(y, items):
@@ -135,8 +146,16 @@ def differences_svg(report: dict[str, Any]) -> str | None:
                         mfc=_color(si) if sig else "white", capsize=3, linewidth=1.4)
         ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
         ax.set_yticks(y, [it[0] for it in items])
-        ax.set_xlabel(message("report.diff", report["lang"]))
+        ax.set_xlabel(message("report.diff", lang))
         ax.grid(axis="x", alpha=0.3)
+        legend = [
+            Line2D([0], [0], color="black", marker="|", linestyle="-", markersize=8,
+                   label=message("report.plot_bar", lang, level=percent(report["confidence"]))),
+            Line2D([0], [0], color="black", marker="o", linestyle="", label=message("report.plot_filled", lang)),
+            Line2D([0], [0], color="black", marker="o", mfc="white", linestyle="",
+                   label=message("report.plot_hollow", lang)),
+        ]
+        ax.legend(handles=legend, frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return _svg(fig)
 
 

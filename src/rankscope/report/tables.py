@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "MARKS"]
+__all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
+           "system_label", "reachable_line", "p_text", "MARKS"]
 
 MARKS = {"better": "†", "worse": "‡"}
 
@@ -51,6 +52,49 @@ def fmt_p(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def fmt_ci(ci: list[float] | tuple[float, float] | None) -> str:
+    """An interval ``[+0.010, +0.050]``; ``–`` when there is none (a single query).
+
+    >>> fmt_ci([0.01, 0.05]), fmt_ci(None)
+    ('[+0.010, +0.050]', '–')
+    """
+    return "–" if ci is None else f"[{fmt_signed(ci[0])}, {fmt_signed(ci[1])}]"
+
+
+def percent(level: float) -> str:
+    """A confidence level as a percentage: ``0.95`` -> ``95%``, ``0.975`` -> ``97.5%``.
+
+    >>> percent(0.9), percent(0.975)
+    ('90%', '97.5%')
+    """
+    return f"{100 * level:.6g}%"
+
+
+def system_label(report: dict[str, Any], system: str, lang: str | None = None) -> str:
+    """A system's name, with its TREC tag when it differs (``bm25+rm3+bert (TREC tag T5-P)``)."""
+    from rankscope.interpret.i18n import message
+
+    tag = report.get("tags", {}).get(system)
+    return system if not tag else f"{system} ({message('report.tag', lang or report['lang'], tag=tag)})"
+
+
+def reachable_line(report: dict[str, Any]) -> str | None:
+    """The metrics a perfect ranking cannot take to 1 on these qrels, with the best it reaches (or None)."""
+    from rankscope.interpret.i18n import message
+
+    capped = [(m, c) for m, c in report.get("ceilings", {}).items() if c < 1 - 1e-9]
+    if not capped:
+        return None
+    values = ", ".join(f"{report['display_names'][m]} {c:.3f}" for m, c in capped)
+    return message("report.reachable_line", report["lang"], values=values)
+
+
+def p_text(p: dict[str, Any], key: str = "p_adjusted") -> str:
+    """A pair's p-value with its Monte-Carlo standard error when it has one (``0.041 ± 0.002``)."""
+    se = p.get("p_mc_se")
+    return fmt_p(p[key]) + (f" ± {se:.1g}" if se else "") + (" ≈α" if p.get("near_alpha") else "")
+
+
 def summary_rows(report: dict[str, Any]) -> list[tuple[str, list[Cell]]]:
     """``[(system, [Cell per metric])]`` in system and metric order."""
     means = report["comparison"]["means"]
@@ -74,6 +118,7 @@ def policy_line(report: dict[str, Any]) -> str:
     lang = report["lang"]
     pol = report["policies"]
     depth = pol.get("depth")
+    missing = message(f"policy.missing.{pol.get('missing', 'zero')}", lang)
     return message("n_queries", lang, n=report["n_queries"]) + " · " + message(
-        "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=pol.get("missing", "zero"),
+        "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=missing,
         depth="–" if depth is None else depth)

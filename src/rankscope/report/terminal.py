@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankscope.interpret.i18n import message
-from rankscope.report.tables import fmt, fmt_p, fmt_pct, fmt_signed, policy_line, summary_rows
+from rankscope.report.tables import (
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    fmt_signed,
+    p_text,
+    policy_line,
+    reachable_line,
+    summary_rows,
+    system_label,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,12 +45,14 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     ref = report["reference"]
     comp = report["comparison"]
 
+    for w in report["warnings"]:  # what the numbers rest on comes first
+        console.print(Text(f"⚠ {message('report.warning', lang)}: {w}", style="bold yellow"))
     table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
     table.add_column(message("report.system", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
     for s, cells in summary_rows(report):
-        row: list[Any] = [s + (f" ({message('report.baseline', lang)})" if s == ref else "")]
+        row: list[Any] = [system_label(report, s) + (f" ({message('report.baseline', lang)})" if s == ref else "")]
         for c in cells:
             style = BAND_STYLES.get(c.level or "", "")
             if c.best:
@@ -48,29 +60,41 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
         table.add_row(*row)
     console.print(table)
-    console.print("★ " + message("best", lang) + ("；" if lang == "zh" else "; ")
-                  + message("report.sig_legend", lang, test=comp["test"], alpha=comp["alpha"],
-                            correction=comp["correction"]), style="dim")
+    console.print("★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], style="dim")
+    reach = reachable_line(report)
+    if reach:
+        console.print(reach, style="dim")
+    if report["groups"]:
+        gt = Table(title=report["groups_title"])
+        gt.add_column(message("report.system", lang), style="bold")
+        for m in report["metrics"]:
+            gt.add_column(names[m], justify="center")
+        for s in report["systems"]:
+            gt.add_row(system_label(report, s), *[report["groups"][m][s] for m in report["metrics"]])
+        console.print(gt)
 
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in comp["pairs"]:
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
         pt = Table(title=f"{message('report.comparisons', lang)}: {b} vs {a}")
-        for key in ("report.metric", "term.diff", "report.ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
-            pt.add_column(message(key, lang), justify="left" if key == "report.metric" else "right", no_wrap=True)
+        for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
+            head = report["ci_label"] if key == "ci" else message(key, lang)
+            pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
         for p in rows:
             style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
-            pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style),
-                       f"[{fmt_signed(p['diff_ci'][0])}, {fmt_signed(p['diff_ci'][1])}]",
-                       fmt_pct(p["rel_improvement"]), fmt_p(p["p_adjusted"]),
+            pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style), fmt_ci(p["diff_ci"]),
+                       fmt_pct(p["rel_improvement"]), p_text(p),
                        fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
         console.print(pt)
+    for note in (report["mc_note"], report["near_alpha"]):
+        if note:
+            console.print(note, style="bold yellow" if note == report["near_alpha"] else "dim")
 
     if explanations:
         console.print(Text(message("report.explanations", lang), style="bold underline"))
         for s in report["systems"]:
-            console.print(Text(s, style="bold"))
+            console.print(Text(system_label(report, s), style="bold"))
             for text in report["explanations"][s].values():
                 if lang == "zh":
                     # Chinese has no spaces to wrap at: cut the sentence by display width instead

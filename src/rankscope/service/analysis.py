@@ -71,7 +71,7 @@ def job_inputs(db: Database, job_id: str) -> tuple[dict[str, Any], int, list[int
 
 def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], metrics: list[str],
                    policies: dict[str, Any], baseline_run_id: int | None, test: str, alpha: float,
-                   correction: str) -> Any:
+                   correction: str | None) -> Any:
     from rankscope.comparison import compare
 
     baseline = None

@@ -17,16 +17,20 @@ scipy is imported inside the functions that use it, so importing this module is 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.stats.montecarlo import adaptive_counts, standard_error
 
-__all__ = ["Alternative", "paired_t", "wilcoxon", "randomization", "sign_flip_sums", "TESTS"]
+__all__ = ["Alternative", "paired_t", "wilcoxon", "randomization", "sign_flip_test", "SignFlipResult",
+           "sign_flip_sums", "TESTS"]
 
 Alternative = Literal["two-sided", "greater", "less"]
-TESTS = ("t", "wilcoxon", "randomization")
+TESTS = ("t", "wilcoxon", "randomization", "tukey-hsd")  # tukey-hsd: all systems at once (stats.tukey)
 
 # bytes of the sign matrix held in memory at once by the randomization test
 _CHUNK_BYTES = 32 * 1024 * 1024
@@ -133,37 +137,144 @@ def _byte_table(row: np.ndarray) -> np.ndarray:
     return (padded.reshape(groups, 8) @ _BYTE_BITS.T).ravel()
 
 
-def _flipped_sums(d: np.ndarray, gen: np.random.Generator, permutations: int) -> np.ndarray:
-    """``(k, permutations)`` sums of each row of ``d`` under random sign flips.
+class _Flipper:
+    """Sums of each row of ``d`` under a stream of random sign flips, drawn batch after batch.
 
-    Each permutation is ``ceil(n / 8)`` random bytes (one bit per query: 1 = flip).
-    A flip of the queries in set F turns the sum ``S`` into ``S - 2 * sum_F d``; the
-    flipped part is read from per-row tables of the 256 subset sums of each group of
-    8 queries, so one permutation costs ``n / 8`` look-ups per row, not ``n`` products.
+    Each sign vector is ``ceil(n / 8)`` random bytes (one bit per query: 1 = flip)
+    from ``numpy.random.default_rng(seed)``.  A flip of the queries in set F turns
+    the sum ``S`` into ``S - 2 * sum_F d``; the flipped part is read from per-row
+    tables of the 256 subset sums of each group of 8 queries, so one sign vector
+    costs ``n / 8`` look-ups per row, not ``n`` products.  Bytes are drawn in
+    chunks of a multiple of 4 sign vectors, so the stream does not depend on the
+    chunk size and later batches continue it.  When the tables of every row do not
+    fit in ``_TABLE_BYTES`` they are rebuilt per chunk.
     """
-    k, n = d.shape
-    groups = (n + 7) // 8
-    total = d.sum(axis=1)
-    # rows are processed in blocks whose tables fit in _TABLE_BYTES; every block replays
-    # the same random byte stream (same seed), so all rows see the same sign vectors
-    block = max(1, _TABLE_BYTES // (groups * 256 * 8))
-    seed = int(gen.integers(0, 2**63 - 1))
-    offsets = np.arange(groups, dtype=np.intp) * 256
-    out = np.empty((k, permutations))
-    chunk = max(1, min(permutations, _CHUNK_BYTES // (8 * groups)))
-    for first in range(0, k, block):
-        rows_here = range(first, min(k, first + block))
-        tables = {r: _byte_table(d[r]) for r in rows_here}
-        stream = np.random.default_rng(seed)
+
+    def __init__(self, d: np.ndarray, seed: int) -> None:
+        self.d = d
+        k, n = d.shape
+        self.groups = (n + 7) // 8
+        self.total = d.sum(axis=1)
+        self.stream = np.random.default_rng(seed)
+        self.offsets = np.arange(self.groups, dtype=np.intp) * 256
+        fits = k * self.groups * 256 * 8 <= _TABLE_BYTES
+        self.tables = [_byte_table(r) for r in d] if fits else None
+
+    def draw(self, m: int) -> Iterator[np.ndarray]:
+        """``(k, c)`` flipped sums for the next ``m`` sign vectors, in chunks of ``c`` columns."""
+        k = self.d.shape[0]
+        chunk = max(4, min(m, _CHUNK_BYTES // (8 * max(self.groups, k))) // 4 * 4)
         done = 0
-        while done < permutations:
-            m = min(chunk, permutations - done)
-            raw = np.frombuffer(stream.bytes(m * groups), dtype=np.uint8).reshape(m, groups)
-            idx = raw + offsets  # (m, groups) positions in a table
-            for r in rows_here:
-                out[r, done:done + m] = total[r] - 2.0 * tables[r].take(idx).sum(axis=1)
-            done += m
-    return out
+        while done < m:
+            c = min(chunk, m - done)
+            raw = np.frombuffer(self.stream.bytes(c * self.groups), dtype=np.uint8).reshape(c, self.groups)
+            idx = raw + self.offsets  # (c, groups) positions in a table
+            out = np.empty((k, c))
+            for r in range(k):
+                table = self.tables[r] if self.tables is not None else _byte_table(self.d[r])
+                out[r] = self.total[r] - 2.0 * table.take(idx).sum(axis=1)
+            yield out
+            done += c
+
+
+def _flipped_sums(d: np.ndarray, gen: np.random.Generator, permutations: int) -> np.ndarray:
+    """``(k, permutations)`` sums of each row of ``d`` under random sign flips (see :class:`_Flipper`)."""
+    flipper = _Flipper(d, int(gen.integers(0, 2**63 - 1)))
+    return np.concatenate(list(flipper.draw(permutations)), axis=1)
+
+
+@dataclass(frozen=True)
+class SignFlipResult:
+    """The outcome of :func:`sign_flip_test` for each row.
+
+    ``statistic`` is the mean difference, ``p`` the p-value, ``se`` its Monte-Carlo
+    standard error ``sqrt(p (1 - p) / permutations)`` (0 where the p-value is exact),
+    ``exact`` which rows were enumerated, ``permutations`` the random sign
+    assignments drawn for the other rows.
+    """
+
+    statistic: np.ndarray
+    p: np.ndarray
+    se: np.ndarray
+    exact: np.ndarray
+    permutations: int
+
+
+def sign_flip_test(
+    diffs: np.ndarray,
+    alternative: Alternative = "two-sided",
+    *,
+    permutations: int = 10_000,
+    max_permutations: int | None = None,
+    undecided: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    rng: np.random.Generator | int | None = None,
+    combine: np.ndarray | None = None,
+) -> SignFlipResult:
+    """The paired randomization test of :func:`randomization`, with Monte-Carlo errors and adaptive draws.
+
+    A row whose ``z`` non-zero differences allow it (``2**z <= permutations``) is
+    enumerated exactly over those ``z`` signs (a zero difference is the same
+    flipped or not).  The other rows share ``permutations`` random sign vectors.
+    When ``undecided(p, se)`` (a boolean mask over rows) says some verdict is still
+    within Monte-Carlo error, as many sign vectors again are drawn from the same
+    stream (doubling) until no row is undecided or ``max_permutations`` is reached;
+    the seed fixes the whole sequence, so the result is deterministic.
+    """
+    base = _check(diffs, alternative)
+    for name, value in (("permutations", permutations), ("max_permutations", max_permutations)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+    gen = np.random.default_rng(rng)
+    comb = None if combine is None else np.asarray(combine, dtype=np.float64)
+    if comb is not None and (comb.ndim != 2 or comb.shape[1] != base.shape[0]):
+        raise InvalidParameterError(f"combine must have shape (k, {base.shape[0]}), got {comb.shape}")
+    d = base if comb is None else comb @ base
+    k, n = d.shape
+    p, se = np.ones(k), np.zeros(k)
+    if n == 0:
+        return SignFlipResult(np.full(k, np.nan), p, se, np.ones(k, dtype=bool), 0)
+    obs = d.sum(axis=1)
+    tol = 1e-9 * np.maximum(np.abs(d).sum(axis=1), 1e-300)
+    if comb is not None:
+        tol += 1e-12 * (np.abs(comb) @ np.abs(base).sum(axis=1))
+
+    def extreme(sums: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        o, t = obs[rows][:, None], tol[rows][:, None]
+        if alternative == "two-sided":
+            return np.abs(sums) >= np.abs(o) - t
+        if alternative == "greater":
+            return sums >= o - t
+        return sums <= o + t
+
+    nonzero = d != 0
+    z = nonzero.sum(axis=1)
+    exact = (z <= 62) & (2.0 ** np.minimum(z, 62) <= permutations)
+    for size in np.unique(z[exact & (z > 0)]):
+        rows = np.flatnonzero(exact & (z == size))
+        values = d[rows][nonzero[rows]].reshape(len(rows), int(size))
+        count = extreme(values @ _all_signs(int(size)).T, rows).sum(axis=1)
+        p[rows] = count / float(2**size)
+    mc = np.flatnonzero(~exact)
+    drawn = 0
+    if len(mc):
+        flipper = _Flipper(base, int(gen.integers(0, 2**63 - 1)))
+        mix = None if comb is None else comb[mc]
+
+        def draw(b: int) -> np.ndarray:
+            return sum((extreme(sums[mc] if mix is None else mix @ sums, mc).sum(axis=1)
+                        for sums in flipper.draw(b)), np.zeros(len(mc), dtype=np.int64))
+
+        def rows_undecided(p_mc: np.ndarray, se_mc: np.ndarray) -> np.ndarray:
+            assert undecided is not None
+            p[mc], se[mc] = p_mc, se_mc
+            return np.asarray(undecided(p, se))[mc]
+
+        limit = max(int(permutations), int(max_permutations or permutations))
+        counts, drawn = adaptive_counts(draw, len(mc), int(permutations), limit,
+                                        None if undecided is None else rows_undecided)
+        p[mc] = (counts + 1) / (drawn + 1.0)
+        se[mc] = standard_error(p[mc], drawn)
+    return SignFlipResult(d.mean(axis=1), np.minimum(p, 1.0), se, exact, drawn)
 
 
 def randomization(
@@ -183,8 +294,11 @@ def randomization(
     ``>=`` for greater, ``<=`` for less) and ``p = (count + 1) / (permutations + 1)``
     (the observed assignment counts once, so p is never 0).
 
-    When ``2**n <= permutations`` every assignment is enumerated instead and
-    ``p = count / 2**n`` exactly (count includes the identity).
+    When the row's ``z`` non-zero differences allow it (``2**z <= permutations``)
+    every assignment of their signs is enumerated instead and ``p = count / 2**z``
+    exactly (count includes the identity; zero differences do not change a sum).
+    :func:`sign_flip_test` also gives the Monte-Carlo standard errors and can
+    draw more sign vectors while a verdict is undecided.
 
     One batch of sign vectors, drawn from ``rng`` (one random bit per query), is
     shared by all rows and processed in chunks of about 32 MB; the same seed gives
@@ -202,42 +316,5 @@ def randomization(
     >>> round(float(m[0]), 3), float(p[0])
     (0.13, 0.0625)
     """
-    base = _check(diffs, alternative)
-    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
-        raise InvalidParameterError(f"permutations must be a positive integer, got {permutations!r}")
-    gen = np.random.default_rng(rng)
-    comb = None if combine is None else np.asarray(combine, dtype=np.float64)
-    if comb is not None and (comb.ndim != 2 or comb.shape[1] != base.shape[0]):
-        raise InvalidParameterError(f"combine must have shape (k, {base.shape[0]}), got {comb.shape}")
-    d = base if comb is None else comb @ base
-    k, n = d.shape
-    stat = np.full(k, np.nan)
-    p = np.ones(k)
-    if n == 0:
-        return stat, p
-    stat = d.mean(axis=1)
-    obs = d.sum(axis=1)
-    tol = 1e-9 * np.maximum(np.abs(d).sum(axis=1), 1e-300)
-    if comb is not None:
-        tol += 1e-12 * (np.abs(comb) @ np.abs(base).sum(axis=1))
-
-    def flipped(sums: np.ndarray) -> np.ndarray:
-        return sums if comb is None else comb @ sums
-
-    def extreme(sums: np.ndarray) -> np.ndarray:
-        if alternative == "two-sided":
-            return np.abs(sums) >= (np.abs(obs) - tol)[:, None]
-        if alternative == "greater":
-            return sums >= (obs - tol)[:, None]
-        return sums <= (obs + tol)[:, None]
-
-    live = np.any(d != 0, axis=1)
-    if n <= 62 and 2**n <= permutations:
-        signs = _all_signs(n)
-        count = extreme(flipped(sign_flip_sums(base, signs))).sum(axis=1)
-        p = count / float(2**n)
-    else:
-        count = extreme(flipped(_flipped_sums(base, gen, permutations))).sum(axis=1)
-        p = (count + 1) / (permutations + 1.0)
-    p = np.where(live, p, 1.0)
-    return stat, np.minimum(p, 1.0)
+    r = sign_flip_test(diffs, alternative, permutations=permutations, rng=rng, combine=combine)
+    return r.statistic, r.p

@@ -8,6 +8,13 @@ it falls beyond the critical value(s) ``t_{1-alpha/2, n-1}`` (two-sided) or
 ``t_{1-alpha, n-1}`` (one-sided).  :func:`queries_needed` returns the smallest
 ``n >= 2`` whose power reaches the target, starting from the normal
 approximation ``((z_{1-alpha/2} + z_power) * sd / delta)^2`` and stepping.
+
+``delta`` is the smallest difference that matters to the user, stated in advance.
+Power computed at the *observed* difference ("observed power") is a one-to-one
+function of the p-value and says nothing more (Hoenig & Heisey, 2001), so
+:func:`estimate` has no such default.  A standard deviation of 0 (every query
+differs by the same amount) makes the formula degenerate: it is reported as a
+warning.
 """
 
 from __future__ import annotations
@@ -19,7 +26,16 @@ import numpy as np
 
 from rankscope.errors import InvalidParameterError
 
-__all__ = ["power_of", "queries_needed", "PowerEstimate", "estimate"]
+__all__ = ["power_of", "queries_needed", "PowerEstimate", "estimate", "SD_ZERO", "OBSERVED_POWER"]
+
+SD_ZERO = (
+    "the per-query differences do not vary (their standard deviation is 0: every query differs by the same "
+    "amount): the t-test's power formula is degenerate and any 2 queries 'detect' the difference; check the runs"
+)
+OBSERVED_POWER = (
+    "give the difference to detect (delta): the smallest difference that matters to you; power at the observed "
+    "difference (\"observed power\") only restates the p-value"
+)
 
 
 def _validate(sd: float, delta: float, alpha: float, alternative: str) -> None:
@@ -83,7 +99,11 @@ def queries_needed(
 
 @dataclass(frozen=True)
 class PowerEstimate:
-    """A power analysis from observed per-query differences of one run pair."""
+    """A power analysis from observed per-query differences of one run pair, for a stated ``delta``.
+
+    ``current_power`` is the power to detect ``delta`` with the ``n`` queries at hand;
+    ``warnings`` says when the analysis is degenerate (standard deviation 0).
+    """
 
     n: int
     mean_diff: float
@@ -93,13 +113,14 @@ class PowerEstimate:
     power: float
     queries_needed: int
     current_power: float
+    warnings: tuple[str, ...] = ()
 
 
 def estimate(
-    diffs: np.ndarray, delta: float | None = None, alpha: float = 0.05, power: float = 0.8,
+    diffs: np.ndarray, delta: float, alpha: float = 0.05, power: float = 0.8,
     alternative: str = "two-sided",
 ) -> PowerEstimate:
-    """Power analysis from per-query differences; ``delta`` defaults to the observed mean difference.
+    """Power analysis from per-query differences for the stated difference ``delta`` (no default: see module doc).
 
     >>> e = estimate(np.array([0.1, -0.1, 0.2, 0.0, 0.3, -0.2, 0.1, 0.0]), delta=0.05)
     >>> e.queries_needed, round(e.sd_diff, 4)
@@ -108,13 +129,14 @@ def estimate(
     d = np.asarray(diffs, dtype=np.float64).ravel()
     if len(d) < 2:
         raise InvalidParameterError(f"power analysis needs at least 2 queries, got {len(d)}")
-    sd = float(d.std(ddof=1))
+    if delta is None:
+        raise InvalidParameterError(OBSERVED_POWER)
+    sd = 0.0 if np.all(d == d[0]) else float(d.std(ddof=1))
     mean = float(d.mean())
-    target = mean if delta is None else float(delta)
-    if target == 0:
-        raise InvalidParameterError("the observed mean difference is 0; give the difference to detect (delta)")
+    target = float(delta)
     return PowerEstimate(
         n=len(d), mean_diff=mean, sd_diff=sd, delta=target, alpha=alpha, power=power,
         queries_needed=queries_needed(sd, target, alpha, power, alternative),
         current_power=power_of(len(d), sd, target, alpha, alternative),
+        warnings=(SD_ZERO,) if sd == 0 else (),
     )

@@ -34,9 +34,10 @@ class ComparisonCreate(BaseModel):
     run_ids: list[Id] = Field(min_length=2, max_length=20)
     metrics: list[MetricName] = Field(default_factory=lambda: list(DEFAULT_METRICS), min_length=1, max_length=20)
     baseline_run_id: Id | None = None
-    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    test: Literal["t", "wilcoxon", "randomization", "tukey-hsd"] = "t"
     alpha: float = Field(0.05, gt=0, lt=1)
-    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm"
+    correction: Literal["holm", "bonferroni", "bh", "none"] | None = Field(
+        None, description="default holm; not with tukey-hsd (simultaneous over the pairs of each metric)")
     relevance_level: int = Field(1, ge=-1000, le=1000)
     missing: Literal["zero", "ignore"] = "zero"
     depth: int | None = Field(None, ge=1, le=1_000_000)
@@ -55,7 +56,8 @@ class CheckCreate(BaseModel):
     baseline_run_id: Id | None = None
     max_drops: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description='e.g. "ndcg@10=0.02" or "mrr=5%"')
-    test: Literal["t", "wilcoxon", "randomization"] = "t"
+    test: Literal["t", "wilcoxon", "randomization", "bootstrap"] = Field(
+        "t", description="test of the mean for max_drops (wilcoxon is refused: it does not test the mean)")
     alpha: float = Field(0.05, gt=0, lt=1)
     relevance_level: int = Field(1, ge=-1000, le=1000)
     missing: Literal["zero", "ignore"] = "zero"
@@ -78,7 +80,9 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
         comparison = run_comparison(qrels, runs, names, metrics, body.model_dump(), body.baseline_run_id,
                                     body.test, body.alpha, body.correction)
     except RankscopeError as exc:
-        raise FieldError("baseline_run_id" if "baseline" in str(exc) else "body", exc) from None
+        field = ("baseline_run_id" if "baseline" in str(exc) else "correction" if "family-wise" in str(exc)
+                 else "body")
+        raise FieldError(field, exc) from None
     out = comparison.to_dict()
     out["run_ids"] = {names[rid]: rid for rid in runs}
     return dict(json_safe(out))
@@ -122,8 +126,8 @@ def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, An
                        relevance_level=body.relevance_level, missing=body.missing, depth=body.depth)
     except RankscopeError as exc:
         msg = str(exc)
-        field = ("max_drops" if "drop" in msg else "preset" if "standard" in msg or "preset" in msg
-                 else "requirements")
+        field = ("test" if "Wilcoxon" in msg else "max_drops" if "drop" in msg
+                 else "preset" if "standard" in msg or "preset" in msg else "requirements")
         raise FieldError(field, exc) from None
     out = result.to_dict()
     out["lines"] = result.lines()

@@ -73,7 +73,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         params = dict(job.params)
     pct = 100.0 * (progress["finished"] + progress["failed"]) / progress["total"] if progress["total"] else 0.0
     ctx: dict[str, Any] = {"job": info, "names": names, "metrics": metrics, "table": [], "pct": min(pct, 100.0),
-                           "baseline": None, "chart": None, "per_query": [],
+                           "baseline": None, "chart": None, "per_query": [], "warnings": [],
                            "refresh": 2 if info["status"] in ("queued", "running") else None}
     done: list[dict[str, Any]] = [r for r in info["runs"] if r["means"] is not None]
     if info["status"] != "done" or not done:
@@ -86,6 +86,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         try:
             qrels, runs, nm = load_inputs(db, info["test_set_id"], run_ids)
             comp = run_comparison(qrels, runs, nm, metrics, params, base, "t", 0.05, "holm")
+            ctx["warnings"] = [w.text(lang) for w in comp.warnings]
             for p in comp.pairs:
                 if p.a == names[base]:
                     better = p.diff > 0 if p.diff != 0 else None
@@ -168,12 +169,13 @@ def run_compare_view(db: Database, test_set_id: int | None, chosen: list[int], b
             test_set_id = testsets[0].id
         runs = list(s.scalars(select(RunRecord).where(RunRecord.test_set_id == test_set_id).order_by(RunRecord.id)))
     ctx: dict[str, Any] = {"testsets": testsets, "test_set_id": test_set_id, "runs": runs, "chosen": chosen,
-                           "baseline": baseline, "metrics_text": metrics_text, "comparison": None}
+                           "baseline": baseline, "metrics_text": metrics_text, "comparison": None, "warnings": None}
     if test_set_id is not None and len(chosen) >= 2:
         metrics = validate_metrics(metrics_text.replace(",", " ").split())
         qrels, loaded, names = load_inputs(db, test_set_id, chosen)
         base = baseline if baseline in loaded else chosen[0]
         comp = run_comparison(qrels, loaded, names, metrics, {}, base, "t", 0.05, "holm")
         ctx["comparison"] = json_safe(comp.to_dict())
+        ctx["warnings"] = {lg: [w.text(lg) for w in comp.warnings] for lg in ("en", "zh")}
         ctx["baseline"] = base
     return ctx

@@ -1,0 +1,116 @@
+"""``rankscope agreement``: how far model labels agree with human labels, and whether the system ranking holds."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from rankscope.cli.app import app, user_errors
+from rankscope.cli.compare_cmd import Correction
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Lang, Output, RunFiles, run_files
+from rankscope.cli.options import PairedTest, Permutations, RelevanceLevel
+
+
+class Weights(str, Enum):
+    linear = "linear"
+    quadratic = "quadratic"
+    none = "none"
+
+
+@app.command("agreement", context_settings=RUNS_CONTEXT)
+@user_errors
+def agreement_command(
+    ctx: typer.Context,
+    qrels: Annotated[Path, typer.Option("--qrels", help="human labels")],
+    judged: Annotated[Path, typer.Option("--judged", help="model labels (rankscope judge --out)")],
+    runs: RunFiles = None,
+    metric: Annotated[
+        Optional[list[str]], typer.Option("-m", "--metric", help="metric for the system ranking (default ndcg@10)")
+    ] = None,
+    relevance_level: RelevanceLevel = 1,
+    weights: Annotated[Weights, typer.Option("--weights", help="weights of the graded κ")] = Weights.linear,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples for the κ intervals")] = 1000,
+    alpha: Annotated[float, typer.Option("--alpha", help="significance level; intervals at 1 - alpha")] = 0.05,
+    test: Annotated[PairedTest, typer.Option("--test", help="paired test of the verdicts")] = PairedTest.t,
+    correction: Annotated[Correction, typer.Option("--correction", help="multiple-comparison correction")] = (
+        Correction.holm),
+    permutations: Permutations = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="random seed")] = 0,
+    lang: Annotated[Lang, typer.Option("--lang", help="language of the reading")] = Lang.en,
+    fmt: Format = Output.table,
+) -> None:
+    """Cohen's κ of JUDGED against QRELS (binary and weighted, bootstrap intervals, confusion matrix);
+    with --runs, Kendall τ and τ_AP of the system rankings and the pairwise verdicts that flip."""
+    from rankscope.cli.compare_cmd import read_named_runs
+    from rankscope.labels.agreement import label_agreement
+    from rankscope.labels.provenance import read_labels
+    from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
+    from rankscope.labels.system_ranking import ranking_agreement
+
+    files = run_files(ctx, runs, required=False)
+    human = read_labels(qrels).qrels
+    model = read_labels(judged, source="model").qrels
+    agr = label_agreement(human, model, relevance_level=relevance_level, weights=weights.value,
+                          resamples=bootstrap, alpha=alpha, rng=seed)
+    ra = None
+    if files:
+        ra = ranking_agreement(human, model, read_named_runs(files)[0], metric or None, test=test.value, alpha=alpha,
+                               correction=correction.value, relevance_level=relevance_level,
+                               permutations=permutations, rng=seed)
+    if fmt is Output.json:
+        out: dict[str, Any] = {"labels": agr.to_dict(), "ranking": ra.to_dict() if ra else None,
+                               "reading": read_label_agreement(agr, lang.value)
+                               + (read_ranking_agreement(ra, lang.value) if ra else [])}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    _print(agr, ra, lang.value)
+
+
+def _verdict(sign: int, v: Any) -> str:
+    return "no significant difference" if sign == 0 else f"{v.b if sign > 0 else v.a} better"
+
+
+def _print(agr: Any, ra: Any, lang: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    typer.echo(f"{agr.pairs} documents judged by both; {agr.human_only} by the human labels only, "
+                  f"{agr.model_only} by the model only; {agr.negative} left out (negative grade)")
+    cm = Table(title="confusion matrix", title_justify="left")
+    cm.add_column("human \\ model")
+    for g in agr.grades:
+        cm.add_column(str(g), justify="right")
+    for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
+        cm.add_row(str(g), *map(str, row))
+    console.print(cm)
+    typer.echo(f"exact agreement {agr.exact:.3f}; binary agreement (grade ≥ {agr.relevance_level}) "
+                  f"{agr.binary:.3f}; intervals: {agr.resamples} bootstrap resamples over documents, "
+                  f"level {1 - agr.alpha:g}")
+    for line in read_label_agreement(agr, lang):
+        typer.echo(line)
+    if ra is None:
+        return
+    typer.echo(f"\nsystem ranking on {ra.queries} queries judged by both ({ra.human_only_queries} human-only "
+                  f"and {ra.model_only_queries} model-only queries left out)")
+    for r in ra.rankings:
+        t = Table(title=r.metric, title_justify="left")
+        for col in ("run", "human", "model", "rank (human)", "rank (model)"):
+            t.add_column(col, justify="left" if col == "run" else "right")
+        ho, mo = r.order("human"), r.order("model")
+        for s, h, m in zip(r.systems, r.human_means, r.model_means):
+            t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
+        console.print(t)
+    for v in ra.flips:
+        typer.echo(f"flip ({v.kind}) {v.metric}: {v.b} vs {v.a}: human {v.human:+d} (p={v.human_p:.3g}), "
+                      f"model {v.model:+d} (p={v.model_p:.3g})")
+    for line in read_ranking_agreement(ra, lang):
+        typer.echo(line)

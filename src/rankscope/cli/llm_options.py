@@ -1,0 +1,78 @@
+"""Options shared by the commands that call an LLM (``judge``, ``synth``) and by those that take runs.
+
+``--runs A B C`` works as in the issue's examples: the first file binds to
+``--runs`` and the others arrive as extra arguments (:func:`run_files` joins them);
+``--runs A --runs B`` works too.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import fail
+
+DEFAULT_CACHE = Path(".rankscope") / "labels.sqlite"
+
+RUNS_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": False}
+
+
+class Lang(str, Enum):
+    en = "en"
+    zh = "zh"
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+
+
+BaseUrl = Annotated[str, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")]
+Model = Annotated[str, typer.Option("--model", help="model name as the endpoint knows it")]
+ApiKeyEnv = Annotated[
+    Optional[str],
+    typer.Option("--api-key-env", help="environment variable holding the API key (none: send no key)"),
+]
+LangOpt = Annotated[Lang, typer.Option("--lang", help="prompt language: en or zh")]
+Concurrency = Annotated[int, typer.Option("--concurrency", help="requests in flight at once")]
+Timeout = Annotated[float, typer.Option("--timeout", help="seconds to wait for one reply")]
+Retries = Annotated[int, typer.Option("--retries", help="retries of a call that fails (429, 5xx, timeout)")]
+MaxWait = Annotated[float, typer.Option("--max-wait", help="longest wait in seconds (Retry-After, backoff)")]
+CacheFile = Annotated[Path, typer.Option("--cache", help="SQLite cache of answers (re-runs pay only for new pairs)")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="do not read or write the cache")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="print calls, estimated tokens and cost; send nothing")]
+PriceIn = Annotated[Optional[float], typer.Option("--price-in", help="price per million input tokens")]
+PriceOut = Annotated[Optional[float], typer.Option("--price-out", help="price per million output tokens")]
+MaxDocChars = Annotated[int, typer.Option("--max-doc-chars", help="cut longer documents (the cut is counted)")]
+MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", help="cap on the reply length (default: none)")]
+Progress = Annotated[
+    Optional[bool], typer.Option("--progress/--no-progress", help="progress bar (default: on a terminal)")
+]
+RunFiles = Annotated[
+    Optional[list[Path]], typer.Option("--runs", help="run files: --runs A B C (or --runs A --runs B)")
+]
+Format = Annotated[Output, typer.Option("--format", "-f", help="table or json")]
+
+
+def run_files(ctx: typer.Context, runs: list[Path] | None, required: bool = True) -> list[Path]:
+    """The files given to ``--runs`` plus the extra arguments after them."""
+    extra = [Path(a) for a in ctx.args]
+    stray = [a for a in ctx.args if a.startswith("-")]
+    if stray:
+        fail(f"no such option: {stray[0]} (see '{ctx.command_path} --help')")
+    files = [*(runs or []), *extra]
+    if extra and not runs:
+        fail(f"unexpected argument {ctx.args[0]!r}; give run files with --runs A B C")
+    if required and not files:
+        fail("give the run files with --runs A B C")
+    return files
+
+
+def price_line(cost: float | None) -> str:
+    """The cost part of a dry-run summary."""
+    if cost is None:
+        return "give --price-in and --price-out (per million tokens) for a cost estimate"
+    return f"estimated cost {cost:.4f} (at the given prices per million tokens)"

@@ -1,0 +1,103 @@
+"""``rankscope pool``: the documents in the runs' top ranks that still need a label, and judged@k per run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
+
+if TYPE_CHECKING:
+    from rankscope.labels.pool import Pool
+
+
+def read_label_files(qrels: Path | None, judged: Path | None) -> tuple[Any, dict[str, int] | None]:
+    """Human labels from ``qrels`` and model labels from ``judged`` (each with its provenance sidecar if any),
+    combined with human labels winning; returns the labels and the combine counts (None when not combined)."""
+    from rankscope.labels.provenance import combine, read_labels
+
+    human = read_labels(qrels) if qrels is not None else None
+    model = read_labels(judged, source="model") if judged is not None else None
+    if human is not None and model is not None:
+        both = combine(human, model)
+        return both.labels, {"overridden": both.overridden, "disagreements": both.disagreements}
+    return (human if human is not None else model), None
+
+
+@app.command("pool", context_settings=RUNS_CONTEXT)
+@user_errors
+def pool_command(
+    ctx: typer.Context,
+    runs: RunFiles = None,
+    qrels: Annotated[Optional[Path], typer.Option("--qrels", help="existing (human) judgments")] = None,
+    judged: Annotated[
+        Optional[Path], typer.Option("--judged", help="model labels (rankscope judge --out); human labels win")
+    ] = None,
+    depth: Annotated[int, typer.Option("--depth", "-k", help="pool the top DEPTH documents of every run")] = 10,
+    out: Annotated[Optional[Path], typer.Option("--out", help="write the pool here (JSON Lines)")] = None,
+    combined_out: Annotated[
+        Optional[Path], typer.Option("--combined-out", help="write --qrels + --judged (human wins) as qrels + sidecar")
+    ] = None,
+    per_query: Annotated[bool, typer.Option("--per-query", help="judged@k per query in the JSON output")] = False,
+    fmt: Format = Output.table,
+) -> None:
+    """Pool the top DEPTH documents of RUNS that have no label yet; print judged@DEPTH per run.
+
+    With --judged, model labels count as judged too and model@DEPTH (their share of the top
+    DEPTH) is shown.
+    """
+    from rankscope.cli.compare_cmd import read_named_runs
+    from rankscope.labels.pool import build_pool
+
+    files = run_files(ctx, runs)
+    named, _tags = read_named_runs(files)
+    labels, merged = read_label_files(qrels, judged)
+    pool = build_pool(named, labels, depth=depth)
+    if out is not None:
+        pool.write_jsonl(out)
+    if combined_out is not None:
+        if labels is None:
+            fail("--combined-out needs --qrels and/or --judged")
+        labels.write(combined_out)
+    if fmt is Output.json:
+        data = pool.to_dict(per_query)
+        data.update({"labels": labels.counts() if labels is not None else None, "combined": merged,
+                     "out": str(out) if out else None})
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        _print(pool, labels, merged, out, combined_out)
+
+
+def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | None, combined: Path | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    k = pool.depth
+    has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
+    table = Table(title=f"judged@{k} before judging", title_justify="left")
+    for col in ("run", "queries", f"top-{k} docs", "judged", f"judged@{k}", *([f"model@{k}"] if has_model else []),
+                ""):
+        table.add_column(col, justify="left" if col in ("run", "") else "right")
+    for s in pool.summaries:
+        flag = "mostly unjudged: its scores may be underestimated" if s.mostly_unjudged else ""
+        model = [f"{s.model_at_k:.3f}"] if has_model and s.model_at_k is not None else []
+        table.add_row(s.run, str(s.queries), str(s.retrieved), str(s.judged), f"{s.judged_at_k:.3f}", *model, flag)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    console.print(table)
+    if labels is not None:
+        c = labels.counts()
+        typer.echo(f"labels: {c['human']} human, {c['model']} model, {c['failed']} failed model judgments "
+                      "(counted as unjudged)")
+    if merged is not None:
+        typer.echo(f"combined: {merged['overridden']} model labels replaced by a human label "
+                      f"({merged['disagreements']} of them with another grade)")
+    where = f" -> {out}" if out else " (give --out to write it)"
+    typer.echo(f"pool: {len(pool)} documents to judge over {pool.queries} queries (depth {k}){where}")
+    if combined is not None:
+        typer.echo(f"combined labels -> {combined} (+ provenance sidecar)")

@@ -1,0 +1,140 @@
+"""``rankscope synth``: synthetic questions that keep the id of the chunk they came from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, user_errors
+from rankscope.cli.llm_options import (
+    DEFAULT_CACHE,
+    ApiKeyEnv,
+    BaseUrl,
+    CacheFile,
+    Concurrency,
+    DryRun,
+    Format,
+    Lang,
+    LangOpt,
+    MaxDocChars,
+    MaxTokens,
+    MaxWait,
+    Model,
+    NoCache,
+    Output,
+    PriceIn,
+    PriceOut,
+    Progress,
+    Retries,
+    Timeout,
+    price_line,
+)
+
+
+@app.command("synth")
+@user_errors
+def synth_command(
+    corpus: Annotated[Path, typer.Option("--corpus", help="chunks: BEIR corpus.jsonl or folder, a test set with a "
+                                                          "corpus, or id<TAB>text")],
+    base_url: BaseUrl,
+    model: Model,
+    out: Annotated[Optional[Path], typer.Option("--out", help="test set to write (.json or .jsonl)")] = None,
+    n: Annotated[int, typer.Option("--n", help="number of questions")] = 200,
+    lang: LangOpt = Lang.en,
+    api_key_env: ApiKeyEnv = None,
+    judge_model: Annotated[Optional[str], typer.Option("--judge-model", help="judge (default: --model)")] = None,
+    judge_base_url: Annotated[
+        Optional[str], typer.Option("--judge-base-url", help="judge endpoint (default: --base-url)")] = None,
+    judge_api_key_env: Annotated[
+        Optional[str], typer.Option("--judge-api-key-env", help="judge key variable (default: --api-key-env)")
+    ] = None,
+    min_grade: Annotated[int, typer.Option("--min-grade", help="lowest judge grade kept (0-3)")] = 2,
+    chunk_to_doc: Annotated[
+        Optional[str], typer.Option("--chunk-to-doc", help="chunk id pattern, e.g. '{doc_id}#{chunk}', to stratify "
+                                                           "by document")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="sampling seed")] = 0,
+    near: Annotated[float, typer.Option("--near", help="trigram Jaccard of near-duplicate questions")] = 0.8,
+    max_copy: Annotated[float, typer.Option("--max-copy", help="share of a question copied from its chunk")] = 0.7,
+    min_copy_run: Annotated[int, typer.Option("--min-copy-run", help="tokens in a row that count as copying")] = 10,
+    min_chars: Annotated[int, typer.Option("--min-chars", help="skip shorter chunks")] = 40,
+    max_candidates: Annotated[
+        Optional[int], typer.Option("--max-candidates", help="chunks tried at most (default 3 x N)")] = None,
+    with_corpus: Annotated[bool, typer.Option("--with-corpus", help="write the corpus into the test set")] = False,
+    concurrency: Concurrency = 4,
+    timeout: Timeout = 60.0,
+    retries: Retries = 4,
+    max_wait: MaxWait = 300.0,
+    max_doc_chars: MaxDocChars = 8000,
+    max_tokens: MaxTokens = None,
+    cache: CacheFile = DEFAULT_CACHE,
+    no_cache: NoCache = False,
+    dry_run: DryRun = False,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    progress: Progress = None,
+    fmt: Format = Output.table,
+) -> None:
+    """Generate N questions from sampled chunks (stratified across documents); each keeps its chunk id as the
+    relevant id and a short answer.  Questions that copy their chunk, near-duplicates and questions the judge
+    finds unanswerable from their chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`."""
+    from rankscope.cli.app import fail
+    from rankscope.labels.client import Endpoint
+    from rankscope.labels.judge import JudgeSettings
+    from rankscope.labels.synth import plan_synth, synthesize
+    from rankscope.labels.texts import read_texts
+
+    if out is None and not dry_run:
+        fail("give --out FILE (or --dry-run)")
+    gen = JudgeSettings(Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries,
+                                 max_wait=max_wait), model, lang=lang.value, prompt_name="synth",
+                        max_doc_chars=max_doc_chars, max_tokens=max_tokens)
+    judge = None
+    if judge_model or judge_base_url or judge_api_key_env:
+        judge = JudgeSettings(Endpoint(judge_base_url or base_url, api_key_env=judge_api_key_env or api_key_env,
+                                       timeout=timeout, retries=retries, max_wait=max_wait),
+                              judge_model or model, lang=lang.value, max_doc_chars=max_doc_chars,
+                              max_tokens=max_tokens)
+    texts = read_texts(corpus, "corpus")
+    if dry_run:
+        plan = plan_synth(texts, n, gen, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
+        cost = (None if price_in is None or price_out is None
+                else (plan["tokens_in"] * price_in + plan["tokens_out"] * price_out) / 1e6)
+        if fmt is Output.json:
+            typer.echo(json.dumps({"dry_run": True, **plan, "estimated_cost": cost}, indent=2))
+            return
+        typer.echo(f"dry run: {plan['chunks_available']} chunks of at least {min_chars} characters; about "
+                   f"{plan['calls']} calls for {n} questions (generation + judge, {plan['candidates']} candidates; "
+                   "more if many are rejected; cached answers are free)")
+        typer.echo(f"estimated tokens: ~{plan['tokens_in']} in, ~{plan['tokens_out']} out; {price_line(cost)}; "
+                   "nothing was sent")
+        return
+    assert out is not None
+    result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,
+                        min_grade=min_grade, max_copy=max_copy, min_copy_run=min_copy_run, near=near,
+                        max_candidates=max_candidates, cache=None if no_cache else cache, concurrency=concurrency,
+                        progress=progress, name=out.stem)
+    ts = result.testset
+    if out.suffix.lower() in (".jsonl", ".ndjson"):
+        ts.to_jsonl(out)
+    else:
+        ts.to_json(out, include_corpus=with_corpus)
+    report = out.with_name(out.name + ".synth.json")
+    result.write_report(report)
+    c = result.counts
+    if fmt is Output.json:
+        typer.echo(json.dumps({"out": str(out), "report": str(report), **result.to_dict()["settings"],
+                               "counts": c}, ensure_ascii=False, indent=2))
+    else:
+        typer.echo(f"{c['accepted']} of {n} questions from {c['candidates']} candidate chunks -> {out}")
+        typer.echo(f"rejected: {c['verbatim_copy']} copying their chunk, {c['near_duplicate']} near-duplicates, "
+                   f"{c['unanswerable']} unanswerable per the judge, {c['judge_failed']} judge failures, "
+                   f"{c['generation_failed']} generation failures, {c['surplus']} good but not needed; "
+                   f"{c['short_chunks_skipped']} chunks shorter "
+                   f"than {min_chars} characters skipped; details in {report}")
+    if c["accepted"] < n:
+        typer.echo(f"rankscope: warning: only {c['accepted']} of {n} questions were accepted "
+                   f"(raise --max-candidates or check {report})", err=True)

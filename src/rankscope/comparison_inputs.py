@@ -1,0 +1,172 @@
+"""What :func:`rankscope.compare` compares: named runs scored once, aligned on shared queries, and what they lack.
+
+- :func:`named_runs` names each run (dict key, or ``Run.name``) and remembers a run's
+  own name (its TREC tag) where it differs from the name it is compared under;
+- :func:`evaluate_all` scores every run against the qrels prepared once (or takes
+  already computed :class:`~rankscope.engine.EvaluationResult` values);
+- :func:`aligned_scores` lines the per-query values up on the queries all runs share;
+- :func:`ceilings` is the mean a perfect ranking reaches on those queries (Recall@5
+  is below 1 when a query has more than 5 relevant documents, P@5 when it has fewer
+  than 5; every metric is 0 on a query without a relevant document);
+- :func:`without_relevant` lists the queries with no document judged relevant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rankscope.engine.result import EvaluationResult, PerQueryScores
+from rankscope.errors import InvalidParameterError, NoOverlapError, RankscopeError
+from rankscope.measures.base import Measure
+
+__all__ = ["named_runs", "evaluate_all", "aligned_scores", "ceilings", "without_relevant"]
+
+_PARALLEL_ROWS = 200_000  # below this, thread start-up costs more than it saves
+
+
+def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+    """``[(name, run or result)]`` and ``{name: tag}`` for runs whose own name differs from their name here."""
+    from rankscope.data import Run
+    from rankscope.io.convert import as_run
+
+    def conv(r: Any, name: str | None) -> Any:
+        return r if isinstance(r, EvaluationResult) else as_run(r, name=name)
+
+    tags: dict[str, str] = {}
+    if isinstance(runs, Mapping):
+        items = []
+        for k, v in runs.items():
+            if isinstance(v, Run) and v.name not in (str(k), "run", ""):
+                tags[str(k)] = v.name
+            items.append((str(k), conv(v, str(k))))
+    elif isinstance(runs, Iterable) and not isinstance(runs, (str, bytes)):
+        items = []
+        for i, r in enumerate(runs):
+            run = conv(r, None)
+            items.append((getattr(run, "name", None) or getattr(run, "run_name", None) or f"run{i + 1}", run))
+    else:
+        raise RankscopeError(f"runs must be a dict of name -> run or a list of runs, got {type(runs).__name__}")
+    names = [n for n, _ in items]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InvalidParameterError(
+            f"two runs share the name {dup[0]!r}; pass a dict {{name: run}} to name them"
+        )
+    if len(items) < 2:
+        raise InvalidParameterError(f"compare needs at least 2 runs, got {len(items)}")
+    return items, tags
+
+
+def evaluate_all(
+    qrels: Any, items: list[tuple[str, Any]], metrics: Iterable[str | Measure] | str | None, **options: Any
+) -> tuple[dict[str, EvaluationResult], tuple[str, ...], tuple[Measure, ...], Any]:
+    """Score every run (qrels prepared once), or take already computed results; also returns the Evaluator (or None)."""
+    from rankscope.engine.evaluator import Evaluator
+
+    done = [isinstance(r, EvaluationResult) for _, r in items]
+    if all(done):
+        first: EvaluationResult = items[0][1]
+        if metrics is None:
+            labels = tuple(lb for lb in first.labels if all(lb in r.labels for _, r in items))
+        else:
+            from rankscope.measures.parse import parse_metrics
+
+            labels = tuple(lb for lb, _ in parse_metrics(metrics))
+        for name, r in items:
+            lacking = [lb for lb in labels if lb not in r.labels]
+            if lacking:
+                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r}")
+        if not labels:
+            raise InvalidParameterError("the results share no metric")
+        measures = tuple(first.measures[first.labels.index(lb)] for lb in labels)
+        results = {}
+        for name, r in items:
+            cols = [r.labels.index(lb) for lb in labels]
+            pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols])
+            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
+        return results, labels, measures, None
+    if any(done):
+        raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
+    ev = Evaluator(qrels, metrics, **options)
+    return _score_runs(ev, items), ev.labels, ev.measures, ev
+
+
+def _score_runs(ev: Any, items: list[tuple[str, Any]]) -> dict[str, EvaluationResult]:
+    """Score the runs, large ones on parallel threads (the join and the sorts release the GIL).
+
+    The result is the same as scoring them one after the other, in the given order.
+    """
+    import os
+
+    big = sum(len(run) for _, run in items if hasattr(run, "__len__")) >= _PARALLEL_ROWS
+    workers = min(len(items), os.cpu_count() or 1)
+    if not big or workers < 2:
+        return {name: ev.evaluate(run, name=name) for name, run in items}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [(name, pool.submit(ev.evaluate, run, name)) for name, run in items]
+        return {name: f.result() for name, f in futures}
+
+
+def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query values of several results on the queries they share: ``(query_ids, systems × queries × metrics)``."""
+    common = results[0].per_query.query_ids
+    for r in results[1:]:
+        common = np.intersect1d(common, r.per_query.query_ids)
+    if len(common) == 0:
+        raise NoOverlapError("the runs share no evaluated query")
+    mats = []
+    for r in results:
+        q = r.per_query.query_ids
+        order = np.argsort(q, kind="stable")
+        pos = order[np.searchsorted(q[order], common)]
+        mats.append(r.per_query.values[pos])
+    return np.asarray(common, dtype=object), np.stack(mats)
+
+
+def _perfect_run(qrels: Any) -> Any:
+    """Every document judged with a positive grade, ranked by grade (the ideal ranking of each query)."""
+    from rankscope.data import Run
+
+    keep = np.flatnonzero(qrels.grades > 0)
+    return Run(qrels.query_column()[keep], qrels.doc_column().take(keep), qrels.grades[keep].astype(np.float64),
+               "perfect")
+
+
+def ceilings(ev: Any, labels: Sequence[str], measures: Sequence[Measure], query_ids: np.ndarray) -> dict[str, float]:
+    """Mean of each bounded, higher-is-better metric for a perfect ranking, on ``query_ids``.
+
+    Evaluated with the comparison's own :class:`~rankscope.engine.Evaluator` (same
+    relevance level and depth; a query the perfect run cannot answer scores 0).
+    """
+    from rankscope.engine.evaluator import Evaluator
+
+    keep = [j for j, m in enumerate(measures) if m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better]
+    if not keep or len(query_ids) == 0:
+        return {}
+    perfect = _perfect_run(ev.qrels)
+    if len(perfect) == 0:
+        return {labels[j]: 0.0 for j in keep}
+    full = Evaluator(ev.qrels, [measures[j] for j in keep], relevance_level=ev.relevance_level, missing="zero",
+                     depth=ev.depth)
+    res = full.evaluate(perfect, name="perfect")
+    ids = res.per_query.query_ids
+    pos = np.searchsorted(ids, np.asarray(query_ids, dtype=ids.dtype))
+    values = res.per_query.values[pos]
+    return {labels[j]: float(values[:, i].mean()) for i, j in enumerate(keep)}
+
+
+def without_relevant(qrels: Any, relevance_level: int, query_ids: np.ndarray) -> list[str]:
+    """The queries of ``query_ids`` whose best judged grade is below ``relevance_level``, sorted."""
+    best = np.full(len(qrels.query_ids), -np.inf)
+    np.maximum.at(best, qrels.qcode, qrels.grades.astype(np.float64))
+    pos = np.searchsorted(qrels.query_ids, np.asarray(query_ids, dtype=qrels.query_ids.dtype))
+    pos = np.minimum(pos, max(len(qrels.query_ids) - 1, 0))
+    known = qrels.query_ids[pos] == query_ids if len(qrels.query_ids) else np.zeros(len(query_ids), dtype=bool)
+    lacking = ~known | (best[pos] < relevance_level)
+    return sorted(str(q) for q in np.asarray(query_ids)[lacking])

@@ -1,0 +1,289 @@
+"""Judge many (query, document) pairs: cache, bounded concurrency, progress, cost estimate.
+
+:func:`plan_judging` says what a batch would cost before anything is sent
+(``--dry-run``); :func:`judge_pairs` does it:
+
+1. each pair's texts are looked up (a pair whose query or document has no text
+   is not judged: it is recorded as a failure ``missing text`` and counted);
+2. pairs with the same texts are judged once (the cache key is the model, the
+   prompt id and the hashes of the query text and of the document text *as sent*,
+   i.e. after the ``max_doc_chars`` cut);
+3. keys found in the cache are not asked again; the others go to
+   :func:`~rankscope.labels.judge.judge_one` from ``concurrency`` threads, and each
+   success is written to the cache as soon as it arrives — an interrupted batch
+   resumes from there, a failure is asked again next time;
+4. every pair gets a :class:`~rankscope.labels.provenance.Label`: a grade, or a
+   failure with its reason.
+
+>>> plan = JudgePlan(items=4, distinct=3, cached=1, calls=2, missing=[], tokens_in=900, tokens_out=20,
+...                  truncated=0)
+>>> round(plan.cost(0.15, 0.60), 6)
+0.000147
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rankscope.errors import InvalidParameterError
+from rankscope.labels.cache import CacheKey, LabelCache, cache_key
+from rankscope.labels.client import ChatClient, EndpointError
+from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens
+from rankscope.labels.provenance import Label, Labels
+
+__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging", "progress_bar"]
+
+Pair = tuple[str, str]
+K = TypeVar("K")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """What a batch costs: pairs, distinct text pairs, cached answers, calls to make, pairs without text,
+    estimated input / output tokens of the calls to make, documents cut at ``max_doc_chars``."""
+
+    items: int
+    distinct: int
+    cached: int
+    calls: int
+    missing: list[tuple[str, str, str]]
+    tokens_in: int
+    tokens_out: int
+    truncated: int
+
+    def cost(self, price_in: float | None, price_out: float | None) -> float | None:
+        """Estimated cost of the calls to make, with prices per million input / output tokens."""
+        if price_in is None or price_out is None:
+            return None
+        return (self.tokens_in * price_in + self.tokens_out * price_out) / 1e6
+
+    def to_dict(self, price_in: float | None = None, price_out: float | None = None) -> dict[str, Any]:
+        return {"pairs": self.items, "distinct_texts": self.distinct, "cached": self.cached, "calls": self.calls,
+                "missing_text": len(self.missing), "truncated_documents": self.truncated,
+                "estimated_tokens_in": self.tokens_in, "estimated_tokens_out": self.tokens_out,
+                "price_in_per_million": price_in, "price_out_per_million": price_out,
+                "estimated_cost": self.cost(price_in, price_out)}
+
+
+@dataclass
+class JudgeReport:
+    """The outcome of :func:`judge_pairs`: the labels (grades and failures) and what it took."""
+
+    labels: Labels
+    plan: JudgePlan
+    from_cache: int = 0
+    judged_now: int = 0
+    failed: int = 0
+    http_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pairs": self.plan.items, "graded": self.labels.counts()["model"], "from_cache": self.from_cache,
+                "judged_now": self.judged_now, "failed": self.failed, "missing_text": len(self.plan.missing),
+                "truncated_documents": self.plan.truncated, "http_calls": self.http_calls,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "errors": dict(self.errors)}
+
+
+@dataclass
+class _Work:
+    pairs: list[Pair]
+    keys: dict[Pair, CacheKey]
+    texts: dict[CacheKey, tuple[str, str]]
+    missing: dict[Pair, str]
+    truncated: set[CacheKey]
+
+
+def _prepare(pairs: Iterable[Pair], queries: Mapping[str, str], corpus: Mapping[str, str],
+             settings: JudgeSettings) -> _Work:
+    prompt_id = settings.prompt.id
+    seen: set[Pair] = set()
+    work = _Work([], {}, {}, {}, set())
+    for q, d in pairs:
+        pair = (str(q), str(d))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        work.pairs.append(pair)
+        qt, dt = queries.get(pair[0]), corpus.get(pair[1])
+        if qt is None or not qt.strip():
+            work.missing[pair] = f"missing text: no text for query {pair[0]!r}"
+            continue
+        if dt is None or not dt.strip():
+            work.missing[pair] = f"missing text: no text for document {pair[1]!r}"
+            continue
+        sent, cut = settings.cut(dt)
+        key = cache_key(settings.model, prompt_id, qt, sent)
+        work.keys[pair] = key
+        work.texts[key] = (qt, sent)
+        if cut:
+            work.truncated.add(key)
+    return work
+
+
+def _open_cache(cache: LabelCache | str | Path | None) -> tuple[LabelCache | None, bool]:
+    if cache is None or isinstance(cache, LabelCache):
+        return cache, False
+    return LabelCache(cache), True
+
+
+def plan_judging(pairs: Iterable[Pair], queries: Mapping[str, str], corpus: Mapping[str, str],
+                 settings: JudgeSettings, *, cache: LabelCache | str | Path | None = None) -> JudgePlan:
+    """Count the calls a batch needs and estimate their tokens, sending nothing."""
+    work = _prepare(pairs, queries, corpus, settings)
+    db, owned = _open_cache(cache)
+    try:
+        hits = db.get_many(work.texts) if db is not None else {}
+    finally:
+        if owned and db is not None:
+            db.close()
+    return _plan(work, hits, settings)
+
+
+def _plan(work: _Work, hits: Mapping[CacheKey, Any], settings: JudgeSettings) -> JudgePlan:
+    prompt = settings.prompt
+    todo = [k for k in work.texts if k not in hits]
+    tokens_in = sum(prompt_tokens(prompt, *work.texts[k]) for k in todo)
+    return JudgePlan(items=len(work.pairs), distinct=len(work.texts), cached=len(work.texts) - len(todo),
+                     calls=len(todo), missing=[(q, d, r) for (q, d), r in work.missing.items()],
+                     tokens_in=tokens_in, tokens_out=prompt.reply_tokens * len(todo),
+                     truncated=len(work.truncated))
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool, label: str) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on stderr (a no-op when disabled); yields the function that advances it."""
+    if not enabled or total == 0:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda: bar.advance(task)
+
+
+def judge_pairs(
+    pairs: Iterable[Pair],
+    queries: Mapping[str, str],
+    corpus: Mapping[str, str],
+    settings: JudgeSettings,
+    *,
+    cache: LabelCache | str | Path | None = None,
+    concurrency: int = 4,
+    progress: bool | None = None,
+    client: ChatClient | None = None,
+    judge: Callable[..., Judgment] = judge_one,
+) -> JudgeReport:
+    """Judge every ``(query_id, doc_id)`` pair; see the module docstring.
+
+    ``queries`` / ``corpus`` map ids to texts; ``cache`` is a :class:`LabelCache`
+    or the path of its SQLite file (None: no cache); ``progress`` shows a bar
+    (default: when stderr is a terminal); ``judge`` is the per-item function
+    (``judge(query, doc, settings, client=...)``).
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+    work = _prepare(pairs, queries, corpus, settings)
+    db, owned = _open_cache(cache)
+    try:
+        hits = db.get_many(work.texts) if db is not None else {}
+        plan = _plan(work, hits, settings)
+        results: dict[CacheKey, Judgment] = {k: Judgment(h.grade, None, h.reply) for k, h in hits.items()}
+        report = JudgeReport(Labels.from_records([]), plan, from_cache=len(hits))
+        todo = [k for k in work.texts if k not in hits]
+        if todo:
+            chat = client or client_for(settings.endpoint, max_connections=concurrency)
+            show = sys.stderr.isatty() if progress is None else bool(progress)
+            with progress_bar(len(todo), show, f"judging with {settings.model}") as advance:
+                def one(key: CacheKey) -> Judgment:
+                    return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
+
+                for key, j in parallel(todo, one, concurrency):
+                    results[key] = j
+                    report.http_calls += j.calls
+                    report.tokens_in += j.tokens_in
+                    report.tokens_out += j.tokens_out
+                    if j.grade is not None:
+                        report.judged_now += 1
+                        if db is not None:
+                            db.put(key, grade=j.grade, reply=j.reply or "", tokens_in=j.tokens_in,
+                                   tokens_out=j.tokens_out)
+                    advance()
+    finally:
+        if owned and db is not None:
+            db.close()
+    prompt_id = settings.prompt.id
+    labels = []
+    for pair in work.pairs:
+        if pair in work.missing:
+            labels.append(Label(*pair, None, "model", settings.model, prompt_id, work.missing[pair]))
+            continue
+        j = results[work.keys[pair]]
+        labels.append(Label(*pair, j.grade, "model", settings.model, prompt_id, j.error))
+        if j.error is not None:
+            kind = j.error.split(":", 1)[0]
+            report.errors[kind] = report.errors.get(kind, 0) + 1
+    report.labels = Labels.from_records(labels)
+    report.failed = sum(1 for lab in labels if lab.grade is None)
+    if work.missing:
+        report.errors["missing text"] = len(work.missing)
+    return report
+
+
+def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Iterator[tuple[K, R]]:
+    """Yield ``(item, call(item))`` as calls finish, at most ``concurrency`` in flight (which also bounds what
+    an interruption leaves running).  An :class:`EndpointError` stops sending; the calls already in flight
+    are collected (so that their answers can be cached), then the error is raised."""
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rankscope-llm")
+    pending: dict[Future[R], K] = {}
+    queue = iter(todo)
+    done = 0
+    try:
+        while True:
+            while len(pending) < concurrency:
+                try:
+                    nxt = next(queue)
+                except StopIteration:
+                    break
+                pending[pool.submit(call, nxt)] = nxt
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            fatal: EndpointError | None = None
+            for fut in finished:
+                item = pending.pop(fut)
+                try:
+                    result = fut.result()
+                except EndpointError as exc:
+                    fatal = fatal or exc
+                    continue
+                done += 1
+                yield item, result
+            if fatal is not None:
+                for fut in list(pending):  # keep what is already in flight, send nothing new
+                    item = pending.pop(fut)
+                    try:
+                        result = fut.result()
+                    except Exception:
+                        continue
+                    done += 1
+                    yield item, result
+                raise EndpointError(f"{fatal} ({done} answers of this batch were kept before it stopped; "
+                                    "run again to resume)")
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _with_cut(j: Judgment, truncated: bool) -> Judgment:
+    return Judgment(j.grade, j.error, j.reply, j.calls, j.tokens_in, j.tokens_out, truncated)

@@ -1,0 +1,222 @@
+"""One-sided non-inferiority tests of a mean difference against a margin, with the matching confidence bound.
+
+For per-query differences ``d`` (positive = the new run is better) and a margin
+``delta >= 0``, H0 is ``mean(d) <= -delta`` (the run lost more than allowed) and
+H1 ``mean(d) > -delta``.  Each test also gives the one-sided lower confidence
+bound ``L`` of ``mean(d)`` at level ``1 - alpha`` obtained by inverting the same
+test, so that ``p <= alpha`` exactly when ``L > -delta``: the verdict can be read
+from either.  (A one-sided bound at ``alpha = 0.05`` is the lower end of a
+two-sided 90% interval; ``alpha = 0.025`` matches a two-sided 95% interval.)
+
+The margin is stated on the *mean*, so only tests of the mean qualify:
+
+- ``"t"``: the paired t-test on ``d + delta``; ``L = mean - t_{1-alpha, n-1} * sd / sqrt(n)``.
+- ``"randomization"``: the sign-flip test on ``d + delta``.  It assumes that
+  ``d + delta`` is symmetric about 0 under H0.  A flip of the query set ``F``
+  (``k`` queries) is at least as extreme as the observed assignment for the shift
+  ``theta`` exactly when ``theta >= mean_F(d)``, so ``L`` is an order statistic of
+  the flipped-set means (Hartigan's randomization interval).
+- ``"bootstrap"``: the studentized (bootstrap-t) test: ``t* = (m* - m) / (s* / sqrt(n))``
+  over query resamples, ``p = (1 + #{t* >= t_obs}) / (B + 1)`` and
+  ``L = m - q_{1-alpha}(t*) * s / sqrt(n)``.  Second-order accurate when the
+  differences are skewed (a few queries losing their only relevant document),
+  where the t and sign-flip tests exceed their nominal level on small samples.
+
+The Wilcoxon signed-rank test is refused: it tests a pseudo-median (the
+Hodges–Lehmann location), not the mean the margin is stated on; on skewed
+differences whose mean sits exactly at the margin it rejects far more often than
+``alpha`` (see ``tests/stats/test_gate_noninferiority.py``).
+
+Monte-Carlo p-values carry their standard error ``sqrt(p (1 - p) / B)``; a
+verdict within :data:`Z_UNCERTAIN` standard errors of ``alpha`` is redrawn with
+4 times as many resamples (same seed, so still deterministic) up to
+``max_resamples``, and flagged ``near_alpha`` if it is still undecided.
+
+>>> r = non_inferiority(np.array([0.0, 0.01, -0.01, 0.02, 0.0, 0.01]), 0.05, "t")
+>>> r.passed, round(r.lower_bound, 4), r.lower_bound > -0.05
+(True, -0.0036, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankscope.errors import InvalidParameterError
+from rankscope.stats.montecarlo import Z_UNCERTAIN
+
+__all__ = ["NON_INFERIORITY_TESTS", "NonInferiority", "non_inferiority", "Z_UNCERTAIN", "refuse_wilcoxon"]
+
+NON_INFERIORITY_TESTS: tuple[str, ...] = ("t", "randomization", "bootstrap")
+
+_WILCOXON = (
+    "the Wilcoxon signed-rank test cannot check a maximum drop: it tests a pseudo-median (Hodges-Lehmann "
+    "location), not the mean the margin is stated on, and passes runs whose mean dropped by more than the "
+    "margin when a few queries lose a lot; use --test t, randomization or bootstrap"
+)
+
+
+def refuse_wilcoxon(test: str) -> None:
+    """Raise the explanation of why Wilcoxon cannot test a margin on a mean (and the other unknown tests)."""
+    if test == "wilcoxon":
+        raise InvalidParameterError(_WILCOXON)
+    if test not in NON_INFERIORITY_TESTS:
+        raise InvalidParameterError(
+            f"the test of a maximum drop must be one of {', '.join(NON_INFERIORITY_TESTS)}, got {test!r}"
+        )
+
+
+@dataclass(frozen=True)
+class NonInferiority:
+    """The outcome of :func:`non_inferiority` (``lower_bound``: one-sided ``1 - alpha`` bound of ``mean(d)``)."""
+
+    test: str
+    alpha: float
+    margin: float
+    n: int
+    mean_diff: float
+    p_value: float
+    lower_bound: float
+    mc_se: float | None = None
+    resamples: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        """``p <= alpha``: evidence that the mean drop is smaller than the margin."""
+        return self.p_value <= self.alpha
+
+    @property
+    def near_alpha(self) -> bool:
+        """A Monte-Carlo p-value within :data:`Z_UNCERTAIN` standard errors of ``alpha``."""
+        return self.mc_se is not None and abs(self.p_value - self.alpha) <= Z_UNCERTAIN * self.mc_se
+
+    @property
+    def confidence(self) -> float:
+        """Confidence level of :attr:`lower_bound` (``1 - alpha``)."""
+        return 1.0 - self.alpha
+
+
+def _t(d: np.ndarray, margin: float, alpha: float) -> tuple[float, float]:
+    from scipy import stats
+
+    from rankscope.stats.paired import paired_t
+
+    n = len(d)
+    _, p = paired_t((d + margin)[None, :], "greater")
+    mean = float(d.mean())
+    if n < 2:
+        return float(p[0]), -math.inf
+    if np.all(d == d[0]):
+        return float(p[0]), mean
+    sd = float(d.std(ddof=1))
+    return float(p[0]), mean - float(stats.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n)
+
+
+def _flipped_set_means(d: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, int, bool]:
+    """Means of ``d`` over the flipped set of each sign assignment (``-inf`` for the identity); exact when 2**n fits."""
+    from rankscope.stats.paired import _all_signs, _flipped_sums
+
+    n = len(d)
+    rows = np.vstack([d, np.ones(n)])
+    exact = n <= 62 and 2**n <= resamples
+    if exact:
+        sums = _all_signs(n) @ rows.T  # (2**n, 2)
+        flipped, ones = sums[:, 0], sums[:, 1]
+    else:
+        out = _flipped_sums(rows, np.random.default_rng(seed), resamples)
+        flipped, ones = out[0], out[1]
+    k = np.rint((n - ones) / 2.0)
+    part = (d.sum() - flipped) / 2.0  # sum of d over the flipped set
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(k > 0, part / np.maximum(k, 1.0), -np.inf)
+    return v, (2**n if exact else resamples), exact
+
+
+def _randomization(d: np.ndarray, margin: float, alpha: float, resamples: int, seed: int) -> tuple[float, float, int,
+                                                                                                     bool]:
+    v, total, exact = _flipped_set_means(d, resamples, seed)
+    v = np.sort(v)
+    tol = 1e-12 * max(float(np.abs(d).sum()), 1e-300)
+    count = int(np.searchsorted(v, -margin + tol, side="right"))  # assignments at least as extreme at theta
+    # reject H0 "mean <= theta" when the count of flipped means <= theta stays at or below c
+    if exact:
+        p = count / total
+        c = math.floor(alpha * total + 1e-9)
+    else:
+        p = (count + 1) / (total + 1)
+        c = math.floor(alpha * (total + 1) + 1e-9) - 1
+    lower = -math.inf if c < 0 else float(v[min(c, len(v) - 1)])
+    return min(p, 1.0), lower, total, exact
+
+
+def _bootstrap_t(d: np.ndarray, margin: float, alpha: float, resamples: int, seed: int) -> tuple[float, float, int]:
+    from rankscope.stats.bootstrap import bootstrap_means
+
+    n = len(d)
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    if n < 2 or sd == 0:
+        p = 0.0 if n >= 1 and mean > -margin else 1.0
+        return p, (mean if n >= 2 else -math.inf), resamples
+    m1, m2 = bootstrap_means(np.vstack([d, d * d]), resamples, np.random.default_rng(seed))
+    var = np.maximum(m2 - m1 * m1, 0.0) * n / (n - 1)
+    se = np.sqrt(var / n)
+    dev = m1 - mean
+    degenerate = np.where(dev > 0, np.inf, np.where(dev < 0, -np.inf, 0.0))  # a resample of equal values
+    t_star = np.where(se > 0, dev / np.where(se > 0, se, 1.0), degenerate)
+    t_obs = (mean + margin) / (sd / math.sqrt(n))
+    count = int((t_star >= t_obs - 1e-12 * max(abs(t_obs), 1.0)).sum())
+    p = (count + 1) / (resamples + 1)
+    # reject while #{t* >= t_obs} <= c: t_obs above the (c+1)-th largest t*
+    c = math.floor(alpha * (resamples + 1) + 1e-9) - 1
+    q = math.inf if c < 0 else float(np.sort(t_star)[::-1][min(c, resamples - 1)])
+    lower = mean - q * sd / math.sqrt(n)
+    return min(p, 1.0), lower, resamples
+
+
+def non_inferiority(
+    diffs: Any,
+    margin: float,
+    test: str = "t",
+    alpha: float = 0.05,
+    *,
+    resamples: int = 10_000,
+    max_resamples: int | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> NonInferiority:
+    """Test ``mean(diffs) > -margin`` (see module doc); ``rng`` seeds the randomization and bootstrap tests.
+
+    ``max_resamples`` (default ``16 * resamples``) bounds the redraws of a verdict
+    that lies within Monte-Carlo error of ``alpha``.
+    """
+    refuse_wilcoxon(test)
+    d = np.asarray(diffs, dtype=np.float64).ravel()
+    if not np.all(np.isfinite(d)):
+        raise InvalidParameterError("per-query differences must be finite numbers (got nan or inf)")
+    if not (math.isfinite(margin) and margin >= 0):
+        raise InvalidParameterError(f"the margin must be a finite number >= 0, got {margin!r}")
+    if isinstance(alpha, bool) or not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
+        raise InvalidParameterError(f"resamples must be a positive integer, got {resamples!r}")
+    n = len(d)
+    mean = float(d.mean()) if n else math.nan
+    if test == "t":
+        p, lower = _t(d, margin, alpha) if n else (1.0, -math.inf)
+        return NonInferiority(test, float(alpha), float(margin), n, mean, p, lower)
+    seed = int(np.random.default_rng(0 if rng is None else rng).integers(0, 2**63 - 1))
+    limit = 16 * resamples if max_resamples is None else max(int(max_resamples), resamples)
+    b = int(resamples)
+    while True:
+        if test == "randomization":
+            p, lower, b_used, exact = _randomization(d, margin, alpha, b, seed) if n else (1.0, -math.inf, b, True)
+        else:
+            (p, lower, b_used), exact = _bootstrap_t(d, margin, alpha, b, seed), False
+        se = None if exact else math.sqrt(p * (1 - p) / b_used)
+        result = NonInferiority(test, float(alpha), float(margin), n, mean, p, lower, se, b_used)
+        if not result.near_alpha or b >= limit:
+            return result
+        b = min(4 * b, limit)
