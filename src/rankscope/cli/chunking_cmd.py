@@ -130,8 +130,9 @@ def chunking_command(
     for path in chunks or []:
         ch = Chunking.from_file(path, corpus=ts.corpus)
         named[ch.name] = ch
-    pool = (spans or ts.spans).queries if (spans or ts.spans) is not None else []
-    ids = [q.id for q in ts.queries if q.id in set(pool)]
+    judged = spans if spans is not None else ts.spans
+    pool = set(judged.queries) if judged is not None else set()
+    ids = [q.id for q in ts.queries if q.id in pool]
     cc = compare_chunkings(ts, named, retriever, metric or None, k=k, spans=spans, rule=rule,
                            queries=evenly(ids, max_queries or None), test=test.value, alpha=alpha,
                            correction=correction, baseline=baseline, permutations=permutations, rng=seed,
