@@ -284,6 +284,8 @@ def compare(
     relevance_level: int = 1,
     missing: str = "zero",
     depth: int | None = None,
+    chunking: Any = None,
+    rule: str = "any",
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -306,6 +308,8 @@ def compare(
     bootstrap : resamples for the confidence intervals
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
     relevance_level, missing, depth : as in :func:`rankscope.evaluate`
+    chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
+        runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -338,7 +342,8 @@ def compare(
         raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({', '.join(systems)})")
 
     results, labels, measures, ev = evaluate_all(
-        qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth
+        qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
+        **({"chunking": chunking, "rule": rule} if chunking is not None else {}),
     )
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape

@@ -111,3 +111,11 @@ def test_spellings_parse_to_one_measure():
     assert rs.parse_metric("span_recall@5") == rs.parse_metric("SPAN_RECALL@5")
     assert str(rs.parse_metric("precision_omega")) == "span_precision_omega"
     assert str(rs.parse_metric("span_recall(weight=graded,unit=jieba)@5")) == "span_recall(unit=jieba,weight=graded)@5"
+
+
+def test_compare_runs_on_span_judgments():
+    other = rs.Run.from_ranked_lists({"overlap": ["b", "a"], "adjacent": ["d", "c"], "other_doc": ["e"]})
+    c = rs.compare(SPANS, {"one": RUN, "two": other}, ["span_recall@1", "ndcg@2"], chunking=CHUNKS)
+    assert c.means["one"]["span_recall@1"] == rs.evaluate(SPANS, RUN, ["span_recall@1"], chunking=CHUNKS).mean()[
+        "span_recall@1"]
+    assert "span_recall@1" not in c.ceilings and "ndcg@2" in c.ceilings
