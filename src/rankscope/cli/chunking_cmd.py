@@ -26,18 +26,6 @@ class Output(str, Enum):
     json = "json"
 
 
-def evenly(ids: list[str], n: int | None) -> list[str]:
-    """``n`` ids evenly spread over ``ids`` (all when ``n`` is None or 0 or not smaller).
-
-    >>> evenly(["a", "b", "c", "d", "e"], 2)
-    ['a', 'd']
-    """
-    if not n or n >= len(ids):
-        return list(ids)
-    step = len(ids) / n
-    return [ids[int(i * step)] for i in range(n)]
-
-
 @app.command("chunking")
 @user_errors
 def chunking_command(
@@ -95,6 +83,7 @@ def chunking_command(
 ) -> None:
     """Compare chunkings of one corpus with one retriever, scored on span judgments that survive re-chunking."""
     from rankscope.chunking.compare import compare_chunkings
+    from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking
     from rankscope.data.testset import TestSet
     from rankscope.errors import InvalidParameterError
@@ -134,7 +123,7 @@ def chunking_command(
     pool = set(judged.queries) if judged is not None else set()
     ids = [q.id for q in ts.queries if q.id in pool]
     cc = compare_chunkings(ts, named, retriever, metric or None, k=k, spans=spans, rule=rule,
-                           queries=evenly(ids, max_queries or None), test=test.value, alpha=alpha,
+                           queries=sample_queries(ids, max_queries or None), test=test.value, alpha=alpha,
                            correction=correction, baseline=baseline, permutations=permutations, rng=seed,
                            cache_dir=cache_dir)
     if fmt is Output.json:

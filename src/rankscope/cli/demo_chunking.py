@@ -29,13 +29,13 @@ def run_chunking_demo(out: Path, *, max_queries: int | None, quick: bool = False
                       lang: str = "zh") -> dict[str, Any]:
     """Run the comparison, print it, write ``chunking.html``; returns the summary kept in ``results.json``."""
     from rankscope.chunking.compare import compare_chunkings
-    from rankscope.cli.chunking_cmd import evenly
+    from rankscope.cli.demo_cmd import sample_queries
     from rankscope.datasets import load_dataset
 
     ts = load_dataset(DATASET)
     assert ts.spans is not None
     ids = [q.id for q in ts.queries if q.id in set(ts.spans.queries)]
-    picked = evenly(ids, 40 if quick else max_queries)
+    picked = sample_queries(ids, 40 if quick else max_queries)
     if quick:  # the passages of the picked questions and a few others, so the pipeline runs in seconds
         from rankscope.data.testset import TestSet
 

@@ -158,17 +158,35 @@ class Chunking:
                   name: str | None = None) -> Chunking:
         """Build from retrieved hits whose metadata carries the chunk's place (see :func:`hit_location`).
 
-        The same chunk retrieved twice (by two queries) must have the same place.
+        A hit without a place is an error; the same chunk retrieved twice (by two queries) must
+        have the same place.
         """
-        seen: dict[str, tuple[str, int, int]] = {}
+        ids, places = [], []
         for i, hit in enumerate(hits):
             loc = hit_location(hit)
             if loc is None:
                 raise RankscopeError(f"hit {i + 1} ({getattr(hit, 'id', '?')!r}) carries no document offsets "
                                      "(metadata 'ref_doc_id'/'doc_id' + 'start_char_idx'/'start_index')")
-            prev = seen.setdefault(hit.id, loc)
-            if prev != loc:
-                raise RankscopeError(f"chunk {hit.id!r} was returned at two places: {prev} and {loc}")
+            ids.append(hit.id)
+            places.append(loc)
+        return cls.from_places(ids, places, corpus=corpus, name=name)
+
+    @classmethod
+    def from_places(cls, chunk_ids: Iterable[str], places: Iterable[Sequence[Any] | None], *,
+                    corpus: Mapping[str, str] | None = None, name: str | None = None) -> Chunking:
+        """Build from chunk ids and their ``(doc_id, start, end)`` (None: unknown, left out), repeats allowed
+        when they agree (e.g. the hits of many queries).
+
+        >>> Chunking.from_places(["a", "b", "a"], [("d", 0, 5), None, ("d", 0, 5)]).to_records()
+        [{'chunk_id': 'a', 'doc_id': 'd', 'start': 0, 'end': 5}]
+        """
+        seen: dict[str, tuple[str, int, int]] = {}
+        for cid, loc in zip(chunk_ids, places):
+            if loc is None:
+                continue
+            got = (str(loc[0]), int(loc[1]), int(loc[2]))
+            if seen.setdefault(cid, got) != got:
+                raise RankscopeError(f"chunk {cid!r} was returned at two places: {seen[cid]} and {got}")
         return cls(list(seen), [v[0] for v in seen.values()], [v[1] for v in seen.values()],
                    [v[2] for v in seen.values()], corpus=corpus, name=name)
 

@@ -128,16 +128,6 @@ class SpanQrels:
         return read_span_qrels(path, corpus=corpus, format=format)
 
     @classmethod
-    def from_testset(cls, testset: Any) -> SpanQrels:
-        """The span judgments a test set carries (its items' ``evidence``); an error when it has none."""
-        spans = getattr(testset, "spans", None)
-        if spans is None:
-            raise InvalidParameterError(f"test set {getattr(testset, 'name', '')!r} carries no span judgments "
-                                        "(no 'evidence' in its items); build them with SpanQrels.from_answers")
-        assert isinstance(spans, SpanQrels)
-        return spans
-
-    @classmethod
     def from_answers(cls, testset: Any, **options: Any) -> SpanQrels:
         """Spans at every occurrence of each query's reference answers in its judged documents.
 

@@ -413,16 +413,9 @@ def _chunking_of_hits(finished: dict[str, CachedQuery], ts: TestSet) -> Any:
     the span measures then name them)."""
     from rankscope.data.chunking import Chunking
 
-    place: dict[str, tuple[str, int, int]] = {}
-    for entry in finished.values():
-        for cid, loc in zip(entry.ids, entry.places or [None] * len(entry.ids)):
-            if loc is None:
-                continue
-            got = (str(loc[0]), int(loc[1]), int(loc[2]))
-            if place.setdefault(cid, got) != got:
-                raise InvalidParameterError(f"chunk {cid!r} was returned at two places: {place[cid]} and {got}")
-    return Chunking(list(place), [p[0] for p in place.values()], [p[1] for p in place.values()],
-                    [p[2] for p in place.values()], corpus=ts.corpus, name="retrieved hits")
+    ids = [cid for e in finished.values() for cid in e.ids]
+    places = [p for e in finished.values() for p in (e.places or [None] * len(e.ids))]
+    return Chunking.from_places(ids, places, corpus=ts.corpus, name="retrieved hits")
 
 
 def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
