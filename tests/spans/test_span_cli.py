@@ -50,3 +50,25 @@ def test_evaluate_span_errors_exit_2(tmp_path):
                               "--chunks", chunks, "-m", "span_recall@1"])
     assert out.exit_code == 2 and "bad.jsonl:1: field 'end': must be an integer, got 'x'" in out.output
     assert "Traceback" not in out.output
+
+
+def test_spans_to_qrels_and_split(tmp_path):
+    spans, chunks, run = files(tmp_path)
+    out = runner.invoke(app, ["spans", "to-qrels", spans, "--chunks", chunks, "-o", str(tmp_path / "q.trec"),
+                              "--rule", "contains"])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "q.trec").read_text().splitlines() == ["q1 0 d1#0 0", "q1 0 d1#1 0", "q2 0 d2#0 2"]
+    assert "rule fraction>=1" in out.output and "1 cut by a chunk boundary" in out.output
+    # the derived qrels work with every command, e.g. the gate
+    gate = runner.invoke(app, ["check", "--qrels", str(tmp_path / "q.trec"), "--run", run, "-r", "mrr>=0.1"])
+    assert gate.exit_code in (0, 1) and "Traceback" not in gate.output
+    from rankscope.data.spans import SpanQrels
+    from rankscope.data.testset import Query, TestSet
+
+    corpus = {"d1": "x" * 20, "d2": "y" * 10}
+    TestSet([Query("q1", "a"), Query("q2", "b")], None, corpus, spans=SpanQrels.from_file(spans)).to_json(
+        tmp_path / "ts.json")
+    out = runner.invoke(app, ["spans", "split", str(tmp_path / "ts.json"), "-c", "fixed:8", "-o",
+                              str(tmp_path / "c.jsonl")])
+    assert out.exit_code == 0, out.output
+    assert "5 chunks of 2 documents" in out.output and "2 judged spans" in out.output
