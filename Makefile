@@ -27,11 +27,11 @@ $(VENV)/.torch: | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[test,pandas,bm25,dense,report,server,langchain,llamaindex,llm]"
+	$(PIP) install -q -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[pandas,bm25,dense,report]"
+	$(PIP) install -q -e ".[pandas,bm25,dense,e5,report]"
 	touch $@
 
 lint: $(VENV)/.installed-test

@@ -67,6 +67,8 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--docs", type=int, default=20, help="documents per query in each uploaded run")
     ap.add_argument("--workers", type=int, default=2, help="server job threads")
+    ap.add_argument("--report-queries", type=int, default=0,
+                    help="also time the report of 2 runs x this many queries (rendered once, then cached)")
     ap.add_argument("--db", default=None)
     ap.add_argument("--postgres", action="store_true",
                     help="start a throwaway PostgreSQL on 127.0.0.1 (Debian's initdb/pg_ctl) and use it")
@@ -175,16 +177,34 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
             got = job["runs"][0]["means"]
             if any(abs(got[m] - want[m]) > 1e-9 for m in metrics):
                 problems.append(f"{job_id}: means {got} != {want}")
+        # every report is rendered once in the background; then it is read from the cache
+        report_reads: list[float] = []
+        for job_id, _ in created[: min(len(created), 50)]:
+            deadline_r = time.monotonic() + 120
+            while (r := c.get(f"/evaluations/{job_id}/report", params={"format": "json"})).status_code == 202:
+                if time.monotonic() > deadline_r:
+                    problems.append(f"{job_id}: report never rendered")
+                    break
+                time.sleep(0.1)
+            t0 = time.perf_counter()
+            r = c.get(f"/evaluations/{job_id}/report", params={"format": "json"})
+            report_reads.append(time.perf_counter() - t0)
+            if r.status_code != 200 or json.loads(r.text)["schema"] != "rankscope.report.run":
+                problems.append(f"{job_id}: report {r.status_code}")
+        if report_reads:
+            latency["GET /evaluations/{id}/report (cached)"] = report_reads
+        if args.report_queries:
+            big_report(c, args.report_queries, problems)
     proc.terminate()
     proc.wait(10)
 
     total = sum(counts.values())
     print(f"{args.clients} clients, {elapsed:.1f} s, {total} requests ({total / elapsed:.1f}/s), "
           f"{len(created)} runs uploaded and evaluated; database {db.split(':')[0]}")
-    print(f"{'endpoint':32} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'endpoint':40} {'n':>6} {'p50 ms':>8} {'p95 ms':>8}")
     for label in sorted(latency):
         arr = np.array(latency[label]) * 1000
-        print(f"{label:32} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
+        print(f"{label:40} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
     print(f"errors: {len(errors)}; lost/duplicated/wrong results: {len(problems)}")
     for line in (errors + problems)[:10]:
         print("  ", line)
@@ -192,6 +212,39 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         f.unlink()
     os.rmdir(tmp)
     return 1 if errors or problems else 0
+
+
+def big_report(c: httpx.Client, n: int, problems: list[str]) -> None:
+    """2 runs x ``n`` queries: time until the HTML report is rendered in the background, then cached reads."""
+    rng = np.random.default_rng(1)
+    qrels = {f"q{q}": {f"d{int(rng.integers(0, 1000))}": 1} for q in range(n)}
+    ts = c.post("/testsets", files={"file": ("big.json", json.dumps(
+        {"queries": [{"id": q, "text": q, "relevant": rel} for q, rel in qrels.items()]}))},
+        data={"format": "json"}).json()
+    ids = []
+    for name in ("bm25", "dense"):
+        run = make_run(rng, n, 10)
+        ids.append(c.post("/runs", files={"file": ("r.json", json.dumps(run))},
+                          data={"test_set_id": str(ts["id"]), "format": "json", "name": name}).json()["id"])
+    job = c.post("/evaluations", json={"test_set_id": ts["id"], "run_ids": ids,
+                                       "metrics": ["ndcg@10", "mrr", "recall@10"]}).json()
+    t0 = time.perf_counter()
+    while c.get(f"/evaluations/{job['id']}").json()["status"] not in ("done", "failed"):
+        time.sleep(0.2)
+    scored = time.perf_counter() - t0
+    while (r := c.get(f"/evaluations/{job['id']}/report", params={"format": "html"})).status_code == 202:
+        time.sleep(0.2)
+    rendered = time.perf_counter() - t0 - scored
+    reads = []
+    for _ in range(5):
+        t1 = time.perf_counter()
+        r = c.get(f"/evaluations/{job['id']}/report", params={"format": "html"})
+        reads.append(time.perf_counter() - t1)
+    if r.status_code != 200:
+        problems.append(f"big report: {r.status_code}")
+    print(f"report of 2 runs x {n} queries: scored in {scored:.1f} s, HTML report rendered in the background "
+          f"{rendered:.1f} s later; each view then reads the cache: median {np.median(reads) * 1000:.0f} ms "
+          f"({len(r.content) / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":

@@ -293,7 +293,9 @@ def compare(
     ----------
     qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
         the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
-        is not used and ``metrics`` selects among their metrics)
+        is not used and ``metrics`` selects among their metrics), ``RetrieverEvaluation`` values, or
+        retrievers with a test set as ``qrels`` (each is run over it first; see
+        :mod:`rankscope.retrieval.compare_entry`)
     metrics : metric names (default: the engine's default set)
     test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank), ``"randomization"`` (sign flips)
         or ``"tukey-hsd"`` (Sakai's randomized Tukey HSD over all systems, with compact-letter groups)
@@ -321,10 +323,12 @@ def compare(
     (0.5, 6, 0.03125, 'dense')
     """
     from rankscope.interpret.coverage import counts_dict, coverage_warnings
+    from rankscope.retrieval.compare_entry import resolve_retrievers
     from rankscope.stats import bootstrap as bs
     from rankscope.stats import corrections, effect, paired
     from rankscope.stats.montecarlo import undecided_near
 
+    qrels, runs = resolve_retrievers(qrels, runs, metrics)  # RetrieverEvaluations, {name: retriever} + a TestSet
     if test not in paired.TESTS:
         raise InvalidParameterError(f"test must be one of {', '.join(paired.TESTS)}, got {test!r}")
     if test == TUKEY and correction is not None:

@@ -63,11 +63,11 @@ def test_langchain_retriever_and_vector_store() -> None:
     retriever = store.as_retriever(search_kwargs={"k": 2})
     adapted = as_retriever(retriever)
     assert isinstance(adapted, LangChainRetriever)
-    hits = adapted.search("how to write python", 3)  # k is passed through to the vector store retriever
-    assert [h.id for h in hits][:1] == ["py"] and len(hits) == 3
+    hits = adapted.search("how to write python", 3)  # evaluated as configured: its own k=2, never overridden
+    assert [h.id for h in hits][:1] == ["py"] and len(hits) == 2
     assert hits[0].text == DOCS["py"] and hits[0].metadata == {"source": "py.txt"}
 
-    ev = evaluate_retriever(retriever, _testset(), ["mrr", "recall@1"], k=3, progress=False)
+    ev = evaluate_retriever(retriever, _testset(), ["mrr", "recall@1"], k=2, progress=False)
     assert ev.result.mean() == {"mrr": 1.0, "recall@1": 1.0} and ev.errors == {}
 
     # the vector store itself (similarity_search_with_score): scores kept, ids from Document.id

@@ -20,7 +20,8 @@ DOC_QRELS = {"q1": {"A": 1, "C": 1}, "q2": {"B": 2}}
 
 
 def _ranking(run: Run) -> dict[str, list[str]]:
-    return {q: sorted(d, key=lambda doc: -d[doc]) for q, d in run.to_dict().items()}
+    """trec_eval's ranking: score descending, ties by doc id descending."""
+    return {q: sorted(sorted(d, reverse=True), key=lambda doc: -d[doc]) for q, d in run.to_dict().items()}
 
 
 def test_document_takes_the_rank_of_its_first_chunk() -> None:
@@ -81,7 +82,8 @@ def test_evaluate_retriever_reports_chunk_and_document_level_side_by_side() -> N
     assert ev.result.mean() == {"mrr": 0.0, "recall@2": 0.0}  # chunk ids never match document judgments
     assert ev.doc_result is not None and ev.doc_run is not None
     assert ev.doc_result.mean() == {"mrr": 0.75, "recall@2": 0.75}  # q1: 1, 1/2; q2: 1/2, 1
-    assert ev.chunk_relevance is None and set(ev.mean()) == {"document"}  # nothing judges chunks here
+    assert ev.chunk_relevance is None and ev.mean()["retrieved"] == {"mrr": None, "recall@2": None}  # not judged
+    assert ev.coverage == {"retrieved": 0, "document": 2}
     assert ev.unknown_ids.unknown == 0  # checked after folding
     by_meta = evaluate_retriever(_chunk_retriever, ts, ["mrr", "recall@2"], chunk_to_doc="metadata:source",
                                  progress=False)
@@ -92,7 +94,7 @@ def test_without_mapping_the_unknown_ids_point_at_the_bug() -> None:
     ts = TestSet.from_annotations(["q1", "q2"], [DOC_QRELS["q1"], DOC_QRELS["q2"]], ids=["q1", "q2"])
     with pytest.warns(UserWarning, match="100% of retrieved ids"):
         ev = evaluate_retriever(_chunk_retriever, ts, ["mrr"], progress=False)
-    assert ev.unknown_ids.unknown == 8 and ev.unknown_ids.suspicious and ev.doc_result is None
+    assert ev.unknown_ids.unknown == 8 and ev.unknown_ids.suspicious and ev.doc_run is ev.run
 
 
 def test_real_chunked_retrieval_folds_like_a_naive_reference_and_scores_like_pytrec_eval() -> None:
@@ -152,5 +154,5 @@ def test_chunk_level_from_answers_beside_document_judgments() -> None:
     ev = evaluate_retriever(search, ts, ["mrr"], chunk_to_doc="{doc_id}#{chunk}", progress=False)
     assert ev.relevance == "qrels" and ev.chunk_relevance == "answers"
     # chunk level (answers): q1 first containing chunk B#1 at rank 2, q2 B#7 at rank 3
-    assert ev.mean() == {"chunk": {"mrr": pytest.approx((1 / 2 + 1 / 3) / 2)}, "document": {"mrr": 0.75}}
-    assert ev.to_dict()["chunk_relevance"] == "answers"
+    assert ev.mean() == {"retrieved": {"mrr": pytest.approx((1 / 2 + 1 / 3) / 2)}, "document": {"mrr": 0.75}}
+    assert ev.to_dict()["judged_by"] == {"retrieved": "answers", "document": "qrels"}

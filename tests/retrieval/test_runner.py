@@ -157,7 +157,7 @@ def test_interrupted_evaluation_resumes_where_it_stopped(tmp_path: Path) -> None
     with pytest.raises(KeyboardInterrupt):
         evaluate_retriever(first, _testset(), ["mrr"], workers=1, cache=cache, progress=False)
     lines = _cache_lines(cache)
-    assert lines[0]["rankscope_cache"] == 1 and lines[0]["k"] == 10
+    assert lines[0]["rankscope_cache"] == 2 and lines[0]["k"] == 10
     assert [r["query_id"] for r in lines[1:]] == ["q1", "q2", "q3"]
 
     second = FakeRetriever()
@@ -189,12 +189,13 @@ def test_resume_reruns_failed_queries_and_drops_a_truncated_line(tmp_path: Path)
 def test_cache_with_another_k_or_garbage_is_refused(tmp_path: Path) -> None:
     cache = tmp_path / "c.jsonl"
     evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], k=5, cache=cache, progress=False)
-    with pytest.raises(InvalidParameterError, match="k=5"):
+    with pytest.raises(InvalidParameterError, match="k 5 there, 10 now"):
         evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], k=10, cache=cache, progress=False)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"rankscope_cache": 1, "k": 10}\nnot json\n{"query_id": "q1", "ids": [], "scores": []}\n')
+    header = cache.read_text().splitlines()[0]  # this evaluation's fingerprint, then a broken line
+    bad.write_text(header + '\nnot json\n{"query_id": "q1", "ids": [], "scores": []}\n')
     with pytest.raises(ParseError, match=r"bad.jsonl:2"):
-        evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], cache=bad, progress=False)
+        evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], k=5, cache=bad, progress=False)
 
 
 def test_unknown_ids_are_counted_and_warned_about() -> None:
@@ -211,8 +212,8 @@ def test_unknown_ids_are_counted_and_warned_about() -> None:
 def test_no_warning_when_ids_match() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ev = evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], progress=False)
-    assert ev.unknown_ids.against == "qrels" and not ev.unknown_ids.suspicious
+        ev = evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], k=5, progress=False)
+    assert ev.unknown_ids.against == "qrels" and not ev.unknown_ids.suspicious and ev.warnings == []
 
 
 def test_latency_percentiles_and_summary() -> None:
@@ -245,7 +246,7 @@ def test_only_judged_queries_are_run_and_progress_bar_runs() -> None:
 
 def test_every_query_failing_warns_with_the_first_error() -> None:
     fake = FakeRetriever(fail_always=set(RANK_OF_RELEVANT))
-    with pytest.warns(RuntimeWarning, match=r"every query failed \(6\); first: q\d: ConnectionError"):
+    with pytest.warns(UserWarning, match=r"6 of 6 queries \(100%\) failed .*first: q\d: ConnectionError"):
         ev = evaluate_retriever(fake, _testset(), ["mrr"], retries=0, progress=False)
     assert len(ev.errors) == 6 and ev.result.mean() == {"mrr": 0.0} and len(ev.run) == 0
 

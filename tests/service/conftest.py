@@ -55,9 +55,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def make_client(db_url: str, **settings: Any) -> TestClient:
-    opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0}
+    opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0,
+                            "allow_retrievers": ("127.0.0.1",)}
     opts.update(settings)
-    return TestClient(create_app(Settings(db_url=db_url, **opts)))
+    return TestClient(create_app(Settings(db_url=db_url, **opts)), base_url="http://127.0.0.1")
 
 
 @pytest.fixture
@@ -90,3 +91,15 @@ def wait_job(c: TestClient, job_id: str, timeout: float = 30.0) -> dict[str, Any
             return body
         time.sleep(0.05)
     raise AssertionError(f"job {job_id} did not finish in {timeout} s: {body}")
+
+
+def get_report(c: TestClient, job_id: str, timeout: float = 60, **params: Any) -> Any:
+    """GET an evaluation's report, following 202 (being rendered in the background) until it is there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = c.get(f"/api/v1/evaluations/{job_id}/report", params=params)
+        if r.status_code != 202:
+            return r
+        assert r.json()["status"] == "rendering" and r.headers["retry-after"] == "1"
+        assert time.monotonic() < deadline, "the report was never rendered"
+        time.sleep(0.05)

@@ -3,11 +3,13 @@
 For the query text ``"query N"`` it answers ``[{"id": "rN", ...}, {"id": "xN", ...}]``
 (the relevant document first when N is even, second when N is odd).  Texts with
 ``flaky`` fail with 500 on the first request, ``broken`` always fail, ``garbage``
-get a malformed answer.
+get a malformed answer, ``slow`` wait ``slow`` seconds before answering, ``trickle``
+get their answer one byte per second (for at most ``trickle_limit`` seconds).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -23,8 +25,10 @@ def expected_hits(text: str) -> list[dict[str, Any]]:
 
 
 class FakeRetriever:
-    def __init__(self, delay: float = 0.0) -> None:
+    def __init__(self, delay: float = 0.0, slow: float = 0.0, trickle_limit: float = 10.0) -> None:
         self.delay = delay
+        self.slow = slow
+        self.trickle_limit = trickle_limit
         self.calls: Counter[str] = Counter()
         self.lock = threading.Lock()
         owner = self
@@ -37,6 +41,10 @@ class FakeRetriever:
                 pass
 
             def do_POST(self) -> None:
+                with contextlib.suppress(OSError):  # the client gave up (a deadline): nothing to answer
+                    self._answer()
+
+            def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 text = body["query"]
                 with owner.lock:
@@ -44,12 +52,38 @@ class FakeRetriever:
                     n_calls = owner.calls[text]
                 if owner.delay:
                     time.sleep(owner.delay)
-                if "broken" in text or ("flaky" in text and n_calls == 1):
-                    self._send(500, {"error": "boom"})
+                if "slow" in text:
+                    time.sleep(owner.slow)
+                if "trickle" in text:
+                    self._trickle(expected_hits(text)[: body["k"]])
+                elif "broken" in text or ("flaky" in text and n_calls == 1):
+                    self.send_response(500)  # a body that must never be stored
+                    data = b'{"error": "boom", "internal": "stack trace and secrets"}'
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
                 elif "garbage" in text:
                     self._send(200, {"not": "a list"})
                 else:
                     self._send(200, expected_hits(text)[: body["k"]])
+
+            def _trickle(self, payload: Any) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                t0 = time.monotonic()
+                try:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        if time.monotonic() - t0 > owner.trickle_limit:
+                            self.wfile.write(data[i + 1:])
+                            break
+                        time.sleep(1.0)
+                except OSError:
+                    pass  # the client gave up
 
             def _send(self, status: int, payload: Any) -> None:
                 data = json.dumps(payload).encode()
@@ -59,7 +93,10 @@ class FakeRetriever:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # the default backlog of 5 drops connects: a 1 s SYN retry per burst
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

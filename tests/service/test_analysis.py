@@ -8,7 +8,7 @@ import pytest
 
 from rankscope.comparison import compare
 
-from .conftest import RUN_A, RUN_B, make_client, upload_run, upload_testset, wait_job
+from .conftest import RUN_A, RUN_B, get_report, make_client, upload_run, upload_testset, wait_job
 from .test_api import _qrels
 
 
@@ -46,7 +46,7 @@ def test_report_downloads(stored) -> None:  # type: ignore[no-untyped-def]
                                               "metrics": ["ndcg@10", "mrr"]}).json()
     job = wait_job(c, job["id"])
     for fmt, needle in (("html", "<html"), ("markdown", "|"), ("json", '"schema_version"'), ("latex", "tabular")):
-        r = c.get(f"/api/v1/evaluations/{job['id']}/report", params={"format": fmt, "lang": "zh"})
+        r = get_report(c, job["id"], format=fmt, lang="zh")
         assert r.status_code == 200, (fmt, r.text[:300])
         assert needle in r.text and "dense" in r.text
         assert "attachment" in r.headers["content-disposition"]

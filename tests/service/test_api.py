@@ -51,7 +51,7 @@ def test_evaluation_matches_the_engine(client: TestClient) -> None:
     assert r.json()["status"] in ("queued", "running", "done")
     job = wait_job(client, r.json()["id"])
     assert job["status"] == "done", job
-    assert job["progress"] == {"total": 6, "finished": 6, "failed": 0}
+    assert job["progress"] == {"total": 6, "finished": 6, "failed": 0, "runs": 2}
 
     qrels = _qrels()
     expected = {
@@ -167,23 +167,23 @@ def test_upload_limit_413(db_url: str) -> None:
 
 
 def test_token_auth(db_url: str) -> None:
-    with make_client(db_url, token="s3cret") as c:
+    with make_client(db_url, token="s3cret-token-012345") as c:
         assert c.get("/api/v1/health").status_code == 200
-        spec = c.get("/api/v1/openapi.json", headers={"Authorization": "Bearer s3cret"}).json()
+        spec = c.get("/api/v1/openapi.json", headers={"Authorization": "Bearer s3cret-token-012345"}).json()
         assert c.get("/api/v1/openapi.json").status_code == 401
         for path, ops in spec["paths"].items():
             for method in ops:
                 url = path.replace("{test_set_id}", "1").replace("{run_id}", "1").replace("{job_id}", "abc")
-                for headers in ({}, {"Authorization": "Bearer wrong"}, {"X-API-Token": "s3cre"}):
+                for headers in ({}, {"Authorization": "Bearer wrong"}, {"X-API-Token": "s3cret-token-01234"}):
                     r = c.request(method.upper(), url, headers=headers)
                     if path == "/api/v1/health":
                         assert r.status_code == 200
                     else:
                         assert r.status_code == 401, (method, path, headers)
                         assert r.json()["errors"][0]["field"] == "Authorization"
-        ok = {"Authorization": "Bearer s3cret"}
+        ok = {"Authorization": "Bearer s3cret-token-012345"}
         assert c.get("/api/v1/testsets", headers=ok).status_code == 200
-        assert c.get("/api/v1/testsets", headers={"X-API-Token": "s3cret"}).status_code == 200
+        assert c.get("/api/v1/testsets", headers={"X-API-Token": "s3cret-token-012345"}).status_code == 200
         r = c.get("/", follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"].startswith("/login")
 

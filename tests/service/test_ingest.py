@@ -1,36 +1,41 @@
-"""parse_run / parse_testset read JSON through rankscope.io: errors name the uploaded file and the line."""
+"""Upload readers: JSON through rankscope.io, errors name the uploaded file and the line (not the temp copy)."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("sqlalchemy")
 
-from rankscope.errors import ParseError
-from rankscope.service.ingest import parse_run, parse_testset
+from rankscope.service.ingest import Uploaded, UploadError, read_run_upload, read_testset_upload
+from rankscope.service.uploads import Counter
+
+
+def _counter() -> Counter:
+    return Counter(max_bytes=1 << 20, max_rows=10_000)
 
 
 def test_run_json_errors_name_the_uploaded_file_and_line(tmp_path: Path) -> None:
-    p = tmp_path / "upload.tmp"
-    p.write_text('{"q1": {"d1": 1.0},\n "q2": oops}\n', encoding="utf-8")
-    with pytest.raises(ParseError, match=r"^bm25\.json:2: invalid JSON"):
-        parse_run(p, "json", "bm25", filename="bm25.json")
+    up = Uploaded(io.BytesIO(b'{"q1": {"d1": 1.0},\n "q2": oops}\n'), "bm25.json")
+    with pytest.raises(UploadError, match=r"^bm25\.json:2: invalid JSON") as info:
+        read_run_upload(tmp_path, _counter(), up, "json", "bm25")
+    assert info.value.field == "file"
 
 
 def test_run_ranked_lists_are_read(tmp_path: Path) -> None:
-    p = tmp_path / "upload.tmp"
-    p.write_text('{"q1": ["d2", "d1"]}', encoding="utf-8")
-    assert parse_run(p, "ranked", "dense").to_dict() == {"q1": {"d2": 2.0, "d1": 1.0}}
+    run = read_run_upload(tmp_path, _counter(), Uploaded(io.BytesIO(b'{"q1": ["d2", "d1"]}'), "r.json"), "ranked",
+                          "dense")
+    assert run.to_dict() == {"q1": {"d2": 2.0, "d1": 1.0}}
 
 
 def test_trec_queries_jsonl_errors_name_the_queries_file(tmp_path: Path) -> None:
-    qrels = tmp_path / "qrels.tmp"
-    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
-    queries = tmp_path / "queries.tmp"
-    queries.write_text('{"_id": "q1", "text": "hello"}\n\n{bad\n', encoding="utf-8")
-    with pytest.raises(ParseError, match=r"^queries\.jsonl:3: invalid JSON"):
-        parse_testset(qrels, "trec", queries_path=queries, queries_filename="queries.jsonl")
-    queries.write_text('{"_id": "q1", "text": "hello"}\n', encoding="utf-8")
-    assert parse_testset(qrels, "trec", queries_path=queries).queries == [("q1", "hello")]
+    def read(queries: bytes) -> object:
+        return read_testset_upload(tmp_path, _counter(), Uploaded(io.BytesIO(b"q1 0 d1 1\n"), "qrels.txt"), "trec",
+                                   queries=Uploaded(io.BytesIO(queries), "queries.jsonl", "queries"))
+
+    with pytest.raises(UploadError, match=r"^queries\.jsonl:3: invalid JSON") as info:
+        read(b'{"_id": "q1", "text": "hello"}\n\n{bad\n')
+    assert info.value.field == "queries"
+    assert read(b'{"_id": "q1", "text": "hello"}\n').queries == [("q1", "hello")]  # type: ignore[attr-defined]

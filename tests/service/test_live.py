@@ -18,13 +18,18 @@ def test_live_evaluation(client: TestClient) -> None:
         assert r.status_code == 202, r.text
         job = wait_job(client, r.json()["id"])
     assert job["status"] == "done", job
-    assert job["progress"] == {"total": 23, "finished": 21, "failed": 2}
+    assert job["progress"] == {"total": 23, "finished": 21, "failed": 2, "runs": 1}
     assert retriever.calls["flaky query 20"] == 2  # failed once, retried, stored once
     assert retriever.calls["broken query 21"] == 3  # 1 + 2 retries, then the error is stored
     assert retriever.calls["garbage query 22"] == 1  # a malformed answer is not retried
 
     errors = client.get(f"/api/v1/evaluations/{job['id']}/live-results", params={"errors_only": True}).json()
-    assert {e["query_id"]: e["error"][:8] for e in errors} == {"q21": "HTTP 500", "q22": "bad answ"}
+    by_query = {e["query_id"]: e for e in errors}
+    assert by_query.keys() == {"q21", "q22"}
+    assert by_query["q21"]["error"].endswith("HTTP 500 Internal Server Error")  # the status line only
+    assert "boom" not in by_query["q21"]["error"]  # never the body of a failed call
+    assert "bad answer" in by_query["q22"]["error"]
+    assert (by_query["q21"]["attempts"], by_query["q22"]["attempts"]) == (3, 1)
     # the answers became a stored run of the test set, scored like any other
     [run] = job["runs"]
     assert run["name"] == "fake-bm25"
@@ -44,7 +49,7 @@ def test_live_unreachable_retriever_records_errors(client: TestClient) -> None:
     r = client.post("/api/v1/evaluations/live", json={
         "test_set_id": ts["id"], "retriever_url": "http://127.0.0.1:9/nothing", "retries": 0, "metrics": ["mrr"]})
     job = wait_job(client, r.json()["id"])
-    assert job["progress"] == {"total": 3, "finished": 0, "failed": 3}
+    assert job["progress"] == {"total": 3, "finished": 0, "failed": 3, "runs": 1}
     assert job["status"] == "failed" and "no" in job["error"]
 
 

@@ -22,7 +22,7 @@ N = 2000
 
 def _start(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve", "--db", db_url,
-           "--port", str(port), "--workers", "1", "--lease-seconds", "1"]
+           "--port", str(port), "--workers", "1", "--lease-seconds", "1", "--allow-retriever", "127.0.0.1"]
     proc = subprocess.Popen(cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -78,7 +78,7 @@ def test_sigkill_during_live_job_then_resume(db_url: str, tmp_path: Path) -> Non
             proc.terminate()
             proc.wait(10)
     assert job["status"] == "done", job
-    assert job["progress"] == {"total": N, "finished": N, "failed": 0}
+    assert job["progress"] == {"total": N, "finished": N, "failed": 0, "runs": 1}
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT query_id, hits FROM live_results WHERE job_id = :j"), {"j": job_id}).all()
         scored = conn.execute(text("SELECT query_id, scores FROM query_scores WHERE job_id = :j"),

@@ -27,15 +27,14 @@ _EXPORTS: dict[str, str] = {
     "compare_chunkings": "rankscope.chunking.compare",
     "ChunkingComparison": "rankscope.chunking.compare",
     "make_factory": "rankscope.chunking.retrievers",
-    "E5Retriever": "rankscope.chunking.retrievers",
 }
 
-__all__ = ["ChunkingComparison", "E5Retriever", "compare_chunkings", "fixed", "fixed_tokens", "make_factory",
+__all__ = ["ChunkingComparison", "compare_chunkings", "fixed", "fixed_tokens", "make_factory",
            "paragraphs", "parse_spec", "recursive", "sentences", "split"]
 
 if TYPE_CHECKING:
     from rankscope.chunking.compare import ChunkingComparison, compare_chunkings
-    from rankscope.chunking.retrievers import E5Retriever, make_factory
+    from rankscope.chunking.retrievers import make_factory
     from rankscope.chunking.splitters import fixed, fixed_tokens, paragraphs, parse_spec, recursive, sentences, split
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -212,7 +212,8 @@ def compare_chunkings(
     test, alpha, correction, baseline, permutations, bootstrap, rng : as in :func:`rankscope.compare`
     relevance_level : minimum grade in R (span measures) and of a relevant chunk
     batch_size, progress : passed to :func:`rankscope.evaluate_retriever`
-    cache_dir : where the ``e5`` / ``hybrid`` factories keep embeddings between runs
+    cache_dir : where the ``e5`` / ``dense`` / ``hybrid`` factories keep embeddings between runs (default: the
+        dense retriever's user cache)
     """
     from rankscope.chunking.retrievers import make_factory
     from rankscope.comparison import compare

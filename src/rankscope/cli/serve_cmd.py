@@ -23,10 +23,30 @@ def serve_command(
                                                  min=0.001)] = 64.0,
     lease_seconds: Annotated[float, typer.Option("--lease-seconds", help="a crashed worker's job is taken over "
                                                  "after this long", min=0.5)] = 15.0,
+    max_data_mb: Annotated[float, typer.Option("--max-data-mb", help="most bytes one upload may hold once "
+                                               "decompressed (gzip, zip members)", min=0.001)] = 256.0,
+    max_rows: Annotated[int, typer.Option("--max-rows", help="most rows one upload may hold", min=1)] = 20_000_000,
+    allow_retriever: Annotated[Optional[list[str]], typer.Option(
+        "--allow-retriever", help="HOST or HOST:PORT that live evaluations may call (repeatable; none by default)",
+        envvar="RANKSCOPE_ALLOW_RETRIEVER")] = None,
+    allow_host: Annotated[Optional[list[str]], typer.Option(
+        "--allow-host", help="another name this service is reached under (Host header; repeatable)")] = None,
+    live_workers: Annotated[int, typer.Option("--live-workers", help="threads for live retriever jobs (apart "
+                                              "from --workers, which score)", min=0, max=64)] = 2,
+    retriever_timeout: Annotated[float, typer.Option("--retriever-timeout", help="total seconds one retriever "
+                                                     "request may take", min=0.1)] = 30.0,
+    live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
+                                               "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard."""
-    from rankscope.service.settings import Settings, default_db_url, is_loopback
+    from rankscope.errors import RankscopeError
+    from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback
 
+    if token is not None:
+        try:
+            check_token(token)
+        except RankscopeError as exc:
+            fail(f"--token: {exc}")
     if not is_loopback(host) and not token:
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could read and delete "
              "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1")
@@ -36,8 +56,13 @@ def serve_command(
         from rankscope.service.app import create_app
     except ImportError as exc:
         fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})")
+    entries = [e for item in allow_retriever or [] for e in item.split(",") if e.strip()]
     settings = Settings(db_url=db or default_db_url(), token=token, workers=workers,
-                        max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds)
+                        max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds,
+                        max_data_bytes=int(max_data_mb * 1024 * 1024), max_rows=max_rows, host=host, port=port,
+                        allowed_hosts=tuple(allow_host or ()), allow_retrievers=tuple(entries),
+                        live_workers=live_workers, retriever_timeout=retriever_timeout,
+                        live_budget_seconds=live_budget)
     application = create_app(settings)
     typer.echo(f"rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {_safe(settings.db_url)})",
                err=True)

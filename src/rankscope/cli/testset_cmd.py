@@ -37,17 +37,16 @@ def check_command(
     relevance_level: RelevanceLevel = 1,
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any problem is found")] = False,
 ) -> None:
-    """Audit FILE: duplicate / near-duplicate / empty queries, queries without a relevant id,
-    relevant ids missing from the corpus, grade distribution."""
-    from rankscope.data.testset import TestSet
-    from rankscope.data.testset_audit import audit_testset
+    """Audit FILE: what reading it found (unknown keys, null or empty ids), duplicate / near-duplicate /
+    empty queries, queries without a relevant id, relevant ids missing from the corpus, grade distribution."""
+    import warnings
 
-    if file.is_dir():
-        ts = TestSet.from_beir(file, split=split or "test")
-    else:
-        if not file.exists():
-            raise FileNotFoundError(2, "no such file", str(file))
-        ts = TestSet.from_file(file)
+    from rankscope.data.testset_audit import audit_testset
+    from rankscope.data.testset_io import read_any
+
+    with warnings.catch_warnings():  # every finding is in the table / JSON below
+        warnings.simplefilter("ignore")
+        ts = read_any(file, split=split or "test", lenient=True)
     audit = audit_testset(ts, near_threshold=near, relevance_level=relevance_level)
     if fmt is CheckFormat.json:
         typer.echo(json.dumps(audit.to_dict(), ensure_ascii=False, indent=2))
@@ -82,6 +81,11 @@ def _print_table(audit: Any) -> None:
     if audit.corpus_size is not None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
         table.add_row("relevant ids missing from corpus", str(len(miss)), _ids(miss, 4))
+    if audit.load_issues:
+        table.add_section()
+        for issue in audit.load_issues:
+            where = f"{issue.where}: " if issue.where else ""
+            table.add_row(f"{issue.severity}: {issue.field or 'record'}", str(issue.count), f"{where}{issue.message}")
     table.add_section()
     for grade, n in sorted(audit.grades.items()):
         table.add_row(f"judgments with grade {grade}", str(n), "")

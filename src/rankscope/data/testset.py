@@ -34,9 +34,44 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.spans import SpanQrels
 from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError
 
-__all__ = ["Query", "TestSet"]
+__all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class TestSetWarning(UserWarning):
+    """Something in a test set file was not used as written (an unknown key, a dropped value)."""
+
+    __test__ = False
+
+
+@dataclass(frozen=True)
+class LoadIssue:
+    """One finding while reading a test set file, kept in :attr:`TestSet.issues`.
+
+    ``severity`` is ``"warning"`` (the file loaded; e.g. an unknown key, ignored for scoring) or
+    ``"error"`` (only kept by the lenient reading of ``rankscope testset check``; a normal load raises
+    :class:`~rankscope.errors.ParseError` instead).  ``where`` is ``"record 3"`` (JSON, 0-based) or
+    ``"line 4"`` (JSONL / BEIR), the first occurrence when ``count > 1``.
+
+    >>> print(LoadIssue("t.json", "record 0", "gold", "unknown key 'gold' ignored", count=2))
+    t.json: record 0: unknown key 'gold' ignored
+    """
+
+    source: str
+    where: str
+    field: str | None
+    message: str
+    severity: str = "warning"
+    count: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.where}: {self.message}" if self.where else f"{self.source}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"source": self.source, "where": self.where, "field": self.field, "message": self.message,
+                "severity": self.severity, "count": self.count}
 
 
 @dataclass(frozen=True)
@@ -72,20 +107,44 @@ class Query:
         return (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
 
 
-def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: str) -> dict[str, int]:
-    """Merge a list of relevant ids and/or a ``{doc: grade}`` mapping into ``{doc: grade}``."""
+def check_id(value: Any, what: str) -> str:
+    """``value`` as an id string; a null, empty or non-scalar id raises :class:`RankscopeError` naming ``what``.
+
+    >>> check_id(7, "relevant_ids")
+    '7'
+    >>> check_id(None, "relevant_ids item 0")
+    Traceback (most recent call last):
+    rankscope.errors.RankscopeError: relevant_ids item 0: null id
+    """
+    if value is None:
+        raise RankscopeError(f"{what}: null id")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise RankscopeError(f"{what}: an id must be a string or an integer, got {value!r}")
+    text = str(value)
+    if not text.strip():
+        raise RankscopeError(f"{what}: empty id {text!r}")
+    return text
+
+
+def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: str,
+               fields: tuple[str, str] = ("relevant", "grades")) -> dict[str, int]:
+    """Merge a list of relevant ids and/or a ``{doc: grade}`` mapping into ``{doc: grade}``.
+
+    Null, empty and non-scalar ids raise :class:`RankscopeError` naming ``where``, the field and the item.
+    """
     out: dict[str, Any] = {}
-    grades = dict(grades or {})
+    rel_field, grade_field = fields
+    grades = {check_id(d, f"{where}: {grade_field} key {d!r}"): g for d, g in dict(grades or {}).items()}
     if isinstance(relevant, Mapping):
-        grades = {**relevant, **grades}
+        grades = {**{check_id(d, f"{where}: {rel_field} key {d!r}"): g for d, g in relevant.items()}, **grades}
         relevant = []
-    if isinstance(relevant, (str, int)):
-        relevant = [relevant]
-    for doc in relevant or []:
-        doc = str(doc)
+    if isinstance(relevant, (str, int)) or relevant is None:
+        relevant = [] if relevant is None else [relevant]
+    for i, doc in enumerate(relevant):
+        doc = check_id(doc, f"{where}: {rel_field} item {i}")
         out[doc] = grades.get(doc, 1)
     for doc, grade in grades.items():
-        out.setdefault(str(doc), grade)
+        out.setdefault(doc, grade)
     for doc, grade in out.items():
         if isinstance(grade, float) and grade.is_integer():
             out[doc] = int(grade)
@@ -120,9 +179,12 @@ class TestSet:
         qrels: Qrels | Mapping[str, Mapping[str, int]] | None = None,
         corpus: Mapping[str, str] | None = None,
         name: str | None = None,
+        issues: Sequence[LoadIssue] = (),
         spans: SpanQrels | None = None,
     ) -> None:
         self.queries: list[Query] = list(queries)
+        #: what reading the file found (unknown keys...); shown by evaluations and ``testset check``
+        self.issues: tuple[LoadIssue, ...] = tuple(issues)
         by_id: dict[str, Query] = {}
         for q in self.queries:
             if not isinstance(q, Query):
@@ -187,12 +249,14 @@ class TestSet:
         wanted = set(query_ids)
         judg = {q: d for q, d in self.judgments().items() if q in wanted}
         spans = self.spans.subset(query_ids) if self.spans is not None else None
-        return TestSet(keep, judg, self.corpus, self.name, spans=spans)
+        return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans)
 
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
         spans = f", {len(self.spans)} judged spans" if self.spans is not None else ""
-        return f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{spans}{corpus})"
+        issues = f", {len(self.issues)} load issue(s)" if self.issues else ""
+        return (f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{spans}{corpus}"
+                f"{issues})")
 
     # -- building -----------------------------------------------------------------------
     @classmethod
@@ -246,11 +310,15 @@ class TestSet:
 
     # -- files ----------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, path: str | Path, name: str | None = None) -> TestSet:
-        """Read a JSON test set: a list of records (seed format included) or ``{"queries": [...]}``."""
+    def from_json(cls, path: str | Path, name: str | None = None, *, strict: bool = False) -> TestSet:
+        """Read a JSON test set: a list of records (seed format included) or ``{"queries": [...]}``.
+
+        Unknown record keys are reported (:class:`TestSetWarning`, kept in :attr:`issues`);
+        ``strict=True`` makes them a :class:`~rankscope.errors.ParseError`.
+        """
         from rankscope.data.testset_io import read_json
 
-        return read_json(path, name)
+        return read_json(path, name, strict=strict)
 
     def to_json(self, path: str | Path, *, include_corpus: bool = True) -> None:
         """Write ``{"name", "queries": [records], "corpus"}`` (UTF-8, readable Chinese)."""
@@ -259,11 +327,12 @@ class TestSet:
         write_json(self, path, include_corpus=include_corpus)
 
     @classmethod
-    def from_jsonl(cls, path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None) -> TestSet:
-        """Read one record per line (same record keys as JSON)."""
+    def from_jsonl(cls, path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None, *,
+                   strict: bool = False) -> TestSet:
+        """Read one record per line (same record keys and ``strict`` as :meth:`from_json`)."""
         from rankscope.data.testset_io import read_jsonl
 
-        return read_jsonl(path, name, corpus)
+        return read_jsonl(path, name, corpus, strict=strict)
 
     def to_jsonl(self, path: str | Path) -> None:
         """Write one record per line (the corpus is not written)."""
@@ -272,16 +341,18 @@ class TestSet:
         write_jsonl(self, path)
 
     @classmethod
-    def from_beir(cls, folder: str | Path, split: str = "test", name: str | None = None) -> TestSet:
+    def from_beir(cls, folder: str | Path, split: str = "test", name: str | None = None, *,
+                  strict: bool = False) -> TestSet:
         """Read a BEIR folder: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/{split}.tsv``.
 
         Only the queries judged in the split are kept (as BEIR does); corpus
         text is ``title + " " + text`` (the title alone or the text alone when
-        the other is empty).
+        the other is empty).  Keys other than ``_id``, ``text``, ``metadata`` (and ``title`` in the
+        corpus) are reported as in :meth:`from_json` (a query's are kept in its metadata).
         """
         from rankscope.data.testset_io import read_beir
 
-        return read_beir(folder, split, name)
+        return read_beir(folder, split, name, strict=strict)
 
     def to_beir(self, folder: str | Path, split: str = "test") -> None:
         """Write a BEIR folder (``queries.jsonl``, ``qrels/{split}.tsv``, ``corpus.jsonl`` if any).
@@ -293,14 +364,12 @@ class TestSet:
         write_beir(self, folder, split)
 
     @classmethod
-    def from_file(cls, path: str | Path, name: str | None = None) -> TestSet:
-        """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (split ``test``)."""
-        p = Path(path)
-        if p.is_dir():
-            return cls.from_beir(p, name=name)
-        if p.suffix.lower() in (".jsonl", ".ndjson"):
-            return cls.from_jsonl(p, name)
-        return cls.from_json(p, name)
+    def from_file(cls, path: str | Path, name: str | None = None, *, strict: bool = False,
+                  split: str = "test") -> TestSet:
+        """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (``split``)."""
+        from rankscope.data.testset_io import read_any
+
+        return read_any(path, name, split=split, strict=strict)
 
 
 def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str, str] | None) -> SpanQrels | None:

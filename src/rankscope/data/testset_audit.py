@@ -14,7 +14,10 @@ Reported:
   queries that carry reference answers are listed separately since answer
   containment can still judge them;
 * **relevant ids missing from the corpus** (only when a corpus is present);
-* **grade distribution** (judgments per grade) and relevant ids per query.
+* **grade distribution** (judgments per grade) and relevant ids per query;
+* **load issues**: what reading the file found (:attr:`TestSet.issues
+  <rankscope.data.testset.TestSet.issues>`: unknown keys; with the lenient reading of
+  ``rankscope testset check``, also null or empty ids, which a normal load refuses).
 
 >>> from rankscope.data.testset import TestSet
 >>> ts = TestSet.from_annotations(["What is BM25?", "what is bm25", "", "x"], [["d1"], ["d1"], [], {"d2": 0}])
@@ -69,12 +72,14 @@ class TestSetAudit:
     relevant_per_query: dict[str, float] = field(default_factory=dict)
     with_answers: int = 0
     near_threshold: float = 0.8
+    load_issues: list[Any] = field(default_factory=list)
 
     @property
     def problems(self) -> int:
-        """How many findings need attention (duplicate groups, near pairs, empty, no-relevant, missing ids)."""
+        """How many findings need attention (duplicate groups, near pairs, empty, no-relevant, missing ids,
+        load issues)."""
         return (len(self.duplicates) + len(self.near_duplicates) + len(self.empty)
-                + len(self.no_relevant) + len(self.missing_from_corpus))
+                + len(self.no_relevant) + len(self.missing_from_corpus) + len(self.load_issues))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -89,6 +94,7 @@ class TestSetAudit:
             "missing_from_corpus": [{"query": q, "doc": d} for q, d in self.missing_from_corpus],
             "grades": {str(g): n for g, n in sorted(self.grades.items())},
             "relevant_per_query": self.relevant_per_query,
+            "load_issues": [i.to_dict() for i in self.load_issues],
             "problems": self.problems,
         }
 
@@ -219,5 +225,5 @@ def audit_testset(ts: TestSet, *, near_threshold: float = 0.8, relevance_level: 
         no_relevant_with_answers=no_rel_answers, missing_from_corpus=missing,
         grades={int(g): int(c) for g, c in zip(values.tolist(), counts.tolist())},
         relevant_per_query=rel_stats, with_answers=sum(1 for q in ts.queries if q.answers),
-        near_threshold=near_threshold,
+        near_threshold=near_threshold, load_issues=list(ts.issues),
     )

@@ -1,20 +1,41 @@
 """Reading and writing :class:`~rankscope.data.testset.TestSet` files: JSON, JSONL, BEIR folders.
 
-Record keys accepted on reading (first match wins): id — ``id``, ``query_id``,
-``qid``, ``_id``; text — ``query``, ``question``, ``text``; relevant ids —
-``relevant_docs``, ``relevant_ids``, ``relevant``, ``doc_ids``; grades —
-``relevance_scores``, ``grades``, ``qrels``; answers — ``answers``, ``answer``,
-``reference_answers``, ``reference_answer``; everything under ``metadata`` (and a
-top-level ``tags``) becomes the query's metadata; ``evidence`` — a list of judged
-spans ``{"doc_id", "start", "end"[, "grade"][, "text"]}`` (character offsets into
-the corpus document, end exclusive) — becomes the test set's span judgments
-(:class:`~rankscope.data.spans.SpanQrels`; files without it load as before).  A malformed record raises
-:class:`~rankscope.errors.ParseError` with file and line (JSONL) or record index (JSON).
+Record keys accepted on reading (the spellings people write; one field, several names):
+
+========== ============================================================================================
+field      keys
+========== ============================================================================================
+id         ``id``, ``query_id``, ``qid``, ``_id``, ``question_id``
+text       ``query``, ``question``, ``text``, ``user_input``, ``query_text``, ``question_text``
+relevant   ``relevant_docs``, ``relevant_ids``, ``relevant``, ``doc_ids``, ``relevant_doc_ids``,
+           ``relevant_document_ids``, ``relevant_passage_ids``, ``relevant_chunk_ids``, ``positive_ids``,
+           ``positive_doc_ids``, ``positives``, ``pos_ids``, ``gold_ids``, ``gold_doc_ids``, ``gold_docs``,
+           ``ground_truth_ids``, ``context_ids``, ``reference_context_ids``
+grades     ``relevance_scores``, ``grades``, ``qrels``, ``judgments``, ``relevance_grades``
+answers    ``answers``, ``answer``, ``reference_answers``, ``reference_answer``, ``ground_truth``,
+           ``ground_truths``, ``gold_answers``, ``gold_answer``
+========== ============================================================================================
+
+plus ``metadata`` (a mapping), ``tags`` and ``evidence`` — a list of judged spans
+``{"doc_id", "start", "end"[, "grade"][, "text"]}`` (character offsets into the corpus document, end
+exclusive) that becomes the test set's span judgments (:class:`~rankscope.data.spans.SpanQrels`;
+files without it load as before).  Two names of one field in the same record are an
+error.  **Any other key is reported**: a :class:`~rankscope.data.testset.TestSetWarning` naming the
+key, how many records have it, the first record, and the closest known key; the key is kept in the
+query's metadata but not used for scoring; the finding is kept in :attr:`TestSet.issues
+<rankscope.data.testset.TestSet.issues>`.  With ``strict=True`` it is a
+:class:`~rankscope.errors.ParseError`.  Null, empty or non-scalar ids (query ids, relevant ids,
+grade keys, BEIR ``_id`` / ``query-id`` / ``corpus-id``) are a :class:`~rankscope.errors.ParseError`
+with the file and the record (JSON, 0-based) or line (JSONL, BEIR).  ``lenient=True`` (what
+``rankscope testset check`` uses) records them as issues of severity ``"error"`` and drops the bad
+value instead, so that every problem of a file is listed at once.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -24,56 +45,164 @@ from rankscope.data.qrels import Qrels
 from rankscope.errors import EmptyInputError, ParseError, RankscopeError
 
 if TYPE_CHECKING:
-    from rankscope.data.testset import TestSet
+    from rankscope.data.testset import LoadIssue, TestSet
 
 __all__ = ["read_json", "write_json", "read_jsonl", "write_jsonl", "read_beir", "write_beir", "record_of",
-           "parse_record"]
+           "parse_record", "read_corpus", "read_any", "RECORD_KEYS", "Reader"]
 
-_ID = ("id", "query_id", "qid", "_id")
-_TEXT = ("query", "question", "text")
-_RELEVANT = ("relevant_docs", "relevant_ids", "relevant", "doc_ids")
-_GRADES = ("relevance_scores", "grades", "qrels")
-_ANSWERS = ("answers", "answer", "reference_answers", "reference_answer")
+_ID = ("id", "query_id", "qid", "_id", "question_id")
+_TEXT = ("query", "question", "text", "user_input", "query_text", "question_text")
+_RELEVANT = ("relevant_docs", "relevant_ids", "relevant", "doc_ids", "relevant_doc_ids", "relevant_document_ids",
+             "relevant_passage_ids", "relevant_chunk_ids", "positive_ids", "positive_doc_ids", "positives", "pos_ids",
+             "gold_ids", "gold_doc_ids", "gold_docs", "ground_truth_ids", "context_ids", "reference_context_ids")
+_GRADES = ("relevance_scores", "grades", "qrels", "judgments", "relevance_grades")
+_ANSWERS = ("answers", "answer", "reference_answers", "reference_answer", "ground_truth", "ground_truths",
+            "gold_answers", "gold_answer")
+_OTHER = ("metadata", "tags", "evidence")
+#: every key a test-set record may have, by field
+RECORD_KEYS: dict[str, tuple[str, ...]] = {"id": _ID, "text": _TEXT, "relevant": _RELEVANT, "grades": _GRADES,
+                                           "answers": _ANSWERS, "other": _OTHER}
+_KNOWN = frozenset(k for keys in RECORD_KEYS.values() for k in keys)
+_WRAPPER_KEYS = ("name", "queries", "corpus")
+_BEIR_QUERY_KEYS = ("_id", "text", "metadata")
+_BEIR_CORPUS_KEYS = ("_id", "title", "text", "metadata")
 
 
-def _pick(record: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        if key in record:
-            return record[key]
-    return None
+def suggest(key: str, known: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``known`` to ``key``, or ``""``.
+
+    >>> suggest("relevant_doc_idz", _KNOWN)
+    " (did you mean 'relevant_doc_ids'?)"
+    """
+    close = difflib.get_close_matches(key.lower(), sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def parse_record(record: Any, index: int, source: str, line: int | None = None) -> tuple[Any, dict[str, int]]:
-    """One record -> ``(Query, {doc: grade})``; ``index`` (0-based) names the default id ``q{index+1}``."""
-    from rankscope.data.testset import Query, _answers_tuple, _grades_of
+class Reader:
+    """The findings of reading one file: unknown keys (counted per key), and bad values.
 
-    label = "" if line is not None else f"record {index}: "
+    ``problem()`` raises :class:`ParseError` unless ``lenient``; ``unknown()`` counts a key, and
+    :meth:`finish` turns the counts into :class:`LoadIssue` warnings (an error when ``strict``).
+    """
 
-    def error(message: str) -> ParseError:
-        return ParseError(f"{label}{message}", source=source, line=line)
+    def __init__(self, source: str, *, strict: bool = False, lenient: bool = False) -> None:
+        self.source, self.strict, self.lenient = source, strict, lenient
+        self.issues: list[LoadIssue] = []
+        self._unknown: dict[tuple[str, str], list[Any]] = {}  # (source, key) -> [first where, count, known, line]
+
+    def problem(self, message: str, where: str, field: str | None, line: int | None = None,
+                source: str | None = None) -> None:
+        from rankscope.data.testset import LoadIssue
+
+        src = source or self.source
+        if not self.lenient:
+            raise ParseError(message if line is not None else f"{where}: {message}", source=src, line=line)
+        self.issues.append(LoadIssue(src, where, field, message, severity="error"))
+
+    def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
+        for key in keys:
+            if key not in known:
+                slot = self._unknown.setdefault((source or self.source, str(key)), [where, 0, known, line])
+                slot[1] += 1
+
+    def finish(self) -> list[LoadIssue]:
+        from rankscope.data.testset import LoadIssue, TestSetWarning
+
+        for (src, key), (where, count, known, line) in self._unknown.items():
+            records = "record" if count == 1 else "records"
+            message = (f"unknown key {key!r} in {count} {records} (first: {where}) is not used for scoring"
+                       f"{suggest(key, known)}")
+            if self.strict:
+                raise ParseError(f"{message}; rename it, or read without --strict to ignore it", source=src,
+                                 line=line)
+            issue = LoadIssue(src, where, key, message, count=count)
+            self.issues.append(issue)
+            warnings.warn(f"{src}: {message}", TestSetWarning, stacklevel=4)
+        self._unknown.clear()
+        return self.issues
+
+
+def _pick(record: Mapping[str, Any], keys: tuple[str, ...], where: str) -> tuple[str | None, Any]:
+    """``(key, value)`` of the one key of ``keys`` present in ``record``; two different ones raise."""
+    found = [k for k in keys if k in record]
+    if not found:
+        return None, None
+    for other in found[1:]:
+        if record[other] != record[found[0]]:
+            raise RankscopeError(f"both {found[0]!r} and {other!r} given ({where}); keep one of them")
+    return found[0], record[found[0]]
+
+
+def parse_record(record: Any, index: int, source: str, line: int | None = None,
+                 reader: Reader | None = None) -> tuple[Any, dict[str, int]] | None:
+    """One record -> ``(Query, {doc: grade})``; ``index`` (0-based) names the default id ``q{index+1}``.
+
+    ``None`` when the record is unusable and ``reader`` is lenient (the problem is in ``reader.issues``).
+    """
+    from rankscope.data.testset import Query, _answers_tuple, _grades_of, check_id
+
+    reader = reader or Reader(source)
+    where = f"line {line}" if line is not None else f"record {index}"
+
+    def error(message: str, field: str | None) -> None:
+        reader.problem(message, where, field, line)
 
     if not isinstance(record, Mapping):
-        raise error(f"expected an object, got {type(record).__name__}")
-    text = _pick(record, _TEXT)
+        error(f"expected an object, got {type(record).__name__}", None)
+        return None
+    try:
+        _, text = _pick(record, _TEXT, where)
+        id_key, qid_raw = _pick(record, _ID, where)
+        rel_key, relevant = _pick(record, _RELEVANT, where)
+        grade_key, grades = _pick(record, _GRADES, where)
+        _, answers_raw = _pick(record, _ANSWERS, where)
+    except RankscopeError as exc:
+        error(str(exc), None)
+        return None
     if text is None:
-        raise error(f"no query text (keys tried: {', '.join(_TEXT)})")
+        error(f"no query text (keys tried: {', '.join(_TEXT)})", None)
+        return None
     if not isinstance(text, str):
-        raise error(f"the query text must be a string, got {text!r}")
-    qid = _pick(record, _ID)
-    qid = f"q{index + 1}" if qid is None else str(qid)
-    meta = dict(record.get("metadata") or {})
+        error(f"the query text must be a string, got {text!r}", None)
+        return None
+    if id_key is None:
+        qid = f"q{index + 1}"
+    else:
+        try:
+            qid = check_id(qid_raw, f"field {id_key!r}")
+        except RankscopeError as exc:
+            error(str(exc), id_key)
+            return None
+    reader.unknown(record.keys(), _KNOWN, where, line)
+    meta = dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
     if "tags" in record:
         meta.setdefault("tags", record["tags"])
-    grades = _pick(record, _GRADES)
-    relevant = _pick(record, _RELEVANT)
+    for key in record:
+        if key not in _KNOWN:
+            meta.setdefault(str(key), record[key])
     if grades is not None and not isinstance(grades, Mapping):
-        raise error("relevance_scores must map doc ids to grades")
+        error(f"{grade_key} must map doc ids to grades", grade_key)
+        grades = None
     try:
-        docs = _grades_of(relevant, grades, f"query {qid!r}")
-        answers = _answers_tuple(_pick(record, _ANSWERS))
+        docs = _grades_of(relevant, grades, f"query {qid!r}", (rel_key or "relevant", grade_key or "grades"))
     except (RankscopeError, TypeError) as exc:
-        raise error(str(exc)) from None
+        error(str(exc), rel_key if rel_key and rel_key in str(exc) else grade_key)
+        docs = _grades_lenient(relevant, grades) if reader.lenient else {}
+    answers = _answers_tuple(answers_raw) if isinstance(answers_raw, (str, list, tuple)) or answers_raw is None \
+        else _answers_tuple([answers_raw])
     return Query(qid, text, answers=answers, metadata=MappingProxyType(meta)), docs
+
+
+def _grades_lenient(relevant: Any, grades: Any) -> dict[str, int]:
+    """The usable part of a record's judgments (lenient reading): bad ids and grades dropped."""
+    out: dict[str, int] = {}
+    items = relevant.items() if isinstance(relevant, Mapping) else [(d, 1) for d in (relevant or [])
+                                                                    if not isinstance(relevant, (str, int))]
+    for doc, grade in list(items) + list((grades or {}).items() if isinstance(grades, Mapping) else []):
+        if isinstance(doc, (str, int)) and not isinstance(doc, bool) and str(doc).strip() \
+                and isinstance(grade, int) and not isinstance(grade, bool):
+            out[str(doc)] = grade
+    return out
 
 
 def record_of(query: Any, grades: Mapping[str, int]) -> dict[str, Any]:
@@ -89,31 +218,44 @@ def record_of(query: Any, grades: Mapping[str, int]) -> dict[str, Any]:
     return rec
 
 
-def _evidence(raw: list[Any], records: list[tuple[Any, dict[str, int]]], corpus: Mapping[str, str] | None,
+def _evidence(raw: list[Any], records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str, str] | None,
               source: str, lines: list[int] | None = None) -> Any:
     """The span judgments of the records' ``evidence`` lists (None when there is none)."""
     if not any(isinstance(r, Mapping) and r.get("evidence") is not None for r in raw):
         return None
     from rankscope.data.span_build import evidence_spans
 
-    items = [(q.id, r.get("evidence"), f"record {i}") for i, (r, (q, _)) in enumerate(zip(raw, records))]
-    return evidence_spans(items, corpus, source, lines)
+    keep = [i for i, rec in enumerate(records) if rec is not None]
+    items = [(records[i][0].id, raw[i].get("evidence"), f"record {i}") for i in keep]  # type: ignore[index]
+    return evidence_spans(items, corpus, source, None if lines is None else [lines[i] for i in keep])
 
 
-def _build(records: list[tuple[Any, dict[str, int]]], corpus: Mapping[str, str] | None, name: str | None,
-           source: str, spans: Any = None) -> TestSet:
+def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str, str] | None, name: str | None,
+           source: str, reader: Reader, spans: Any = None) -> TestSet:
     from rankscope.data.testset import TestSet
 
-    if not records:
+    kept = [r for r in records if r is not None]
+    if not kept and not reader.lenient:
         raise EmptyInputError(f"{source}: the test set holds no query")
+    if reader.lenient:  # drop repeated ids so that every other finding can still be listed
+        seen: set[str] = set()
+        unique = []
+        for q, docs in kept:
+            if q.id in seen:
+                reader.problem(f"query id {q.id!r} occurs twice", "", "id")
+                continue
+            seen.add(q.id)
+            unique.append((q, docs))
+        kept = unique
     qs, ds, gs = [], [], []
-    for q, docs in records:
+    for q, docs in kept:
         for d, g in docs.items():
             qs.append(q.id)
             ds.append(d)
             gs.append(g)
+    issues = reader.finish()
     try:
-        return TestSet([q for q, _ in records], Qrels(qs, ds, gs), corpus, name, spans=spans)
+        return TestSet([q for q, _ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans)
     except RankscopeError as exc:
         raise ParseError(str(exc), source=source) from None
 
@@ -125,9 +267,29 @@ def _read_text(path: Path) -> str:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
 
 
-def read_json(path: str | Path, name: str | None = None) -> TestSet:
+def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dict[str, str]:
+    from rankscope.data.testset import check_id
+
+    out: dict[str, str] = {}
+    for i, (doc, text) in enumerate(corpus.items()):
+        try:
+            doc_id = check_id(doc, f"corpus entry {i}")
+        except RankscopeError as exc:
+            reader.problem(str(exc), "corpus", "corpus", source=source)
+            continue
+        if not isinstance(text, str):
+            reader.problem(f"corpus entry {doc_id!r}: the text must be a string, got {type(text).__name__}",
+                           "corpus", "corpus", source=source)
+            continue
+        out[doc_id] = text
+    return out
+
+
+def read_json(path: str | Path, name: str | None = None, *, strict: bool = False,
+              lenient: bool = False) -> TestSet:
     """A JSON list of records, or an object with ``queries`` (and optional ``name``, ``corpus``)."""
     path = Path(path)
+    reader = Reader(str(path), strict=strict, lenient=lenient)
     try:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
@@ -135,30 +297,123 @@ def read_json(path: str | Path, name: str | None = None) -> TestSet:
     corpus = None
     if isinstance(data, Mapping):
         if "queries" not in data:
-            raise ParseError("expected a list of records or an object with a 'queries' list", source=str(path))
+            raise ParseError("expected a list of records or an object with a 'queries' list"
+                             f"{suggest(next(iter(data), ''), ['queries'])}", source=str(path))
+        reader.unknown(data.keys(), _WRAPPER_KEYS, "the top-level object")
         corpus = data.get("corpus")
         if corpus is not None and not isinstance(corpus, Mapping):
             raise ParseError("'corpus' must map doc ids to texts", source=str(path))
+        if corpus is not None:
+            corpus = _check_corpus(corpus, reader, str(path))
         name = name or data.get("name")
         data = data["queries"]
     if not isinstance(data, list):
         raise ParseError("expected a list of records", source=str(path))
-    records = [parse_record(r, i, str(path)) for i, r in enumerate(data)]
+    records = [parse_record(r, i, str(path), reader=reader) for i, r in enumerate(data)]
     spans = _evidence(data, records, corpus, str(path))
-    return _build(records, corpus, name or path.stem, str(path), spans)
+    return _build(records, corpus, name or path.stem, str(path), reader, spans)
 
 
-def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None) -> TestSet:
+def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None, *,
+               strict: bool = False, lenient: bool = False) -> TestSet:
     """One JSON record per line; blank lines are skipped."""
     path = Path(path)
-    records: list[tuple[Any, dict[str, int]]] = []
+    reader = Reader(str(path), strict=strict, lenient=lenient)
+    records: list[tuple[Any, dict[str, int]] | None] = []
     raw, lines = [], []
     for line_no, rec in _json_lines(path):
-        records.append(parse_record(rec, len(records), str(path), line_no))
+        records.append(parse_record(rec, len(records), str(path), line_no, reader=reader))
         raw.append(rec)
         lines.append(line_no)
     spans = _evidence(raw, records, corpus, str(path), lines)
-    return _build(records, corpus, name or path.stem, str(path), spans)
+    return _build(records, corpus, name or path.stem, str(path), reader, spans)
+
+
+def read_corpus(path: str | Path) -> dict[str, str]:
+    """A corpus file: JSONL (BEIR ``corpus.jsonl``: ``_id`` or ``id`` / ``doc_id``, ``text``, optional
+    ``title``), JSON (``{id: text}`` or a list of such records) or TSV / CSV (``id``, ``text``
+    columns with a header; or two columns without one).
+
+    Null or empty ids, a missing text, and an id that occurs twice raise :class:`ParseError`
+    with the line (record).
+    """
+    from rankscope.data.testset import check_id
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    out: dict[str, str] = {}
+
+    def add(obj: Any, where: str, line: int | None) -> None:
+        src = str(path)
+        if not isinstance(obj, Mapping):
+            raise ParseError(f"{'' if line else where + ': '}expected an object", source=src, line=line)
+        key = next((k for k in ("_id", "id", "doc_id", "docid", "pid") if k in obj), None)
+        if key is None:
+            raise ParseError(f"{'' if line else where + ': '}no id (keys tried: _id, id, doc_id, docid, pid)",
+                             source=src, line=line)
+        try:
+            doc = check_id(obj[key], f"field {key!r}")
+        except RankscopeError as exc:
+            raise ParseError(f"{'' if line else where + ': '}{exc}", source=src, line=line) from None
+        title = str(obj.get("title") or "").strip()
+        text = obj.get("text", obj.get("contents", obj.get("content")))
+        if not isinstance(text, str):
+            raise ParseError(f"{'' if line else where + ': '}no text (keys tried: text, contents, content)",
+                             source=src, line=line)
+        if doc in out:
+            raise ParseError(f"{'' if line else where + ': '}document id {doc!r} occurs twice", source=src, line=line)
+        out[doc] = f"{title} {text}" if title and text else (title or text)
+
+    if suffix in (".jsonl", ".ndjson"):
+        for line_no, obj in _json_lines(path):
+            add(obj, f"line {line_no}", line_no)
+    elif suffix == ".json":
+        try:
+            data = json.loads(_read_text(path))
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+        if isinstance(data, Mapping) and all(isinstance(v, str) for v in data.values()):
+            for i, (doc, text) in enumerate(data.items()):
+                add({"id": doc, "text": text}, f"entry {i}", None)
+        elif isinstance(data, list):
+            for i, obj in enumerate(data):
+                add(obj, f"record {i}", None)
+        else:
+            raise ParseError("a JSON corpus is {id: text} or a list of {id, text} records", source=str(path))
+    elif suffix in (".tsv", ".csv", ".txt"):
+        import csv
+
+        delimiter = "," if suffix == ".csv" else "\t"
+        with open(path, encoding="utf-8", newline="") as fh:
+            rows: Iterator[list[str]] = csv.reader(fh, delimiter=delimiter)
+            header = next(rows, None)
+            cols = [c.strip().lower() for c in header] if header else []
+            has_header = any(c in cols for c in ("_id", "id", "doc_id", "docid", "pid"))
+            if header and not has_header:
+                rows = iter([header, *rows])
+                cols = ["id", "text"]
+            for line_no, row in enumerate(rows, start=2 if has_header else 1):
+                if not row:
+                    continue
+                add(dict(zip(cols, row)), f"line {line_no}", line_no)
+    else:
+        raise ParseError("a corpus file is .jsonl, .json, .tsv or .csv", source=str(path))
+    if not out:
+        raise EmptyInputError(f"{path}: the corpus holds no document")
+    return out
+
+
+def read_any(path: str | Path, name: str | None = None, *, split: str = "test", strict: bool = False,
+             lenient: bool = False) -> TestSet:
+    """A ``.json`` / ``.jsonl`` file or a BEIR folder (see :meth:`TestSet.from_file`)."""
+    p = Path(path)
+    if p.is_dir():
+        return read_beir(p, split, name, strict=strict, lenient=lenient)
+    if not p.exists():
+        raise FileNotFoundError(2, "no such file", str(p))
+    if p.suffix.lower() in (".jsonl", ".ndjson"):
+        return read_jsonl(p, name, strict=strict, lenient=lenient)
+    return read_json(p, name, strict=strict, lenient=lenient)
 
 
 def _records(ts: TestSet) -> list[dict[str, Any]]:
@@ -203,17 +458,28 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
 
 
-def _jsonl_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _jsonl_objects(path: Path, reader: Reader, known: tuple[str, ...]) -> list[tuple[int, str, dict[str, Any]]]:
+    """``(line, checked _id, object)`` of a BEIR JSONL file; unknown keys counted in ``reader``."""
+    from rankscope.data.testset import check_id
+
     out = []
     for line_no, obj in _json_lines(path):
         if not isinstance(obj, dict) or "_id" not in obj:
             raise ParseError("expected an object with an '_id'", source=str(path), line=line_no)
-        out.append((line_no, obj))
+        try:
+            ident = check_id(obj["_id"], "field '_id'")
+        except RankscopeError as exc:
+            reader.problem(str(exc), f"line {line_no}", "_id", line_no, source=str(path))
+            continue
+        reader.unknown(obj.keys(), known, f"line {line_no}", line_no, source=str(path))
+        out.append((line_no, ident, obj))
     return out
 
 
-def _beir_qrels(path: Path) -> Qrels:
+def _beir_qrels(path: Path, reader: Reader) -> Qrels:
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     try:
@@ -230,24 +496,34 @@ def _beir_qrels(path: Path) -> Qrels:
     if missing:
         raise ParseError(f"BEIR qrels need the header 'query-id corpus-id score', missing {sorted(missing)}",
                          source=str(path), line=1)
+    keep = None
+    for column in ("query-id", "corpus-id"):  # null or blank ids, vectorised; the line is row + 2
+        col = table.column(column)
+        blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True).to_numpy(zero_copy_only=False)
+        for row in np.flatnonzero(blank)[:20].tolist():
+            reader.problem(f"empty {column}", f"line {row + 2}", column, row + 2, source=str(path))
+        keep = ~blank if keep is None else keep & ~blank
+    if keep is not None and not keep.all():
+        table = table.filter(pa.array(keep))
     return Qrels(table.column("query-id"), table.column("corpus-id"), table.column("score"))
 
 
-def read_beir(folder: str | Path, split: str = "test", name: str | None = None) -> TestSet:
+def read_beir(folder: str | Path, split: str = "test", name: str | None = None, *, strict: bool = False,
+              lenient: bool = False) -> TestSet:
     """A BEIR folder; queries restricted to those judged in ``qrels/{split}.tsv``."""
     from rankscope.data.testset import Query, TestSet, _answers_tuple
 
     folder = Path(folder)
+    reader = Reader(str(folder), strict=strict, lenient=lenient)
     qrels_path = folder / "qrels" / f"{split}.tsv"
     if not qrels_path.exists():
         splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []
         hint = f"; splits here: {', '.join(splits)}" if splits else ""
         raise FileNotFoundError(2, f"no qrels for split {split!r}{hint}", str(qrels_path))
-    qrels = _beir_qrels(qrels_path)
+    qrels = _beir_qrels(qrels_path, reader)
     judged = set(qrels.queries)
     queries = []
-    for _, obj in _jsonl_objects(folder / "queries.jsonl"):
-        qid = str(obj["_id"])
+    for _, qid, obj in _jsonl_objects(folder / "queries.jsonl", reader, _BEIR_QUERY_KEYS):
         if qid in judged:
             nested = obj.get("metadata")
             meta = dict(nested) if isinstance(nested, Mapping) else {}
@@ -258,11 +534,12 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None) 
     corpus_path = folder / "corpus.jsonl"
     if corpus_path.exists():
         corpus = {}
-        for _, obj in _jsonl_objects(corpus_path):
+        for _, doc, obj in _jsonl_objects(corpus_path, reader, _BEIR_CORPUS_KEYS):
             title, text = str(obj.get("title") or "").strip(), str(obj.get("text") or "")
-            corpus[str(obj["_id"])] = f"{title} {text}" if title and text else (title or text)
+            corpus[doc] = f"{title} {text}" if title and text else (title or text)
+    issues = reader.finish()
     try:
-        return TestSet(queries, qrels, corpus, name or folder.name)
+        return TestSet(queries, qrels, corpus, name or folder.name, issues)
     except RankscopeError as exc:
         raise ParseError(str(exc), source=str(folder)) from None
 

@@ -142,7 +142,8 @@ def differences_svg(report: dict[str, Any]) -> str | None:
         ax = axes[0]
         y = np.arange(len(items))[::-1]
         for yi, (_, d, lo, hi, sig, si) in zip(y, items):
-            ax.errorbar([d], [yi], xerr=[[d - lo], [hi - d]], fmt="o", color=_color(si),
+            # max(0, ...): a constant difference has a zero-width interval that rounding can put a hair off d
+            ax.errorbar([d], [yi], xerr=[[max(d - lo, 0.0)], [max(hi - d, 0.0)]], fmt="o", color=_color(si),
                         mfc=_color(si) if sig else "white", capsize=3, linewidth=1.4)
         ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
         ax.set_yticks(y, [it[0] for it in items])

@@ -1,11 +1,18 @@
 """Adapters for LangChain and LlamaIndex retrievers (optional extras, imported lazily).
 
 * LangChain: a retriever (``BaseRetriever``: ``invoke(query)`` returns
-  ``Document`` objects) or a vector store (``similarity_search_with_score``).
-  A ``VectorStoreRetriever`` is asked for ``k`` documents (``invoke(query, k=k)``);
-  other retrievers return what they were configured to return, cut at ``k``.
+  ``Document`` objects) or a vector store (``similarity_search_with_score``,
+  asked for ``k``).
 * LlamaIndex: a retriever (``retrieve(query)`` returns ``NodeWithScore``) or an
   index (``as_retriever(similarity_top_k=k)``).
+
+A configured *retriever* of either library is evaluated as configured: its
+own top-k (LangChain ``search_kwargs={"k": 3}``, LlamaIndex
+``similarity_top_k``, default 4 and 2) is never overridden, because that is
+what the application retrieves; the hits are cut at the evaluation's ``k``.
+When it returns fewer than ``k`` hits for most queries the evaluation warns
+(metrics ``@k`` then see fewer hits): set the retriever's top-k, or evaluate
+at its k.  A vector store or an index (no top-k of its own) is asked for ``k``.
 
 The id of a hit is, in this order: ``metadata[id_key]`` when ``id_key`` is
 given, the object's own id (``Document.id`` / ``node.node_id``), the first of
@@ -30,8 +37,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from rankscope.errors import RankscopeError
-from rankscope.retrieval.protocol import _ID_KEYS, Hit, _as_id, _as_score, to_hits
+from rankscope.retrieval.protocol import _ID_KEYS, Hit, RetrieverContractError, _as_id, _as_score, dedupe, normalise
 
 __all__ = ["LangChainRetriever", "LlamaIndexRetriever", "adapt", "langchain_hit", "llamaindex_hit"]
 
@@ -59,7 +65,7 @@ def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
         ident = getattr(doc, "id", None) or _metadata_id(meta, None)
     if ident is None:
         key = f"metadata[{id_key!r}]" if id_key else "an id (Document.id or metadata 'id'/'doc_id')"
-        raise RankscopeError(f"a LangChain document has no {key}; give the documents ids or pass id_key=")
+        raise RetrieverContractError(f"a LangChain document has no {key}; give the documents ids or pass id_key=")
     return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
 
 
@@ -75,7 +81,8 @@ def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
             meta.setdefault(key, getattr(node, key))
     ident = _metadata_id(meta, id_key) if id_key else node.node_id
     if ident is None:
-        raise RankscopeError(f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key")
+        raise RetrieverContractError(
+            f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key")
     get_content = getattr(node, "get_content", None)
     text = get_content() if callable(get_content) else getattr(node, "text", None)
     return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)
@@ -97,17 +104,21 @@ class LangChainRetriever:
         self.id_key = id_key
         self.name = str(getattr(obj, "name", None) or type(obj).__name__)
         self._store = hasattr(obj, "similarity_search_with_score") and not hasattr(obj, "invoke")
-        self._takes_k = hasattr(obj, "search_kwargs")  # VectorStoreRetriever merges kwargs into search_kwargs
 
-    def search(self, query: str, k: int) -> list[Hit]:
+    def search_raw(self, query: str, k: int) -> list[Hit]:
         if self._store:
             pairs = self.obj.similarity_search_with_score(query, k=k)
             hits = [langchain_hit(doc, score, self.id_key) for doc, score in pairs]
         else:
-            docs = self.obj.invoke(query, k=k) if self._takes_k else self.obj.invoke(query)
+            docs = self.obj.invoke(query)  # as configured: its own search_kwargs decide how many
+            if docs is None:
+                return normalise(None, self.name)
             hits = [langchain_hit(doc, (doc.metadata or {}).get("score"), self.id_key)
                     if hasattr(doc, "page_content") else doc for doc in docs]  # a Runnable may return ids
-        return to_hits(hits, k, where=self.name)
+        return normalise(hits, self.name)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return dedupe(self.search_raw(query, k), k)[0]
 
 
 class LlamaIndexRetriever:
@@ -134,9 +145,14 @@ class LlamaIndexRetriever:
                 self._by_k[k] = self.obj.as_retriever(similarity_top_k=k)
             return self._by_k[k]
 
-    def search(self, query: str, k: int) -> list[Hit]:
+    def search_raw(self, query: str, k: int) -> list[Hit]:
         nodes = self._retriever(k).retrieve(query)
-        return to_hits([llamaindex_hit(n, self.id_key) for n in nodes], k, where=self.name)
+        if nodes is None:
+            return normalise(None, self.name)
+        return normalise([llamaindex_hit(n, self.id_key) for n in nodes], self.name)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return dedupe(self.search_raw(query, k), k)[0]
 
 
 def adapt(obj: Any) -> Any:

@@ -93,7 +93,8 @@ class BM25Retriever(BatchSearcher):
         self.tokenize = make_tokenizer(tokenizer)
         self.name = name
         self.with_text = with_text
-        self.k1, self.b, self.method = float(k1), float(b), method
+        self.k1, self.b, self.method, self.delta = float(k1), float(b), method, delta
+        self._tokenizer_label = tokenizer if isinstance(tokenizer, str) else type(tokenizer).__name__
         try:
             import bm25s
         except ImportError:  # pragma: no cover - depends on the environment
@@ -113,6 +114,13 @@ class BM25Retriever(BatchSearcher):
 
     def __repr__(self) -> str:
         return f"BM25Retriever({len(self)} docs, k1={self.k1}, b={self.b}, method={self.method!r})"
+
+    def fingerprint(self) -> str:
+        """The identity of this retriever for resume caches: settings, tokenizer, corpus hash."""
+        from rankscope.retrieval.dense import corpus_key
+
+        settings = f"{self.method}|k1={self.k1}|b={self.b}|delta={self.delta}|{self._tokenizer_label}"
+        return f"BM25Retriever[{settings}|{corpus_key('bm25', self._ids, self._texts, '')}]"
 
     def _search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
         """All queries in one bm25s call."""

@@ -1,41 +1,61 @@
 """Append-only cache of retriever answers, so that an interrupted evaluation resumes.
 
-The cache is a JSONL file.  Line 1 is a header
-``{"rankscope_cache": 1, "k": 10, "retriever": ..., "testset": ...}``; every
-further line is one finished query, written and flushed as soon as the query
-finishes::
+The cache is a JSONL file.  Line 1 is a header that fingerprints the evaluation::
+
+    {"rankscope_cache": 2, "k": 10, "retriever": "mine", "identity": "mymod.MyRetriever[mine]",
+     "testset": "questions", "testset_fingerprint": "3f1c...", "texts": false, "docs_key": null}
+
+``identity`` is :func:`~rankscope.retrieval.protocol.retriever_identity` (a
+retriever's own ``fingerprint()`` when it has one); ``testset_fingerprint``
+hashes every query id and text (:func:`testset_fingerprint`).  Every further
+line is one finished query (a :class:`QueryOutcome`), written and flushed as
+soon as the query finishes::
 
     {"query_id": "q7", "ids": ["d3", "d1"], "scores": [0.8, 0.5], "latency": 0.012, "error": null}
 
-(plus ``"texts"`` when chunk texts are needed for answer matching,
-``"docs"`` when chunks fold through their metadata and ``"places"`` —
-``[doc_id, start, end]`` or null per hit — when span measures need to know where
-each chunk lies).  On resume the last line
-for each query wins; queries recorded with an error are run again.  A last line
-cut short by the interruption is dropped (the file is truncated to the last
-complete line); a malformed line elsewhere raises
-:class:`~rankscope.errors.ParseError`.  A cache written with another ``k``
-is refused rather than mixed.
+On resume the last line for each query wins; queries recorded with an error
+are run again.  A last line cut short by the interruption is dropped (the
+file is truncated to the last complete line); a malformed line elsewhere
+raises :class:`~rankscope.errors.ParseError`.  A cache whose header differs
+from the evaluation's (another retriever, test set, ``k``, or an older cache
+without fingerprint) is refused with
+:class:`~rankscope.errors.InvalidParameterError` naming what differs, never
+mixed; ``overwrite=True`` starts the file afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from rankscope.errors import InvalidParameterError, ParseError
 
-__all__ = ["CachedQuery", "RunCache"]
+__all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint"]
 
-VERSION = 1
+VERSION = 2
+_FIELDS = ("k", "retriever", "identity", "testset", "testset_fingerprint", "texts", "docs_key", "places")
+_LABELS = {"k": "k", "retriever": "retriever name", "identity": "retriever", "testset": "test set name",
+           "testset_fingerprint": "test set (query ids and texts)", "texts": "hit texts kept",
+           "docs_key": "chunk metadata key", "places": "chunk places kept"}
 
 
 @dataclass(frozen=True)
-class CachedQuery:
-    """One finished query as stored in the cache."""
+class QueryOutcome:
+    """What one query gave: the ranking as scored, or the failure.
+
+    ``ids`` / ``scores`` are the hits kept (repeats dropped, cut at ``k``; the scores as
+    :func:`~rankscope.retrieval.protocol.ranking_scores` makes them); ``duplicates`` the repeated ids dropped;
+    ``latency`` seconds (a share of a batch when ``batch`` is true); ``error`` ``"Type:
+    message"`` with ``error_type`` and ``traceback`` when every attempt failed; ``attempts``
+    calls made; ``scores_replaced`` true when the returned scores increased down the list and
+    were replaced by ``n, n-1, ..., 1``; ``ties_reordered`` true when tied scores are ranked
+    (doc id descending) in another order than the list's.
+    """
 
     query_id: str
     ids: list[str]
@@ -44,32 +64,74 @@ class CachedQuery:
     error: str | None = None
     texts: list[str | None] | None = None
     docs: list[str | None] | None = None
-    places: list[list[Any] | None] | None = None
+    places: list[list[Any] | None] | None = None  # [doc_id, start, end] of each hit, for span measures
+    duplicates: int = 0
+    batch: bool = False
+    attempts: int = 1
+    error_type: str | None = None
+    traceback: str | None = None
+    scores_replaced: bool = False
+    ties_reordered: bool = False
 
     def to_json(self) -> str:
         rec: dict[str, Any] = {"query_id": self.query_id, "ids": self.ids, "scores": self.scores,
                                "latency": round(self.latency, 6), "error": self.error}
-        if self.texts is not None:
-            rec["texts"] = self.texts
-        if self.docs is not None:
-            rec["docs"] = self.docs
-        if self.places is not None:
-            rec["places"] = self.places
+        defaults = QueryOutcome("", [], [], 0.0)
+        for key, value in asdict(self).items():
+            if key not in rec and value != getattr(defaults, key):
+                rec[key] = value
         return json.dumps(rec, ensure_ascii=False)
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> QueryOutcome:
+        """Read one cache line's object (``KeyError`` / ``TypeError`` / ``ValueError`` when malformed)."""
+        extra = {k: rec[k] for k in ("duplicates", "batch", "attempts", "error_type", "traceback",
+                                     "scores_replaced", "ties_reordered", "places") if k in rec}
+        return cls(str(rec["query_id"]), [str(i) for i in rec["ids"]], [float(s) for s in rec["scores"]],
+                   float(rec.get("latency", 0.0)), rec.get("error"), rec.get("texts"), rec.get("docs"), **extra)
+
+
+CachedQuery = QueryOutcome  # the name of earlier versions
+
+
+def testset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
+    """A hash of ``(query id, query text)`` pairs, independent of their order.
+
+    >>> testset_fingerprint([("q1", "a"), ("q2", "b")]) == testset_fingerprint([("q2", "b"), ("q1", "a")])
+    True
+    """
+    h = hashlib.sha256(b"rankscope-testset-v1\0")
+    for qid, text in sorted(pairs):
+        h.update(qid.encode())
+        h.update(b"\0")
+        h.update(text.encode())
+        h.update(b"\1")
+    return h.hexdigest()[:24]
 
 
 class RunCache:
-    """The cache file of one evaluation: :meth:`load` what is done, :meth:`append` as queries finish."""
+    """The cache file of one evaluation: :meth:`load` what is done, :meth:`append` as queries finish.
 
-    def __init__(self, path: str | Path, *, k: int, retriever: str, testset: str) -> None:
+    ``header`` holds the fingerprint fields (``k``, ``retriever``, ``identity``, ``testset``,
+    ``testset_fingerprint``, ``texts``, ``docs_key``); ``overwrite`` empties an existing file.
+    """
+
+    def __init__(self, path: str | Path, *, overwrite: bool = False, **header: Any) -> None:
         self.path = Path(path)
-        self.header = {"rankscope_cache": VERSION, "k": k, "retriever": retriever, "testset": testset}
+        self.header = {"rankscope_cache": VERSION, **{k: header.get(k) for k in _FIELDS}}
+        self.overwrite = overwrite
         self._fh: IO[str] | None = None
         self._lock = threading.Lock()
 
-    def load(self) -> dict[str, CachedQuery]:
-        """The queries finished without error, by id (empty when the file does not exist)."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
+    def _refuse(self, differences: list[str]) -> InvalidParameterError:
+        return InvalidParameterError(
+            f"cache {self.path} was written by another evaluation ({'; '.join(differences)}); "
+            "pass overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, or use another cache file"
+        )
+
+    def load(self) -> dict[str, QueryOutcome]:
+        """The queries finished without error, by id (empty when the file does not exist or is overwritten)."""
+        if self.overwrite or not self.path.exists() or self.path.stat().st_size == 0:
             return {}
         raw = self.path.read_bytes()
         complete = raw[: raw.rfind(b"\n") + 1]
@@ -84,24 +146,22 @@ class RunCache:
             head = json.loads(lines[0])
         except json.JSONDecodeError:
             raise ParseError("not a rankscope cache (bad header line)", source=src, line=1) from None
-        if not isinstance(head, dict) or head.get("rankscope_cache") != VERSION:
+        if not isinstance(head, dict) or "rankscope_cache" not in head:
             raise ParseError("not a rankscope cache (no 'rankscope_cache' header)", source=src, line=1)
-        if head.get("k") != self.header["k"]:
-            raise InvalidParameterError(
-                f"cache {src} was written with k={head.get('k')}, this evaluation uses k={self.header['k']}; "
-                "use another cache file or the same k"
-            )
-        done: dict[str, CachedQuery] = {}
+        if head.get("rankscope_cache") != VERSION:
+            raise self._refuse([f"cache format {head.get('rankscope_cache')} without the fingerprint of "
+                                f"format {VERSION}"])
+        differences = [f"{_LABELS[key]} differs" if key == "testset_fingerprint"
+                       else f"{_LABELS[key]} {head.get(key)!r} there, {self.header[key]!r} now"
+                       for key in _FIELDS if head.get(key) != self.header[key]]
+        if differences:
+            raise self._refuse(differences)
+        done: dict[str, QueryOutcome] = {}
         for line_no, line in enumerate(lines[1:], start=2):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-                entry = CachedQuery(
-                    str(rec["query_id"]), [str(i) for i in rec["ids"]], [float(s) for s in rec["scores"]],
-                    float(rec.get("latency", 0.0)), rec.get("error"), rec.get("texts"), rec.get("docs"),
-                    rec.get("places"),
-                )
+                entry = QueryOutcome.from_record(json.loads(line))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise ParseError(f"malformed cache line ({exc})", source=src, line=line_no) from None
             if len(entry.ids) != len(entry.scores):
@@ -113,20 +173,20 @@ class RunCache:
         return done
 
     def open(self) -> None:
-        """Open for appending (writing the header to a new file)."""
-        new = not self.path.exists() or self.path.stat().st_size == 0
+        """Open for appending (writing the header to a new or overwritten file)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - stays open while queries finish
+        new = self.overwrite or not self.path.exists() or self.path.stat().st_size == 0
+        self._fh = open(self.path, "w" if new else "a", encoding="utf-8")  # noqa: SIM115 - open while queries finish
         if new:
             self._fh.write(json.dumps(self.header, ensure_ascii=False) + "\n")
             self._fh.flush()
 
-    def append(self, entry: CachedQuery) -> None:
+    def append(self, entry: QueryOutcome) -> None:
         """Write one finished query and flush it to the OS."""
-        if self._fh is None:
-            self.open()
-        assert self._fh is not None
         with self._lock:
+            if self._fh is None:
+                self.open()
+            assert self._fh is not None
             self._fh.write(entry.to_json() + "\n")
             self._fh.flush()
 

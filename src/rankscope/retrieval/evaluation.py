@@ -1,4 +1,17 @@
-"""What :func:`~rankscope.retrieval.runner.evaluate_retriever` returns: :class:`RetrieverEvaluation`."""
+"""What :func:`~rankscope.retrieval.runner.evaluate_retriever` returns: :class:`RetrieverEvaluation`.
+
+One shape whatever the options: two levels, ``"retrieved"`` (the ids as the
+retriever returned them: chunks or documents) and ``"document"`` (after
+folding chunks into documents with ``chunk_to_doc``; the same ranking as
+``"retrieved"`` without it).  A level that nothing judges (document
+judgments and chunk hits without answers, or answer matching on hits without
+text) is *not judged*: its means are ``None``, never 0, and ``coverage`` says
+how many queries each level judged.
+
+Everything that changes what is measured is a :class:`Notice` in
+``warnings``: shown by ``repr``, :meth:`RetrieverEvaluation.summary`,
+:meth:`~RetrieverEvaluation.to_dict` and issued as :class:`RetrieverWarning`.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +25,45 @@ from rankscope.engine.result import EvaluationResult
 from rankscope.errors import InvalidParameterError
 from rankscope.retrieval.unknown import UnknownIds
 
-__all__ = ["RetrieverEvaluation"]
+__all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
+
+LEVELS = ("retrieved", "document")
+
+
+class RetrieverWarning(UserWarning):
+    """Something changed what a retriever evaluation measures (failures, empty rankings, ...)."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One warning of an evaluation: a stable ``code`` and the message shown to people.
+
+    Codes: ``testset`` (reading the test set), ``relevance`` (where judgments come from),
+    ``unscored`` (queries not run), ``failed``, ``empty``, ``fewer_hits``, ``duplicates``,
+    ``not_judged``, ``scores_replaced``, ``ties``, ``cutoff``, ``unknown_ids``.
+    """
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A query whose every attempt failed: the last exception's type, message and traceback text."""
+
+    query_id: str
+    query: str
+    error_type: str
+    message: str
+    traceback: str
+    attempts: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "query": self.query, "error_type": self.error_type,
+                "message": self.message, "traceback": self.traceback, "attempts": self.attempts}
 
 
 @dataclass
@@ -20,26 +71,29 @@ class RetrieverEvaluation:
     """The outcome of running a retriever over a test set.
 
     ``result``
-        the metrics of the ranking as retrieved (chunk level when the retriever returns chunks);
+        the metrics of the ranking as retrieved (level ``"retrieved"``);
     ``run``
-        that ranking as a :class:`~rankscope.data.Run` (failed queries have no rows);
-    ``latencies``
-        seconds per query (the successful call; a batch's time is shared equally by its queries);
-    ``errors``
-        query id -> the error of the last attempt, for queries that failed every attempt
-        (scored as an empty ranking);
+        that ranking as a :class:`~rankscope.data.Run`, with the retriever's own scores (failed
+        queries have no rows); ``write_trec_run(ev.run, path)`` writes it;
     ``doc_result`` / ``doc_run``
-        the document-level metrics and run after folding chunks (``None`` without ``chunk_to_doc``);
-    ``unknown_ids``
-        retrieved ids found in neither qrels nor corpus (at document level when folded);
+        the document level: after folding chunks with ``chunk_to_doc``, else ``result`` / ``run``;
+    ``judged_by``
+        per level, where its judgments come from: ``"qrels"``, ``"answers"`` or ``None`` (not judged);
+    ``coverage``
+        per level, how many queries it judged;
+    ``latencies``, ``latency_kind``
+        seconds per query; ``"per query"`` when each call was timed, ``"batch average"`` when a
+        batch's time was shared by its queries (no percentiles then);
+    ``errors`` / ``failures``
+        query id -> ``"Type: message"`` / :class:`Failure` for queries that failed every attempt
+        (scored as empty rankings);
+    ``duplicates``, ``empty``
+        repeated ids dropped per query; how many queries returned no hit;
+    ``warnings``
+        every :class:`Notice`;
     ``relevance``
-        ``"qrels"`` or ``"answers"`` (judgments derived from answer containment);
-    ``chunk_relevance``
-        with ``chunk_to_doc``: where the chunk-level judgments come from — ``"qrels"`` (the qrels
-        name retrieved chunk ids), ``"answers"``, or ``None`` when nothing judges chunks (document
-        judgments and no answers); ``result`` is then all zeros and :meth:`levels` leaves it out;
-    ``from_cache``
-        how many queries came from the resume cache instead of the retriever.
+        ``"qrels"`` or ``"answers"``; ``from_cache`` queries resumed, not run; ``retries`` extra
+        attempts per query.
     """
 
     result: EvaluationResult
@@ -53,58 +107,153 @@ class RetrieverEvaluation:
     k: int = 10
     from_cache: int = 0
     retries: dict[str, int] = field(default_factory=dict)
-    chunk_relevance: str | None = "qrels"
+    judged_by: dict[str, str | None] = field(default_factory=lambda: {"retrieved": "qrels", "document": "qrels"})
+    coverage: dict[str, int] = field(default_factory=dict)
+    latency_kind: str = "per query"
+    failures: dict[str, Failure] = field(default_factory=dict)
+    duplicates: dict[str, int] = field(default_factory=dict)
+    empty: int = 0
+    warnings: list[Notice] = field(default_factory=list)
+    queries: int = 0
+
+    def __post_init__(self) -> None:
+        if self.doc_result is None:
+            self.doc_result = self.result
+        if self.doc_run is None:
+            self.doc_run = self.run
+
+    @property
+    def chunk_relevance(self) -> str | None:
+        """Where the judgments of the retrieved level come from (``None``: not judged)."""
+        return self.judged_by.get("retrieved")
+
+    # -- latency --------------------------------------------------------------------
+    def _latency_values(self) -> np.ndarray:
+        return np.fromiter(self.latencies.values(), dtype=np.float64, count=len(self.latencies))
 
     def latency_percentile(self, q: float) -> float:
         """The ``q``-th percentile (0-100, linear interpolation) of per-query latency in seconds.
 
-        NaN when no query succeeded.
+        NaN when no query succeeded; an error when latency is a batch average (no per-query times).
         """
         if not 0 <= q <= 100:
             raise InvalidParameterError(f"latency percentile must be within [0, 100], got {q!r}")
-        values = np.fromiter(self.latencies.values(), dtype=np.float64, count=len(self.latencies))
+        if self.latency_kind != "per query":
+            raise InvalidParameterError(
+                "latency is a batch average (a batch's time shared by its queries): there is no per-query "
+                "percentile; evaluate with batch_size=1 to time each query"
+            )
+        values = self._latency_values()
         return float(np.percentile(values, q)) if len(values) else float("nan")
 
     def latency_summary(self) -> dict[str, float]:
-        """Mean, p50, p95, p99 and max latency in seconds."""
-        values = np.fromiter(self.latencies.values(), dtype=np.float64, count=len(self.latencies))
+        """Per query: mean, p50, p95, p99 and max seconds; batch average: the mean only."""
+        values = self._latency_values()
         if not len(values):
             return {}
+        if self.latency_kind != "per query":
+            return {"mean": float(values.mean())}
         return {"mean": float(values.mean()), "p50": self.latency_percentile(50),
                 "p95": self.latency_percentile(95), "p99": self.latency_percentile(99), "max": float(values.max())}
 
-    def levels(self) -> dict[str, EvaluationResult]:
-        """The results side by side: ``{"retrieved": result}``, or ``{"chunk": ..., "document": ...}`` when
-        folded (``"chunk"`` only when something judges chunks, see ``chunk_relevance``)."""
-        if self.doc_result is None:
-            return {"retrieved": self.result}
-        out = {"chunk": self.result} if self.chunk_relevance is not None else {}
-        out["document"] = self.doc_result
+    # -- metrics --------------------------------------------------------------------
+    def levels(self) -> dict[str, EvaluationResult | None]:
+        """``{"retrieved": result, "document": doc_result}``; ``None`` for a level that is not judged."""
+        results = {"retrieved": self.result, "document": self.doc_result}
+        return {level: results[level] if self.judged_by.get(level) else None for level in LEVELS}
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.result.labels)
+
+    def mean(self) -> dict[str, dict[str, float | None]]:
+        """Mean of each metric at each level: ``{"retrieved": {...}, "document": {...}}``, always both
+        levels and every metric; ``None`` where the level is not judged."""
+        out: dict[str, dict[str, float | None]] = {}
+        for level, res in self.levels().items():
+            out[level] = dict(res.mean()) if res is not None else dict.fromkeys(self.labels)
         return out
 
-    def mean(self) -> dict[str, dict[str, float]]:
-        """Mean of each metric at each level, e.g. ``{"chunk": {...}, "document": {...}}``."""
-        return {level: res.mean() for level, res in self.levels().items()}
+    @property
+    def primary(self) -> EvaluationResult:
+        """The result a comparison uses: the document level when judged, else the retrieved level."""
+        levels = self.levels()
+        res = levels["document"] or levels["retrieved"]
+        if res is None:
+            raise InvalidParameterError(
+                f"{self.run.name}: no level of this evaluation is judged (see its warnings), nothing to compare"
+            )
+        return res
 
+    def failures_table(self) -> Any:
+        """The failed queries as a ``pyarrow.Table``: query_id, query, error_type, message, traceback, attempts."""
+        import pyarrow as pa
+
+        rows = [f.to_dict() for f in self.failures.values()]
+        cols = ("query_id", "query", "error_type", "message", "traceback", "attempts")
+        return pa.table({c: pa.array([r[c] for r in rows], type=pa.int64() if c == "attempts" else pa.string())
+                         for c in cols})
+
+    # -- outputs --------------------------------------------------------------------
     def to_dict(self, per_query: bool = False) -> dict[str, Any]:
-        """A JSON-ready summary: metrics per level, latency, errors, unknown ids."""
+        """A JSON-ready summary: metrics per level (``null`` when not judged), coverage, latency, warnings,
+        failures, unknown ids."""
+        levels = {level: (res.to_dict(per_query=per_query) if res is not None else None)
+                  for level, res in self.levels().items()}
         return {
             "run": self.run.name,
             "k": self.k,
+            "queries": self.queries,
             "relevance": self.relevance,
-            "chunk_relevance": self.chunk_relevance,
-            "levels": {level: res.to_dict(per_query=per_query) for level, res in self.levels().items()},
-            "latency_seconds": self.latency_summary(),
+            "judged_by": dict(self.judged_by),
+            "coverage": dict(self.coverage),
+            "levels": levels,
+            "means": self.mean(),
+            "latency_seconds": {"kind": self.latency_kind, **self.latency_summary()},
+            "warnings": [{"code": w.code, "message": w.message} for w in self.warnings],
             "errors": dict(sorted(self.errors.items())),
+            "failures": [f.to_dict() for f in self.failures.values()],
             "retried": dict(sorted(self.retries.items())),
+            "duplicates": dict(sorted(self.duplicates.items())),
+            "empty_rankings": self.empty,
             "unknown_ids": self.unknown_ids.to_dict(),
             "from_cache": self.from_cache,
         }
 
+    def _latency_text(self) -> str:
+        summary = self.latency_summary()
+        if not summary:
+            return "no latency"
+        if self.latency_kind != "per query":
+            return f"latency {summary['mean'] * 1000:.1f} ms/query (batch average)"
+        return f"p50 latency {summary['p50'] * 1000:.1f} ms, p95 {summary['p95'] * 1000:.1f} ms"
+
+    def _shown_levels(self) -> dict[str, dict[str, float | None]]:
+        """The levels people see: both when chunks were folded, else one (they are the same ranking)."""
+        means = self.mean()
+        return means if self.doc_run is not self.run else {"retrieved": means["retrieved"]}
+
+    def summary(self) -> str:
+        """A few lines for people: the metrics per level (with coverage), latency, then every warning."""
+        lines = [f"{self.run.name}: {self.queries} queries scored, k={self.k}, relevance from {self.relevance}"]
+        for level, means in self._shown_levels().items():
+            judged = self.judged_by.get(level)
+            if judged is None:
+                lines.append(f"  {level}: not judged")
+                continue
+            cells = ", ".join(f"{m}={v:.4f}" for m, v in means.items() if v is not None)
+            lines.append(f"  {level} ({judged}, {self.coverage.get(level, 0)} queries): {cells}")
+        lines.append(f"  {self._latency_text()}; {len(self.errors)} failed")
+        lines += [f"  warning: {w.message}" for w in self.warnings]
+        return "\n".join(lines)
+
     def __repr__(self) -> str:
         parts = []
-        for level, means in self.mean().items():
-            parts.append(level + " " + ", ".join(f"{k}={v:.4f}" for k, v in means.items()))
-        p50 = self.latency_percentile(50)
-        return (f"RetrieverEvaluation({self.run.name!r}: {'; '.join(parts)}; p50 latency {p50 * 1000:.1f} ms; "
-                f"{len(self.errors)} failed)")
+        for level, means in self._shown_levels().items():
+            if self.judged_by.get(level) is None:
+                parts.append(f"{level} not judged")
+            else:
+                parts.append(level + " " + ", ".join(f"{k}={v:.4f}" for k, v in means.items() if v is not None))
+        warn = "".join(f"; warning: {w.message}" for w in self.warnings)
+        return (f"RetrieverEvaluation({self.run.name!r}: {'; '.join(parts)}; {self._latency_text()}; "
+                f"{len(self.errors)} failed{warn})")

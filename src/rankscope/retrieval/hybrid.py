@@ -79,6 +79,13 @@ class HybridRetriever(BatchSearcher):
         self.retrievers = {n: as_retriever(r) for n, (_, r) in zip(names, items)}
         self.name = name or f"hybrid-{method}"
 
+    def fingerprint(self) -> str:
+        """The identity for resume caches: the method, its options and each retriever's identity."""
+        from rankscope.retrieval.protocol import retriever_identity
+
+        parts = ",".join(f"{n}={retriever_identity(r)}" for n, r in self.retrievers.items())
+        return f"HybridRetriever[{self.method}|{self.norm}|k={self.k}|{self.weights}|depth={self.depth}|{parts}]"
+
     def __repr__(self) -> str:
         return f"HybridRetriever({list(self.retrievers)}, method={self.method!r}, depth={self.depth})"
 

@@ -12,16 +12,22 @@ rewritten for rankscope:
   returning hits, ``(id, score)`` pairs, bare ids, or dicts with ``id`` and
   ``score`` keys;
 * a plain callable ``fn(query, k)`` or ``fn(query)`` returning any of those;
-* ``async`` versions of both (each call is awaited in its own event loop, so
-  the runner's threads still overlap the waiting);
+* ``async`` versions of both: the runner awaits them on one event loop, at
+  most ``workers`` at a time (so an ``asyncio.Semaphore`` or a shared
+  ``httpx.AsyncClient`` of the retriever works);
 * a LangChain retriever (anything with ``invoke``) or vector store, and a
   LlamaIndex retriever (anything with ``retrieve``) or index: see
   :mod:`rankscope.retrieval.adapters`.
 
 The order of the returned list is the ranking.  Scores are kept when they
-strictly decrease down the list; otherwise (no scores, ties, distances that
-grow) the run gets rank-based scores ``n, n-1, ..., 1`` so that the ranking
-the retriever produced is exactly the ranking that is scored.
+never increase down the list (ties included: tied hits are then ranked by doc
+id descending, as trec_eval ranks them, and the runner says when that differs
+from the list order); otherwise (no scores, distances that grow) the run gets
+rank-based scores ``n, n-1, ..., 1`` so that the list order is the ranking.
+
+Returning ``None`` (a forgotten ``return``), a string, or items that are not
+hits raises :class:`RetrieverContractError`: a bug in the retriever, not a
+failure to retry.
 
 >>> r = as_retriever(lambda q, k: [("d2", 0.9), ("d1", 0.4)][:k])
 >>> r.search("anything", 1)
@@ -39,11 +45,19 @@ from typing import Any, Protocol, runtime_checkable
 
 from rankscope.errors import InvalidParameterError, RankscopeError
 
-__all__ = ["Hit", "Retriever", "BatchRetriever", "as_retriever", "to_hits", "ranking_scores"]
+__all__ = ["Hit", "Retriever", "BatchRetriever", "RetrieverContractError", "as_retriever", "to_hits", "dedupe",
+           "ranking_scores", "retriever_identity"]
 
 _ID_KEYS = ("id", "doc_id", "docid", "_id", "chunk_id", "corpus_id", "corpus-id", "pid")
 _SCORE_KEYS = ("score", "similarity", "sim", "relevance_score")
 _TEXT_KEYS = ("text", "content", "page_content", "passage", "chunk")
+
+
+class RetrieverContractError(RankscopeError):
+    """The retriever returned something that is not a ranking (``None``, a string, an item without id...).
+
+    A bug in the retriever: the runner raises it at once instead of retrying.
+    """
 
 
 @dataclass(frozen=True)
@@ -81,7 +95,7 @@ def _as_id(value: Any, where: str) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    raise RankscopeError(f"{where}: a retrieved id must be a string or an integer, got {value!r}")
+    raise RetrieverContractError(f"{where}: a retrieved id must be a string or an integer, got {value!r}")
 
 
 def _as_score(value: Any, where: str) -> float:
@@ -90,7 +104,7 @@ def _as_score(value: Any, where: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise RankscopeError(f"{where}: a score must be a number, got {value!r}") from None
+        raise RetrieverContractError(f"{where}: a score must be a number, got {value!r}") from None
 
 
 def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -122,7 +136,7 @@ def to_hit(item: Any, where: str = "retriever") -> Hit:
     if isinstance(item, Mapping):
         ident = _first(item, _ID_KEYS)
         if ident is None:
-            raise RankscopeError(f"{where}: a returned dict has no id (keys tried: {', '.join(_ID_KEYS)})")
+            raise RetrieverContractError(f"{where}: a returned dict has no id (keys tried: {', '.join(_ID_KEYS)})")
         meta = item.get("metadata")
         return Hit(
             _as_id(ident, where),
@@ -141,7 +155,7 @@ def to_hit(item: Any, where: str = "retriever") -> Hit:
     if hasattr(item, "id") and hasattr(item, "score"):  # any Hit-like record
         return Hit(_as_id(item.id, where), _as_score(item.score, where),
                    text=getattr(item, "text", None), metadata=getattr(item, "metadata", None))
-    raise RankscopeError(
+    raise RetrieverContractError(
         f"{where}: cannot read a retrieved item of type {type(item).__name__}; "
         "return Hit objects, ids, (id, score) pairs or dicts with 'id' and 'score'"
     )
@@ -150,76 +164,123 @@ def to_hit(item: Any, where: str = "retriever") -> Hit:
 def to_hits(items: Any, k: int | None = None, where: str = "retriever") -> list[Hit]:
     """Normalise a returned list: keep the first occurrence of each id, cut at ``k``.
 
+    ``None`` or a non-list raises :class:`RetrieverContractError`.
+
     >>> [h.id for h in to_hits(["a", "b", "a", "c"], k=2)]
     ['a', 'b']
     """
+    return dedupe(normalise(items, where), k)[0]
+
+
+def normalise(items: Any, where: str = "retriever") -> list[Hit]:
+    """Every returned item as a :class:`Hit` (duplicates and all); ``None`` or a non-list raises."""
     if items is None:
-        return []
-    if isinstance(items, (str, bytes, Mapping)):
-        raise RankscopeError(f"{where}: expected a list of hits, got a {type(items).__name__}")
+        raise RetrieverContractError(f"{where} returned None instead of a list of hits (a missing 'return'?)")
+    if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
+        raise RetrieverContractError(f"{where}: expected a list of hits, got a {type(items).__name__}")
+    return [to_hit(item, where) for item in items]
+
+
+def dedupe(hits: Sequence[Hit], k: int | None = None) -> tuple[list[Hit], int]:
+    """``(hits without repeated ids, cut at k; how many repeats were dropped on the way)``.
+
+    >>> hits, dropped = dedupe([Hit("a", 3), Hit("a", 2), Hit("b", 1)], k=5)
+    >>> [h.id for h in hits], dropped
+    (['a', 'b'], 1)
+    """
     out: list[Hit] = []
     seen: set[str] = set()
-    for item in items:
-        hit = to_hit(item, where)
+    dropped = 0
+    for hit in hits:
+        if k is not None and len(out) >= k:
+            break
         if hit.id in seen:
+            dropped += 1
             continue
         seen.add(hit.id)
         out.append(hit)
-        if k is not None and len(out) >= k:
-            break
-    return out
+    return out, dropped
 
 
 def ranking_scores(hits: Sequence[Hit]) -> list[float]:
-    """Scores that reproduce the list order when ranked by score (descending).
+    """Scores that reproduce the list order when ranked by score (descending), ties aside.
 
-    The hits' own scores if they are all finite and strictly decreasing;
-    otherwise ``n, n-1, ..., 1``.
+    The hits' own scores if they are all finite and never increase (ties kept: the
+    scorer then ranks tied hits by doc id descending, like trec_eval); otherwise
+    ``n, n-1, ..., 1``.
 
-    >>> ranking_scores([Hit("a", 0.9), Hit("b", 0.5)])
-    [0.9, 0.5]
+    >>> ranking_scores([Hit("a", 0.9), Hit("b", 0.5), Hit("c", 0.5)])
+    [0.9, 0.5, 0.5]
     >>> ranking_scores([Hit("a", 0.1), Hit("b", 0.5)])  # distances: keep the list order
     [2.0, 1.0]
     """
     scores = [h.score for h in hits]
-    if all(math.isfinite(s) for s in scores) and all(a > b for a, b in itertools.pairwise(scores)):
+    if all(math.isfinite(s) for s in scores) and all(a >= b for a, b in itertools.pairwise(scores)):
         return scores
     n = len(hits)
     return [float(n - i) for i in range(n)]
 
 
+def retriever_identity(obj: Any) -> str:
+    """What identifies a retriever in a resume cache: its ``fingerprint()`` when it has one (the
+    baselines hash their settings and corpus), else its module, class or function name and ``name``.
+
+    >>> def my_search(query, k): return []
+    >>> retriever_identity(my_search)
+    'rankscope.retrieval.protocol.my_search'
+    """
+    inner = getattr(obj, "obj", None) or getattr(obj, "fn", None) or obj
+    fingerprint = getattr(inner, "fingerprint", None)
+    if callable(fingerprint):
+        return str(fingerprint())
+    kind = inner if inspect.isfunction(inner) or inspect.ismethod(inner) else type(inner)
+    ident = f"{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', type(inner).__name__)}"
+    name = getattr(inner, "name", None)
+    return f"{ident}[{name}]" if isinstance(name, str) and name and name not in ident else ident
+
+
 def _resolve(out: Any) -> Any:
-    """Await ``out`` if the retriever is ``async`` (its own event loop, in a helper thread when this
-    thread already runs one, e.g. in Jupyter)."""
+    """Await ``out`` when a plain function returned an awaitable (e.g. a lambda around an ``async``
+    client call): on rankscope's one shared event loop, like the ``async`` retrievers."""
     if not inspect.isawaitable(out):
         return out
-    import asyncio
+    from rankscope.retrieval.execute import run_on_shared_loop
 
     async def wait() -> Any:
         return await out
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    from concurrent.futures import ThreadPoolExecutor
+    return run_on_shared_loop(wait())
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, wait()).result()
+
+def _is_async(fn: Any) -> bool:
+    if fn is None:
+        return False
+    return inspect.iscoroutinefunction(fn) or (callable(fn) and inspect.iscoroutinefunction(type(fn).__call__))
 
 
 class _CallableRetriever:
-    """Wraps ``fn(query, k)`` or ``fn(query)``."""
+    """Wraps ``fn(query, k)`` or ``fn(query)`` (``async`` too)."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self._takes_k = _accepts_two_args(fn)
         self.batched = False
+        self.is_async = _is_async(fn)
+
+    def _out(self, query: str, k: int) -> Any:
+        return self.fn(query, k) if self._takes_k else self.fn(query)
+
+    def search_raw(self, query: str, k: int) -> list[Hit]:
+        """The returned hits normalised, repeats and all (the runner counts and drops them)."""
+        return normalise(_resolve(self._out(query, k)), self.name)
+
+    async def asearch_raw(self, query: str, k: int) -> list[Hit]:
+        out = self._out(query, k)
+        return normalise(await out if inspect.isawaitable(out) else out, self.name)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        out = self.fn(query, k) if self._takes_k else self.fn(query)
-        return to_hits(_resolve(out), k, where=self.name)
+        return dedupe(self.search_raw(query, k), k)[0]
 
 
 class _NormalisingRetriever:
@@ -230,22 +291,44 @@ class _NormalisingRetriever:
         self.name = str(getattr(obj, "name", None) or type(obj).__name__)
         self.batched = hasattr(obj, "search_batch")
         self._search_takes_k = hasattr(obj, "search") and _accepts_two_args(obj.search)
+        self.is_async = _is_async(getattr(obj, "search", None)) or (
+            not hasattr(obj, "search") and _is_async(getattr(obj, "search_batch", None)))
+
+    def _out(self, query: str, k: int) -> Any:
+        return self.obj.search(query, k) if self._search_takes_k else self.obj.search(query)
+
+    def search_raw(self, query: str, k: int) -> list[Hit]:
+        if not hasattr(self.obj, "search"):
+            return self.search_batch_raw([query], k)[0]
+        return normalise(_resolve(self._out(query, k)), self.name)
+
+    async def asearch_raw(self, query: str, k: int) -> list[Hit]:
+        if not hasattr(self.obj, "search"):
+            out = self.obj.search_batch([query], k)
+            return self._batch_lists(await out if inspect.isawaitable(out) else out, 1)[0]
+        out = self._out(query, k)
+        return normalise(await out if inspect.isawaitable(out) else out, self.name)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        if not hasattr(self.obj, "search"):
-            return self.search_batch([query], k)[0]
-        out = self.obj.search(query, k) if self._search_takes_k else self.obj.search(query)
-        return to_hits(_resolve(out), k, where=self.name)
+        return dedupe(self.search_raw(query, k), k)[0]
+
+    def _batch_lists(self, results: Any, n: int) -> list[list[Hit]]:
+        if results is None:
+            raise RetrieverContractError(f"{self.name}.search_batch returned None (a missing 'return'?)")
+        results = list(results)
+        if len(results) != n:
+            raise RetrieverContractError(
+                f"{self.name}.search_batch returned {len(results)} result lists for {n} queries"
+            )
+        return [normalise(r, self.name) for r in results]
+
+    def search_batch_raw(self, queries: list[str], k: int) -> list[list[Hit]]:
+        if not self.batched:
+            return [self.search_raw(q, k) for q in queries]
+        return self._batch_lists(_resolve(self.obj.search_batch(queries, k)), len(queries))
 
     def search_batch(self, queries: list[str], k: int) -> list[list[Hit]]:
-        if not self.batched:
-            return [self.search(q, k) for q in queries]
-        results = list(_resolve(self.obj.search_batch(queries, k)))
-        if len(results) != len(queries):
-            raise RankscopeError(
-                f"{self.name}.search_batch returned {len(results)} result lists for {len(queries)} queries"
-            )
-        return [to_hits(r, k, where=self.name) for r in results]
+        return [dedupe(hits, k)[0] for hits in self.search_batch_raw(queries, k)]
 
 
 def _accepts_two_args(fn: Callable[..., Any]) -> bool:

@@ -1,51 +1,67 @@
 """Run a retriever over a test set and score it: :func:`evaluate_retriever`.
 
-Execution
+Execution (:mod:`rankscope.retrieval.execute`)
     Queries go to ``search_batch`` in batches of ``batch_size`` when the
     retriever has it (CPU-bound retrievers: BM25, a local embedding model),
-    otherwise to ``search`` from ``workers`` threads (I/O-bound retrievers: a
-    vector database, an HTTP service).  ``workers=1`` runs them one by one.
+    ``async`` retrievers run on one event loop, at most ``workers`` at a
+    time, any other retriever is called from ``workers`` threads (I/O-bound
+    retrievers: a vector database, an HTTP service).  ``workers=1`` runs them
+    one by one.
 Failures
     A call that raises an ``Exception`` is retried ``retries`` times (waiting
-    ``retry_wait * 2**attempt`` seconds); a query that still fails is recorded
-    in ``errors`` and scored as an empty ranking — the other queries are never
-    lost.  A failing batch is re-run query by query so that one bad query does
-    not sink its batch.  ``KeyboardInterrupt`` is not caught.
+    ``retry_wait * 2**attempt`` seconds); a query that still fails is kept in
+    ``failures`` (type, message, traceback) and scored as an empty ranking —
+    the other queries are never lost, and a warning says how many failed.
+    ``NameError``, ``TypeError``, ``AttributeError`` and a ``None`` return
+    are bugs: raised at once, not retried.  ``KeyboardInterrupt`` is not caught.
 Resume
     With ``cache=path`` every finished query is appended (and flushed) to a
-    JSONL file as soon as it finishes; a later call with the same cache skips
-    the queries already there (see :mod:`rankscope.retrieval.cache`).
+    JSONL file as soon as it finishes; a later call of the *same* evaluation
+    (retriever identity, ``k``, test set ids and texts: the cache header)
+    skips the queries already there; another evaluation's cache is refused
+    unless ``overwrite_cache=True`` (see :mod:`rankscope.retrieval.cache`).
+    A job that stores outcomes itself passes ``on_result`` (called with each
+    :class:`~rankscope.retrieval.cache.QueryOutcome` as it finishes) and
+    ``resume`` (the outcomes stored before).
+Warnings
+    Whatever changes what is measured — the relevance source, queries not
+    scored, failures, empty rankings, fewer hits than ``k``, repeated ids,
+    levels not judged, scores replaced or tie orders changed, unknown ids,
+    unknown keys of the test set file — is a
+    :class:`~rankscope.retrieval.evaluation.Notice` in ``ev.warnings``, shown
+    by ``repr(ev)``, ``ev.summary()`` and ``ev.to_dict()``, and issued as a
+    :class:`~rankscope.retrieval.evaluation.RetrieverWarning`.
 Scoring
     Only the queries that can be scored are run: those with judgments, or with
     reference answers when relevance comes from answers.  Each ranking is cut
-    at ``k``; the run keeps the retriever's order (see
-    :func:`~rankscope.retrieval.protocol.ranking_scores`).  Metrics are
+    at ``k`` after dropping repeated ids; the run keeps the retriever's scores
+    (see :func:`~rankscope.retrieval.protocol.ranking_scores`).  Metrics are
     computed by the ordinary engine (trec_eval semantics, queries without a
-    ranking score 0).  With ``chunk_to_doc`` the chunks are also folded into
-    documents (:mod:`rankscope.retrieval.chunks`) and scored at document level.
+    ranking score 0) at two levels, ``"retrieved"`` and ``"document"``
+    (chunks folded with ``chunk_to_doc``, :mod:`rankscope.retrieval.chunks`;
+    the same ranking without it).
 Spans
     With span measures (``span_recall@5`` ...) the test set's span judgments
-    score the retrieved chunks; where each chunk lies comes from ``chunking=``
-    or, without it, from the hits themselves (LlamaIndex ``start_char_idx``,
-    LangChain ``start_index``, see :func:`rankscope.data.chunking.hit_location`),
-    so no separate chunk table is needed.
+    score the retrieved chunks (relevance ``"spans"``); where each chunk lies
+    comes from ``chunking=`` or, without it, from the hits themselves
+    (LlamaIndex ``start_char_idx``, LangChain ``start_index``, see
+    :func:`rankscope.data.chunking.hit_location`; kept in the cache), so no
+    separate chunk table is needed.
 
 >>> from rankscope.data.testset import TestSet
 >>> ts = TestSet.from_annotations(["capital of France", "largest planet"], [["d1"], ["d4"]])
 >>> def search(query, k):
 ...     return ["d1", "d2"] if "France" in query else ["d3", "d4"]
 >>> ev = evaluate_retriever(search, ts, ["mrr", "recall@2"], k=2, progress=False)
->>> ev.result.mean(), ev.errors
+>>> ev.mean()["document"], ev.errors
 ({'mrr': 0.75, 'recall@2': 1.0}, {})
 """
 
 from __future__ import annotations
 
 import sys
-import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -55,18 +71,19 @@ from rankscope.data.run import Run
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.measures.base import Measure
-from rankscope.retrieval.cache import CachedQuery, RunCache
+from rankscope.retrieval.cache import QueryOutcome, RunCache, testset_fingerprint
 from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
-from rankscope.retrieval.evaluation import RetrieverEvaluation
-from rankscope.retrieval.protocol import Hit, as_retriever, ranking_scores
+from rankscope.retrieval.evaluation import Notice, RetrieverEvaluation, RetrieverWarning
+from rankscope.retrieval.execute import Collector, execute
+from rankscope.retrieval.protocol import as_retriever, retriever_identity
 from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
-__all__ = ["evaluate_retriever", "RetrieverEvaluation", "UnknownIdsWarning", "default_metrics"]
+__all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverWarning", "UnknownIdsWarning", "default_metrics"]
 
 Relevance = Literal["auto", "qrels", "answers", "spans"]
 
 
-class UnknownIdsWarning(UserWarning):
+class UnknownIdsWarning(RetrieverWarning):
     """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
 
 
@@ -85,69 +102,6 @@ def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
     return value
 
 
-class _Collector:
-    """Gathers outcomes, writes them to the cache, advances the progress bar."""
-
-    def __init__(self, cache: RunCache | None, keep_text: bool, docs_key: str | None, advance: Callable[[], None],
-                 keep_places: bool = False):
-        self.cache = cache
-        self.keep_text = keep_text
-        self.docs_key = docs_key
-        self.keep_places = keep_places
-        self.advance = advance
-        self.done: dict[str, CachedQuery] = {}
-        self.latencies: dict[str, float] = {}
-        self.errors: dict[str, str] = {}
-        self.retried: dict[str, int] = {}
-
-    def add(self, qid: str, hits: list[Hit] | None, latency: float, error: str | None, attempts: int) -> None:
-        if attempts > 1:
-            self.retried[qid] = attempts - 1
-        if hits is None:
-            entry = CachedQuery(qid, [], [], latency, error or "failed")
-            self.errors[qid] = entry.error or "failed"
-        else:
-            docs = None
-            if self.docs_key is not None:
-                docs = [None if h.metadata is None or h.metadata.get(self.docs_key) is None
-                        else str(h.metadata[self.docs_key]) for h in hits]
-            places = None
-            if self.keep_places:
-                from rankscope.data.chunking import hit_location
-
-                places = [None if (loc := hit_location(h)) is None else list(loc) for h in hits]
-            entry = CachedQuery(qid, [h.id for h in hits], ranking_scores(hits), latency, None,
-                                [h.text for h in hits] if self.keep_text else None, docs, places)
-            self.done[qid] = entry
-            self.latencies[qid] = latency
-        if self.cache is not None:
-            self.cache.append(entry)
-        self.advance()
-
-
-def _call(fn: Callable[[], list[Hit]], retries: int, wait: float) -> tuple[list[Hit] | None, float, str | None, int]:
-    """Call ``fn`` up to ``1 + retries`` times: ``(hits or None, latency, error, attempts)``."""
-    error = None
-    latency = 0.0
-    for attempt in range(retries + 1):
-        if attempt and wait > 0:
-            time.sleep(wait * 2 ** (attempt - 1))
-        t0 = time.perf_counter()
-        try:
-            hits = fn()
-        except Exception as exc:  # the retriever's own failure: record and go on
-            latency = time.perf_counter() - t0
-            error = f"{type(exc).__name__}: {exc}"
-            continue
-        return hits, time.perf_counter() - t0, None, attempt + 1
-    return None, latency, error, retries + 1
-
-
-def _batches(items: Sequence[Query], size: int) -> Iterator[Sequence[Query]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
 @contextmanager
 def _progress_bar(total: int, enabled: bool, label: str) -> Iterator[Callable[[], None]]:
     if not enabled or total == 0:
@@ -162,39 +116,8 @@ def _progress_bar(total: int, enabled: bool, label: str) -> Iterator[Callable[[]
         yield lambda: bar.advance(task)
 
 
-def _execute(retriever: Any, todo: list[Query], collector: _Collector, *, k: int, workers: int, retries: int,
-             retry_wait: float, batch_size: int) -> None:
-    def one(q: Query) -> tuple[str, list[Hit] | None, float, str | None, int]:
-        return (q.id, *_call(lambda: retriever.search(q.text, k), retries, retry_wait))
-
-    if getattr(retriever, "batched", False):
-        for batch in _batches(todo, batch_size):
-            t0 = time.perf_counter()
-            try:
-                results = retriever.search_batch([q.text for q in batch], k)
-            except Exception:
-                for q in batch:  # isolate the failing query
-                    collector.add(*one(q))
-                continue
-            share = (time.perf_counter() - t0) / len(batch)
-            for q, hits in zip(batch, results):
-                collector.add(q.id, hits, share, None, 1)
-        return
-    if workers == 1:
-        for q in todo:
-            collector.add(*one(q))
-        return
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankscope-retriever")
-    try:
-        futures = [pool.submit(one, q) for q in todo]
-        for fut in as_completed(futures):
-            collector.add(*fut.result())
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _check_metrics(metrics: Any, k: int) -> Any:
-    """Parse the metrics up front (a typo fails before 10,000 retriever calls); warn about cutoffs above ``k``.
+def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
+    """Parse the metrics up front (a typo fails before 10,000 retriever calls): ``(metrics, cutoffs above k)``.
 
     Returns the metrics as given (a list), so that results keep the caller's labels.
     """
@@ -205,11 +128,7 @@ def _check_metrics(metrics: Any, k: int) -> Any:
     pairs = parse_metrics(metrics)
     if not pairs:
         raise InvalidParameterError("no metric given")
-    deep = [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
-    if deep:
-        warnings.warn(f"{', '.join(deep)}: cutoff above k={k}; each ranking holds at most {k} hits",
-                      UserWarning, stacklevel=3)
-    return metrics
+    return metrics, [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
 
 
 def _resolve_testset(testset: Any) -> TestSet:
@@ -220,7 +139,7 @@ def _resolve_testset(testset: Any) -> TestSet:
     raise InvalidParameterError(f"testset must be a TestSet or a path, got {type(testset).__name__}")
 
 
-def _build_run(queries: Iterable[Query], done: dict[str, CachedQuery], name: str) -> Run:
+def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: str) -> Run:
     qs: list[str] = []
     ds: list[str] = []
     ss: list[float] = []
@@ -243,6 +162,7 @@ def evaluate_retriever(
     workers: int = 4,
     retries: int = 2,
     cache: str | Path | None = None,
+    overwrite_cache: bool = False,
     progress: bool | None = None,
     chunk_to_doc: ChunkToDoc | None = None,
     name: str | None = None,
@@ -250,6 +170,8 @@ def evaluate_retriever(
     retry_wait: float = 0.0,
     relevance: Relevance = "auto",
     relevance_level: int = 1,
+    on_result: Callable[[QueryOutcome], None] | None = None,
+    resume: Iterable[QueryOutcome] | None = None,
     chunking: Any = None,
     rule: str = "any",
 ) -> RetrieverEvaluation:
@@ -261,21 +183,24 @@ def evaluate_retriever(
     testset : a :class:`~rankscope.data.testset.TestSet` or a path (JSON, JSONL, BEIR folder)
     metrics : metric names (default :func:`default_metrics` of ``k``)
     k : hits asked for and kept per query
-    workers : threads for retrievers without ``search_batch``
+    workers : threads for retrievers without ``search_batch``; concurrent calls of an ``async`` retriever
     retries : extra attempts for a failing call; ``retry_wait`` seconds before the first retry, doubling
     cache : JSONL file to append finished queries to and resume from
+    overwrite_cache : start ``cache`` afresh even when it holds another evaluation
     progress : show a progress bar (default: when stderr is a terminal)
     chunk_to_doc : fold chunk hits into documents: pattern ``"{doc_id}#{chunk}"``, dict, function, or
         ``"metadata:KEY"`` (the document id is ``hit.metadata[KEY]``)
     name : the run's name (default: the retriever's ``name`` or class name)
-    batch_size : queries per ``search_batch`` call
-    relevance : ``"qrels"``, ``"answers"`` (a chunk containing a reference answer is relevant),
-        ``"spans"`` (the test set's span judgments; chosen by ``"auto"`` when a span measure is
-        asked for) or ``"auto"`` (answers when the test set has no judgments but has answers)
+    batch_size : queries per ``search_batch`` call (``1``: each query timed on its own)
+    relevance : ``"qrels"``, ``"answers"`` (a chunk containing a reference answer is relevant) or
+        ``"auto"`` (answers when the test set has no judgments but has answers; said in the warnings)
     relevance_level : minimum grade counted as relevant by binary metrics
-    chunking, rule : with span judgments: where the retrieved chunks lie (default: read from the
-        hits' metadata) and how chunk qrels are derived for the ordinary metrics
-        (see :func:`rankscope.evaluate`)
+    on_result : called with each finished :class:`~rankscope.retrieval.cache.QueryOutcome` (success or
+        failure), one at a time, as soon as it finishes
+    resume : outcomes stored earlier (e.g. those ``on_result`` received): their queries are not run again
+    chunking, rule : with span judgments (relevance ``"spans"``, chosen by ``"auto"`` when a span measure is
+        asked for): where the retrieved chunks lie (default: read from the hits) and the rule deriving chunk
+        qrels for the ordinary metrics (see :func:`rankscope.evaluate`)
     """
     ts = _resolve_testset(testset)
     k = _positive_int(k, "k")
@@ -284,17 +209,17 @@ def evaluate_retriever(
     batch_size = _positive_int(batch_size, "batch_size")
     if relevance not in ("auto", "qrels", "answers", "spans"):
         raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}")
-    metric_list = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     mode = relevance
-    if mode == "auto" and _wants_spans(metric_list):
+    if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
         mode = "spans"
+    if mode == "spans":
+        if ts.spans is None:
+            raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
+                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)")
+        if chunk_to_doc is not None:
+            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc")
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
-    if mode == "spans" and ts.spans is None:
-        raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
-                              "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)")
-    if mode == "spans" and chunk_to_doc is not None:
-        raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc")
     if mode == "qrels" and len(ts.qrels) == 0:
         raise EmptyInputError(f"test set {ts.name!r} has no relevance judgments"
                               + ("; use relevance='answers'" if ts.has_answers else ""))
@@ -302,6 +227,7 @@ def evaluate_retriever(
         raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match")
     if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
         raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}")
+    metric_list, deep = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
         docs_key = chunk_to_doc.split(":", 1)[1]
@@ -310,94 +236,108 @@ def evaluate_retriever(
     run_name = name or str(getattr(r, "name", None) or type(r).__name__)
     judged = set(ts.spans.queries if mode == "spans" and ts.spans is not None else ts.qrels.queries)
     scorable = [q for q in ts.queries if (q.answers if mode == "answers" else q.id in judged)]
+    keep_places = mode == "spans" and chunking is None
+    keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
 
-    store = RunCache(cache, k=k, retriever=run_name, testset=ts.name) if cache is not None else None
+    store = None
+    if cache is not None:
+        store = RunCache(cache, overwrite=overwrite_cache, k=k, retriever=run_name, identity=retriever_identity(r),
+                         testset=ts.name, testset_fingerprint=testset_fingerprint((q.id, q.text) for q in ts.queries),
+                         texts=keep_text, docs_key=docs_key, places=keep_places)
     done = store.load() if store is not None else {}
+    if overwrite_cache and store is not None:
+        store.open()
+    for entry in resume or ():
+        if entry.error is None:
+            done[entry.query_id] = entry
     wanted = {q.id for q in scorable}
     done = {qid: e for qid, e in done.items() if qid in wanted}
     todo = [q for q in scorable if q.id not in done]
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
         with _progress_bar(len(todo), show, f"retrieving ({run_name})") as advance:
-            keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
-            collector = _Collector(store, keep_text=keep_text, docs_key=docs_key, advance=advance,
-                                   keep_places=mode == "spans" and chunking is None)
-            _execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
-                     batch_size=batch_size)
+            collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
+                                  advance=advance, keep_places=keep_places)
+            execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
+                    batch_size=batch_size, name=run_name)
     finally:
         if store is not None:
             store.close()
-    if todo and len(collector.errors) == len(todo):
-        first = next(iter(collector.errors.items()))
-        warnings.warn(f"every query failed ({len(todo)}); first: {first[0]}: {first[1]}", RuntimeWarning,
-                      stacklevel=2)
     finished = {**done, **collector.done}
-    latencies = {q.id: (finished[q.id].latency) for q in scorable if q.id in finished}
     run = _build_run(scorable, finished, run_name)
     if mode == "spans":
-        from rankscope.engine.evaluator import Evaluator
+        ev = _score_spans(ts, scorable, finished, run, metric_list, k=k, chunking=chunking, rule=rule,
+                          relevance_level=relevance_level)
+    else:
+        ev = _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+                    docs_key=docs_key, relevance_level=relevance_level)
+    ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
+    ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
+    ev.retries, ev.from_cache = collector.retried, len(done)
+    ev.warnings = _notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep)
+    for notice in ev.warnings:
+        warnings.warn(notice.message, UnknownIdsWarning if notice.code == "unknown_ids" else RetrieverWarning,
+                      stacklevel=2)
+    return ev
 
-        where = chunking if chunking is not None else _chunking_of_hits(finished, ts)
-        result = Evaluator(ts.spans, metric_list, relevance_level=relevance_level, chunking=where,
-                           rule=rule).evaluate(run)
-        return RetrieverEvaluation(result=result, run=run, latencies=latencies, errors=collector.errors,
-                                   relevance="spans", k=k, from_cache=len(done), retries=collector.retried,
-                                   chunk_relevance="spans", unknown_ids=UnknownIds(against="spans"))
-    return _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
-                  docs_key=docs_key, relevance_level=relevance_level, latencies=latencies,
-                  errors=collector.errors, retried=collector.retried, from_cache=len(done))
 
-
-def _score(ts: TestSet, scorable: list[Query], finished: dict[str, CachedQuery], run: Run, metrics: Any, *,
-           k: int, mode: str, chunk_to_doc: ChunkToDoc | None, docs_key: str | None, relevance_level: int,
-           latencies: dict[str, float], errors: dict[str, str], retried: dict[str, int],
-           from_cache: int) -> RetrieverEvaluation:
+# -- scoring ----------------------------------------------------------------------------------
+def _score(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], run: Run, metrics: Any, *,
+           k: int, mode: str, chunk_to_doc: ChunkToDoc | None, docs_key: str | None,
+           relevance_level: int) -> RetrieverEvaluation:
     from rankscope.engine.evaluator import Evaluator
 
-    metric_list = metrics
     mapping: ChunkToDoc | None = chunk_to_doc
     if docs_key is not None:
         mapping = {cid: doc for e in finished.values() for cid, doc in zip(e.ids, e.docs or []) if doc is not None}
-
-    doc_run = fold_chunks(run, mapping, name=run.name) if mapping is not None else None
     answers = {q.id: q.answers for q in scorable if q.answers}
     retrieved = {qid: list(zip(e.ids, e.texts or [None] * len(e.ids))) for qid, e in finished.items()}
-    chunk_relevance: str | None = mode
+    all_ids = [q.id for q in scorable]
+
     if mode == "answers":
-        from rankscope.retrieval.answers import answer_qrels
-
-        chunk_qrels = _cover(answer_qrels(answers, retrieved, ts.corpus if mapping is None else None), answers)
-        doc_qrels = chunk_qrels
-        if mapping is not None:
-            doc_qrels = _cover(answer_qrels(answers, _map_retrieved(retrieved, mapping), ts.corpus), answers)
+        chunk_qrels, chunk_cov = _answer_level(answers, retrieved, ts.corpus if mapping is None else None)
+        chunk_by: str | None = "answers"
+    elif mapping is None or _any_judged(run, ts.qrels):
+        chunk_qrels, chunk_cov, chunk_by = ts.qrels, all_ids, "qrels"
+    elif answers:  # document judgments, chunk hits: the chunk level only from answers
+        chunk_qrels, chunk_cov = _answer_level(answers, retrieved, None)
+        chunk_by = "answers"
     else:
-        chunk_qrels = doc_qrels = ts.qrels
-        if mapping is not None and not _any_judged(run, ts.qrels):
-            # document judgments, chunk hits: chunk level only from answers, if the queries have any
-            if answers:
-                from rankscope.retrieval.answers import answer_qrels
+        chunk_qrels, chunk_cov, chunk_by = Qrels([], [], []), [], None
+    if not chunk_cov:
+        chunk_by = None
 
-                chunk_qrels = _cover(answer_qrels(answers, retrieved), answers)
-                chunk_relevance = "answers"
-            else:
-                chunk_relevance = None
+    doc_run = fold_chunks(run, mapping, name=run.name) if mapping is not None else run
+    if mapping is None:
+        doc_qrels, doc_cov, doc_by = chunk_qrels, chunk_cov, chunk_by
+    elif mode == "answers":
+        doc_qrels, doc_cov = _answer_level(answers, _map_retrieved(retrieved, mapping), ts.corpus)
+        doc_by = "answers" if doc_cov else None
+    else:
+        doc_qrels, doc_cov, doc_by = ts.qrels, all_ids, "qrels"
 
-    result = Evaluator(chunk_qrels, metric_list, relevance_level=relevance_level).evaluate(run)
-    doc_result = None
-    if doc_run is not None:
-        doc_result = Evaluator(doc_qrels, metric_list, relevance_level=relevance_level).evaluate(doc_run)
+    def evaluate(qrels: Qrels, covered: list[str], r: Run) -> Any:
+        if not covered:  # not judged: a placeholder result (zeros) that levels() leaves out
+            qrels = _cover(Qrels([], [], []), all_ids)
+        return Evaluator(qrels, metrics, relevance_level=relevance_level).evaluate(r)
+
+    result = evaluate(chunk_qrels, chunk_cov, run)
+    doc_result = result if mapping is None else evaluate(doc_qrels, doc_cov, doc_run)
 
     corpus_ids = list(ts.corpus) if ts.corpus is not None else None
     if mode == "answers" and corpus_ids is None:
         unknown = UnknownIds(against="answers")
     else:
-        unknown = unknown_ids(doc_run if doc_run is not None else run, ts.qrels, corpus_ids)
-        if unknown.suspicious:
-            warnings.warn(unknown.message(), UnknownIdsWarning, stacklevel=3)
+        unknown = unknown_ids(doc_run, ts.qrels, corpus_ids)
+    batched = any(e.batch for e in finished.values())
     return RetrieverEvaluation(
-        result=result, run=run, latencies=latencies, errors=errors, doc_result=doc_result, unknown_ids=unknown,
-        doc_run=doc_run, relevance=mode, k=k, from_cache=from_cache, retries=retried,
-        chunk_relevance=chunk_relevance if mapping is not None else mode,
+        result=result, run=run, latencies={q.id: finished[q.id].latency for q in scorable if q.id in finished},
+        errors={}, doc_result=doc_result, unknown_ids=unknown, doc_run=doc_run, relevance=mode, k=k,
+        judged_by={"retrieved": chunk_by, "document": doc_by},
+        coverage={"retrieved": len(chunk_cov), "document": len(doc_cov)},
+        latency_kind="batch average" if batched else "per query",
+        duplicates={qid: e.duplicates for qid, e in finished.items() if e.duplicates},
+        empty=sum(1 for q in scorable if q.id in finished and not finished[q.id].ids), queries=len(scorable),
     )
 
 
@@ -408,14 +348,46 @@ def _wants_spans(metrics: Any) -> bool:
     return any(m.spec.family == "span" for _, m in parse_metrics(metrics))
 
 
-def _chunking_of_hits(finished: dict[str, CachedQuery], ts: TestSet) -> Any:
-    """Where the retrieved chunks lie, from the places the hits carried (ids without a place are left out:
-    the span measures then name them)."""
+def _score_spans(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], run: Run, metrics: Any, *,
+                 k: int, chunking: Any, rule: str, relevance_level: int) -> RetrieverEvaluation:
+    """Score the chunks on the test set's span judgments (the same ranking at both levels)."""
     from rankscope.data.chunking import Chunking
+    from rankscope.engine.evaluator import Evaluator
 
-    ids = [cid for e in finished.values() for cid in e.ids]
-    places = [p for e in finished.values() for p in (e.places or [None] * len(e.ids))]
-    return Chunking.from_places(ids, places, corpus=ts.corpus, name="retrieved hits")
+    if chunking is None:  # where the chunks lie, from the places the hits carried (ids without one are named)
+        ids = [cid for e in finished.values() for cid in e.ids]
+        places = [p for e in finished.values() for p in (e.places or [None] * len(e.ids))]
+        chunking = Chunking.from_places(ids, places, corpus=ts.corpus, name="retrieved hits")
+    result = Evaluator(ts.spans, metrics, relevance_level=relevance_level, chunking=chunking, rule=rule).evaluate(run)
+    batched = any(e.batch for e in finished.values())
+    return RetrieverEvaluation(
+        result=result, run=run, latencies={q.id: finished[q.id].latency for q in scorable if q.id in finished},
+        errors={}, doc_result=result, unknown_ids=UnknownIds(against="spans"), doc_run=run, relevance="spans", k=k,
+        judged_by={"retrieved": "spans", "document": "spans"},
+        coverage={"retrieved": len(scorable), "document": len(scorable)},
+        latency_kind="batch average" if batched else "per query",
+        duplicates={qid: e.duplicates for qid, e in finished.items() if e.duplicates},
+        empty=sum(1 for q in scorable if q.id in finished and not finished[q.id].ids), queries=len(scorable),
+    )
+
+
+def _answer_level(answers: dict[str, tuple[str, ...]], retrieved: dict[str, list[tuple[str, str | None]]],
+                  corpus: dict[str, str] | None) -> tuple[Qrels, list[str]]:
+    """Judgments from answer containment, and the queries they cover.
+
+    A query is covered when it has no hit (an empty ranking or a failure: it scores 0) or when at
+    least one of its hits has a text (its own or the corpus's); a query whose hits carry no text
+    cannot be judged and is left out — never scored 0.
+    """
+    from rankscope.retrieval.answers import answer_qrels
+
+    covered = [qid for qid in answers
+               if not retrieved.get(qid)
+               or any(t is not None or (corpus is not None and d in corpus) for d, t in retrieved[qid])]
+    keep = set(covered)
+    qrels = answer_qrels({q: a for q, a in answers.items() if q in keep},
+                         {q: h for q, h in retrieved.items() if q in keep}, corpus)
+    return _cover(qrels, covered), covered
 
 
 def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
@@ -454,3 +426,74 @@ def _cover(qrels: Qrels, query_ids: Iterable[str]) -> Qrels:
         qrels.doc_column().to_pylist() + [NO_HIT] * len(missing),
         np.concatenate([qrels.grades, np.zeros(len(missing), dtype=np.int64)]),
     )
+
+
+# -- warnings ---------------------------------------------------------------------------------
+def _share(n: int, total: int) -> str:
+    return f"{n} of {total} queries ({n / total:.0%})" if total else f"{n} queries"
+
+
+def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], ev: RetrieverEvaluation, *,
+             relevance: str, k: int, deep: list[str]) -> list[Notice]:
+    import numpy as np
+
+    out = [Notice("testset", str(issue)) for issue in ts.issues]
+    n = len(scorable)
+    if ev.relevance == "answers" and relevance == "auto":
+        out.append(Notice("relevance", "the test set has no relevance judgments: relevance comes from answer "
+                                       "matching (a retrieved text that contains a reference answer is relevant)"))
+    elif ev.relevance == "qrels" and ev.judged_by["retrieved"] == "answers":
+        out.append(Notice("relevance", "the judgments name documents, the hits are chunks: the retrieved level is "
+                                       "judged by answer matching, the document level by the judgments"))
+    if n < len(ts):
+        what = {"answers": "reference answers", "spans": "span judgments"}.get(ev.relevance, "relevance judgments")
+        out.append(Notice("unscored", f"{n} of {len(ts)} queries are scored; {len(ts) - n} have no {what} "
+                                      "and were not run"))
+    if ev.failures:
+        first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
+        attempts = max(f.attempts for f in ev.failures.values())
+        out.append(Notice("failed", f"{_share(len(ev.failures), n)} failed after {attempts} attempt(s) and score "
+                                    f"as empty rankings; first: {first}"))
+    ok = [finished[q.id] for q in scorable if q.id in finished]
+    if ok and ev.empty * 2 > len(ok):
+        out.append(Notice("empty", f"{_share(ev.empty, len(ok))} returned no hit"))
+    limit = min(k, len(ts.corpus)) if ts.corpus else k
+    short = [len(e.ids) for e in ok if 0 < len(e.ids) < limit]
+    if ok and len(short) * 2 > len(ok):
+        median = int(np.median(short))
+        out.append(Notice("fewer_hits", f"the retriever returned fewer than k={k} hits for "
+                                        f"{_share(len(short), len(ok))} (median {median}): metrics @{k} see only "
+                                        "those (its own top-k: LangChain search_kwargs['k'], LlamaIndex "
+                                        "similarity_top_k; or only matching documents, as BM25 returns)"))
+    if ev.duplicates:
+        out.append(Notice("duplicates", f"the retriever returned repeated ids in {len(ev.duplicates)} queries "
+                                        f"({sum(ev.duplicates.values())} duplicates dropped, the first occurrence "
+                                        "kept)"))
+    for level in ("retrieved", "document"):
+        if level == "document" and ev.doc_run is ev.run:
+            break
+        if ev.judged_by[level] is None:
+            why = ("the judgments name documents and the hits are chunks (see the document level)"
+                   if ev.relevance == "qrels" else "answer matching needs the hits' text (or a corpus); they have "
+                   "none")
+            out.append(Notice("not_judged", f"{level} level not judged: {why}"))
+        elif ev.judged_by[level] == "answers" and ev.coverage[level] < n:
+            no_answer = sum(1 for q in scorable if not q.answers)
+            reasons = [f"{no_answer} have no reference answer"] if no_answer else []
+            if n - no_answer > ev.coverage[level]:
+                reasons.append(f"the hits of {n - no_answer - ev.coverage[level]} carry no text")
+            out.append(Notice("not_judged", f"{level} level: answer matching judged {ev.coverage[level]} of {n} "
+                                            f"queries; the others are not judged ({', '.join(reasons)})"))
+    replaced = sum(e.scores_replaced for e in ok)
+    if replaced:
+        out.append(Notice("scores_replaced", f"{replaced} queries returned scores that do not decrease down the "
+                                             "list (distances?): ranked by list order, scores replaced by n, ..., 1"))
+    ties = sum(e.ties_reordered for e in ok)
+    if ties:
+        out.append(Notice("ties", f"scores tie in {ties} queries whose list order is not doc id descending: tied "
+                                  "hits are ranked by doc id descending, as trec_eval ranks them"))
+    if deep:
+        out.append(Notice("cutoff", f"{', '.join(deep)}: cutoff above k={k}; each ranking holds at most {k} hits"))
+    if ev.unknown_ids.suspicious:
+        out.append(Notice("unknown_ids", ev.unknown_ids.message()))
+    return out

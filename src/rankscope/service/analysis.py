@@ -1,4 +1,4 @@
-"""Comparisons, reports and CI checks over stored runs (``rankscope.compare``, ``report``, ``gate``)."""
+"""Comparisons and CI checks over stored runs (``rankscope.compare``, ``gate``); reports: :mod:`.reports`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,9 @@ from typing import Any
 from rankscope.data import Qrels, Run
 from rankscope.errors import InvalidParameterError
 from rankscope.service.db import Database
-from rankscope.service.store import get_job, get_run, get_testset, job_runs, load_qrels, load_run
+from rankscope.service.store import get_run, get_testset, load_qrels, load_run
 
-__all__ = ["json_safe", "system_names", "load_inputs", "job_inputs", "run_comparison", "render_job_report"]
-
-REPORT_FORMATS = {"html": ("html", "text/html", "html"), "markdown": ("markdown", "text/markdown", "md"),
-                  "json": ("json", "application/json", "json"), "latex": ("latex", "application/x-tex", "tex")}
-
+__all__ = ["json_safe", "system_names", "load_inputs", "run_comparison"]
 
 def json_safe(obj: Any) -> Any:
     """Replace NaN/inf by None, recursively (JSON has no such numbers).
@@ -60,15 +56,6 @@ def load_inputs(db: Database, test_set_id: int, run_ids: list[int]) -> tuple[Qre
     return qrels, runs, names
 
 
-def job_inputs(db: Database, job_id: str) -> tuple[dict[str, Any], int, list[int]]:
-    """Policies, test set and run ids of a finished evaluation."""
-    with db.read() as s:
-        job = get_job(s, job_id)
-        if job.status != "done":
-            raise InvalidParameterError(f"evaluation {job_id} is {job.status}, not done yet")
-        return dict(job.params), job.test_set_id, [rec.id for _, rec in job_runs(s, job_id)]
-
-
 def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], metrics: list[str],
                    policies: dict[str, Any], baseline_run_id: int | None, test: str, alpha: float,
                    correction: str | None) -> Any:
@@ -82,19 +69,3 @@ def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], me
     return compare(qrels, list(runs.values()), metrics, test=test, alpha=alpha, correction=correction,
                    baseline=baseline, relevance_level=policies.get("relevance_level", 1),
                    missing=policies.get("missing", "zero"), depth=policies.get("depth"))
-
-
-def render_job_report(db: Database, job_id: str, fmt: str, lang: str, baseline_run_id: int | None) -> str:
-    """The report of a finished evaluation in one of :data:`REPORT_FORMATS`."""
-    from rankscope.report import build_report, render_report
-
-    if fmt not in REPORT_FORMATS:
-        raise InvalidParameterError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {fmt!r}")
-    policies, test_set_id, run_ids = job_inputs(db, job_id)
-    qrels, runs, names = load_inputs(db, test_set_id, run_ids)
-    comparison = run_comparison(qrels, runs, names, policies["metrics"], policies, baseline_run_id, "t", 0.05,
-                                "holm")
-    kind = REPORT_FORMATS[fmt][0]
-    report = build_report(comparison, qrels=qrels, runs=list(runs.values()), lang=lang,
-                          curves=kind in ("html", "json"))
-    return str(render_report(report, kind))

@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.api import api_router
     from rankscope.service.api.errors import install_error_handlers
     from rankscope.service.db import Database
-    from rankscope.service.guards import BodyLimit, TokenAuth
+    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, TokenAuth
     from rankscope.service.jobs import WorkerPool
     from rankscope.service.migrations import upgrade
     from rankscope.service.web import web_router
@@ -64,8 +64,81 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(api_router, prefix=API_PREFIX)
     app.include_router(web_router)
+    _docs(app)
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
+    _error_responses(app)
     if settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)  # outermost: refuse before reading a body
+        app.add_middleware(TokenAuth, token=settings.token)  # refuse before reading a body
+    app.add_middleware(SameOrigin)
+    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)  # outermost
     return app
+
+
+def _docs(app: FastAPI) -> None:
+    """``/docs``: Swagger UI for the API, its files served by this service (no CDN)."""
+    from importlib import resources
+
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+
+    # the Swagger UI files that the fastapi-offline package ships (no CDN)
+    app.mount("/static/swagger", StaticFiles(directory=str(resources.files("fastapi_offline") / "static")),
+              name="swagger")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url=f"{API_PREFIX}/openapi.json", title="rankscope API",
+                                   swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+                                   swagger_css_url="/static/swagger/swagger-ui.css", swagger_favicon_url="data:,")
+
+
+def _error_responses(app: FastAPI) -> None:
+    """Publish the real error answers in the OpenAPI document: every operation's 4xx use ``ErrorBody``.
+
+    400 (``Host``), 401 (token, with ``--token``), 403 (``Origin``), 404 (path ids), 413 (body or
+    upload over a limit) and 422 (request fields) all carry ``{"detail", "errors": [{"field", "problem"}]}``.
+    """
+    from fastapi.openapi.utils import get_openapi
+
+    from rankscope.service.api.schemas import ErrorBody
+
+    described = {400: "the Host header does not name this service",
+                 401: "missing or wrong token (only when the service runs with --token)",
+                 403: "a state-changing request from a page of another origin",
+                 404: "an id in the path does not exist",
+                 413: "the body or the decompressed upload is over a limit",
+                 422: "a request field is invalid (the errors name it)"}
+    unsafe = {"post", "put", "patch", "delete"}
+
+    def openapi() -> dict[str, object]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+        body_schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in body_schema.pop("$defs", {}).items():
+            schemas[name] = sub
+        schemas["ErrorBody"] = body_schema
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+        for path, ops in spec.get("paths", {}).items():
+            for method, op in ops.items():
+                responses = op.setdefault("responses", {})
+                codes = [400] if path.endswith("/health") else [400, 401, 422]
+                if method in unsafe:
+                    codes += [403, 413]
+                if "{" in path or method == "post":
+                    codes.append(404)
+                for code in codes:
+                    entry = responses.setdefault(str(code), {"description": described[code]})
+                    entry["content"] = ref
+                for code, entry in responses.items():
+                    if code.startswith(("4", "5")) and "content" in entry:
+                        entry["content"] = ref
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,13 +1,23 @@
-"""ASGI middleware: token authentication and the request body size limit.
+"""ASGI middleware: Host check, same-origin check, token authentication, request body size limit.
 
-Both run before any route code, so an unauthenticated or oversized upload is refused
-without being read whole: a declared ``Content-Length`` over the limit is refused at
-once, a chunked body as soon as the running count passes it.
+All run before any route code, in this order:
+
+* :class:`HostCheck` refuses a ``Host`` header that is not a name of this service (400), so a
+  DNS-rebinding page (``http://attacker.example`` resolving to 127.0.0.1) cannot read or drive a
+  service that listens on loopback without a token;
+* :class:`SameOrigin` refuses state-changing requests (POST, PUT, PATCH, DELETE) sent by a page
+  of another origin (403): the browser's ``Origin`` (or ``Sec-Fetch-Site``) must say the request
+  comes from the dashboard itself; a request signed in only by the dashboard's cookie must
+  carry it.  API clients (curl, scripts) send neither header and are not affected;
+* :class:`TokenAuth` (with ``--token``);
+* :class:`BodyLimit`: an oversized upload is refused without being read whole: a declared
+  ``Content-Length`` over the limit at once, a chunked body as soon as the running count passes it.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -15,7 +25,7 @@ from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
-__all__ = ["TokenAuth", "BodyLimit", "PUBLIC_PATHS", "TOKEN_COOKIE"]
+__all__ = ["TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "PUBLIC_PATHS", "TOKEN_COOKIE", "host_allowed"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -37,6 +47,113 @@ async def _json(send: Send, status: int, body: dict[str, Any],
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {k.lower(): v for k, v in scope.get("headers", [])}
+
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _split_host(value: str) -> tuple[str, str]:
+    """``(host, port)`` of a Host header value (``[::1]:80`` -> ``('::1', '80')``)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        inside, _, rest = value[1:].partition("]")
+        return inside, rest[1:] if rest.startswith(":") else ""
+    if value.count(":") == 1:
+        host, port = value.split(":")
+        return host, port
+    return value, ""
+
+
+def _ip(host: str) -> Any:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+def host_allowed(host_header: str, bind: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a request's ``Host`` names this service.
+
+    Always: ``localhost`` and the loopback addresses; the bound address; the ``extra`` names
+    (``--allow-host``).  On a wildcard bind (``0.0.0.0``, ``::``) any IP literal too, but no other
+    DNS name (that is what a rebinding attack uses).
+
+    >>> host_allowed("127.0.0.1:8000", "127.0.0.1"), host_allowed("evil.example:8000", "127.0.0.1")
+    (True, False)
+    >>> host_allowed("10.1.2.3:8000", "0.0.0.0"), host_allowed("rs.corp", "0.0.0.0", ("rs.corp",))
+    (True, True)
+    """
+    host, _ = _split_host(host_header)
+    host = host.rstrip(".")
+    if not host:
+        return False
+    names = {"localhost", bind.strip("[]").lower(), *(h.strip("[]").lower() for h in extra)}
+    if host in names:
+        return True
+    addr = _ip(host)
+    if addr is None:
+        return False
+    if addr.is_loopback:
+        return True
+    b = _ip(bind.strip("[]"))
+    return b is not None and b.is_unspecified
+
+
+async def _refuse(send: Send, status: int, field: str, problem: str) -> None:
+    await _json(send, status, {"detail": f"{field}: {problem}", "errors": [{"field": field, "problem": problem}]})
+
+
+class HostCheck:
+    """400 unless the ``Host`` header names this service (see :func:`host_allowed`)."""
+
+    def __init__(self, app: ASGIApp, bind: str, extra: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.bind = bind
+        self.extra = extra
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = _headers(scope).get(b"host", b"").decode("latin-1")
+            if not host_allowed(host, self.bind, self.extra):
+                await _refuse(send, 400, "Host", f"{host[:100]!r} is not a name of this service; start it with "
+                                                 "--allow-host NAME to reach it under another name")
+                return
+        await self.app(scope, receive, send)
+
+
+class SameOrigin:
+    """403 for a state-changing request that a page of another origin made the browser send."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    def _problem(self, scope: Scope) -> str | None:
+        h = _headers(scope)
+        origin = h.get(b"origin")
+        host = h.get(b"host", b"").decode("latin-1").lower()
+        scheme = str(scope.get("scheme", "http"))
+        if origin is not None:
+            text = origin.decode("latin-1").strip().lower()
+            want = f"{scheme}://{host}"
+            default = ":443" if scheme == "https" else ":80"
+            if text != want and text + default != want and text != want + default:
+                return f"a page of {text[:100]!r} may not change data here (only this service's own pages may)"
+            return None
+        site = h.get(b"sec-fetch-site", b"").decode("latin-1").lower()
+        if site in ("cross-site", "same-site"):
+            return "a page of another site may not change data here (only this service's own pages may)"
+        by_header = h.get(b"authorization", b"")[:7].lower() == b"bearer " or b"x-api-token" in h
+        if not by_header and TOKEN_COOKIE.encode() + b"=" in h.get(b"cookie", b""):
+            return "a request signed in with the dashboard's cookie must come from the dashboard (no Origin header)"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method", "GET") in UNSAFE_METHODS:
+            problem = self._problem(scope)
+            if problem is not None:
+                await _refuse(send, 403, "Origin", problem)
+                return
+        await self.app(scope, receive, send)
 
 
 class TokenAuth:

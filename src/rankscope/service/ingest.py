@@ -8,21 +8,25 @@ records such as ``{"id": ..., "query": ..., "relevant": {doc: grade} | [doc, ...
 
 Runs: ``trec`` (read by :func:`rankscope.io.read_run`), ``json`` (``{query:
 {doc: score}}``) and ``ranked`` (``{query: [doc, ...]}``, best first).
-Every problem raises a :class:`~rankscope.errors.RankscopeError` naming the file.
+Every problem raises :class:`UploadError` naming the uploaded file (never the server's temporary
+copy) and the request field; sizes are limited while the files are read (:mod:`.uploads`).
 """
 
 from __future__ import annotations
 
-import tempfile
-import zipfile
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from rankscope.data import Qrels, Run
-from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
+from rankscope.errors import EmptyInputError, ParseError, RankscopeError
+from rankscope.service.uploads import CHUNK, Counter, display_error, extract_beir, spool
 
-__all__ = ["ParsedTestSet", "TESTSET_FORMATS", "RUN_FORMATS", "parse_testset", "parse_run"]
+__all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_FORMATS", "read_testset_upload",
+           "read_run_upload"]
 
 TESTSET_FORMATS = ("json", "jsonl", "beir", "trec")
 RUN_FORMATS = ("trec", "json", "ranked")
@@ -52,26 +56,6 @@ def _from_testset(ts: Any) -> ParsedTestSet:
     return ParsedTestSet(ts.qrels, queries, docs)
 
 
-def _beir(path: Path, split: str, filename: str) -> ParsedTestSet:
-    from rankscope.data.testset import TestSet
-
-    try:
-        zf = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
-        raise ParseError("not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)",
-                         source=filename) from None
-    with zf, tempfile.TemporaryDirectory(prefix="rankscope-beir-") as tmp:
-        tops = [n for n in zf.namelist() if Path(n).name == "queries.jsonl"]
-        if not tops:
-            raise ParseError("the archive holds no queries.jsonl", source=filename)
-        zf.extractall(tmp)  # zipfile drops absolute paths and '..' components
-        folder = (Path(tmp) / tops[0]).parent
-        try:
-            return _from_testset(TestSet.from_beir(folder, split=split, name=Path(filename).stem))
-        except FileNotFoundError as exc:
-            raise ParseError(str(exc.strerror or exc), source=filename) from None
-
-
 def _queries_file(path: Path, source: str) -> dict[str, str]:
     data = path.read_bytes()
     if data.lstrip().startswith(b"{"):
@@ -92,39 +76,104 @@ def _queries_file(path: Path, source: str) -> dict[str, str]:
     return out
 
 
-def parse_testset(path: Path, format: str, *, filename: str = "upload", queries_path: Path | None = None,
-                  queries_filename: str = "queries", split: str = "test") -> ParsedTestSet:
-    """Read an uploaded test set saved at ``path`` (JSON/JSONL/BEIR through :class:`TestSet`)."""
+@dataclass(frozen=True)
+class Uploaded:
+    """An uploaded file: its content, the name it was uploaded under, and the request field."""
+
+    fh: BinaryIO
+    filename: str
+    field: str = "file"
+
+
+class UploadError(RankscopeError):
+    """A problem with an uploaded file; the message names the uploaded file, ``field`` the request field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+@contextmanager
+def _named_errors(names: dict[Path, str], field: str) -> Iterator[None]:
+    """Re-raise the readers' errors with the uploaded file names in place of the temporary paths."""
+    try:
+        yield
+    except UploadError:
+        raise
+    except RankscopeError as exc:
+        raise UploadError(field, display_error(exc, names)) from None
+
+
+def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, *, queries: Uploaded | None = None,
+                        split: str = "test") -> ParsedTestSet:
+    """Read an uploaded test set (JSON/JSONL/BEIR through :class:`TestSet`, or TREC qrels plus queries).
+
+    ``tmp`` is a private folder (:func:`~rankscope.service.uploads.upload_dir`); every file is spooled there
+    under the limits of ``counter``.
+    """
     from rankscope.data.testset import TestSet
 
     if format not in TESTSET_FORMATS:
-        raise InvalidParameterError(f"format must be one of {', '.join(TESTSET_FORMATS)}; got {format!r}")
-    if format == "beir":
-        return _beir(path, split, filename)
-    if format == "trec":
-        from rankscope.io import read_qrels
+        raise UploadError("format", f"must be one of {', '.join(TESTSET_FORMATS)}; got {format!r}")
+    path = tmp / "file"
+    names = {tmp / "beir": up.filename, path: up.filename}
+    with _named_errors(names, up.field):
+        if format == "beir":
+            with open(path, "wb") as out:
+                shutil.copyfileobj(up.fh, out, CHUNK)  # a zip: its members are counted as they are extracted
+            _nonempty(path, up)
+            folder, prefix = extract_beir(path, tmp / "beir", split, counter, up.field, up.filename)
+            names[folder] = f"{up.filename}/{prefix}".rstrip("/")
+            try:
+                ts = TestSet.from_beir(folder, split=split, name=Path(up.filename).stem)
+            except FileNotFoundError as exc:
+                raise ParseError(str(exc.strerror or exc), source=up.filename) from None
+            parsed = _from_testset(ts)
+        else:
+            spool(up.fh, path, counter, up.field, up.filename)
+            _nonempty(path, up)
+            if format == "trec":
+                from rankscope.io import read_qrels
 
-        qrels = read_qrels(path)
-        texts = _queries_file(queries_path, queries_filename) if queries_path is not None else {}
-        judged = list(dict.fromkeys(str(x) for x in qrels.query_column()))
-        return ParsedTestSet(qrels, [(q, texts.get(q)) for q in judged])
-    named = path.with_name(Path(filename).name or path.name)  # error messages name the uploaded file
-    path.rename(named)
-    try:
-        ts = TestSet.from_jsonl(named) if format == "jsonl" else TestSet.from_json(named)
-    finally:
-        named.rename(path)
-    return _from_testset(ts)
+                qrels = read_qrels(path, format="trec")
+                texts: dict[str, str] = {}
+                if queries is not None:
+                    qpath = spool(queries.fh, tmp / "queries", counter, queries.field, queries.filename)
+                    names[qpath] = queries.filename
+                    with _named_errors(names, queries.field):
+                        texts = _queries_file(qpath, queries.filename)
+                judged = list(dict.fromkeys(str(x) for x in qrels.query_column()))
+                parsed = ParsedTestSet(qrels, [(q, texts.get(q)) for q in judged])
+            else:
+                stem = Path(up.filename).stem
+                ts = TestSet.from_jsonl(path, name=stem) if format == "jsonl" else TestSet.from_json(path, name=stem)
+                parsed = _from_testset(ts)
+    counter.check_rows(up.field, len(parsed.qrels) + len(parsed.queries) + len(parsed.documents))
+    return parsed
 
 
-def parse_run(path: Path, format: str, name: str, *, filename: str = "upload") -> Run:
-    """Read an uploaded run saved at ``path``."""
+def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name: str) -> Run:
+    """Read an uploaded run: ``trec`` (:func:`rankscope.io.read_run`), ``json`` or ``ranked``."""
     if format not in RUN_FORMATS:
-        raise InvalidParameterError(f"format must be one of {', '.join(RUN_FORMATS)}; got {format!r}")
+        raise UploadError("format", f"must be one of {', '.join(RUN_FORMATS)}; got {format!r}")
+    path = spool(up.fh, tmp / "file", counter, up.field, up.filename)
+    _nonempty(path, up)
+    with _named_errors({path: up.filename}, up.field):
+        run = _parse_run(path, format, name, up.filename)
+    counter.check_rows(up.field, len(run))
+    return run
+
+
+def _nonempty(path: Path, up: Uploaded) -> None:
+    if path.stat().st_size == 0:
+        raise UploadError(up.field, "the uploaded file is empty")
+
+
+def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
     if format == "trec":
         from rankscope.io import read_run
 
-        run = read_run(path)
+        run = read_run(path, format="trec")
         run.name = name
         return run
     from rankscope.io.jsonfmt import load_json

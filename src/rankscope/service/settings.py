@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankscope.errors import InvalidParameterError
+from rankscope.service.egress import EgressPolicy
 
-__all__ = ["Settings", "default_db_url", "is_loopback"]
+__all__ = ["Settings", "default_db_url", "is_loopback", "check_token", "MIN_TOKEN_CHARS"]
 
 MiB = 1024 * 1024
 
@@ -43,6 +44,26 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+MIN_TOKEN_CHARS = 16
+
+
+def check_token(token: str) -> str:
+    """Refuse a weak token: at least :data:`MIN_TOKEN_CHARS` characters, no spaces or control characters.
+
+    >>> check_token("correct-horse-battery-staple")
+    'correct-horse-battery-staple'
+    >>> check_token(" ")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankscope.errors.InvalidParameterError: the token is too weak: use at least 16 characters without spaces ...
+    """
+    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or ord(c) < 32 for c in token):
+        raise InvalidParameterError(
+            f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces "
+            '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)')
+    return token
+
+
 @dataclass
 class Settings:
     """Everything the app factory needs.
@@ -51,18 +72,37 @@ class Settings:
     ``token``: when set, every endpoint except health needs it (``Authorization: Bearer``);
     ``workers``: background job threads (0 = do not run jobs in this process);
     ``max_upload_bytes``: larger request bodies are refused with 413 before being read whole;
+    ``max_data_bytes``: the most bytes one upload may hold once decompressed (gzip, zip members),
+    counted while it is decompressed; ``max_rows``: the most rows (lines, or records of a JSON
+    document) one upload may hold, counted while it is read;
     ``lease_seconds``: a running job whose worker stops renewing its lease this long is
     taken over by another worker (this is how a job survives a crash);
-    ``retriever_timeout``: seconds per retriever request in live evaluations.
+    ``retriever_timeout``: total seconds one retriever request may take in live evaluations
+    (connecting, sending and reading together: a server trickling bytes cannot extend it);
+    ``live_budget_seconds``: the default time budget of a whole live job (queries not asked
+    by then are stored as failed); ``live_workers``: threads that run live jobs, apart from the
+    ``workers`` that score, so that slow retrievers never hold up scoring;
+    ``host`` / ``port``: where the service listens (its own address is never called, and the
+    ``Host`` header of a request must name it); ``allowed_hosts``: more names the service may
+    be reached under (``--allow-host``); ``allow_retrievers``: ``HOST[:PORT]`` entries live
+    evaluations may call (``--allow-retriever``; none by default).
     """
 
     db_url: str = field(default_factory=default_db_url)
     token: str | None = None
     workers: int = 2
     max_upload_bytes: int = 64 * MiB
+    max_data_bytes: int = 256 * MiB
+    max_rows: int = 20_000_000
     lease_seconds: float = 15.0
     poll_seconds: float = 0.2
     retriever_timeout: float = 30.0
+    live_budget_seconds: float = 6 * 3600.0
+    live_workers: int = 2
+    host: str = "127.0.0.1"
+    port: int | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    allow_retrievers: tuple[str, ...] = ()
     migrate: bool = True
 
     def __post_init__(self) -> None:
@@ -70,7 +110,19 @@ class Settings:
             raise InvalidParameterError(f"workers must be >= 0, got {self.workers}")
         if self.max_upload_bytes < 1:
             raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}")
+        if self.max_data_bytes < 1 or self.max_rows < 1:
+            raise InvalidParameterError("max_data_bytes and max_rows must be positive")
         if self.lease_seconds <= 0:
             raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}")
+        if self.live_workers < 0:
+            raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}")
+        if self.retriever_timeout <= 0 or self.live_budget_seconds <= 0:
+            raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive")
         if self.token == "":
             self.token = None
+        if self.token is not None:
+            check_token(self.token)
+        self.allowed_hosts = tuple(self.allowed_hosts)
+        self.allow_retrievers = tuple(self.allow_retrievers)
+        self.egress = EgressPolicy.from_entries(
+            self.allow_retrievers, own=[(self.host, self.port)] if self.port is not None else [])

@@ -7,21 +7,17 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Response
 from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from rankscope.errors import RankscopeError
-from rankscope.service.analysis import (
-    REPORT_FORMATS,
-    json_safe,
-    load_inputs,
-    render_job_report,
-    run_comparison,
-)
+from rankscope.service import store
+from rankscope.service.analysis import json_safe, load_inputs, run_comparison
 from rankscope.service.api.deps import get_db
 from rankscope.service.api.errors import FieldError
-from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID, Id, MetricName
+from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID, ErrorBody, Id, MetricName, ReportPending
 from rankscope.service.db import Database
-from rankscope.service.store import validate_metrics
+from rankscope.service.reports import REPORT_FORMATS, JobNotDone, check_request
 
 router = APIRouter(tags=["analysis"])
 
@@ -67,7 +63,7 @@ class CheckCreate(BaseModel):
 @router.post("/comparisons", summary="Compare stored runs (means, CIs, paired tests, win/tie/loss)")
 def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) -> dict[str, Any]:
     try:
-        metrics = validate_metrics(body.metrics)
+        metrics = store.validate_metrics(body.metrics)
     except RankscopeError as exc:
         raise FieldError("metrics", exc) from None
     try:
@@ -88,8 +84,12 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
     return dict(json_safe(out))
 
 
-@router.get("/evaluations/{job_id}/report", summary="Download the report of a finished evaluation",
-            responses={200: {"content": {"text/html": {}, "text/markdown": {}, "application/x-tex": {}}}})
+@router.get("/evaluations/{job_id}/report", summary="The report of a finished evaluation (rendered once, cached)",
+            responses={200: {"content": {"text/html": {}, "text/markdown": {}, "application/json": {},
+                                         "application/x-tex": {}},
+                             "description": "the report"},
+                       202: {"model": ReportPending, "description": "being rendered: ask again after Retry-After"},
+                       409: {"model": ErrorBody, "description": "the evaluation is not done"}})
 def download_report(
     job_id: Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")],
     format: Literal["html", "markdown", "json", "latex"] = "html",
@@ -99,15 +99,20 @@ def download_report(
     db: Database = Depends(get_db),
 ) -> Response:
     try:
-        text = render_job_report(db, job_id, format, lang, baseline_run_id)
-    except LookupError:
-        raise
+        baseline = check_request(db, job_id, format, baseline_run_id)
+    except JobNotDone as exc:
+        raise FieldError("job_id", exc, status=409) from None
     except RankscopeError as exc:
-        raise FieldError("job_id" if "not done" in str(exc) else "baseline_run_id", exc, status=409
-                         if "not done" in str(exc) else 422) from None
-    _, media, ext = REPORT_FORMATS[format]
+        raise FieldError("baseline_run_id" if "baseline" in str(exc) else "format", exc) from None
+    row = store.request_report(db, job_id, format, lang, baseline)
+    if row.status == "failed":
+        raise FieldError("job_id", f"rendering the report failed: {row.error}", status=500)
+    if row.status != "done" or row.body is None:
+        return JSONResponse({"status": "rendering", "detail": "the report is being rendered; ask again shortly"},
+                            status_code=202, headers={"Retry-After": "1"})
+    media, ext = REPORT_FORMATS[format]
     headers = {"Content-Disposition": f'attachment; filename="rankscope-{job_id[:8]}.{ext}"'} if download else {}
-    return Response(text, media_type=f"{media}; charset=utf-8", headers=headers)
+    return Response(row.body, media_type=f"{media}; charset=utf-8", headers=headers)
 
 
 @router.post("/check", summary="CI gate: does a stored run meet the requirements? (passed: true/false)")

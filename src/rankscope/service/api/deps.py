@@ -1,20 +1,15 @@
-"""Shared request dependencies: the database handle, upload spooling, name checks."""
+"""Shared request dependencies: the database handle, the upload limits, name checks."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-from fastapi import Request, UploadFile
+from fastapi import Request
 
 from rankscope.service.api.errors import FieldError
 from rankscope.service.db import Database
 from rankscope.service.jobs import WorkerPool
+from rankscope.service.uploads import Counter
 
-__all__ = ["get_db", "get_pool", "saved_upload", "check_name"]
+__all__ = ["get_db", "get_pool", "new_counter", "check_name"]
 
 
 def get_db(request: Request) -> Database:
@@ -27,18 +22,10 @@ def get_pool(request: Request) -> WorkerPool:
     return pool
 
 
-@contextmanager
-def saved_upload(upload: UploadFile, field: str) -> Iterator[Path]:
-    """Copy an uploaded file to a temporary path (keeping its suffix, e.g. ``.gz``)."""
-    name = Path(upload.filename or "upload").name
-    suffix = "".join(Path(name).suffixes[-2:])[:20]
-    with tempfile.TemporaryDirectory(prefix="rankscope-upload-") as tmp:
-        path = Path(tmp) / f"upload{suffix}"
-        with open(path, "wb") as fh:
-            shutil.copyfileobj(upload.file, fh, 1 << 20)
-        if path.stat().st_size == 0:
-            raise FieldError(field, "the uploaded file is empty")
-        yield path
+def new_counter(request: Request) -> Counter:
+    """The decompressed-bytes and rows budget of one upload request (``--max-data-mb``, ``--max-rows``)."""
+    settings = request.app.state.settings
+    return Counter(max_bytes=settings.max_data_bytes, max_rows=settings.max_rows)
 
 
 def check_name(value: str | None, field: str, default: str) -> str:

@@ -10,11 +10,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rankscope.errors import RankscopeError, UnknownMetricError
+from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
+from rankscope.service.uploads import LimitExceeded
 
 __all__ = ["FieldError", "install_error_handlers", "error_body"]
 
@@ -35,11 +37,20 @@ def error_body(field: str | None, problem: str, **extra: Any) -> dict[str, Any]:
     return {"detail": summary, "errors": [item]}
 
 
-def _field_error(field: str, exc: Exception | str, status: int) -> JSONResponse:
+def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[str, str] | None = None) -> Response:
+    """JSON for the API; for a dashboard page the same problem as an HTML page."""
+    if request.url.path.startswith("/api/") or status in (401, 405):
+        return JSONResponse(body, status_code=status, headers=headers)
+    from rankscope.service.web.pages import error_page
+
+    return error_page(request, status, str(body["detail"]))
+
+
+def _field_error(request: Request, field: str, exc: Exception | str, status: int) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(exc, UnknownMetricError):
         extra["suggestions"] = exc.suggestions
-    return JSONResponse(error_body(field, str(exc), **extra), status_code=status)
+    return _respond(request, error_body(field, str(exc), **extra), status)
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -54,27 +65,34 @@ def _loc(loc: tuple[Any, ...]) -> str:
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
-    async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation(req: Request, exc: RequestValidationError) -> Response:
         errors = [{"field": _loc(tuple(e.get("loc", ()))), "problem": str(e.get("msg", "invalid"))}
                   for e in exc.errors()]
         summary = "; ".join(f"{e['field']}: {e['problem']}" for e in errors[:5])
-        return JSONResponse({"detail": summary, "errors": errors}, status_code=422)
+        return _respond(req, {"detail": summary, "errors": errors}, 422)
 
     @app.exception_handler(FieldError)
-    async def _field(_req: Request, exc: FieldError) -> JSONResponse:
-        return _field_error(exc.field, exc.error, exc.status)
+    async def _field(req: Request, exc: FieldError) -> Response:
+        return _field_error(req, exc.field, exc.error, exc.status)
+
+    @app.exception_handler(UploadError)
+    async def _upload(req: Request, exc: UploadError) -> Response:
+        return _field_error(req, exc.field, exc, 422)
+
+    @app.exception_handler(LimitExceeded)
+    async def _too_large(req: Request, exc: LimitExceeded) -> Response:
+        return _field_error(req, exc.field, exc, 413)
 
     @app.exception_handler(NotFound)
-    async def _not_found(_req: Request, exc: NotFound) -> JSONResponse:
-        return JSONResponse(error_body(exc.field, str(exc)), status_code=404 if exc.field == "path" else 422)
+    async def _not_found(req: Request, exc: NotFound) -> Response:
+        return _respond(req, error_body(exc.field, str(exc)), 404 if exc.field == "path" else 422)
 
     @app.exception_handler(RankscopeError)
-    async def _rankscope(_req: Request, exc: RankscopeError) -> JSONResponse:
+    async def _rankscope(req: Request, exc: RankscopeError) -> Response:
         field = "metrics" if isinstance(exc, UnknownMetricError) else None
-        return _field_error(field or "body", exc, 422)
+        return _field_error(req, field or "body", exc, 422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(req: Request, exc: StarletteHTTPException) -> Response:
         field = getattr(exc, "field", None)
-        return JSONResponse(error_body(field, str(exc.detail)), status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+        return _respond(req, error_body(field, str(exc.detail)), exc.status_code, getattr(exc, "headers", None))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
-from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from rankscope.errors import RankscopeError
+from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import (
@@ -21,9 +22,8 @@ from rankscope.service.api.schemas import (
     QueryScoreOut,
     QueryScorePage,
 )
-from rankscope.service.db import Database, Job, LiveResult
+from rankscope.service.db import Database, Job
 from rankscope.service.jobs import WorkerPool
-from rankscope.service.store import create_job, delete_job, get_job, job_progress, job_runs, per_query, validate_metrics
 
 router = APIRouter(prefix="/evaluations", tags=["evaluations"])
 JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
@@ -31,23 +31,29 @@ JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f
 
 def _policies(body: EvaluationCreate | LiveEvaluationCreate) -> dict[str, Any]:
     try:
-        metrics = validate_metrics(body.metrics)
+        metrics = store.validate_metrics(body.metrics)
     except RankscopeError as exc:
         raise FieldError("metrics", exc) from None
     return {"metrics": metrics, "relevance_level": body.relevance_level, "missing": body.missing,
             "depth": body.depth}
 
 
+def job_out(s: Session, job: Job) -> dict[str, Any]:
+    """The API view of an evaluation (also what the dashboard lists)."""
+    pairs = store.job_runs(s, job.id)
+    runs = [{"run_id": rec.id, "name": rec.name, "means": jr.means, "queries": jr.queries} for jr, rec in pairs]
+    progress = store.job_progress(s, job)
+    progress["runs"] = len(pairs) if job.kind == "evaluate" else 1
+    return {
+        "id": job.id, "kind": job.kind, "name": job.name, "status": job.status, "test_set_id": job.test_set_id,
+        "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
+        "error": job.error, "progress": progress, "params": job.params, "runs": runs,
+    }
+
+
 def evaluation_out(db: Database, job_id: str) -> dict[str, Any]:
     with db.read() as s:
-        job = get_job(s, job_id)
-        runs = [{"run_id": rec.id, "name": rec.name, "means": jr.means, "queries": jr.queries}
-                for jr, rec in job_runs(s, job_id)]
-        return {
-            "id": job.id, "kind": job.kind, "name": job.name, "status": job.status, "test_set_id": job.test_set_id,
-            "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
-            "error": job.error, "progress": job_progress(s, job), "params": job.params, "runs": runs,
-        }
+        return job_out(s, store.get_job(s, job_id))
 
 
 @router.post("", status_code=202, response_model=EvaluationOut, summary="Score stored runs (background job)")
@@ -55,7 +61,7 @@ def create_evaluation(body: EvaluationCreate, db: Database = Depends(get_db),
                       pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
     params = _policies(body)
     try:
-        job_id = create_job(db, "evaluate", body.test_set_id, params, body.name, run_ids=body.run_ids)
+        job_id = store.create_job(db, "evaluate", body.test_set_id, params, body.name, run_ids=body.run_ids)
     except RankscopeError as exc:
         raise FieldError("run_ids", exc) from None
     pool.wake()
@@ -64,11 +70,17 @@ def create_evaluation(body: EvaluationCreate, db: Database = Depends(get_db),
 
 @router.post("/live", status_code=202, response_model=EvaluationOut,
              summary="Evaluate a live retriever over HTTP (background job, resumable)")
-def create_live_evaluation(body: LiveEvaluationCreate, db: Database = Depends(get_db),
+def create_live_evaluation(body: LiveEvaluationCreate, request: Request, db: Database = Depends(get_db),
                            pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
     params = _policies(body)
-    params.update(retriever_url=body.retriever_url, k=body.k, concurrency=body.concurrency, retries=body.retries)
-    job_id = create_job(db, "live", body.test_set_id, params, body.name or "live")
+    settings = request.app.state.settings
+    try:
+        url = settings.egress.check(body.retriever_url)
+    except RankscopeError as exc:
+        raise FieldError("retriever_url", exc) from None
+    params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries,
+                  budget_seconds=body.budget_seconds or settings.live_budget_seconds)
+    job_id = store.create_job(db, "live", body.test_set_id, params, body.name or "live")
     pool.wake()
     return evaluation_out(db, job_id)
 
@@ -78,17 +90,7 @@ def list_evaluations(test_set_id: Annotated[int | None, QueryParam(ge=1, le=MAX_
                      limit: Annotated[int, QueryParam(ge=1, le=1000)] = 100,
                      db: Database = Depends(get_db)) -> list[dict[str, Any]]:
     with db.read() as s:
-        q = select(Job.id).order_by(Job.created_at.desc(), Job.id).limit(limit)
-        if test_set_id is not None:
-            q = q.where(Job.test_set_id == test_set_id)
-        ids = list(s.scalars(q))
-    out = []
-    for job_id in ids:
-        try:
-            out.append(evaluation_out(db, job_id))
-        except LookupError:  # deleted meanwhile
-            continue
-    return out
+        return [job_out(s, job) for job in store.list_jobs(s, test_set_id, limit)]
 
 
 @router.get("/{job_id}", response_model=EvaluationOut, summary="Status, progress and means of an evaluation")
@@ -102,9 +104,10 @@ def read_per_query(job_id: JobId, run_id: Annotated[int | None, QueryParam(ge=1,
                    limit: Annotated[int, QueryParam(ge=1, le=100_000)] = 1000,
                    db: Database = Depends(get_db)) -> dict[str, Any]:
     with db.read() as s:
-        get_job(s, job_id)
-        rows = per_query(s, job_id, run_id, offset, limit)
-        items = [QueryScoreOut(run_id=r.run_id, query_id=r.query_id, scores=r.scores) for r in rows]
+        store.get_job(s, job_id)
+        rows = store.per_query(s, job_id, run_id, offset, limit)
+        items = [QueryScoreOut(run_id=r.run_id, query_id=r.query_id, scores=r.scores, first_rank=r.first_rank)
+                 for r in rows]
     return {"offset": offset, "limit": limit, "items": items}
 
 
@@ -115,16 +118,13 @@ def read_live_results(job_id: JobId, errors_only: bool = False,
                       limit: Annotated[int, QueryParam(ge=1, le=100_000)] = 1000,
                       db: Database = Depends(get_db)) -> list[dict[str, Any]]:
     with db.read() as s:
-        get_job(s, job_id)
-        q = select(LiveResult).where(LiveResult.job_id == job_id)
-        if errors_only:
-            q = q.where(LiveResult.error.is_not(None))
-        rows = s.scalars(q.order_by(LiveResult.id).offset(offset).limit(limit))
+        store.get_job(s, job_id)
+        rows = store.live_results(s, job_id, errors_only, offset, limit)
         return [{"query_id": r.query_id, "hits": r.hits, "error": r.error, "attempts": r.attempts,
                  "latency_ms": r.latency_ms} for r in rows]
 
 
 @router.delete("/{job_id}", status_code=204, summary="Delete an evaluation and its results")
 def remove_evaluation(job_id: JobId, db: Database = Depends(get_db)) -> Response:
-    delete_job(db, job_id)
+    store.delete_job(db, job_id)
     return Response(status_code=204)

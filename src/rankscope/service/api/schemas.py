@@ -9,7 +9,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
-    "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID",
+    "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
+    "ReportPending",
 ]
 
 MAX_ID = 2**31 - 1
@@ -52,6 +53,7 @@ class RunOut(_Out):
     created_at: dt.datetime
     n_queries: int
     n_rows: int
+    n_judged: int | None = Field(description="queries of the run that have judgments in the test set")
 
 
 class _Policies(BaseModel):
@@ -80,12 +82,18 @@ class LiveEvaluationCreate(_Policies):
     k: int = Field(100, ge=1, le=10_000)
     concurrency: int = Field(8, ge=1, le=64)
     retries: int = Field(2, ge=0, le=10)
+    budget_seconds: float | None = Field(None, gt=0, le=7 * 86400,
+                                         description="time budget of the whole job (default: the server's "
+                                                     "--live-budget); queries not asked by then are stored as failed")
 
 
 class Progress(BaseModel):
+    """Stored runs: ``total`` / ``finished`` count run × query pairs of ``runs`` runs; live: queries."""
+
     total: int
     finished: int
     failed: int
+    runs: int
 
 
 class EvaluationRunOut(BaseModel):
@@ -114,6 +122,7 @@ class QueryScoreOut(BaseModel):
     run_id: int
     query_id: str
     scores: dict[str, float | None]
+    first_rank: int | None = Field(None, description="rank of the first relevant document (0: none retrieved)")
 
 
 class QueryScorePage(BaseModel):
@@ -128,3 +137,21 @@ class LiveResultOut(BaseModel):
     error: str | None
     attempts: int
     latency_ms: float | None
+
+
+class ErrorItem(BaseModel):
+    field: str | None = Field(description="the request field (body key, query parameter, form field, header)")
+    problem: str
+    suggestions: list[str] | None = Field(None, description="close matches (unknown metric names)")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx (and the rare 5xx) answer: a summary and one item per problem."""
+
+    detail: str
+    errors: list[ErrorItem]
+
+
+class ReportPending(BaseModel):
+    status: Literal["rendering"]
+    detail: str

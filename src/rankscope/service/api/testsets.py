@@ -8,15 +8,15 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, File, Form, Response, UploadFile
 from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
-from sqlalchemy import select
 
 from rankscope.errors import RankscopeError
-from rankscope.service.api.deps import check_name, get_db, saved_upload
+from rankscope.service import store
+from rankscope.service.api.deps import check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID, TestSetOut
-from rankscope.service.db import Database, Query, TestSet
-from rankscope.service.ingest import parse_testset
-from rankscope.service.store import create_testset, delete_testset, get_testset
+from rankscope.service.db import Database, TestSet
+from rankscope.service.ingest import Uploaded, read_testset_upload
+from rankscope.service.uploads import Counter, upload_dir
 
 router = APIRouter(prefix="/testsets", tags=["test sets"])
 TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
@@ -24,45 +24,41 @@ TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 
 @router.post("", status_code=201, response_model=TestSetOut, summary="Upload a test set")
 def upload_testset(
-    file: Annotated[UploadFile, File(description="JSON / JSONL test set, BEIR zip, or TREC qrels")],
+    file: Annotated[UploadFile, File(description="JSON / JSONL test set, BEIR zip, or TREC qrels (gzip allowed)")],
     format: Annotated[Literal["json", "jsonl", "beir", "trec"], Form()] = "json",
     name: Annotated[str | None, Form(max_length=200)] = None,
     description: Annotated[str, Form(max_length=2000)] = "",
     queries: Annotated[UploadFile | None, File(description="TREC only: qid<TAB>text lines or JSONL")] = None,
     split: Annotated[str, Form(pattern=r"^[A-Za-z0-9_.-]{1,40}$")] = "test",
     db: Database = Depends(get_db),
+    counter: Counter = Depends(new_counter),
 ) -> TestSet:
-    label = check_name(name, "name", Path(file.filename or "test set").stem)
+    filename = Path(file.filename or "file").name
+    label = check_name(name, "name", Path(filename).stem)
     if "\x00" in description:
         raise FieldError("description", "must not contain NUL characters")
-    with saved_upload(file, "file") as path:
-        try:
-            if queries is not None and queries.filename:
-                with saved_upload(queries, "queries") as qpath:
-                    parsed = parse_testset(path, format, filename=file.filename or "file", queries_path=qpath,
-                                           queries_filename=queries.filename or "queries", split=split)
-            else:
-                parsed = parse_testset(path, format, filename=file.filename or "file", split=split)
-        except RankscopeError as exc:
-            raise FieldError("file", exc) from None
+    extra = Uploaded(queries.file, Path(queries.filename).name, "queries") if queries and queries.filename else None
+    with upload_dir() as tmp:
+        parsed = read_testset_upload(tmp, counter, Uploaded(file.file, filename), format, queries=extra, split=split)
     try:
-        test_set_id = create_testset(db, label, parsed, format, description)
+        test_set_id = store.create_testset(db, label, parsed.qrels, parsed.queries, parsed.documents, format,
+                                           description)
     except RankscopeError as exc:
         raise FieldError("file", exc) from None
     with db.read() as s:
-        return get_testset(s, test_set_id)
+        return store.get_testset(s, test_set_id)
 
 
 @router.get("", response_model=list[TestSetOut], summary="List test sets")
 def list_testsets(db: Database = Depends(get_db)) -> list[TestSet]:
     with db.read() as s:
-        return list(s.scalars(select(TestSet).order_by(TestSet.id)))
+        return store.list_testsets(s)
 
 
 @router.get("/{test_set_id}", response_model=TestSetOut, summary="Get a test set")
 def read_testset(test_set_id: TestSetId, db: Database = Depends(get_db)) -> TestSet:
     with db.read() as s:
-        return get_testset(s, test_set_id)
+        return store.get_testset(s, test_set_id)
 
 
 @router.get("/{test_set_id}/queries", summary="Queries of a test set (id and text)")
@@ -70,13 +66,12 @@ def list_queries(test_set_id: TestSetId, offset: Annotated[int, QueryParam(ge=0,
                  limit: Annotated[int, QueryParam(ge=1, le=10_000)] = 1000,
                  db: Database = Depends(get_db)) -> list[dict[str, str | None]]:
     with db.read() as s:
-        get_testset(s, test_set_id)
-        rows = s.execute(select(Query.query_id, Query.text).where(Query.test_set_id == test_set_id)
-                         .order_by(Query.position).offset(offset).limit(limit)).all()
+        store.get_testset(s, test_set_id)
+        rows = store.testset_queries(s, test_set_id, offset, limit)
     return [{"query_id": q, "text": t} for q, t in rows]
 
 
 @router.delete("/{test_set_id}", status_code=204, summary="Delete a test set with its runs and evaluations")
 def remove_testset(test_set_id: TestSetId, db: Database = Depends(get_db)) -> Response:
-    delete_testset(db, test_set_id)
+    store.delete_testset(db, test_set_id)
     return Response(status_code=204)

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from rankscope.service.db.models import Base, Document, Job, JobRun, LiveResult, Query, QueryScore, RunRecord, TestSet
+from rankscope.service.db.models import (
+    Base,
+    Document,
+    Job,
+    JobRun,
+    LiveResult,
+    Query,
+    QueryScore,
+    Report,
+    RunRecord,
+    TestSet,
+)
 from rankscope.service.db.session import Database
 
 __all__ = [
-    "Base", "Database", "Document", "Job", "JobRun", "LiveResult", "Query", "QueryScore", "RunRecord", "TestSet",
+    "Base", "Database", "Document", "Job", "JobRun", "LiveResult", "Query", "QueryScore", "Report", "RunRecord",
+    "TestSet",
 ]

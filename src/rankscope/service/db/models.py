@@ -28,7 +28,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["Base", "TestSet", "Query", "Document", "RunRecord", "Job", "JobRun", "QueryScore", "LiveResult", "utcnow"]
+__all__ = ["Base", "TestSet", "Query", "Document", "RunRecord", "Job", "JobRun", "QueryScore", "LiveResult", "Report",
+           "utcnow"]
 
 # SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -111,6 +112,7 @@ class RunRecord(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     n_queries: Mapped[int] = mapped_column(Integer)
     n_rows: Mapped[int] = mapped_column(Integer)
+    n_judged: Mapped[int | None] = mapped_column(Integer, nullable=True)  # queries with judgments in the test set
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
@@ -163,6 +165,7 @@ class QueryScore(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     query_id: Mapped[str] = mapped_column(String(512))
     scores: Mapped[dict[str, Any]] = mapped_column(JSON)
+    first_rank: Mapped[int | None] = mapped_column(Integer, nullable=True)  # 0: no relevant document retrieved
 
 
 class LiveResult(Base):
@@ -178,3 +181,28 @@ class LiveResult(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=1)
     latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class Report(Base):
+    """A report of a finished evaluation in one format and language, rendered once in the background.
+
+    ``status``: pending → rendering → done | failed; a renderer holds a ``rendering`` row while
+    ``lease_until`` (epoch seconds) is in the future.  ``baseline_run_id`` 0 means the default baseline.
+    Rows are deleted when what they show changes (a run of the evaluation is deleted).
+    """
+
+    __tablename__ = "reports"
+    __table_args__ = (UniqueConstraint("job_id", "format", "lang", "baseline_run_id", name="uq_reports_job_key"),
+                      Index("ix_reports_status_lease", "status", "lease_until"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    format: Mapped[str] = mapped_column(String(20))
+    lang: Mapped[str] = mapped_column(String(8))
+    baseline_run_id: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    body: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    rendered_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)

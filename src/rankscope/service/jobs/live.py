@@ -1,157 +1,136 @@
-"""Live retriever evaluations: ask a retriever over HTTP for every query, store each answer.
+"""Live retriever evaluations: the runner of :func:`rankscope.evaluate_retriever`, stored per query.
 
-The service POSTs ``{"query": text, "k": k}`` to the retriever URL and expects
-``[{"id": doc_id, "score": number}, ...]``.  At most ``concurrency`` requests are
-in flight; a connection error, timeout, 429 or 5xx is retried ``retries`` times
-with exponential backoff (0.1 s, 0.2 s, 0.4 s...); after that, or on any other
-4xx or a malformed answer, the query's error is stored and the job goes on.
-Answers are stored in small batches as they arrive; a restarted job skips the
-queries already stored.
+The service does not have its own retry or concurrency loop: it hands an
+:class:`~rankscope.retrieval.http.HttpRetriever` to the same runner a Python user
+calls (``workers`` = the job's ``concurrency``, ``retries`` with backoff from 0.1 s,
+the same hit checks); :class:`LiveResultsCache` receives each outcome (``on_result``) and
+keeps every finished query in ``live_results`` (one row per ``(job, query)``,
+written in small batches); on resume the runner skips the queries stored without
+error, so a restarted job asks only for the others.  A failed query's error is the
+status line or the transport error, never the body of the answer.
+
+Each request has a total deadline (``--retriever-timeout``), each job a time budget
+(``budget_seconds``: queries not asked by then are stored as failed, without a
+call); the worker's lease is renewed by a heartbeat while requests are in flight.
+At the end the answers become a stored run of the test set (named after the job) and
+are scored like any other run.
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
+import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
-
 from rankscope.data import Run
 from rankscope.errors import RankscopeError
-from rankscope.service.db import Database, Job, JobRun, LiveResult, Query
-from rankscope.service.store import create_run, insert_rows
+from rankscope.retrieval.cache import QueryOutcome
+from rankscope.service import store
+from rankscope.service.db import Database, Job
+from rankscope.service.settings import Settings
 
-__all__ = ["fetch_all", "finish_live_job", "parse_hits"]
+__all__ = ["LiveResultsCache", "JobStopped", "fetch_all", "finish_live_job"]
 
-RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
 FLUSH_ROWS = 50
 FLUSH_SECONDS = 0.25
+NO_TEXT = "not asked: the test set has no text for this query"
 
 
-class BadAnswer(Exception):
-    """The retriever answered, but not with a list of {id, score}."""
+class JobStopped(Exception):
+    """The job's lease was lost or the server is stopping: the runner stops taking new queries."""
 
 
-def parse_hits(payload: Any, k: int) -> list[list[Any]]:
-    """Validate a retriever answer; return ``[[doc_id, score], ...]`` (at most ``k``).
+class LiveResultsCache:
+    """Stores the runner's outcomes (``on_result``) in the ``live_results`` rows of one job; ``load`` resumes."""
 
-    >>> parse_hits([{"id": "d1", "score": 2}, {"id": 7, "score": 0.5}], 10)
-    [['d1', 2.0], ['7', 0.5]]
-    """
-    if not isinstance(payload, list):
-        raise BadAnswer(f"expected a JSON list of {{id, score}}, got {type(payload).__name__}")
-    hits: list[list[Any]] = []
-    seen: set[str] = set()
-    for i, h in enumerate(payload[:k]):
-        if not isinstance(h, dict) or "id" not in h or "score" not in h:
-            raise BadAnswer(f"item {i}: expected an object with 'id' and 'score'")
-        score = h["score"]
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-            raise BadAnswer(f"item {i}: score must be a finite number, got {score!r}")
-        doc = str(h["id"])
-        if doc in seen:
-            continue  # keep the first (best-placed) occurrence
-        seen.add(doc)
-        hits.append([doc, float(score)])
-    return hits
+    def __init__(self, db: Database, job_id: str, keep_going: Callable[[], bool]) -> None:
+        self.db = db
+        self.job_id = job_id
+        self.keep_going = keep_going
+        self._rows: list[dict[str, Any]] = []
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
 
+    def load(self) -> list[QueryOutcome]:
+        """The queries answered without error (the runner asks the others)."""
+        with self.db.read() as s:
+            rows = store.answered_queries(s, self.job_id)
+        return [QueryOutcome(q, [str(d) for d, _ in hits or []], [float(v) for _, v in hits or []],
+                             (ms or 0.0) / 1000) for q, hits, ms in rows]
 
-async def _ask(client: Any, url: str, text: str, k: int, retries: int) -> tuple[list[list[Any]] | None, str | None,
-                                                                            int, float]:
-    import httpx
+    def append(self, entry: QueryOutcome) -> None:
+        row = {"job_id": self.job_id, "query_id": entry.query_id, "error": entry.error,
+               "hits": None if entry.error else [[d, s] for d, s in zip(entry.ids, entry.scores)],
+               "attempts": entry.attempts, "latency_ms": round(entry.latency * 1000, 3)}
+        with self._lock:
+            self._rows.append(row)
+            due = len(self._rows) >= FLUSH_ROWS or time.monotonic() - self._last > FLUSH_SECONDS
+        if due:
+            self.flush()
+        if not self.keep_going():
+            raise JobStopped
 
-    t0 = time.perf_counter()
-    error = "no attempt"
-    attempt = 0
-    for attempt in range(1, retries + 2):
-        try:
-            resp = await client.post(url, json={"query": text, "k": k})
-        except httpx.TransportError as exc:  # connection refused/reset, timeouts
-            error = f"{type(exc).__name__}: {exc}"[:500]
-        else:
-            if resp.status_code == 200:
-                try:
-                    hits = parse_hits(resp.json(), k)
-                except (BadAnswer, ValueError) as exc:
-                    return None, f"bad answer: {exc}"[:500], attempt, (time.perf_counter() - t0) * 1000
-                return hits, None, attempt, (time.perf_counter() - t0) * 1000
-            error = f"HTTP {resp.status_code}: {resp.text[:200]}"
-            if resp.status_code not in RETRY_STATUS:
-                break
-        if attempt <= retries:
-            await asyncio.sleep(min(0.1 * 2 ** (attempt - 1), 5.0))
-    return None, error, attempt, (time.perf_counter() - t0) * 1000
+    def flush(self) -> None:
+        with self._lock:
+            rows, self._rows = self._rows, []
+            self._last = time.monotonic()
+        store.upsert_live_results(self.db, rows)
 
 
-def pending_queries(db: Database, job: Job) -> list[tuple[str, str | None]]:
-    """Queries of the job's test set with no stored answer yet, in test set order."""
-    with db.read() as s:
-        done = set(s.scalars(select(LiveResult.query_id).where(LiveResult.job_id == job.id)))
-        rows = s.execute(select(Query.query_id, Query.text).where(Query.test_set_id == job.test_set_id)
-                         .order_by(Query.position)).all()
-    return [(q, t) for q, t in rows if q not in done]
+def _deadline(job: Job, budget: float) -> float:
+    """The job's budget as a :func:`time.monotonic` deadline (the budget runs from the job's first start)."""
+    started = job.started_at.timestamp() if job.started_at is not None else time.time()
+    return time.monotonic() + budget - max(0.0, time.time() - started)
 
 
-async def fetch_all(db: Database, job: Job, renew: Callable[[], bool], timeout: float) -> bool:
-    """Ask the retriever for every pending query; False when the job was lost midway."""
-    import httpx
+def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[], bool]) -> bool:
+    """Ask the retriever for every judged query not answered yet; False when the job was stopped midway."""
+    from rankscope.data.testset import Query, TestSet
+    from rankscope.retrieval.http import HttpRetriever
+    from rankscope.retrieval.runner import evaluate_retriever
 
     p = job.params
-    url, k = p["retriever_url"], int(p.get("k", 100))
-    concurrency, retries = int(p.get("concurrency", 8)), int(p.get("retries", 2))
-    queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
-    for item in pending_queries(db, job):
-        queue.put_nowait(item)
-    buffer: list[dict[str, Any]] = []
-    state = {"last": time.monotonic(), "lost": False}
-
-    def flush() -> None:
-        if buffer:
-            rows = list(buffer)
-            buffer.clear()
-            with db.write() as s:
-                insert_rows(db, s, LiveResult, rows)
-        state["last"] = time.monotonic()
-        if not renew():
-            state["lost"] = True
-
-    async def worker(client: Any) -> None:
-        while not state["lost"]:
-            try:
-                qid, text = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            hits: list[list[Any]] | None
-            err: str | None
-            if not text:
-                hits, err, attempts, ms = None, "the test set has no text for this query", 0, 0.0
-            else:
-                hits, err, attempts, ms = await _ask(client, url, text, k, retries)
-            buffer.append({"job_id": job.id, "query_id": qid, "hits": hits, "error": err,
-                           "attempts": attempts, "latency_ms": ms})
-            if len(buffer) >= FLUSH_ROWS or time.monotonic() - state["last"] > FLUSH_SECONDS:
-                flush()
-
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False) as client:
-        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
-    if not state["lost"]:
-        flush()
-    return not state["lost"]
+    with db.read() as s:
+        qrels = store.load_qrels(store.get_testset(s, job.test_set_id))
+        queries = store.testset_queries(s, job.test_set_id)
+    judged = set(qrels.queries)
+    # judged queries without text cannot be asked: stored as failed once
+    store.add_live_errors(db, job.id, {q: NO_TEXT for q, t in queries if q in judged and not t})
+    asked = [Query(q, t) for q, t in queries if q in judged and t]
+    if not asked:
+        return True
+    budget = float(p.get("budget_seconds") or settings.live_budget_seconds)
+    http = HttpRetriever(p["retriever_url"], timeout=settings.retriever_timeout,
+                         max_connections=int(p.get("concurrency", 8)), deadline=_deadline(job, budget),
+                         guard=settings.egress.check_resolved, name=job.name or "live")
+    cache = LiveResultsCache(db, job.id, keep_going)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # failures and unknown ids are stored per query and shown
+            evaluate_retriever(http, TestSet(asked, qrels, name=f"test set {job.test_set_id}"),
+                               list(p["metrics"]), k=int(p.get("k", 100)), workers=int(p.get("concurrency", 8)),
+                               retries=int(p.get("retries", 2)), retry_wait=0.1, on_result=cache.append,
+                               resume=cache.load(), progress=False,
+                               name=job.name or "live", relevance="qrels",
+                               relevance_level=int(p.get("relevance_level", 1)))
+    except JobStopped:
+        return False
+    finally:
+        cache.flush()
+        http.close()
+    return True
 
 
 def finish_live_job(db: Database, job: Job) -> None:
     """Turn the stored answers into a stored run attached to the job (once)."""
     with db.write() as s:
-        if s.scalars(select(JobRun).where(JobRun.job_id == job.id)).first() is not None:
+        if store.job_has_runs(s, job.id):
             return
-        rows = s.execute(select(LiveResult.query_id, LiveResult.hits).where(
-            LiveResult.job_id == job.id, LiveResult.error.is_(None))).all()
+        rows = store.live_run_rows(s, job.id)
         if not rows:
-            first = s.scalars(select(LiveResult.error).where(LiveResult.job_id == job.id).limit(1)).first()
+            first = store.first_live_error(s, job.id)
             raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}")
         qs: list[str] = []
         ds: list[str] = []
@@ -162,5 +141,5 @@ def finish_live_job(db: Database, job: Job) -> None:
                 ds.append(doc)
                 vs.append(score)
         run = Run.from_arrays(qs, ds, vs, job.name or f"live-{job.id[:8]}")
-        rec = create_run(s, job.test_set_id, run, "live", source="live")
-        s.add(JobRun(job_id=job.id, run_id=rec.id, position=0))
+        rec = store.create_run(s, job.test_set_id, run, "live", source="live")
+        store.attach_run(s, job.id, rec.id)

@@ -3,64 +3,63 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import update
-
 from rankscope.engine import Evaluator
-from rankscope.service.db import Database, Job, JobRun, QueryScore
-from rankscope.service.store import get_testset, insert_rows, job_runs, load_qrels, load_run
+from rankscope.service import store
+from rankscope.service.db import Database, Job
 
-__all__ = ["make_evaluator", "score_job_runs"]
-
-
-def make_evaluator(db: Database, job: Job) -> Evaluator:
-    p = job.params
-    with db.read() as s:
-        qrels = load_qrels(get_testset(s, job.test_set_id))
-    return Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
-                     missing=p.get("missing", "zero"), depth=p.get("depth"))
+__all__ = ["score_job_runs"]
 
 
 def _clean(v: float) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def score_job_runs(db: Database, job: Job, renew: Any) -> None:
+def _first_ranks(qrels: Any, run: Any, policies: dict[str, Any]) -> dict[str, int]:
+    """Each query's first-relevant rank (0: none retrieved), with the job's policies (stored for the reports)."""
+    from rankscope.interpret.analysis import first_relevant_ranks
+
+    ids, ranks = first_relevant_ranks(qrels, run, relevance_level=policies.get("relevance_level", 1),
+                                      missing=policies.get("missing", "zero"), depth=policies.get("depth"))
+    return dict(zip((str(q) for q in ids), ranks.tolist()))
+
+
+def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> None:
     """Evaluate every run of ``job`` that has no means yet, storing per-query rows then means.
 
-    ``renew()`` is called between chunks; it returns False when the job was lost
-    (deleted or taken over), and scoring stops.
+    Each per-query row holds every metric value and the query's first-relevant rank.
+    ``keep_going()`` is called between chunks; it returns False when the job was lost
+    (deleted or taken over) or the server is stopping, and scoring stops.
     """
+    p = job.params
     with db.read() as s:
-        todo = [(jr.run_id, rec) for jr, rec in job_runs(s, job.id) if jr.means is None]
+        pairs = store.job_runs(s, job.id)
+        todo = [(jr.run_id, rec) for jr, rec in pairs if jr.means is None]
+        done = sum(int((jr.queries or {}).get("evaluated", 0)) for jr, _ in pairs if jr.means is not None)
+        qrels = store.load_qrels(store.get_testset(s, job.test_set_id)) if todo else None
     if not todo:
         return
-    ev = make_evaluator(db, job)
-    results = [(run_id, ev.evaluate(load_run(rec))) for run_id, rec in todo]
+    ev = Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
+                   missing=p.get("missing", "zero"), depth=p.get("depth"))
+    runs = [(run_id, store.load_run(rec)) for run_id, rec in todo]
+    results = [(run_id, run, ev.evaluate(run)) for run_id, run in runs]
     if job.kind == "evaluate":
-        with db.read() as s:
-            done = sum(int((jr.queries or {}).get("evaluated", 0)) for jr, _ in job_runs(s, job.id)
-                       if jr.means is not None)
-        with db.write() as s:
-            s.execute(update(Job).where(Job.id == job.id).values(
-                total=done + sum(len(r.per_query) for _, r in results)))
-    for run_id, res in results:
+        store.set_job_total(db, job.id, done + sum(len(r.per_query) for _, _, r in results))
+    for run_id, run, res in results:
         ids = [str(q) for q in res.per_query.query_ids]
         vals = res.per_query.values.tolist()
         labels = list(res.labels)
-        rows = [{"job_id": job.id, "run_id": run_id, "query_id": q,
+        first = _first_ranks(qrels, run, p)
+        rows = [{"job_id": job.id, "run_id": run_id, "query_id": q, "first_rank": first.get(q, 0),
                  "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row in zip(ids, vals)]
         step = 5000
         for i in range(0, len(rows), step):
-            if not renew():
+            if not keep_going():
                 return
-            with db.write() as s:
-                insert_rows(db, s, QueryScore, rows[i:i + step])
+            store.save_scores(db, rows[i:i + step])
         q = res.queries
-        with db.write() as s:
-            s.execute(update(JobRun).where(JobRun.job_id == job.id, JobRun.run_id == run_id).values(
-                means={k: _clean(v) for k, v in res.mean().items()},
-                queries={"evaluated": q.evaluated, "missing_from_run": q.missing_from_run,
-                         "not_in_qrels": q.not_in_qrels},
-            ))
+        store.save_means(db, job.id, run_id, {k: _clean(v) for k, v in res.mean().items()},
+                         {"evaluated": q.evaluated, "missing_from_run": q.missing_from_run,
+                          "not_in_qrels": q.not_in_qrels})

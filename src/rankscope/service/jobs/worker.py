@@ -2,66 +2,52 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
 import threading
-import time
 import uuid
 
-from sqlalchemy import ColumnElement, and_, or_, select, update
-
 from rankscope.errors import RankscopeError
+from rankscope.service import store
 from rankscope.service.db import Database, Job
-from rankscope.service.db.models import utcnow
 from rankscope.service.settings import Settings
 
-__all__ = ["WorkerPool", "claim_job", "run_job"]
+__all__ = ["WorkerPool", "LeaseKeeper", "run_job"]
 
 log = logging.getLogger("rankscope.service.jobs")
 
 
-def _claimable(now: float) -> ColumnElement[bool]:
-    return or_(Job.status == "queued", and_(Job.status == "running", Job.lease_until < now))
+class LeaseKeeper:
+    """A heartbeat that renews a job's lease every third of the lease, whatever the job is doing.
 
-
-def claim_job(db: Database, owner: str, lease_seconds: float) -> str | None:
-    """Take the oldest queued job, or a running one whose lease ran out; None when there is none.
-
-    The conditional UPDATE is atomic, so two workers never own the same job.
+    A slow retriever request or a long scoring step therefore never lets the lease run out
+    while the job is alive; only a dead process stops renewing.  ``lost`` is set when the
+    lease could not be renewed (the job was deleted or taken over).
     """
-    now = time.time()
-    with db.write() as s:
-        candidates = list(s.scalars(select(Job.id).where(_claimable(now)).order_by(Job.created_at).limit(4)))
-        for job_id in candidates:
-            res = s.execute(update(Job).where(Job.id == job_id, _claimable(now)).values(
-                status="running", lease_owner=owner, lease_until=now + lease_seconds, claims=Job.claims + 1))
-            if res.rowcount == 1:  # type: ignore[attr-defined]
-                s.execute(update(Job).where(Job.id == job_id, Job.started_at.is_(None)).values(started_at=utcnow()))
-                return job_id
-    return None
 
+    def __init__(self, db: Database, job_id: str, owner: str, lease_seconds: float) -> None:
+        self.db, self.job_id, self.owner, self.lease_seconds = db, job_id, owner, lease_seconds
+        self.lost = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"rankscope-lease-{job_id[:8]}", daemon=True)
 
-def renew_lease(db: Database, job_id: str, owner: str, lease_seconds: float) -> bool:
-    """Extend our lease; False when the job is gone or no longer ours."""
-    with db.write() as s:
-        res = s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
-                        .values(lease_until=time.time() + lease_seconds))
-        return bool(res.rowcount == 1)  # type: ignore[attr-defined]
+    def _beat(self) -> None:
+        while not self._done.wait(self.lease_seconds / 3):
+            try:
+                if not store.renew_lease(self.db, self.job_id, self.owner, self.lease_seconds):
+                    self.lost.set()
+                    return
+            except Exception:  # a database hiccup: try again at the next beat
+                log.exception("renewing the lease of job %s failed", self.job_id)
 
+    def __enter__(self) -> LeaseKeeper:
+        self._thread.start()
+        return self
 
-def _finish(db: Database, job_id: str, owner: str, status: str, error: str | None = None) -> None:
-    with db.write() as s:
-        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner).values(
-            status=status, error=error, finished_at=utcnow(), lease_until=0.0))
-
-
-def release_lease(db: Database, job_id: str, owner: str) -> None:
-    """Give a running job back (on shutdown) so that the next worker takes it at once."""
-    with db.write() as s:
-        s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner, Job.status == "running")
-                  .values(lease_until=0.0))
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join(10)
 
 
 def run_job(db: Database, settings: Settings, job_id: str, owner: str,
@@ -74,52 +60,56 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
         job = s.get(Job, job_id)
     if job is None:
         return
+    stop = stopping or threading.Event()
+    with LeaseKeeper(db, job_id, owner, settings.lease_seconds) as keeper:
 
-    last = [time.monotonic()]
+        def keep_going() -> bool:
+            return not stop.is_set() and not keeper.lost.is_set()
 
-    def renew() -> bool:
-        """Keep the lease; a write only every quarter lease, so renewing stays cheap."""
-        if stopping is not None and stopping.is_set():
-            return False
-        if time.monotonic() - last[0] < settings.lease_seconds / 4:
-            return True
-        last[0] = time.monotonic()
-        return renew_lease(db, job_id, owner, settings.lease_seconds)
-
-    try:
-        if job.kind == "live":
-            if not asyncio.run(fetch_all(db, job, renew, settings.retriever_timeout)):
-                if stopping is not None and stopping.is_set():
-                    release_lease(db, job_id, owner)
-                return
-            finish_live_job(db, job)
-        score_job_runs(db, job, renew)
-        last[0] = 0.0
-        if renew():
-            _finish(db, job_id, owner, "done")
-        elif stopping is not None and stopping.is_set():
-            release_lease(db, job_id, owner)
-    except RankscopeError as exc:
-        _finish(db, job_id, owner, "failed", str(exc))
-    except Exception as exc:  # a bug or a database failure: record it, keep the worker alive
-        log.exception("job %s failed", job_id)
-        _finish(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")
+        try:
+            if job.kind == "live":
+                if not fetch_all(db, settings, job, keep_going):
+                    if stop.is_set():
+                        store.release_lease(db, job_id, owner)
+                    return
+                finish_live_job(db, job)
+            score_job_runs(db, job, keep_going)
+            if keep_going():
+                store.finish_job(db, job_id, owner, "done")
+            elif stop.is_set():
+                store.release_lease(db, job_id, owner)
+        except RankscopeError as exc:
+            store.finish_job(db, job_id, owner, "failed", str(exc))
+        except Exception as exc:  # a bug or a database failure: record it, keep the worker alive
+            log.exception("job %s failed", job_id)
+            store.finish_job(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")
 
 
 class WorkerPool:
-    """``settings.workers`` daemon threads polling the database for jobs."""
+    """Daemon threads polling the database for jobs, each with its own lease owner id.
+
+    ``settings.workers`` threads score stored runs (and render the queued reports when no
+    evaluation waits); ``settings.live_workers`` other threads run live retriever jobs, so that
+    a slow retriever never holds up scoring (with ``workers=0`` the process runs no job at all:
+    API only).
+    """
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db = db
         self.settings = settings
-        self.owner = f"{socket.gethostname()[:30]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.base = f"{socket.gethostname()[:30]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
-        for i in range(self.settings.workers):
-            t = threading.Thread(target=self._loop, name=f"rankscope-worker-{i}", daemon=True)
+        if self.settings.workers == 0:
+            return
+        lanes = [("evaluate", i) for i in range(self.settings.workers)]
+        lanes += [("live", i) for i in range(self.settings.live_workers)]
+        for kind, i in lanes:
+            owner = f"{self.base}-{kind}{i}"
+            t = threading.Thread(target=self._loop, args=(owner, (kind,)), name=f"rankscope-{kind}-{i}", daemon=True)
             t.start()
             self._threads.append(t)
 
@@ -134,15 +124,27 @@ class WorkerPool:
             t.join(timeout)
         self._threads.clear()
 
-    def _loop(self) -> None:
+    def _render(self) -> bool:
+        """Render one pending report (scoring threads do this when no evaluation waits)."""
+        from rankscope.service.reports import render_next
+
+        try:
+            return render_next(self.db, max(300.0, 20 * self.settings.lease_seconds))
+        except Exception:
+            log.exception("rendering a report failed")
+            return False
+
+    def _loop(self, owner: str, kinds: tuple[str, ...]) -> None:
         while not self._stop.is_set():
             try:
-                job_id = claim_job(self.db, self.owner, self.settings.lease_seconds)
+                job_id = store.claim_job(self.db, owner, self.settings.lease_seconds, kinds)
             except Exception:
                 log.exception("claiming a job failed")
                 job_id = None
             if job_id is None:
+                if "evaluate" in kinds and self._render():
+                    continue
                 self._wake.wait(self.settings.poll_seconds)
                 self._wake.clear()
                 continue
-            run_job(self.db, self.settings, job_id, self.owner, self._stop)
+            run_job(self.db, self.settings, job_id, owner, self._stop)

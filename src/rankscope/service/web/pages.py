@@ -1,59 +1,91 @@
 """Dashboard pages: server-rendered HTML over the same store the API uses.
 
-Forms post to these routes (multipart uploads, evaluation creation); errors come
+Forms post to these routes (multipart uploads, evaluation creation, deletes); errors come
 back as the same page with the problem shown, successes redirect (POST/redirect/GET).
+Every state-changing form is checked by :class:`~rankscope.service.guards.SameOrigin`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
+from fastapi import Path as PathParam
+from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import select
 
 from rankscope.errors import RankscopeError
-from rankscope.service.api.deps import get_db, get_pool
+from rankscope.service import store
+from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError
-from rankscope.service.api.schemas import DEFAULT_METRICS
-from rankscope.service.db import Database, Job, Query, RunRecord, TestSet
+from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID
+from rankscope.service.db import Database
+from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
-from rankscope.service.store import NotFound, create_job, get_testset, validate_metrics
+from rankscope.service.store import NotFound
+from rankscope.service.uploads import Counter, LimitExceeded
 from rankscope.service.web.i18n import LANGS, pick_lang, translate
-from rankscope.service.web.views import drilldown, evaluation_view, run_compare_view
+from rankscope.service.web.views import (
+    delete_view,
+    drilldown,
+    evaluation_view,
+    evaluations_view,
+    run_compare_view,
+    testset_view,
+)
 
 web_router = APIRouter(include_in_schema=False)
 TEMPLATES = Path(__file__).parent / "templates"
 LANG_COOKIE = "rankscope_lang"
-
-
-def _env() -> Any:
-    import jinja2
-
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
-
-
+TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+RunId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
+OptionalId = Annotated[int | None, QueryParam(ge=1, le=MAX_ID)]
 _ENV: list[Any] = []
 
 
-def render(request: Request, template: str, section: str = "", status: int = 200, **ctx: Any) -> HTMLResponse:
+def _env() -> Any:
     if not _ENV:
-        _ENV.append(_env())
+        import jinja2
+
+        _ENV.append(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
+    return _ENV[0]
+
+
+def lang_of(request: Request) -> str:
+    return pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
+                     request.headers.get("accept-language"))
+
+
+def render(request: Request, template: str, section: str = "", status: int = 200, **ctx: Any) -> HTMLResponse:
     qlang = request.query_params.get("lang")
-    lang = pick_lang(qlang, request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
+    lang = lang_of(request)
 
     def t(key: str, **values: Any) -> str:
         return translate(lang, key, **values)
 
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
-    html = _ENV[0].get_template(template).render(t=t, lang=lang, section=section, **ctx)
+    html = _env().get_template(template).render(t=t, lang=lang, section=section, **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
         resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")
     return resp
+
+
+def error_page(request: Request, status: int, problem: str) -> HTMLResponse:
+    """The dashboard's answer to a bad id or parameter (404 / 422): a page, not JSON."""
+    return render(request, "error.html", status=status, error=problem)
+
+
+def _form_id(value: object, field: str) -> int:
+    """A positive database id from a form or query field (422 naming the field otherwise)."""
+    text = str(value or "").strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_ID:
+        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}")
+    return int(text)
 
 
 def _see(url: str) -> RedirectResponse:
@@ -63,6 +95,8 @@ def _see(url: str) -> RedirectResponse:
 def _problem(exc: Exception) -> str:
     if isinstance(exc, FieldError):
         return f"{exc.field}: {exc.error}"
+    if isinstance(exc, (UploadError, LimitExceeded)):
+        return f"{exc.field}: {exc}"
     return str(exc)
 
 
@@ -73,7 +107,7 @@ def home() -> RedirectResponse:
 
 def _testsets_page(request: Request, db: Database, error: str | None = None, status: int = 200) -> HTMLResponse:
     with db.read() as s:
-        testsets = list(s.scalars(select(TestSet).order_by(TestSet.id)))
+        testsets = [(ts, store.testset_dependents(s, ts.id)) for ts in store.list_testsets(s)]
     return render(request, "testsets.html", "testsets", status, testsets=testsets, error=error)
 
 
@@ -84,13 +118,16 @@ def testsets_page(request: Request, db: Database = Depends(get_db)) -> HTMLRespo
 
 @web_router.post("/testsets")
 def testsets_upload(request: Request, file: UploadFile, format: str = Form("json"), name: str = Form(""),
-                    queries: UploadFile | None = None, db: Database = Depends(get_db)) -> Response:
+                    queries: UploadFile | None = None, db: Database = Depends(get_db),
+                    counter: Counter = Depends(new_counter)) -> Response:
     from rankscope.service.api.testsets import upload_testset
 
     try:
         ts = upload_testset(file=file, format=format, name=name or None, description="",  # type: ignore[arg-type]
                             queries=queries if queries is not None and queries.filename else None, split="test",
-                            db=db)
+                            db=db, counter=counter)
+    except LimitExceeded as exc:
+        return _testsets_page(request, db, _problem(exc), 413)
     except (FieldError, RankscopeError, NotFound) as exc:
         return _testsets_page(request, db, _problem(exc), 422)
     return _see(f"/testsets/{ts.id}")
@@ -98,27 +135,27 @@ def testsets_upload(request: Request, file: UploadFile, format: str = Form("json
 
 def _testset_page(request: Request, db: Database, test_set_id: int, error: str | None = None,
                   status: int = 200) -> HTMLResponse:
-    with db.read() as s:
-        ts = get_testset(s, test_set_id)
-        runs = list(s.scalars(select(RunRecord).where(RunRecord.test_set_id == test_set_id).order_by(RunRecord.id)))
-        queries = s.execute(select(Query.query_id, Query.text).where(Query.test_set_id == test_set_id)
-                            .order_by(Query.position).limit(50)).all()
-    return render(request, "testset.html", "testsets", status, ts=ts, runs=runs, queries=queries, error=error,
-                  default_metrics=" ".join(DEFAULT_METRICS))
+    ctx = testset_view(db, test_set_id)
+    return render(request, "testset.html", "testsets", status, error=error, default_metrics=" ".join(DEFAULT_METRICS),
+                  **ctx)
 
 
 @web_router.get("/testsets/{test_set_id}")
-def testset_page(request: Request, test_set_id: int, db: Database = Depends(get_db)) -> HTMLResponse:
+def testset_page(request: Request, test_set_id: TestSetId, db: Database = Depends(get_db)) -> HTMLResponse:
     return _testset_page(request, db, test_set_id)
 
 
 @web_router.post("/runs")
-def runs_upload(request: Request, file: UploadFile, test_set_id: int = Form(...), format: str = Form("trec"),
-                name: str = Form(""), db: Database = Depends(get_db)) -> Response:
+def runs_upload(request: Request, file: UploadFile, test_set_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+                format: str = Form("trec"), name: str = Form(""), db: Database = Depends(get_db),
+                counter: Counter = Depends(new_counter)) -> Response:
     from rankscope.service.api.runs import upload_run
 
     try:
-        upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None, db=db)  # type: ignore[arg-type]
+        upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None,  # type: ignore[arg-type]
+                   db=db, counter=counter)
+    except LimitExceeded as exc:
+        return _testset_page(request, db, test_set_id, _problem(exc), 413)
     except (FieldError, RankscopeError) as exc:
         return _testset_page(request, db, test_set_id, _problem(exc), 422)
     return _see(f"/testsets/{test_set_id}")
@@ -127,28 +164,40 @@ def runs_upload(request: Request, file: UploadFile, test_set_id: int = Form(...)
 @web_router.get("/runs")
 def runs_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
     with db.read() as s:
-        runs = s.execute(select(RunRecord, TestSet.name).join(TestSet, TestSet.id == RunRecord.test_set_id)
-                         .order_by(RunRecord.id)).all()
+        runs = store.runs_with_testsets(s)
     return render(request, "runs.html", "runs", runs=runs)
+
+
+def default_name(names: list[str], metrics: list[str]) -> str:
+    """The name of an evaluation started from the dashboard without one: its runs and first metric.
+
+    >>> default_name(["bm25", "dense"], ["ndcg@10", "mrr"])
+    'bm25 vs dense · ndcg@10'
+    """
+    runs = " vs ".join(names[:4]) + (f" +{len(names) - 4}" if len(names) > 4 else "")
+    return f"{runs} · {metrics[0]}"[:200] if metrics else runs[:200]
 
 
 @web_router.post("/evaluations")
 async def evaluations_create(request: Request, db: Database = Depends(get_db),
                              pool: WorkerPool = Depends(get_pool)) -> Response:
+    from rankscope.service.api.deps import check_name
+
     form = await request.form()
-    try:
-        test_set_id = int(str(form.get("test_set_id", "")))
-        run_ids = [int(str(v)) for v in form.getlist("run_ids")]
-    except ValueError:
-        return _see("/testsets")
+    test_set_id = _form_id(form.get("test_set_id"), "test_set_id")
     text = str(form.get("metrics", "")).replace(",", " ")
     try:
+        run_ids = [_form_id(v, "run_ids") for v in form.getlist("run_ids")]
         if not run_ids:
             raise FieldError("run_ids", "tick at least one run")
-        metrics = validate_metrics(text.split())
-        job_id = create_job(db, "evaluate", test_set_id, {"metrics": metrics, "relevance_level": 1,
-                                                          "missing": "zero", "depth": None}, "", run_ids=run_ids)
-    except (FieldError, RankscopeError) as exc:
+        metrics = store.validate_metrics(text.split())
+        with db.read() as s:
+            names = [store.get_run(s, rid, "run_ids").name for rid in run_ids]
+        name = check_name(str(form.get("name", "")), "name", default_name(names, metrics))
+        job_id = store.create_job(db, "evaluate", test_set_id, {"metrics": metrics, "relevance_level": 1,
+                                                                "missing": "zero", "depth": None}, name,
+                                  run_ids=run_ids)
+    except (FieldError, RankscopeError, NotFound) as exc:
         return _testset_page(request, db, test_set_id, _problem(exc), 422)
     pool.wake()
     return _see(f"/evaluations/{job_id}")
@@ -156,38 +205,68 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
 
 @web_router.get("/evaluations")
 def evaluations_page(request: Request, db: Database = Depends(get_db)) -> HTMLResponse:
-    from rankscope.service.api.evaluations import evaluation_out
-
-    with db.read() as s:
-        ids = list(s.scalars(select(Job.id).order_by(Job.created_at.desc()).limit(200)))
-    jobs = [evaluation_out(db, i) for i in ids]
-    return render(request, "evaluations.html", "evaluations", jobs=jobs)
+    return render(request, "evaluations.html", "evaluations", jobs=evaluations_view(db))
 
 
 @web_router.get("/evaluations/{job_id}")
-def evaluation_page(request: Request, job_id: str, baseline: int | None = None,
+def evaluation_page(request: Request, job_id: JobId, baseline: OptionalId = None,
                     db: Database = Depends(get_db)) -> HTMLResponse:
-    lang = pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
-               request.headers.get("accept-language"))
-    ctx = evaluation_view(db, job_id, baseline, lang)
+    ctx = evaluation_view(db, job_id, baseline, lang_of(request))
     return render(request, "evaluation.html", "evaluations", **ctx)
 
 
 @web_router.get("/evaluations/{job_id}/queries/{query_id:path}")
-def query_page(request: Request, job_id: str, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
+def query_page(request: Request, job_id: JobId, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
     return render(request, "query.html", "evaluations", **drilldown(db, job_id, query_id))
 
 
 @web_router.get("/compare")
-def compare_page(request: Request, test_set_id: int | None = None, baseline: int | None = None,
+def compare_page(request: Request, test_set_id: OptionalId = None, baseline: OptionalId = None,
                  metrics: str = "ndcg@10 mrr recall@100", db: Database = Depends(get_db)) -> HTMLResponse:
-    chosen = [int(v) for v in request.query_params.getlist("run_ids") if v.isdigit()]
+    chosen = [_form_id(v, "run_ids") for v in request.query_params.getlist("run_ids")]
     try:
-        ctx = run_compare_view(db, test_set_id, chosen, baseline, metrics)
-    except (FieldError, RankscopeError) as exc:
-        ctx = run_compare_view(db, test_set_id, [], baseline, metrics)
+        ctx = run_compare_view(db, test_set_id, chosen, baseline, metrics, lang_of(request))
+    except (FieldError, RankscopeError, NotFound) as exc:
+        ctx = run_compare_view(db, test_set_id, [], baseline, metrics, lang_of(request))
         ctx["error"] = _problem(exc)
     return render(request, "compare.html", "compare", **ctx)
+
+
+# --- deletes: a confirmation page that lists what goes with the object, then a POST --------------
+
+@web_router.get("/testsets/{test_set_id}/delete")
+def testset_delete_page(request: Request, test_set_id: TestSetId, db: Database = Depends(get_db)) -> HTMLResponse:
+    return render(request, "delete.html", "testsets", **delete_view(db, "testset", test_set_id))
+
+
+@web_router.post("/testsets/{test_set_id}/delete")
+def testset_delete(test_set_id: TestSetId, db: Database = Depends(get_db)) -> Response:
+    store.delete_testset(db, test_set_id)
+    return _see("/testsets")
+
+
+@web_router.get("/runs/{run_id}/delete")
+def run_delete_page(request: Request, run_id: RunId, db: Database = Depends(get_db)) -> HTMLResponse:
+    return render(request, "delete.html", "runs", **delete_view(db, "run", run_id))
+
+
+@web_router.post("/runs/{run_id}/delete")
+def run_delete(run_id: RunId, db: Database = Depends(get_db)) -> Response:
+    with db.read() as s:
+        back = f"/testsets/{store.get_run(s, run_id).test_set_id}"
+    store.delete_run(db, run_id)
+    return _see(back)
+
+
+@web_router.get("/evaluations/{job_id}/delete")
+def evaluation_delete_page(request: Request, job_id: JobId, db: Database = Depends(get_db)) -> HTMLResponse:
+    return render(request, "delete.html", "evaluations", **delete_view(db, "evaluation", job_id))
+
+
+@web_router.post("/evaluations/{job_id}/delete")
+def evaluation_delete(job_id: JobId, db: Database = Depends(get_db)) -> Response:
+    store.delete_job(db, job_id)
+    return _see("/evaluations")
 
 
 @web_router.get("/login")
@@ -201,7 +280,7 @@ def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Re
 
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
-        return render(request, "login.html", status=401, next=next, error="wrong token")
+        return render(request, "login.html", status=401, next=next, error=translate(lang_of(request), "login.wrong"))
     target = next if next.startswith("/") and not next.startswith("//") else "/"
     resp = _see(target)
     resp.set_cookie("rankscope_token", quote(token), httponly=True, samesite="strict")

@@ -1,18 +1,22 @@
-"""What the dashboard pages show, computed from the store (no HTML here, except a small SVG chart)."""
+"""What the dashboard pages show, computed from the store (no HTML here, except a small SVG chart).
+
+Significance marks are the reports' own (``†`` significantly better than the baseline, ``‡``
+worse: paired t-test, Holm, α = 0.05), read from the cached JSON report of the evaluation, so
+the dashboard and every report say the same thing; nothing is re-scored when a page is viewed.
+"""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 from xml.sax.saxutils import escape
 
-from sqlalchemy import select
+from rankscope.service import store
+from rankscope.service.db import Database
 
-from rankscope.errors import RankscopeError
-from rankscope.service.db import Database, Document, Query, QueryScore, RunRecord, TestSet
-from rankscope.service.store import get_job, get_testset, job_progress, job_runs, load_qrels, load_run
-
-__all__ = ["evaluation_view", "drilldown", "run_compare_view", "bar_chart"]
+__all__ = ["evaluation_view", "drilldown", "run_compare_view", "bar_chart", "testset_view", "evaluations_view",
+           "delete_view", "run_coverage"]
 
 MAX_ROWS = 500
 PALETTE = ("#2563eb", "#f97316", "#16a34a", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777")
@@ -54,68 +58,160 @@ def bar_chart(metrics: list[str], series: list[tuple[str, list[float | None]]]) 
     return "".join(parts)
 
 
-def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) -> dict[str, Any]:
-    from rankscope.interpret.bands import rate
-    from rankscope.service.analysis import load_inputs, run_comparison, system_names
+def run_coverage(n_queries: int, n_judged: int | None, judged_in_set: int) -> dict[str, Any]:
+    """How a run's queries match its test set: ``level`` ok / warn / fail and the counts.
+
+    ``fail``: no query of the run has judgments (the evaluation would stop with no overlap);
+    ``warn``: some judged queries are absent from the run, or some run queries have no judgments.
+
+    >>> run_coverage(10, 10, 10)["level"], run_coverage(12, 10, 10)["level"], run_coverage(5, 0, 10)["level"]
+    ('ok', 'warn', 'fail')
+    """
+    if n_judged is None:
+        return {"level": "unknown", "judged": None, "extra": None, "absent": None}
+    extra = n_queries - n_judged
+    absent = max(judged_in_set - n_judged, 0)
+    level = "fail" if n_judged == 0 else ("warn" if extra or absent else "ok")
+    return {"level": level, "judged": n_judged, "extra": extra, "absent": absent}
+
+
+def testset_view(db: Database, test_set_id: int) -> dict[str, Any]:
+    with db.read() as s:
+        ts = store.get_testset(s, test_set_id)
+        judged = len(set(store.load_qrels(ts).queries))
+        runs = store.list_runs(s, test_set_id)
+        queries = store.testset_queries(s, test_set_id, 0, 50)
+        deps = store.testset_dependents(s, test_set_id)
+    rows = [{"run": r, "coverage": run_coverage(r.n_queries, r.n_judged, judged)} for r in runs]
+    return {"ts": ts, "runs": rows, "queries": queries, "judged": judged, "dependents": deps}
+
+
+def evaluations_view(db: Database) -> list[dict[str, Any]]:
+    from rankscope.service.api.evaluations import job_out
 
     with db.read() as s:
-        job = get_job(s, job_id)
-        pairs = job_runs(s, job_id)
-        progress = job_progress(s, job)
-        info: dict[str, Any] = {"id": job.id, "name": job.name, "status": job.status, "error": job.error,
-                "test_set_id": job.test_set_id, "progress": progress,
-                "runs": [{"run_id": rec.id, "means": jr.means} for jr, rec in pairs]}
-        names = system_names([(rec.id, rec.name) for _, rec in pairs])
-        metrics: list[str] = list(job.params.get("metrics", []))
-        rows = s.execute(select(QueryScore.query_id, QueryScore.run_id, QueryScore.scores)
-                         .where(QueryScore.job_id == job_id).order_by(QueryScore.query_id).limit(
-                             MAX_ROWS * max(len(pairs), 1))).all()
-        params = dict(job.params)
+        jobs = [job_out(s, j) for j in store.list_jobs(s, None, 200)]
+        names = store.testset_names(s, {j["test_set_id"] for j in jobs})
+    for j in jobs:
+        j["test_set_name"] = names.get(j["test_set_id"], str(j["test_set_id"]))
+    return jobs
+
+
+def _marks(report_json: str | None, names: dict[int, str]) -> dict[tuple[str, str], str]:
+    from rankscope.report.tables import MARKS
+
+    if not report_json:
+        return {}
+    content = json.loads(report_json)
+    sig = content.get("significance") or {}
+    return {(s, m): MARKS.get(v or "", "") for s, row in sig.items() for m, v in row.items()}
+
+
+def _report_warnings(report_json: str | None, lang: str) -> list[str]:
+    """The coverage warnings (missing queries, no relevant judgment ...) of a cached JSON comparison report."""
+    from rankscope.interpret.coverage import DataWarning
+
+    if not report_json:
+        return []
+    stored = (json.loads(report_json).get("comparison") or {}).get("warnings") or []
+    return [DataWarning(w["kind"], w["count"], w["total"], w.get("system"), w.get("relevance_level")).text(lang)
+            for w in stored]
+
+
+def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) -> dict[str, Any]:
+    from rankscope.interpret.bands import rate
+    from rankscope.report.run_report import latency_summary
+    from rankscope.service.analysis import system_names
+    from rankscope.service.api.evaluations import job_out
+    from rankscope.service.reports import check_request, report_formats
+
+    with db.read() as s:
+        job = store.get_job(s, job_id)
+        info = job_out(s, job)
+        ts_name = store.testset_names(s, [job.test_set_id]).get(job.test_set_id, str(job.test_set_id))
+        pairs = store.job_runs(s, job_id)
+        live = store.live_summary(s, job_id) if job.kind == "live" else None
+        scores = store.job_scores(s, job_id) if job.status == "done" else []
+    names = system_names([(rec.id, rec.name) for _, rec in pairs])
+    metrics: list[str] = list(job.params.get("metrics", []))
+    progress = info["progress"]
     pct = 100.0 * (progress["finished"] + progress["failed"]) / progress["total"] if progress["total"] else 0.0
-    ctx: dict[str, Any] = {"job": info, "names": names, "metrics": metrics, "table": [], "pct": min(pct, 100.0),
-                           "baseline": None, "chart": None, "per_query": [], "warnings": [],
-                           "refresh": 2 if info["status"] in ("queued", "running") else None}
-    done: list[dict[str, Any]] = [r for r in info["runs"] if r["means"] is not None]
+    ctx: dict[str, Any] = {
+        "job": info, "names": names, "metrics": metrics, "table": [], "pct": min(pct, 100.0), "baseline": None,
+        "chart": None, "per_query": [], "warnings": [], "per_query_cols": [], "ts_name": ts_name, "report": None,
+        "marks_ready": False, "formats": report_formats(len(pairs)), "live": None, "more_rows": 0,
+        "refresh": 2 if info["status"] in ("queued", "running") else None,
+    }
+    if live is not None:
+        kinds: dict[str, int] = {}
+        for e in live["errors"].values():
+            kinds[e] = kinds.get(e, 0) + 1
+        ctx["live"] = {**live, "latency": latency_summary(live["latencies_ms"]), "url": job.params.get("retriever_url"),
+                       "kinds": sorted(kinds.items(), key=lambda kv: -kv[1])[:20],
+                       "failed_list": sorted(live["errors"].items())[:200]}
+    done = [r for r in info["runs"] if r["means"] is not None]
     if info["status"] != "done" or not done:
         return ctx
     run_ids = [r["run_id"] for r in done]
-    base: int = baseline if baseline is not None and baseline in run_ids else run_ids[0]
+    base = baseline if baseline in run_ids else run_ids[0]
     ctx["baseline"] = base
+    key = check_request(db, job_id, "html", base)
     marks: dict[tuple[str, str], str] = {}
-    if len(run_ids) >= 2:
-        try:
-            qrels, runs, nm = load_inputs(db, info["test_set_id"], run_ids)
-            comp = run_comparison(qrels, runs, nm, metrics, params, base, "t", 0.05, "holm")
-            ctx["warnings"] = [w.text(lang) for w in comp.warnings]
-            for p in comp.pairs:
-                if p.a == names[base]:
-                    better = p.diff > 0 if p.diff != 0 else None
-                    arrow = "" if better is None else ("▲" if better else "▼")
-                    marks[(p.b, p.metric)] = arrow + ("*" if p.significant else "")
-        except RankscopeError:
-            marks = {}
+    if len(run_ids) >= 2:  # asked first: reports are rendered oldest request first, the table needs this one
+        js = store.request_report(db, job_id, "json", "en", key)
+        ctx["marks_ready"] = js.status in ("done", "failed")
+        marks = _marks(js.body if js.status == "done" else None, names)
+        ctx["warnings"] = _report_warnings(js.body if js.status == "done" else None, lang)
+    else:
+        ctx["marks_ready"] = True
+    html = store.request_report(db, job_id, "html", lang, key)
+    ctx["report"] = {"status": html.status, "lang": lang, "baseline": base}
+    if html.status in ("pending", "rendering") or not ctx["marks_ready"]:
+        ctx["refresh"] = 2
     for r in done:
         cells = []
         for m in metrics:
             v = r["means"].get(m)
-            level = None
-            if v is not None:
-                try:
-                    rating = rate(m, v, lang)
-                    level = rating.level if rating else None
-                except RankscopeError:
-                    level = None
-            cells.append({"value": v, "level": level, "mark": marks.get((names[r["run_id"]], m), ""),
-                          "title": m})
-        ctx["table"].append({"run_id": r["run_id"], "name": names[r["run_id"]], "cells": cells})
+            rating = rate(m, v, lang) if v is not None else None
+            cells.append({"value": v, "level": rating.level if rating else None,
+                          "level_name": rating.level_name if rating else None, "mark": marks.get(
+                (names[r["run_id"]], m), ""), "title": rating.level_name if rating else m})
+        ctx["table"].append({"run_id": r["run_id"], "name": names[r["run_id"]], "cells": cells,
+                             "queries": r["queries"] or {}})
+    best_of = _best(metrics, [r["means"] for r in done])
+    for row in ctx["table"]:
+        for m, cell in zip(metrics, row["cells"]):
+            cell["best"] = len(done) > 1 and cell["value"] is not None and cell["value"] == best_of.get(m)
+    ctx["sig_legend"] = sig_legend(lang)
     ctx["chart"] = bar_chart(metrics, [(names[r["run_id"]], [r["means"].get(m) for m in metrics]) for r in done])
-    first = metrics[0] if metrics else ""
-    grid: dict[str, dict[int, float | None]] = {}
-    for qid, run_id, scores in rows:
-        grid.setdefault(qid, {})[run_id] = scores.get(first)
-    ctx["per_query"] = [(q, [vals.get(rid) for rid in run_ids]) for q, vals in list(grid.items())[:MAX_ROWS]]
-    info["runs"] = done
+    grid: dict[str, dict[int, dict[str, Any]]] = {}
+    for run_id, qid, sc, _ in scores:
+        grid.setdefault(qid, {})[run_id] = sc
+    ctx["per_query_cols"] = [(rid, names[rid], m) for m in metrics for rid in run_ids]
+    ordered = sorted(grid)
+    ctx["more_rows"] = max(len(ordered) - MAX_ROWS, 0)
+    ctx["per_query"] = [(q, [grid[q].get(rid, {}).get(m) for rid, _, m in ctx["per_query_cols"]])
+                        for q in ordered[:MAX_ROWS]]
     return ctx
+
+
+def sig_legend(lang: str) -> str:
+    """The reports' legend of the significance marks (the dashboard uses the same test and marks)."""
+    from rankscope.interpret.i18n import message
+
+    return message("report.sig_legend", lang, test="t", alpha=0.05, correction="holm")
+
+
+def _best(metrics: list[str], means: list[dict[str, Any]]) -> dict[str, float]:
+    """The best mean per metric (the highest, or the lowest where lower is better)."""
+    from rankscope.measures import parse_metrics
+
+    out = {}
+    for label, m in parse_metrics(metrics):
+        vals = [v for row in means if (v := row.get(label)) is not None]
+        if vals:
+            out[label] = max(vals) if m.spec.higher_is_better else min(vals)
+    return out
 
 
 def _ranking(run: Any, qid: str) -> list[tuple[str, float]]:
@@ -126,24 +222,21 @@ def _ranking(run: Any, qid: str) -> list[tuple[str, float]]:
 
 
 def drilldown(db: Database, job_id: str, query_id: str, depth: int = 20) -> dict[str, Any]:
-    with db.read() as s:
-        job = get_job(s, job_id)
-        ts = get_testset(s, job.test_set_id)
-        qrels = load_qrels(ts)
-        text = s.scalars(select(Query.text).where(Query.test_set_id == ts.id, Query.query_id == query_id)).first()
-        recs = [rec for _, rec in job_runs(s, job_id)]
-        scores = {r.run_id: r.scores for r in s.scalars(
-            select(QueryScore).where(QueryScore.job_id == job_id, QueryScore.query_id == query_id))}
-        rel_level = int(job.params.get("relevance_level", 1))
-        from rankscope.service.analysis import system_names
+    from rankscope.service.analysis import system_names
 
+    with db.read() as s:
+        job = store.get_job(s, job_id)
+        ts = store.get_testset(s, job.test_set_id)
+        qrels = store.load_qrels(ts)
+        text = store.query_text(s, ts.id, query_id)
+        recs = [rec for _, rec in store.job_runs(s, job_id)]
+        scores = store.query_scores(s, job_id, query_id)
+        rel_level = int(job.params.get("relevance_level", 1))
         names = system_names([(r.id, r.name) for r in recs])
-        runs = [(rec.id, load_run(rec)) for rec in recs]
+        runs = [(rec.id, store.load_run(rec)) for rec in recs]
         judged = dict(qrels.to_dict().get(query_id, {}))
         rankings = {rid: _ranking(run, query_id) for rid, run in runs}
-        wanted = {d for r in rankings.values() for d, _ in r[:depth]}
-        texts = dict(s.execute(select(Document.doc_id, Document.text).where(
-            Document.test_set_id == ts.id, Document.doc_id.in_(wanted))).all()) if wanted else {}
+        texts = store.documents(s, ts.id, {d for r in rankings.values() for d, _ in r[:depth]})
     systems = []
     for rid, _ in runs:
         ranked = rankings[rid]
@@ -154,28 +247,52 @@ def drilldown(db: Database, job_id: str, query_id: str, depth: int = 20) -> dict
                         enumerate(ranked[:depth])],
         })
     judged_sorted = sorted(judged.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"job_id": job_id, "qid": query_id, "text": text, "systems": systems, "judged": judged_sorted,
-            "rel_level": rel_level}
+    return {"job_id": job_id, "job_name": job.name, "qid": query_id, "text": text, "systems": systems,
+            "judged": judged_sorted, "rel_level": rel_level}
 
 
 def run_compare_view(db: Database, test_set_id: int | None, chosen: list[int], baseline: int | None,
-                     metrics_text: str) -> dict[str, Any]:
+                     metrics_text: str, lang: str = "en") -> dict[str, Any]:
+    from rankscope.report.tables import MARKS
     from rankscope.service.analysis import json_safe, load_inputs, run_comparison
-    from rankscope.service.store import validate_metrics
 
     with db.read() as s:
-        testsets = list(s.scalars(select(TestSet).order_by(TestSet.id)))
+        testsets = store.list_testsets(s)
         if test_set_id is None and testsets:
             test_set_id = testsets[0].id
-        runs = list(s.scalars(select(RunRecord).where(RunRecord.test_set_id == test_set_id).order_by(RunRecord.id)))
+        runs = store.list_runs(s, test_set_id) if test_set_id is not None else []
     ctx: dict[str, Any] = {"testsets": testsets, "test_set_id": test_set_id, "runs": runs, "chosen": chosen,
-                           "baseline": baseline, "metrics_text": metrics_text, "comparison": None, "warnings": None}
+                           "baseline": baseline, "metrics_text": metrics_text, "comparison": None, "marks": {},
+                           "warnings": None, "sig_legend": ""}
     if test_set_id is not None and len(chosen) >= 2:
-        metrics = validate_metrics(metrics_text.replace(",", " ").split())
+        metrics = store.validate_metrics(metrics_text.replace(",", " ").split())
         qrels, loaded, names = load_inputs(db, test_set_id, chosen)
         base = baseline if baseline in loaded else chosen[0]
         comp = run_comparison(qrels, loaded, names, metrics, {}, base, "t", 0.05, "holm")
         ctx["comparison"] = json_safe(comp.to_dict())
         ctx["warnings"] = {lg: [w.text(lg) for w in comp.warnings] for lg in ("en", "zh")}
         ctx["baseline"] = base
+        ctx["sig_legend"] = sig_legend(lang)
+        for p in comp.pairs:
+            if p.significant:
+                m = comp.measures[comp.labels.index(p.metric)]
+                better = p.diff > 0 if m.spec.higher_is_better else p.diff < 0
+                other = p.b if p.a == names[base] else p.a
+                ctx["marks"][(other, p.metric)] = MARKS["better" if better == (p.a == names[base]) else "worse"]
     return ctx
+
+
+def delete_view(db: Database, kind: str, key: Any) -> dict[str, Any]:
+    """What a delete removes with the object (shown on the confirmation page)."""
+    with db.read() as s:
+        if kind == "testset":
+            ts = store.get_testset(s, int(key))
+            return {"kind": kind, "key": key, "name": ts.name, "dependents": store.testset_dependents(s, ts.id),
+                    "back": f"/testsets/{ts.id}"}
+        if kind == "run":
+            rec = store.get_run(s, int(key))
+            return {"kind": kind, "key": key, "name": rec.name, "dependents": store.run_dependents(s, rec.id),
+                    "back": f"/testsets/{rec.test_set_id}"}
+        job = store.get_job(s, str(key))
+        return {"kind": "evaluation", "key": key, "name": job.name or job.id[:8], "dependents": {},
+                "back": f"/evaluations/{job.id}"}

@@ -1,0 +1,157 @@
+"""Where live evaluations may send requests: retriever URLs checked against an allow-list.
+
+The service POSTs queries to a retriever URL that an authorised user gives.  So that
+this cannot be turned against other services on the same machine or network
+(server-side request forgery), a URL is accepted only when
+
+* it parses as ``http://`` or ``https://`` with a host, a valid port and no user info;
+* its host (and port, when the entry has one) is on the allow-list
+  (``rankscope serve --allow-retriever HOST[:PORT]``, repeatable; none by default, so
+  live evaluations are off until an operator names the retrievers);
+* it is not the service's own address (checked again on every call, after DNS
+  resolution, so a name that later resolves to the service is refused too).
+
+Redirects are never followed (a redirect could leave the allow-list).
+
+>>> p = EgressPolicy.from_entries(["127.0.0.1:9200", "search.internal"], own=[("127.0.0.1", 8000)])
+>>> p.check("http://search.internal/query"), p.check("http://127.0.0.1:9200/s")
+('http://search.internal/query', 'http://127.0.0.1:9200/s')
+>>> p.check("http://127.0.0.1:9300/s")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+rankscope.errors.InvalidParameterError: host 127.0.0.1:9300 is not on the retriever allow-list (...); start ...
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rankscope.errors import InvalidParameterError
+
+__all__ = ["EgressPolicy", "parse_entry"]
+
+_LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
+
+
+def _norm_host(host: str) -> str:
+    return host.strip().strip("[]").lower().rstrip(".")
+
+
+def parse_entry(entry: str) -> tuple[str, int | None]:
+    """``HOST`` or ``HOST:PORT`` (``[::1]:8080`` for IPv6) as ``(host, port or None)``.
+
+    >>> parse_entry("search.internal"), parse_entry("127.0.0.1:9200"), parse_entry("[::1]:80")
+    (('search.internal', None), ('127.0.0.1', 9200), ('::1', 80))
+    """
+    text = entry.strip()
+    host, port = text, None
+    if text.startswith("["):
+        inside, _, rest = text[1:].partition("]")
+        host = inside
+        if rest.startswith(":"):
+            port = rest[1:]
+        elif rest:
+            raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT")
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    host = _norm_host(host)
+    if not host or any(c.isspace() or c in "/@?#" for c in host):
+        raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT")
+    if port is None:
+        return host, None
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise InvalidParameterError(f"--allow-retriever {entry!r}: the port must be 1-65535")
+    return host, int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_wildcard(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    """The retriever allow-list and the service's own addresses (``(host, port)``)."""
+
+    allow: tuple[tuple[str, int | None], ...] = ()
+    own: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[str], own: Iterable[tuple[str, int]] = ()) -> EgressPolicy:
+        return cls(tuple(parse_entry(e) for e in entries), tuple((_norm_host(h), p) for h, p in own))
+
+    def describe(self) -> str:
+        return ", ".join(h if p is None else f"{h}:{p}" for h, p in self.allow) or "empty"
+
+    def _own(self, host: str, port: int) -> bool:
+        for h, p in self.own:
+            if p != port:
+                continue
+            if host == h or (_is_loopback(host) and (_is_loopback(h) or _is_wildcard(h))):
+                return True
+            if _is_wildcard(h) and host in _local_addresses():
+                return True
+        return False
+
+    def check(self, url: str) -> str:
+        """The URL, normalised, or :class:`InvalidParameterError` saying why it is refused."""
+        import httpx
+
+        try:
+            u = httpx.URL(url)
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            raise InvalidParameterError(f"not a valid URL ({exc})") from None
+        if u.scheme not in ("http", "https"):
+            raise InvalidParameterError(f"the scheme must be http or https, got {u.scheme!r}")
+        host = _norm_host(u.host)
+        if not host or any(c.isspace() for c in host):
+            raise InvalidParameterError("the URL has no host")
+        if u.userinfo:
+            raise InvalidParameterError("user names or passwords in the URL are not accepted")
+        port = u.port or (443 if u.scheme == "https" else 80)
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if self._own(host, port):
+            raise InvalidParameterError(f"{shown} is this service's own address")
+        if not any(h == host and (p is None or p == port) for h, p in self.allow):
+            raise InvalidParameterError(
+                f"host {shown} is not on the retriever allow-list ({self.describe()}); "
+                f"start the service with --allow-retriever {shown}")
+        return str(u)
+
+    def check_resolved(self, url: str) -> None:
+        """Refuse a call whose host resolves to the service itself (run just before each request)."""
+        import httpx
+
+        u = httpx.URL(url)
+        port = u.port or (443 if u.scheme == "https" else 80)
+        if not self.own:
+            return
+        try:
+            infos = socket.getaddrinfo(u.host, port, proto=socket.IPPROTO_TCP)
+        except OSError:
+            return  # the request itself reports the failure to resolve
+        for info in infos:
+            addr = str(info[4][0])
+            if self._own(_norm_host(addr), port):
+                raise InvalidParameterError(f"{u.host} resolves to {addr}, this service's own address")
+
+
+def _local_addresses() -> set[str]:
+    try:
+        return {str(a) for a in socket.gethostbyname_ex(socket.gethostname())[2]}
+    except OSError:
+        return set()

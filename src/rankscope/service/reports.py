@@ -1,0 +1,141 @@
+"""Reports of finished evaluations: rendered once, in the background, from the stored per-query scores.
+
+A request for a report (``GET /evaluations/{id}/report``, the dashboard) looks the report
+up in the ``reports`` table; when it is not there yet it queues it (a ``pending`` row) and
+answers 202 — a worker renders it (:func:`render_next`) and stores the text, and every later
+view reads the stored text.  Nothing is rendered in a request, so a client that goes away
+leaves no work behind and shutting down waits for no report.  The cache of an evaluation is
+dropped when what it shows changes (a run of it is deleted; the evaluation is deleted).
+
+The content is built from the stored per-query values, not by scoring the runs again: an
+:class:`~rankscope.engine.EvaluationResult` per run, then for one run
+:func:`rankscope.report.run_report.build_run_report` (with the stored first-relevant ranks
+and, for a live job, its failures and latencies), for several
+:func:`rankscope.compare` (paired t-test, Holm, α = 0.05, against the chosen baseline)
+and :func:`rankscope.report.build_report` without the metric@k curves (they need the runs).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.service import store
+from rankscope.service.db import Database, Job
+
+__all__ = ["REPORT_FORMATS", "RUN_FORMATS", "JobNotDone", "check_request", "stored_results", "render_report",
+           "render_next", "report_formats"]
+
+log = logging.getLogger("rankscope.service.reports")
+
+REPORT_FORMATS: dict[str, tuple[str, str]] = {"html": ("text/html", "html"), "markdown": ("text/markdown", "md"),
+                                               "json": ("application/json", "json"),
+                                               "latex": ("application/x-tex", "tex")}
+RUN_FORMATS = ("html", "markdown", "json")
+
+
+class JobNotDone(RankscopeError):
+    """The evaluation has no report yet because it has not finished (HTTP 409)."""
+
+
+def report_formats(n_runs: int) -> tuple[str, ...]:
+    """Formats of the report of an evaluation of ``n_runs`` runs (LaTeX tables compare two or more)."""
+    return RUN_FORMATS if n_runs < 2 else tuple(REPORT_FORMATS)
+
+
+def check_request(db: Database, job_id: str, fmt: str, baseline_run_id: int | None) -> int:
+    """Validate a report request; return the baseline key (0: the first run)."""
+    with db.read() as s:
+        job = store.get_job(s, job_id)
+        if job.status != "done":
+            raise JobNotDone(f"evaluation {job_id} is {job.status}; its report exists once it is done")
+        run_ids = [rec.id for _, rec in store.job_runs(s, job_id)]
+    if fmt not in report_formats(len(run_ids)):
+        raise InvalidParameterError(f"format {fmt!r} is not available for an evaluation of {len(run_ids)} run(s); "
+                                    f"use one of {', '.join(report_formats(len(run_ids)))}")
+    if baseline_run_id is None or baseline_run_id == (run_ids[0] if run_ids else None):
+        return 0
+    if baseline_run_id not in run_ids:
+        raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the evaluation's runs "
+                                    f"({', '.join(map(str, run_ids))})")
+    return baseline_run_id
+
+
+def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict[str, Any], dict[str, dict[str, int]]]:
+    """The job, display names of its runs, an EvaluationResult per run and the stored first-relevant ranks."""
+    from rankscope.engine.prepare import PolicyCounts
+    from rankscope.engine.result import EvaluationResult, PerQueryScores
+    from rankscope.measures import parse_metrics
+    from rankscope.service.analysis import system_names
+
+    with db.read() as s:
+        job = store.get_job(s, job_id)
+        pairs = store.job_runs(s, job_id)
+        rows = store.job_scores(s, job_id)
+    names = system_names([(rec.id, rec.name) for _, rec in pairs])
+    labels = list(job.params["metrics"])
+    measures = tuple(m for _, m in parse_metrics(labels))
+    by_run: dict[int, list[tuple[str, dict[str, Any], int | None]]] = {}
+    for run_id, qid, scores, first in rows:
+        by_run.setdefault(run_id, []).append((qid, scores, first))
+    policies = {k: job.params.get(k) for k in ("relevance_level", "missing", "depth")}
+    results: dict[str, Any] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    for jr, rec in pairs:
+        items = by_run.get(rec.id, [])
+        ids = np.asarray([q for q, _, _ in items], dtype=object)
+        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for _, sc, _ in items],
+                            dtype=np.float64).reshape(len(items), len(labels))
+        counts = jr.queries or {}
+        results[names[rec.id]] = EvaluationResult(
+            names[rec.id], tuple(labels), measures, PerQueryScores(ids, tuple(labels), values),
+            PolicyCounts(int(counts.get("evaluated", len(items))), int(counts.get("missing_from_run", 0)),
+                         int(counts.get("not_in_qrels", 0))), policies)
+        if items and all(f is not None for _, _, f in items):
+            ranks[names[rec.id]] = {q: int(f or 0) for q, _, f in items}
+    return job, names, results, ranks
+
+
+def render_report(db: Database, job_id: str, fmt: str, lang: str, baseline: int) -> str:
+    """Render the report of a finished evaluation (called by a worker; see the module doc)."""
+    job, names, results, ranks = stored_results(db, job_id)
+    if len(results) == 1:
+        from rankscope.report.run_render import render_run_report
+        from rankscope.report.run_report import build_run_report
+
+        [(name, result)] = results.items()
+        live = None
+        if job.kind == "live":
+            with db.read() as s:
+                live = {**store.live_summary(s, job_id), "url": job.params.get("retriever_url")}
+        report = build_run_report(result, first_ranks=ranks.get(name), lang=lang, live=live)
+        return render_run_report(report, fmt)
+    from rankscope.comparison import compare
+    from rankscope.report import build_report
+    from rankscope.report import render_report as render_comparison
+
+    base = names.get(baseline) if baseline else None
+    comparison = compare(None, results, list(job.params["metrics"]), test="t", alpha=0.05, correction="holm",
+                         baseline=base or next(iter(results)))
+    content = build_report(comparison, lang=lang, curves=False)
+    return str(render_comparison(content, fmt))
+
+
+def render_next(db: Database, lease_seconds: float) -> bool:
+    """Render one pending report; False when there was none."""
+    row = store.claim_report(db, lease_seconds)
+    if row is None:
+        return False
+    try:
+        body = render_report(db, row.job_id, row.format, row.lang, row.baseline_run_id)
+    except LookupError:  # the evaluation (or a run) was deleted meanwhile: its cache row went with it
+        return True
+    except Exception as exc:  # a bug: keep the message for the 500 answer and the log
+        log.exception("rendering report %s failed", row.id)
+        store.fail_report(db, row.id, f"{type(exc).__name__}: {exc}")
+        return True
+    store.save_report(db, row.id, body)
+    return True
