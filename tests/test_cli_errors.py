@@ -57,9 +57,12 @@ def test_usage_mistakes_are_one_line(
 
 
 def test_missing_option_and_unknown_command_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_main(["evaluate", "--run", "x.run"], capsys)
+    code, _, err = run_main(["evaluate", "--qrels", "x.qrels"], capsys)
     assert code == 2
-    assert_one_error_line(err, "Missing option '--qrels'")
+    assert_one_error_line(err, "Missing option '--run'")
+    code, _, err = run_main(["evaluate", "--run", "x.run"], capsys)  # --qrels or --span-qrels + --chunks
+    assert code == 2
+    assert_one_error_line(err, "give either --qrels or --span-qrels")
     code, _, err = run_main(["evaluat"], capsys)
     assert code == 2
     assert_one_error_line(err, "No such command 'evaluat'")

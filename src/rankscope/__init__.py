@@ -36,9 +36,13 @@ _EXPORTS: dict[str, str] = {
     "evaluate_retriever": "rankscope.retrieval.runner",
     "fuse": "rankscope.retrieval.fusion",
     "load_dataset": "rankscope.datasets",
+    "SpanQrels": "rankscope.data.spans",
+    "Chunking": "rankscope.data.chunking",
+    "compare_chunkings": "rankscope.chunking.compare",
 }
 
 __all__ = [
+    "Chunking",
     "Comparison",
     "EvaluationResult",
     "Evaluator",
@@ -46,8 +50,10 @@ __all__ = [
     "Qrels",
     "RankscopeError",
     "Run",
+    "SpanQrels",
     "TestSet",
     "compare",
+    "compare_chunkings",
     "evaluate",
     "evaluate_retriever",
     "fuse",
@@ -60,8 +66,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from rankscope.chunking.compare import compare_chunkings
     from rankscope.comparison import Comparison, compare
     from rankscope.data import Qrels, Run
+    from rankscope.data.chunking import Chunking
+    from rankscope.data.spans import SpanQrels
     from rankscope.data.testset import TestSet
     from rankscope.datasets import load_dataset
     from rankscope.engine import EvaluationResult, Evaluator, evaluate

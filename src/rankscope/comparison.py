@@ -285,6 +285,8 @@ def compare(
     missing: str = "zero",
     depth: int | None = None,
     score_precision: str = "float32",
+    chunking: Any = None,
+    rule: str = "any",
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -309,6 +311,8 @@ def compare(
     bootstrap : resamples for the confidence intervals
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
     relevance_level, missing, depth, score_precision : as in :func:`rankscope.evaluate`
+        chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
+        runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -345,6 +349,7 @@ def compare(
     results, labels, measures, ev = evaluate_all(
         qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
         score_precision=score_precision,
+        **({"chunking": chunking, "rule": rule} if chunking is not None else {}),
     )
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape

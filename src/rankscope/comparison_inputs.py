@@ -148,7 +148,8 @@ def ceilings(ev: Any, labels: Sequence[str], measures: Sequence[Measure], query_
     """
     from rankscope.engine.evaluator import Evaluator
 
-    keep = [j for j, m in enumerate(measures) if m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better]
+    keep = [j for j, m in enumerate(measures)  # span measures have their own ceiling: span_precision_omega
+            if m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better and m.spec.family != "span"]
     if not keep or len(query_ids) == 0:
         return {}
     perfect = _perfect_run(ev.qrels)

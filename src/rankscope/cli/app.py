@@ -34,6 +34,7 @@ COMMAND_MODULES += ["rankscope.cli.compare_cmd", "rankscope.cli.check_cmd", "ran
 COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd", "rankscope.cli.run_cmd"]
 COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "rankscope.cli.agreement_cmd",
                     "rankscope.cli.synth_cmd"]
+COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

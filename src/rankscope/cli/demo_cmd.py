@@ -298,6 +298,10 @@ def demo_command(
         print_table(name, infos[name], summary)
         summary.pop("_comparison")
         report["datasets"][name] = {"info": infos[name], **summary}
+    if "cmrc2018" in names:  # chunk sizes compared on answer spans (rankscope.cli.demo_chunking)
+        from rankscope.cli.demo_chunking import run_chunking_demo
+
+        report["chunking"] = run_chunking_demo(out, max_queries=max_queries or None, quick=quick, progress=show)
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     typer.echo("▲/▼: significantly better/worse than bm25 (paired t-test, Holm-corrected, α = 0.05); "

@@ -16,7 +16,6 @@ from rankscope.cli.options import (
     Missing,
     MissingPolicy,
     Plugins,
-    QrelsFile,
     RelevanceLevel,
     ScorePrecision,
     ScorePrecisionOption,
@@ -35,8 +34,22 @@ class OutputFormat(str, Enum):
 @app.command("evaluate")
 @user_errors
 def evaluate_command(
-    qrels: QrelsFile,
     run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
+    qrels: Annotated[
+        Optional[Path], typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")
+    ] = None,
+    span_qrels: Annotated[
+        Optional[Path],
+        typer.Option("--span-qrels", help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
+                                          "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
+    ] = None,
+    chunks: Annotated[
+        Optional[Path],
+        typer.Option("--chunks", help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
+    ] = None,
+    rule: Annotated[
+        str, typer.Option("--rule", help="chunk qrels from spans: any, contains, chars>=N, fraction>=F")
+    ] = "any",
     metric: Annotated[
         Optional[list[str]],
         typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
@@ -49,14 +62,30 @@ def evaluate_command(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
     plugin: Plugins = None,
 ) -> None:
-    """Evaluate RUN against QRELS and print the metrics."""
+    """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
     load_plugins(plugin)
     from rankscope.engine import evaluate
+    from rankscope.errors import InvalidParameterError
     from rankscope.io import read_qrels, read_run
 
+    if (qrels is None) == (span_qrels is None):
+        raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)")
+    if span_qrels is not None:
+        from rankscope.data.chunking import Chunking
+        from rankscope.data.spans import SpanQrels
+
+        if chunks is None:
+            raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)")
+        judgments: object = SpanQrels.from_file(span_qrels)
+        chunking = Chunking.from_file(chunks)
+    else:
+        if chunks is not None:
+            raise InvalidParameterError("--chunks goes with --span-qrels")
+        judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
     result = evaluate(
-        read_qrels(qrels), read_run(run), metric or None,
+        judgments, read_run(run), metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
+        chunking=chunking, rule=rule,
     )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
@@ -103,3 +132,11 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
         f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
         f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
     )
+    spans = result.spans
+    if spans is not None:
+        from rankscope.data.span_rules import SpanCoverage
+
+        console.print(f"span judgments on chunking {spans['chunking']!r}; chunk qrels by rule {spans['chunk_rule']}; "
+                      + SpanCoverage(**spans["coverage"]).message()
+                      + (f" {spans['queries_without_chunk']} queries have no span any chunk touches."
+                         if spans["queries_without_chunk"] else ""), highlight=False)

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rankscope.data.qrels import Qrels
+from rankscope.data.spans import SpanQrels
 from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
@@ -162,6 +163,8 @@ class TestSet:
         the queries carry reference answers instead
     corpus : optional ``{doc_id: text}``
     name : a label for reports
+    spans : optional span judgments (:class:`~rankscope.data.spans.SpanQrels`, from the items'
+        ``evidence``): character ranges of the corpus documents that answer each query
 
     >>> ts = TestSet([Query("a", "first"), Query("b", "second")], {"a": {"d1": 1}})
     >>> len(ts), ts["b"].text, ts.judged_query_ids
@@ -177,6 +180,7 @@ class TestSet:
         corpus: Mapping[str, str] | None = None,
         name: str | None = None,
         issues: Sequence[LoadIssue] = (),
+        spans: SpanQrels | None = None,
     ) -> None:
         self.queries: list[Query] = list(queries)
         #: what reading the file found (unknown keys...); shown by evaluations and ``testset check``
@@ -201,6 +205,7 @@ class TestSet:
             )
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "testset"
+        self.spans: SpanQrels | None = _checked_spans(spans, by_id, self.corpus)
 
     # -- views ------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -243,12 +248,15 @@ class TestSet:
         keep = [self[q] for q in query_ids]
         wanted = set(query_ids)
         judg = {q: d for q, d in self.judgments().items() if q in wanted}
-        return TestSet(keep, judg, self.corpus, self.name, self.issues)
+        spans = self.spans.subset(query_ids) if self.spans is not None else None
+        return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans)
 
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
+        spans = f", {len(self.spans)} judged spans" if self.spans is not None else ""
         issues = f", {len(self.issues)} load issue(s)" if self.issues else ""
-        return f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{corpus}{issues})"
+        return (f"TestSet({self.name!r}, {len(self.queries)} queries, {len(self.qrels)} judgments{spans}{corpus}"
+                f"{issues})")
 
     # -- building -----------------------------------------------------------------------
     @classmethod
@@ -362,6 +370,19 @@ class TestSet:
         from rankscope.data.testset_io import read_any
 
         return read_any(path, name, split=split, strict=strict)
+
+
+def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str, str] | None) -> SpanQrels | None:
+    """Span judgments of known queries, inside the corpus documents when there is a corpus."""
+    if spans is None:
+        return None
+    if not isinstance(spans, SpanQrels):
+        raise InvalidParameterError(f"spans must be SpanQrels, got {type(spans).__name__}")
+    stray = sorted(set(spans.queries) - set(queries))
+    if stray:
+        raise RankscopeError(f"test set: span judgments for {len(stray)} query id(s) that are not among the "
+                             f"queries, e.g. {stray[0]!r}")
+    return spans.validate(corpus) if corpus is not None else spans
 
 
 def _answers_tuple(value: Any) -> tuple[str, ...]:

@@ -16,7 +16,10 @@ answers    ``answers``, ``answer``, ``reference_answers``, ``reference_answer``,
            ``ground_truths``, ``gold_answers``, ``gold_answer``
 ========== ============================================================================================
 
-plus ``metadata`` (a mapping) and ``tags``.  Two names of one field in the same record are an
+plus ``metadata`` (a mapping), ``tags`` and ``evidence`` — a list of judged spans
+``{"doc_id", "start", "end"[, "grade"][, "text"]}`` (character offsets into the corpus document, end
+exclusive) that becomes the test set's span judgments (:class:`~rankscope.data.spans.SpanQrels`;
+files without it load as before).  Two names of one field in the same record are an
 error.  **Any other key is reported**: a :class:`~rankscope.data.testset.TestSetWarning` naming the
 key, how many records have it, the first record, and the closest known key; the key is kept in the
 query's metadata but not used for scoring; the finding is kept in :attr:`TestSet.issues
@@ -55,7 +58,7 @@ _RELEVANT = ("relevant_docs", "relevant_ids", "relevant", "doc_ids", "relevant_d
 _GRADES = ("relevance_scores", "grades", "qrels", "judgments", "relevance_grades")
 _ANSWERS = ("answers", "answer", "reference_answers", "reference_answer", "ground_truth", "ground_truths",
             "gold_answers", "gold_answer")
-_OTHER = ("metadata", "tags")
+_OTHER = ("metadata", "tags", "evidence")
 #: every key a test-set record may have, by field
 RECORD_KEYS: dict[str, tuple[str, ...]] = {"id": _ID, "text": _TEXT, "relevant": _RELEVANT, "grades": _GRADES,
                                            "answers": _ANSWERS, "other": _OTHER}
@@ -215,8 +218,20 @@ def record_of(query: Any, grades: Mapping[str, int]) -> dict[str, Any]:
     return rec
 
 
+def _evidence(raw: list[Any], records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str, str] | None,
+              source: str, lines: list[int] | None = None) -> Any:
+    """The span judgments of the records' ``evidence`` lists (None when there is none)."""
+    if not any(isinstance(r, Mapping) and r.get("evidence") is not None for r in raw):
+        return None
+    from rankscope.data.span_build import evidence_spans
+
+    keep = [i for i, rec in enumerate(records) if rec is not None]
+    items = [(records[i][0].id, raw[i].get("evidence"), f"record {i}") for i in keep]  # type: ignore[index]
+    return evidence_spans(items, corpus, source, None if lines is None else [lines[i] for i in keep])
+
+
 def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str, str] | None, name: str | None,
-           source: str, reader: Reader) -> TestSet:
+           source: str, reader: Reader, spans: Any = None) -> TestSet:
     from rankscope.data.testset import TestSet
 
     kept = [r for r in records if r is not None]
@@ -240,7 +255,7 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
             gs.append(g)
     issues = reader.finish()
     try:
-        return TestSet([q for q, _ in kept], Qrels(qs, ds, gs), corpus, name, issues)
+        return TestSet([q for q, _ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans)
     except RankscopeError as exc:
         raise ParseError(str(exc), source=source) from None
 
@@ -295,7 +310,8 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
     if not isinstance(data, list):
         raise ParseError("expected a list of records", source=str(path))
     records = [parse_record(r, i, str(path), reader=reader) for i, r in enumerate(data)]
-    return _build(records, corpus, name or path.stem, str(path), reader)
+    spans = _evidence(data, records, corpus, str(path))
+    return _build(records, corpus, name or path.stem, str(path), reader, spans)
 
 
 def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None, *,
@@ -304,9 +320,13 @@ def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, s
     path = Path(path)
     reader = Reader(str(path), strict=strict, lenient=lenient)
     records: list[tuple[Any, dict[str, int]] | None] = []
+    raw, lines = [], []
     for line_no, rec in _json_lines(path):
         records.append(parse_record(rec, len(records), str(path), line_no, reader=reader))
-    return _build(records, corpus, name or path.stem, str(path), reader)
+        raw.append(rec)
+        lines.append(line_no)
+    spans = _evidence(raw, records, corpus, str(path), lines)
+    return _build(records, corpus, name or path.stem, str(path), reader, spans)
 
 
 def read_corpus(path: str | Path) -> dict[str, str]:
@@ -398,7 +418,15 @@ def read_any(path: str | Path, name: str | None = None, *, split: str = "test", 
 
 def _records(ts: TestSet) -> list[dict[str, Any]]:
     judg = ts.judgments()
-    return [record_of(q, judg.get(q.id, {})) for q in ts.queries]
+    out = [record_of(q, judg.get(q.id, {})) for q in ts.queries]
+    if ts.spans is not None:  # span judgments travel as each item's "evidence"
+        evidence: dict[str, list[dict[str, Any]]] = {}
+        for r in ts.spans.to_records():
+            evidence.setdefault(r.pop("query_id"), []).append(r)
+        for rec in out:
+            if rec["id"] in evidence:
+                rec["evidence"] = evidence[rec["id"]]
+    return out
 
 
 def write_json(ts: TestSet, path: str | Path, include_corpus: bool = True) -> None:

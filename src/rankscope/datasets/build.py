@@ -11,7 +11,9 @@ named in ``catalog.json`` and writes ``<name>/corpus.jsonl.gz``,
 ``cmrc2018``
     the dev split: its 848 passages (``title`` = Wikipedia article) and 3,219
     questions, each with its one relevant passage and its reference answers
-    (from ``raw/cmrc2018_dev.json``).
+    (from ``raw/cmrc2018_dev.json``), and ``spans.tsv.gz``: the answers' character
+    spans in the passages as loaded (``title + " " + text``), placed by
+    :func:`rankscope.data.span_build.squad_spans` from the SQuAD-style offsets.
 
 Output is deterministic (sorted keys, fixed gzip mtime) so a rebuild gives
 byte-identical files.
@@ -79,6 +81,23 @@ def build_cmrc2018(src: Path, out: Path) -> None:
         (_dump({"_id": q["_id"], "text": q["text"], "answers": answers.get(str(q["_id"]), [])}) for q in queries),
     )
     _write_gz(out / "qrels.tsv.gz", qrels)
+    build_cmrc2018_spans(src, out)
+
+
+def build_cmrc2018_spans(src: Path, out: Path) -> None:
+    """``spans.tsv.gz``: ``query-id corpus-id start end grade`` of every placed answer (see module doc)."""
+    from rankscope.data.span_build import squad_spans
+
+    corpus = {}
+    for d in _jsonl(src / "corpus.jsonl"):
+        title, text = str(d.get("title") or "").strip(), str(d.get("text") or "")
+        corpus[str(d["_id"])] = f"{title} {text}" if title and text else (title or text)
+    built = squad_spans(src / "raw" / "cmrc2018_dev.json", corpus=corpus)
+    rows = ["query-id\tcorpus-id\tstart\tend\tgrade\n"]
+    rows += [f"{r['query_id']}\t{r['doc_id']}\t{r['start']}\t{r['end']}\t{r['grade']}\n"
+             for r in built.spans.to_records()]
+    _write_gz(out / "spans.tsv.gz", rows)
+    print("cmrc2018 spans: " + built.report.message())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -80,4 +80,11 @@ def load_dataset(name: str) -> TestSet:
         queries.append(Query(str(q["_id"]), str(q["text"]), tuple(q.get("answers") or ()), meta))
     rows = [line.split("\t") for line in _lines(folder, "qrels.tsv.gz")[1:] if line.strip()]
     qrels = Qrels([r[0] for r in rows], [r[1] for r in rows], [int(r[2]) for r in rows])
-    return TestSet(queries, qrels, corpus, name)
+    spans = None
+    if folder.joinpath("spans.tsv.gz").is_file():  # span judgments: query-id corpus-id start end grade
+        from rankscope.data.spans import SpanQrels
+
+        cols = list(zip(*(line.split("\t") for line in _lines(folder, "spans.tsv.gz")[1:] if line.strip())))
+        spans = SpanQrels(cols[0], cols[1], [int(x) for x in cols[2]], [int(x) for x in cols[3]],
+                          [int(x) for x in cols[4]])
+    return TestSet(queries, qrels, corpus, name, spans=spans)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
@@ -39,6 +40,12 @@ class Evaluator:
     diagnostics : also keep :data:`DIAGNOSTICS` per query (``result.diagnostics``), computed
         in the same pass; comparisons ask for them, so that reports read first-relevant
         ranks from the results instead of ranking the runs again
+    chunking : with span judgments (:class:`~rankscope.data.spans.SpanQrels` as ``qrels``): where
+        each chunk lies (:class:`~rankscope.data.chunking.Chunking`); the span measures
+        (``span_recall@k`` ...) score the judged characters, the other measures score the chunk
+        qrels derived with ``rule`` (see :mod:`rankscope.engine.spans`)
+    rule : how chunk qrels are derived from spans: ``"any"`` (= ``"chars>=1"``, default),
+        ``"chars>=N"``, ``"fraction>=F"``, ``"contains"``
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -58,13 +65,24 @@ class Evaluator:
         duplicates: DuplicatePolicy = "error",
         policies: Policies | None = None,
         diagnostics: bool = False,
+        chunking: Any = None,
+        rule: str = "any",
     ) -> None:
+        from rankscope.data.spans import SpanQrels
         from rankscope.io.convert import as_qrels
 
         self.policies = policies if policies is not None else Policies.of(
             "Evaluator", relevance_level=relevance_level, missing=missing, depth=depth,
             score_precision=score_precision, duplicates=duplicates,
         )
+        self.spans = None
+        if isinstance(qrels, SpanQrels):
+            from rankscope.engine.spans import SpanSource
+
+            self.spans = SpanSource(qrels, chunking, rule)
+            qrels = self.spans.qrels
+        elif chunking is not None:
+            raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels")
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
             raise EmptyInputError("the qrels hold no judgment")
@@ -80,6 +98,12 @@ class Evaluator:
         self.labels = tuple(label for label, _ in pairs)
         self.measures = tuple(m for _, m in pairs)
         self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS) if diagnostics else ()
+        if self.spans is None:
+            needs = [label for label, m in pairs if m.spec.family == "span"]
+            if needs:
+                raise InvalidParameterError(
+                    f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
+                    "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
         self.index = QrelsIndex(self.qrels)
 
     @property
@@ -101,7 +125,10 @@ class Evaluator:
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
         prepared, counts = prepare(self.index, run, self.policies)
         n_metrics = len(self.measures)
-        matrix = score(prepared.data, self.measures + self.diagnostics)
+        data = prepared.data
+        if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
+            data = replace(data, spans=self.spans.input_for(prepared))
+        matrix = score(data, self.measures + self.diagnostics)
         return EvaluationResult(
             run_name=run.name,
             labels=self.labels,
@@ -111,6 +138,7 @@ class Evaluator:
             policies=self.policies,
             diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
+            spans=self.spans.policy() if self.spans is not None else None,
         )
 
 
@@ -124,8 +152,12 @@ def evaluate(
     depth: int | None = None,
     score_precision: ScorePrecisionValue = "float32",
     duplicates: DuplicatePolicy = "error",
+    chunking: Any = None,
+    rule: str = "any",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
+
+    With span judgments: ``evaluate(span_qrels, run, ["span_recall@5", "ndcg@10"], chunking=chunking)``.
 
     Default metrics: ``ndcg@10 map mrr recall@100 precision@10 hit_rate@10``.
 
@@ -142,4 +174,4 @@ def evaluate(
     """
     policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
                            score_precision=score_precision, duplicates=duplicates)
-    return Evaluator(qrels, metrics, policies=policies).evaluate(run)
+    return Evaluator(qrels, metrics, policies=policies, chunking=chunking, rule=rule).evaluate(run)

@@ -131,7 +131,8 @@ class EvaluationResult:
     run was evaluated.  ``diagnostics`` (when the evaluation asked for them, as
     comparisons do) holds per-query values computed in the same pass
     (``first_rel_rank``: the rank of the first relevant document, 0 when none was
-    retrieved), in the same query order.
+    retrieved), in the same query order.  ``spans`` (span judgments only) states
+    the chunking, the chunk-qrels rule and the span coverage.
     """
 
     run_name: str
@@ -141,6 +142,7 @@ class EvaluationResult:
     queries: PolicyCounts
     policies: Policies = field(default_factory=Policies)
     diagnostics: PerQueryScores | None = None
+    spans: dict[str, Any] | None = None
 
     def mean(self) -> dict[str, float]:
         """Aggregate of each metric over queries, in the caller's metric order.
@@ -172,6 +174,8 @@ class EvaluationResult:
             out["per_query"] = self.per_query.to_dict()
         out["queries"] = asdict(self.queries)
         out["policies"] = self.policies.to_dict()
+        if self.spans is not None:  # span judgments: chunking, chunk rule and span coverage
+            out["spans"] = self.spans
         return out
 
     def to_dataframe(self) -> Any:

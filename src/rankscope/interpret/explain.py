@@ -112,6 +112,13 @@ def explain(
                        hits=int((values > 0).sum()), n=n, k=k)
     elif m.name == "map" and not m.params:
         text = message("explain.map", lang, label=name, value=value, zero=int((values <= 0).sum()), n=n)
+    elif m.spec.family == "span":
+        top = message("explain.span_top", lang, k=k) if k else message("explain.span_all", lang)
+        unit = m.param("unit")
+        units = message("explain.unit_chars", lang) if unit == "chars" else message("explain.unit_tokens", lang,
+                                                                                      unit=unit)
+        text = message(f"explain.{m.name}", lang, label=name, value=value, pct=_pct(mean, lang), top=top,
+                       complete=int((np.round(values, 10) >= 1).sum()), n=n, size=f"{mean:.0f}", units=units)
     else:
         text = message("explain.generic", lang, label=name, value=value, summary=m.spec.summary.rstrip("."))
     if band and n:

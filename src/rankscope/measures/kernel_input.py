@@ -10,6 +10,7 @@ the one function that hands it to them.  A kernel has the type :data:`Kernel`:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,8 @@ class KernelInput:
     in_run : bool (n,)              whether the query has a ranking in the run
     relevance_level : int           default threshold for binary relevance
     all_rows : bool                 whether the rows are every retrieved row (complete view)
+    spans : SpanInput | None        span judgments and the place of every retrieved chunk (only for
+                                    the span measures; a ``rankscope.measures._spans.SpanInput``)
 
     >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([0, 3]),
     ...                  grade=np.array([1, 2]), judged=np.array([True, True]), num_ret=np.array([5]),
@@ -72,6 +75,7 @@ class KernelInput:
     in_run: np.ndarray
     relevance_level: int = 1
     all_rows: bool = True
+    spans: Any = None
 
     # -- views ----------------------------------------------------------------------
     def complete_view(self) -> KernelInput:
@@ -94,7 +98,7 @@ class KernelInput:
             offsets=offsets, qidx=qidx, rank=rank, grade=grade, judged=judged, num_ret=num_ret,
             ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade, ideal_query=self.ideal_query,
             relevant=self.relevant, in_run=self.in_run,
-            relevance_level=self.relevance_level, all_rows=True,
+            relevance_level=self.relevance_level, all_rows=True, spans=self.spans,
         )
 
     # -- per-query helpers ----------------------------------------------------------

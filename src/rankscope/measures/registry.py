@@ -27,6 +27,7 @@ _BUILTIN_MODULES = (
     "rankscope.measures.interpolated",
     "rankscope.measures.gain_extra",
     "rankscope.measures.utility",
+    "rankscope.measures.span_based",
 )
 
 _SPECS: dict[str, MeasureSpec] = {}

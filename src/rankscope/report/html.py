@@ -52,6 +52,23 @@ def _rated_value(rating: dict[str, Any], lang: str) -> str:
                    pct=f"{100 * rating['relative']:.1f}%")
 
 
+def _chunking_section(report: dict[str, Any], t: Any) -> dict[str, Any] | None:
+    """The table of a chunking comparison (:meth:`rankscope.chunking.ChunkingComparison.report`), if any."""
+    ch = report.get("chunking")
+    if not ch:
+        return None
+    head = [t("report.chunking_name"), t("report.chunking_chunks"), t("report.chunking_size"),
+            t("report.chunking_overlap"), t("report.chunking_cut")]
+    rows = []
+    for row in ch["table"]:
+        cov = ch["chunkings"][row["chunking"]]["coverage"]
+        rows.append([row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
+                     f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}"])
+    note = t("report.chunking_note", retriever=ch["retriever"], rule=ch["rule"], k=ch["k"],
+             queries=ch["build"].get("queries", 0), spans=ch["build"].get("spans", 0))
+    return {"head": head, "rows": rows, "note": note}
+
+
 def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     """HTML text of a report dict (``plots=False`` leaves the figures out)."""
     lang = report["lang"]
@@ -94,6 +111,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         for tier, checks in std_checks.items()
     )
     return str(_environment().get_template("report.html.j2").render(
+        chunking=_chunking_section(report, t),
         r=report, lang=lang, t=t, policy=policy_line(report), rows=summary_rows(report),
         label=lambda s: system_label(report, s), reachable=reachable_line(report),
         legend=report["legend"],
@@ -103,7 +121,8 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
                        ("distribution", t("report.plot_distribution")),
                        ("differences", t("report.plot_diffs", level=percent(report["confidence"]),
                                          test=report["test_name"], correction=report["correction_name"])),
-                       ("first_rank", t("report.plot_first_rank"))],
+                       ("first_rank", t("report.plot_first_rank")),
+                       ("context_recall", t("report.plot_context_recall"))],
         band_rows=band_rows,
         profile_rows=[(names[m], p) for m, p in report["profiles"].items() if p],
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),

@@ -20,7 +20,7 @@ import numpy as np
 
 from rankscope.interpret.i18n import message
 
-__all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "all_plots"]
+__all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "context_recall_svg", "all_plots"]
 
 _COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
            "#bab0ac")
@@ -183,11 +183,34 @@ def first_rank_svg(report: dict[str, Any]) -> str | None:
         return _svg(fig)
 
 
+def context_recall_svg(report: dict[str, Any]) -> str | None:
+    """A chunking comparison's mean span recall@k against mean context size@k (k = 1..depth), one line per chunking."""
+    chunking = report.get("chunking")
+    if not chunking or not chunking.get("curves"):
+        return None
+    lang = report["lang"]
+    with _figure(5.2, 3.4) as (fig, axes):
+        ax = axes[0]
+        for i, (name, c) in enumerate(chunking["curves"].items()):
+            ax.plot(c["context_size"], c["span_recall"], color=_color(i), marker="o", markersize=3, linewidth=1.6,
+                    label=name)
+            ax.annotate(f"k={c['k'][-1]}", (c["context_size"][-1], c["span_recall"][-1]), fontsize=7,
+                        color=_color(i), xytext=(3, -3), textcoords="offset points")
+        ax.set_xlabel(message("report.axis_context", lang))
+        ax.set_ylabel(message("report.axis_span_recall", lang))
+        ax.set_ylim(0, 1.02)
+        ax.set_xlim(left=0)
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, fontsize=8)
+        return _svg(fig)
+
+
 def all_plots(report: dict[str, Any]) -> dict[str, str]:
-    """Every plot that has data: ``{"curves" | "distribution" | "differences" | "first_rank": svg}``."""
+    """Every plot that has data: ``{name: svg}`` (curves, distribution, differences, first_rank, context_recall)."""
     out = {}
     for key, fn in (("curves", curves_svg), ("distribution", distribution_svg),
-                    ("differences", differences_svg), ("first_rank", first_rank_svg)):
+                    ("differences", differences_svg), ("first_rank", first_rank_svg),
+                    ("context_recall", context_recall_svg)):
         svg = fn(report)
         if svg is not None:
             out[key] = svg

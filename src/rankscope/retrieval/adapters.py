@@ -18,7 +18,11 @@ The id of a hit is, in this order: ``metadata[id_key]`` when ``id_key`` is
 given, the object's own id (``Document.id`` / ``node.node_id``), the first of
 ``id``, ``doc_id``, ``_id``... in its metadata.  The document a LlamaIndex node
 came from is kept as ``metadata["ref_doc_id"]``, so chunk hits can be folded
-with ``chunk_to_doc="metadata:ref_doc_id"``.
+with ``chunk_to_doc="metadata:ref_doc_id"``; its character offsets in that document
+as ``metadata["start_char_idx"]`` / ``["end_char_idx"]``.  A LangChain document split
+with ``add_start_index=True`` carries ``metadata["start_index"]``.  With these the
+span measures know where each retrieved chunk lies (see
+:func:`rankscope.data.chunking.hit_location`): no separate chunk table is needed.
 
 Neither library is imported by this module; objects are recognised by the
 module their class (or a base class) comes from.
@@ -72,6 +76,9 @@ def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
     ref = getattr(node, "ref_doc_id", None)
     if ref is not None:
         meta.setdefault("ref_doc_id", ref)
+    for key in ("start_char_idx", "end_char_idx"):  # where the chunk lies in its document
+        if getattr(node, key, None) is not None:
+            meta.setdefault(key, getattr(node, key))
     ident = _metadata_id(meta, id_key) if id_key else node.node_id
     if ident is None:
         raise RetrieverContractError(

@@ -38,10 +38,10 @@ from rankscope.errors import InvalidParameterError, ParseError
 __all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint"]
 
 VERSION = 2
-_FIELDS = ("k", "retriever", "identity", "testset", "testset_fingerprint", "texts", "docs_key")
+_FIELDS = ("k", "retriever", "identity", "testset", "testset_fingerprint", "texts", "docs_key", "places")
 _LABELS = {"k": "k", "retriever": "retriever name", "identity": "retriever", "testset": "test set name",
            "testset_fingerprint": "test set (query ids and texts)", "texts": "hit texts kept",
-           "docs_key": "chunk metadata key"}
+           "docs_key": "chunk metadata key", "places": "chunk places kept"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ class QueryOutcome:
     error: str | None = None
     texts: list[str | None] | None = None
     docs: list[str | None] | None = None
+    places: list[list[Any] | None] | None = None  # [doc_id, start, end] of each hit, for span measures
     duplicates: int = 0
     batch: bool = False
     attempts: int = 1
@@ -85,7 +86,7 @@ class QueryOutcome:
     def from_record(cls, rec: dict[str, Any]) -> QueryOutcome:
         """Read one cache line's object (``KeyError`` / ``TypeError`` / ``ValueError`` when malformed)."""
         extra = {k: rec[k] for k in ("duplicates", "batch", "attempts", "error_type", "traceback",
-                                     "scores_replaced", "ties_reordered") if k in rec}
+                                     "scores_replaced", "ties_reordered", "places") if k in rec}
         return cls(str(rec["query_id"]), [str(i) for i in rec["ids"]], [float(s) for s in rec["scores"]],
                    float(rec.get("latency", 0.0)), rec.get("error"), rec.get("texts"), rec.get("docs"), **extra)
 

@@ -46,8 +46,9 @@ class Collector:
     """Turns each query's hits (or failure) into a :class:`QueryOutcome`; stores, reports, counts."""
 
     def __init__(self, *, k: int, keep_text: bool, docs_key: str | None, cache: RunCache | None,
-                 on_result: Callable[[QueryOutcome], None] | None, advance: Callable[[], None]) -> None:
-        self.k, self.keep_text, self.docs_key = k, keep_text, docs_key
+                 on_result: Callable[[QueryOutcome], None] | None, advance: Callable[[], None],
+                 keep_places: bool = False) -> None:
+        self.k, self.keep_text, self.docs_key, self.keep_places = k, keep_text, docs_key, keep_places
         self.cache, self.on_result, self.advance = cache, on_result, advance
         self.done: dict[str, QueryOutcome] = {}
         self.failures: dict[str, Failure] = {}
@@ -63,8 +64,13 @@ class Collector:
         if self.docs_key is not None:
             docs = [None if h.metadata is None or h.metadata.get(self.docs_key) is None
                     else str(h.metadata[self.docs_key]) for h in hits]
+        places = None
+        if self.keep_places:  # where each chunk lies (span measures), from the hit's metadata
+            from rankscope.data.chunking import hit_location
+
+            places = [None if (loc := hit_location(h)) is None else list(loc) for h in hits]
         entry = QueryOutcome(q.id, [h.id for h in hits], scores, latency, None,
-                             [h.text for h in hits] if self.keep_text else None, docs, duplicates=dropped,
+                             [h.text for h in hits] if self.keep_text else None, docs, places, duplicates=dropped,
                              batch=batch, attempts=attempts, scores_replaced=replaced,
                              ties_reordered=not replaced and _ties_reordered(hits, scores))
         self._record(entry)

@@ -40,6 +40,13 @@ Scoring
     ranking score 0) at two levels, ``"retrieved"`` and ``"document"``
     (chunks folded with ``chunk_to_doc``, :mod:`rankscope.retrieval.chunks`;
     the same ranking without it).
+Spans
+    With span measures (``span_recall@5`` ...) the test set's span judgments
+    score the retrieved chunks (relevance ``"spans"``); where each chunk lies
+    comes from ``chunking=`` or, without it, from the hits themselves
+    (LlamaIndex ``start_char_idx``, LangChain ``start_index``, see
+    :func:`rankscope.data.chunking.hit_location`; kept in the cache), so no
+    separate chunk table is needed.
 
 >>> from rankscope.data.testset import TestSet
 >>> ts = TestSet.from_annotations(["capital of France", "largest planet"], [["d1"], ["d4"]])
@@ -73,7 +80,7 @@ from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 __all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverWarning", "UnknownIdsWarning", "default_metrics"]
 
-Relevance = Literal["auto", "qrels", "answers"]
+Relevance = Literal["auto", "qrels", "answers", "spans"]
 
 
 class UnknownIdsWarning(RetrieverWarning):
@@ -165,6 +172,8 @@ def evaluate_retriever(
     relevance_level: int = 1,
     on_result: Callable[[QueryOutcome], None] | None = None,
     resume: Iterable[QueryOutcome] | None = None,
+    chunking: Any = None,
+    rule: str = "any",
 ) -> RetrieverEvaluation:
     """Run ``retriever`` on every scorable query of ``testset`` and score the rankings.
 
@@ -189,15 +198,26 @@ def evaluate_retriever(
     on_result : called with each finished :class:`~rankscope.retrieval.cache.QueryOutcome` (success or
         failure), one at a time, as soon as it finishes
     resume : outcomes stored earlier (e.g. those ``on_result`` received): their queries are not run again
+    chunking, rule : with span judgments (relevance ``"spans"``, chosen by ``"auto"`` when a span measure is
+        asked for): where the retrieved chunks lie (default: read from the hits) and the rule deriving chunk
+        qrels for the ordinary metrics (see :func:`rankscope.evaluate`)
     """
     ts = _resolve_testset(testset)
     k = _positive_int(k, "k")
     workers = _positive_int(workers, "workers")
     retries = _positive_int(retries, "retries", minimum=0)
     batch_size = _positive_int(batch_size, "batch_size")
-    if relevance not in ("auto", "qrels", "answers"):
-        raise InvalidParameterError(f"relevance must be 'auto', 'qrels' or 'answers', got {relevance!r}")
+    if relevance not in ("auto", "qrels", "answers", "spans"):
+        raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}")
     mode = relevance
+    if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
+        mode = "spans"
+    if mode == "spans":
+        if ts.spans is None:
+            raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
+                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)")
+        if chunk_to_doc is not None:
+            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc")
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
     if mode == "qrels" and len(ts.qrels) == 0:
@@ -214,15 +234,16 @@ def evaluate_retriever(
 
     r = as_retriever(retriever)
     run_name = name or str(getattr(r, "name", None) or type(r).__name__)
-    judged = set(ts.qrels.queries)
+    judged = set(ts.spans.queries if mode == "spans" and ts.spans is not None else ts.qrels.queries)
     scorable = [q for q in ts.queries if (q.answers if mode == "answers" else q.id in judged)]
+    keep_places = mode == "spans" and chunking is None
     keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
 
     store = None
     if cache is not None:
         store = RunCache(cache, overwrite=overwrite_cache, k=k, retriever=run_name, identity=retriever_identity(r),
                          testset=ts.name, testset_fingerprint=testset_fingerprint((q.id, q.text) for q in ts.queries),
-                         texts=keep_text, docs_key=docs_key)
+                         texts=keep_text, docs_key=docs_key, places=keep_places)
     done = store.load() if store is not None else {}
     if overwrite_cache and store is not None:
         store.open()
@@ -236,7 +257,7 @@ def evaluate_retriever(
     try:
         with _progress_bar(len(todo), show, f"retrieving ({run_name})") as advance:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
-                                  advance=advance)
+                                  advance=advance, keep_places=keep_places)
             execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
                     batch_size=batch_size, name=run_name)
     finally:
@@ -244,8 +265,12 @@ def evaluate_retriever(
             store.close()
     finished = {**done, **collector.done}
     run = _build_run(scorable, finished, run_name)
-    ev = _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
-                docs_key=docs_key, relevance_level=relevance_level)
+    if mode == "spans":
+        ev = _score_spans(ts, scorable, finished, run, metric_list, k=k, chunking=chunking, rule=rule,
+                          relevance_level=relevance_level)
+    else:
+        ev = _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+                    docs_key=docs_key, relevance_level=relevance_level)
     ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
     ev.retries, ev.from_cache = collector.retried, len(done)
@@ -310,6 +335,36 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome]
         errors={}, doc_result=doc_result, unknown_ids=unknown, doc_run=doc_run, relevance=mode, k=k,
         judged_by={"retrieved": chunk_by, "document": doc_by},
         coverage={"retrieved": len(chunk_cov), "document": len(doc_cov)},
+        latency_kind="batch average" if batched else "per query",
+        duplicates={qid: e.duplicates for qid, e in finished.items() if e.duplicates},
+        empty=sum(1 for q in scorable if q.id in finished and not finished[q.id].ids), queries=len(scorable),
+    )
+
+
+def _wants_spans(metrics: Any) -> bool:
+    """Whether a span measure is among ``metrics``."""
+    from rankscope.measures.parse import parse_metrics
+
+    return any(m.spec.family == "span" for _, m in parse_metrics(metrics))
+
+
+def _score_spans(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], run: Run, metrics: Any, *,
+                 k: int, chunking: Any, rule: str, relevance_level: int) -> RetrieverEvaluation:
+    """Score the chunks on the test set's span judgments (the same ranking at both levels)."""
+    from rankscope.data.chunking import Chunking
+    from rankscope.engine.evaluator import Evaluator
+
+    if chunking is None:  # where the chunks lie, from the places the hits carried (ids without one are named)
+        ids = [cid for e in finished.values() for cid in e.ids]
+        places = [p for e in finished.values() for p in (e.places or [None] * len(e.ids))]
+        chunking = Chunking.from_places(ids, places, corpus=ts.corpus, name="retrieved hits")
+    result = Evaluator(ts.spans, metrics, relevance_level=relevance_level, chunking=chunking, rule=rule).evaluate(run)
+    batched = any(e.batch for e in finished.values())
+    return RetrieverEvaluation(
+        result=result, run=run, latencies={q.id: finished[q.id].latency for q in scorable if q.id in finished},
+        errors={}, doc_result=result, unknown_ids=UnknownIds(against="spans"), doc_run=run, relevance="spans", k=k,
+        judged_by={"retrieved": "spans", "document": "spans"},
+        coverage={"retrieved": len(scorable), "document": len(scorable)},
         latency_kind="batch average" if batched else "per query",
         duplicates={qid: e.duplicates for qid, e in finished.items() if e.duplicates},
         empty=sum(1 for q in scorable if q.id in finished and not finished[q.id].ids), queries=len(scorable),
@@ -391,7 +446,7 @@ def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcom
         out.append(Notice("relevance", "the judgments name documents, the hits are chunks: the retrieved level is "
                                        "judged by answer matching, the document level by the judgments"))
     if n < len(ts):
-        what = "reference answers" if ev.relevance == "answers" else "relevance judgments"
+        what = {"answers": "reference answers", "spans": "span judgments"}.get(ev.relevance, "relevance judgments")
         out.append(Notice("unscored", f"{n} of {len(ts)} queries are scored; {len(ts) - n} have no {what} "
                                       "and were not run"))
     if ev.failures:

@@ -1,0 +1,65 @@
+"""``rankscope spans``: span judgments on the command line (chunk qrels for any chunking, chunk tables)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rankscope.cli.app import app, user_errors
+
+spans_app = typer.Typer(help="Span judgments: derive chunk qrels for a chunking, write chunk tables.",
+                        no_args_is_help=True)
+app.add_typer(spans_app, name="spans")
+
+
+@spans_app.command("to-qrels")
+@user_errors
+def to_qrels_command(
+    span_qrels: Annotated[Path, typer.Argument(help="span judgments: query_id, doc_id, start, end[, grade]")],
+    chunks: Annotated[Path, typer.Option("--chunks", help="chunk table: chunk_id, doc_id, start, end")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="qrels file to write (TREC, or .json/.jsonl/.csv/...)")],
+    rule: Annotated[
+        str, typer.Option("--rule", help="a chunk is relevant when it overlaps a span: any, contains, chars>=N, "
+                                         "fraction>=F")
+    ] = "any",
+) -> None:
+    """Write the chunk qrels of CHUNKS derived from SPAN_QRELS, so every measure, comparison and gate works on them."""
+    from rankscope.data.chunking import Chunking
+    from rankscope.data.spans import SpanQrels
+    from rankscope.io import write_qrels
+
+    qrels = SpanQrels.from_file(span_qrels).to_qrels(Chunking.from_file(chunks), rule)
+    write_qrels(qrels, out)
+    typer.echo(f"{len(qrels)} chunk judgments of {len(qrels.queries)} queries written to {out} (rule {qrels.rule}); "
+               + qrels.coverage.message(), err=True)
+
+
+@spans_app.command("split")
+@user_errors
+def split_command(
+    testset: Annotated[Path, typer.Argument(help="test set with a corpus (JSON/JSONL/BEIR folder)")],
+    spec: Annotated[str, typer.Option("--chunking", "-c", help="splitter spec: fixed:256:64, sentences:256, ...")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="chunk table to write (.jsonl, .csv, .tsv, .parquet)")],
+    span_qrels: Annotated[
+        Optional[Path], typer.Option("--span-qrels", help="also report how these spans fall on the chunks")
+    ] = None,
+) -> None:
+    """Cut the corpus of TESTSET with a splitter and write the chunk table (chunk_id, doc_id, start, end)."""
+    from rankscope.chunking.splitters import split
+    from rankscope.data.spans import SpanQrels
+    from rankscope.data.testset import TestSet
+    from rankscope.errors import InvalidParameterError
+
+    ts = TestSet.from_file(testset)
+    if ts.corpus is None:
+        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to split")
+    chunking = split(ts.corpus, spec)
+    chunking.to_file(out)
+    s = chunking.summary()
+    typer.echo(f"{s['chunks']} chunks of {s['documents']} documents (mean {s['mean_size']:.0f} characters) "
+               f"written to {out}", err=True)
+    spans = SpanQrels.from_file(span_qrels, corpus=ts.corpus) if span_qrels is not None else ts.spans
+    if spans is not None:
+        typer.echo(spans.coverage(chunking).message(), err=True)

@@ -1,0 +1,117 @@
+"""compare_chunkings / rankscope chunking: one retriever per chunking, the same statistics as rs.compare."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import rankscope as rs
+from rankscope.chunking import compare_chunkings, split
+from rankscope.cli.app import COMMAND_MODULES, app
+from rankscope.data.spans import SpanQrels
+from rankscope.data.testset import Query, TestSet
+from rankscope.errors import EmptyInputError, InvalidParameterError
+
+for _module in COMMAND_MODULES:
+    importlib.import_module(_module)
+
+TOPICS = ["熊猫", "长城", "黄河", "故宫", "西湖", "泰山", "长江", "敦煌", "丝路", "兵马俑", "天坛", "漓江"]
+
+
+def corpus_and_spans():
+    corpus, records, queries = {}, [], []
+    for i, t in enumerate(TOPICS):
+        filler = "".join(f"这是一段关于{TOPICS[(i + j) % len(TOPICS)]}的背景介绍。" for j in range(1, 6))
+        answer = f"{t}的答案是编号{i}号。"
+        text = filler[:40] + answer + filler[40:]
+        corpus[f"doc{i}"] = text
+        records.append({"query_id": f"q{i}", "doc_id": f"doc{i}", "start": 40, "end": 40 + len(answer)})
+        queries.append(Query(f"q{i}", f"{t}的答案编号"))
+    spans = SpanQrels.from_records(records, corpus=corpus)
+    return TestSet(queries, None, corpus, "topics", spans=spans)
+
+
+def test_compare_chunkings_uses_the_ordinary_statistics(tmp_path):
+    ts = corpus_and_spans()
+    cc = compare_chunkings(ts, {"small": "fixed:12", "mid": "fixed:30:10", "sent": split(ts.corpus, "sentences")},
+                           "bm25", k=2, test="randomization", permutations=2000, progress=False)
+    assert cc.names == ("small", "mid", "sent")
+    # every mean is what rs.evaluate gives on that chunking's run
+    for name, ch in (("small", split(ts.corpus, "fixed:12")), ("mid", split(ts.corpus, "fixed:30:10")),
+                     ("sent", split(ts.corpus, "sentences"))):
+        direct = rs.evaluate(ts.spans, cc.evaluations[name].run, list(cc.comparison.labels), chunking=ch)
+        assert direct.mean() == pytest.approx(cc.comparison.means[name], abs=1e-15)
+    # and the tests are rs.compare's on those results
+    again = rs.compare(None, {n: cc.evaluations[n].result for n in cc.names}, list(cc.comparison.labels),
+                       test="randomization", permutations=2000)
+    assert [p.p_adjusted for p in again.pairs] == [p.p_adjusted for p in cc.comparison.pairs]
+    # recall grows and context grows with k; k=2 point equals the table
+    for name, c in cc.curves.items():
+        assert np.all(np.diff(c["span_recall"]) >= -1e-12) and np.all(np.diff(c["context_size"]) >= 0)
+        assert c["span_recall"][1] == cc.comparison.means[name]["span_recall@2"]
+    row = cc.table()[0]
+    assert row["chunking"] == "small" and row["chunks"] == len(split(ts.corpus, "fixed:12"))
+    assert cc.chunkings["small"]["coverage"]["spans"] == 12
+    data = cc.to_dict()
+    assert data["rule"] == "chars>=1" and data["build"] == {"queries": 12, "spans": 12}
+    html = cc.write_report(tmp_path / "r.html", "zh").read_text(encoding="utf-8")
+    assert 'id="plot-context_recall"' in html and 'id="chunking"' in html and "分块方案" in html
+    assert json.loads(cc.write_report(tmp_path / "r.json").read_text())["chunking"]["k"] == 2
+    assert "span_recall@2" in cc.write_report(tmp_path / "r.md").read_text()
+
+
+def test_custom_factory_and_query_subset():
+    ts = corpus_and_spans()
+    seen = []
+
+    def factory(chunks):
+        seen.append(len(chunks))
+        ids = sorted(chunks)
+        return lambda query, k: ids[:k]  # a bad retriever: the same chunks for every query
+
+    cc = compare_chunkings(ts, ["fixed:20", "fixed:60"], factory, ["span_recall@3", "context_size@3"], k=3,
+                           queries=["q1", "q2", "q3", "q4"], progress=False)
+    assert seen == [len(split(ts.corpus, "fixed:20")), len(split(ts.corpus, "fixed:60"))]
+    assert cc.build["queries"] == 4 and cc.retriever == "factory"
+    big = split(ts.corpus, "fixed:60")
+    first3 = sorted(big.chunk.tolist())[:3]
+    assert cc.comparison.means["fixed:60"]["context_size@3"] == float(big.sizes[big.lookup(first3)].sum())
+
+
+def test_errors():
+    ts = corpus_and_spans()
+    with pytest.raises(InvalidParameterError, match="at least 2 chunkings"):
+        compare_chunkings(ts, ["fixed:20"], progress=False)
+    with pytest.raises(InvalidParameterError, match="did you mean 'bm25'"):
+        compare_chunkings(ts, ["fixed:20", "fixed:40"], "bm52", progress=False)
+    with pytest.raises(EmptyInputError, match="no span judgments"):
+        compare_chunkings(TestSet(ts.queries, None, ts.corpus), ["fixed:20", "fixed:40"], progress=False)
+    with pytest.raises(InvalidParameterError, match="share the name"):
+        compare_chunkings(ts, ["fixed:20", "fixed:20"], progress=False)
+
+
+def test_cli_chunking(tmp_path):
+    ts = corpus_and_spans()
+    ts.to_json(tmp_path / "topics.json")
+    out = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixed:12", "-c", "fixed:40",
+                                   "-k", "2", "-f", "json", "--report", str(tmp_path / "r.html")])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output[: out.output.rindex("}") + 1])
+    assert [r["chunking"] for r in data["table"]] == ["fixed:12", "fixed:40"]
+    assert (tmp_path / "r.html").exists()
+    table = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixed:12", "-c", "sentences",
+                                     "--from-answers"])
+    assert table.exit_code == 2 and "no reference answers" in table.output
+    bad = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixd:12", "-c", "fixed:40"])
+    assert bad.exit_code == 2 and "did you mean 'fixed'" in bad.output and "Traceback" not in bad.output
+
+
+def test_cli_chunking_on_the_bundled_chinese_set():
+    out = CliRunner().invoke(app, ["chunking", "--dataset", "cmrc2018", "-c", "fixed:128", "-c", "fixed:512",
+                                   "--max-queries", "60", "-k", "3", "--lang", "zh"])
+    assert out.exit_code == 0, out.output
+    assert "分块方案" in out.output and "span_recall@3" in out.output
