@@ -437,8 +437,23 @@ def compare(
         permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
         scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
         warnings=tuple(warnings), no_relevant=no_rel,
-        ceilings={} if ev is None else ceilings(ev, labels, measures, qids), tags=tags, groups=groups,
+        ceilings=_saved_ceilings(results, labels, qids) if ev is None else ceilings(ev, labels, measures, qids),
+        tags=tags, groups=groups,
     )
+
+
+def _saved_ceilings(results: Mapping[str, EvaluationResult], labels: Sequence[str], qids: np.ndarray) -> dict[str, float]:
+    """The ceilings results computed earlier carry, when every result was evaluated on exactly the compared queries."""
+    found: dict[str, float] = {}
+    for r in results.values():
+        if len(r.per_query.query_ids) != len(qids) or not r.ceilings:
+            return {}
+        for label in labels:
+            if label in r.ceilings:
+                if label in found and abs(found[label] - r.ceilings[label]) > 1e-12:
+                    return {}  # evaluated against other qrels: no shared ceiling
+                found[label] = r.ceilings[label]
+    return found
 
 
 def _randomization(

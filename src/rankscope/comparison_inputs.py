@@ -89,7 +89,8 @@ def evaluate_all(
                                             f"(it holds: {', '.join(r.labels)})")
             cols = [metric_column(m, r.labels, r.measures) for m in measures]
             pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols], measures)
-            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
+            ceil = {lb: r.ceilings[r.labels[c]] for lb, c in zip(labels, cols) if r.labels[c] in r.ceilings}
+            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq, ceilings=ceil)
         return results, labels, measures, None
     if any(done):
         raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
@@ -131,37 +132,15 @@ def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.
     return np.asarray(common, dtype=object), np.stack(mats)
 
 
-def _perfect_run(qrels: Any) -> Any:
-    """Every document judged with a positive grade, ranked by grade (the ideal ranking of each query)."""
-    from rankscope.data import Run
-
-    keep = np.flatnonzero(qrels.grades > 0)
-    return Run(qrels.query_column()[keep], qrels.doc_column().take(keep), qrels.grades[keep].astype(np.float64),
-               "perfect")
-
-
 def ceilings(ev: Any, labels: Sequence[str], measures: Sequence[Measure], query_ids: np.ndarray) -> dict[str, float]:
     """Mean of each bounded, higher-is-better metric for a perfect ranking, on ``query_ids``.
 
     Evaluated with the comparison's own :class:`~rankscope.engine.Evaluator` (same
-    relevance level and depth; a query the perfect run cannot answer scores 0).
+    relevance level and depth; a query the perfect run cannot answer scores 0;
+    see :mod:`rankscope.engine.ceilings`).
     """
-    from rankscope.engine.evaluator import Evaluator
-
-    keep = [j for j, m in enumerate(measures)  # span measures have their own ceiling: span_precision_omega
-            if m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better and m.spec.family != "span"]
-    if not keep or len(query_ids) == 0:
-        return {}
-    perfect = _perfect_run(ev.qrels)
-    if len(perfect) == 0:
-        return {labels[j]: 0.0 for j in keep}
-    full = Evaluator(ev.qrels, [measures[j] for j in keep], relevance_level=ev.relevance_level, missing="zero",
-                     depth=ev.depth)
-    res = full.evaluate(perfect, name="perfect")
-    ids = res.per_query.query_ids
-    pos = np.searchsorted(ids, np.asarray(query_ids, dtype=ids.dtype))
-    values = res.per_query.values[pos]
-    return {labels[j]: float(values[:, i].mean()) for i, j in enumerate(keep)}
+    by_label = ev.ceilings(query_ids)
+    return {label: by_label[ev_label] for label, ev_label in zip(labels, ev.labels) if ev_label in by_label}
 
 
 def without_relevant(qrels: Any, relevance_level: int, query_ids: np.ndarray) -> list[str]:

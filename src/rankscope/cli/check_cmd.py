@@ -18,6 +18,7 @@ from rankscope.cli.options import (
     Plugins,
     QrelsFile,
     RelevanceLevel,
+    RunColumns,
 )
 
 
@@ -62,6 +63,7 @@ def check_command(
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
@@ -78,7 +80,7 @@ def check_command(
         if path is not None and not path.parent.exists():
             fail(f"cannot write {path}: folder {path.parent} does not exist")
     # runs are named by their file stem; a TREC tag that differs is shown
-    named, tags = read_named_runs([run] if baseline is None else [run, baseline])
+    named, tags = read_named_runs([run] if baseline is None else [run, baseline], columns)
     loaded = list(named.values())
     result = check(
         read_qrels(qrels), loaded[0], require or [], preset=preset or None,

@@ -23,8 +23,10 @@ from rankscope.cli.options import (
     Plugins,
     QrelsFile,
     RelevanceLevel,
+    RunColumns,
     ScorePrecision,
     ScorePrecisionOption,
+    run_reader_options,
 )
 
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ def run_stem(path: Path) -> str:
     return stem or name
 
 
-def read_named_runs(paths: list[Path]) -> tuple[dict[str, Any], dict[str, str]]:
+def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """Read run files named by their file stem (the TREC tag column is often wrong), and each run's tag.
 
     Stems that repeat fall back to file names, then to the paths given.  The runs keep
@@ -51,7 +53,7 @@ def read_named_runs(paths: list[Path]) -> tuple[dict[str, Any], dict[str, str]]:
     """
     from rankscope.io import read_run
 
-    runs = [read_run(p) for p in paths]
+    runs = [read_run(p, **run_reader_options(columns)) for p in paths]
     for naming in (run_stem, lambda p: p.name, str):
         names = [naming(p) for p in paths]
         if len(set(names)) == len(names):
@@ -117,6 +119,7 @@ def compare_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
@@ -127,7 +130,7 @@ def compare_command(
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
     q = read_qrels(qrels)
-    named, tags = read_named_runs(runs)
+    named, tags = read_named_runs(runs, columns)
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     comparison = compare(
         q, named, metric or None, test=test.value, alpha=alpha,

@@ -17,8 +17,10 @@ from rankscope.cli.options import (
     MissingPolicy,
     Plugins,
     RelevanceLevel,
+    RunColumns,
     ScorePrecision,
     ScorePrecisionOption,
+    run_reader_options,
 )
 
 if TYPE_CHECKING:
@@ -60,6 +62,7 @@ def evaluate_command(
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
     """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
@@ -83,7 +86,7 @@ def evaluate_command(
             raise InvalidParameterError("--chunks goes with --span-qrels")
         judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
     result = evaluate(
-        judgments, read_run(run), metric or None,
+        judgments, read_run(run, **run_reader_options(columns)), metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
         chunking=chunking, rule=rule,
     )
@@ -91,6 +94,8 @@ def evaluate_command(
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
+        for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
+            typer.echo(f"note: {n.text()}", err=True)
     else:
         _print_table(result, per_query)
     for line in float32_notices([result]):
@@ -131,6 +136,7 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
     console.print(
         f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
         f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
+        + "".join(f"; {n.text()}" for n in result.notices), highlight=False, soft_wrap=True,
     )
     spans = result.spans
     if spans is not None:

@@ -16,7 +16,8 @@ import typer
 from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "RunColumns",
+           "run_reader_options"]
 
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
@@ -36,3 +37,14 @@ MaxPermutations = Annotated[
 Plugins = Annotated[
     Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
 ]
+RunColumns = Annotated[
+    Optional[str],
+    typer.Option("--columns", metavar="NAMES",
+                 help="the columns of a header-less run file, e.g. qid,docid,rank or qid,docid,score "
+                      "[default: sniffed: a third column holding 1..n down each query is a rank]"),
+]
+
+
+def run_reader_options(columns: str | None) -> dict[str, str]:
+    """The ``read_run`` options a command passes for ``--columns`` (none when it is not given)."""
+    return {} if columns is None else {"columns": columns}

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rankscope.data.notices import InputNotice
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
 from rankscope.errors import MetricNotFoundError, NotFoundError, RankscopeError
@@ -132,7 +133,10 @@ class EvaluationResult:
     comparisons do) holds per-query values computed in the same pass
     (``first_rel_rank``: the rank of the first relevant document, 0 when none was
     retrieved), in the same query order.  ``spans`` (span judgments only) states
-    the chunking, the chunk-qrels rule and the span coverage.
+    the chunking, the chunk-qrels rule and the span coverage.  ``notices`` are what the
+    reader of the run decided (e.g. a third column read as a rank), shown in every output.
+    ``ceilings`` is the mean a perfect ranking reaches on the evaluated queries, per bounded
+    metric (ratings compare the mean with it: a perfect run is rated in the best band).
     """
 
     run_name: str
@@ -143,6 +147,8 @@ class EvaluationResult:
     policies: Policies = field(default_factory=Policies)
     diagnostics: PerQueryScores | None = None
     spans: dict[str, Any] | None = None
+    notices: tuple[InputNotice, ...] = ()
+    ceilings: dict[str, float] = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         """Aggregate of each metric over queries, in the caller's metric order.
@@ -176,6 +182,8 @@ class EvaluationResult:
         out["policies"] = self.policies.to_dict()
         if self.spans is not None:  # span judgments: chunking, chunk rule and span coverage
             out["spans"] = self.spans
+        out["notices"] = [n.to_dict() for n in self.notices]
+        out["ceilings"] = dict(self.ceilings)
         return out
 
     def to_dataframe(self) -> Any:
