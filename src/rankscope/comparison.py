@@ -42,6 +42,7 @@ from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
+    from rankscope.data.notices import InputNotice
     from rankscope.interpret.coverage import DataWarning
 
 __all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
@@ -167,6 +168,11 @@ class Comparison:
     tags: dict[str, str] = field(default_factory=dict)
     groups: dict[str, dict[str, str]] | None = None
 
+    @property
+    def notices(self) -> tuple[InputNotice, ...]:
+        """What the readers decided about the compared runs (e.g. a third column read as a rank), each once."""
+        return tuple(dict.fromkeys(n for r in self.results.values() for n in r.notices))
+
     def _metric_index(self, metric: str) -> int:
         if metric in self.labels:
             return self.labels.index(metric)
@@ -234,6 +240,7 @@ class Comparison:
             "n_queries": len(self.query_ids),
             "queries": self.queries,
             "warnings": [w.to_dict() for w in self.warnings],
+            "notices": [n.to_dict() for n in self.notices],
             "no_relevant": None if self.no_relevant is None else list(self.no_relevant),
             "ceilings": dict(self.ceilings),
             "means": self.means,
@@ -442,7 +449,9 @@ def compare(
     )
 
 
-def _saved_ceilings(results: Mapping[str, EvaluationResult], labels: Sequence[str], qids: np.ndarray) -> dict[str, float]:
+def _saved_ceilings(
+    results: Mapping[str, EvaluationResult], labels: Sequence[str], qids: np.ndarray
+) -> dict[str, float]:
     """The ceilings results computed earlier carry, when every result was evaluated on exactly the compared queries."""
     found: dict[str, float] = {}
     for r in results.values():

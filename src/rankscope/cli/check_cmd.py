@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.options import (
     Depth,
     MaxDropTest,
@@ -80,10 +81,13 @@ def check_command(
         if path is not None and not path.parent.exists():
             fail(f"cannot write {path}: folder {path.parent} does not exist")
     # runs are named by their file stem; a TREC tag that differs is shown
-    named, tags = read_named_runs([run] if baseline is None else [run, baseline], columns)
+    files = [run] if baseline is None else [run, baseline]
+    with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):
+        judgments = read_qrels(qrels)
+        named, tags = read_named_runs(files, columns)
     loaded = list(named.values())
     result = check(
-        read_qrels(qrels), loaded[0], require or [], preset=preset or None,
+        judgments, loaded[0], require or [], preset=preset or None,
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth,

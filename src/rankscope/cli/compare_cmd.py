@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Correction,
@@ -129,8 +130,12 @@ def compare_command(
 
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
-    q = read_qrels(qrels)
-    named, tags = read_named_runs(runs, columns)
+    def retype(q: Path, r: Path) -> str:
+        return f"rankscope compare {' '.join(str(r if p == q else p) for p in runs)} --qrels {q}"
+
+    with swapped_inputs(qrels, runs, retype):
+        q = read_qrels(qrels)
+        named, tags = read_named_runs(runs, columns)
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     comparison = compare(
         q, named, metric or None, test=test.value, alpha=alpha,

@@ -17,7 +17,7 @@ from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
            "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "RunColumns",
-           "run_reader_options"]
+           "run_reader_options", "ReportFiles", "ScenarioOption", "LangOption"]
 
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
@@ -48,3 +48,15 @@ RunColumns = Annotated[
 def run_reader_options(columns: str | None) -> dict[str, str]:
     """The ``read_run`` options a command passes for ``--columns`` (none when it is not given)."""
     return {} if columns is None else {"columns": columns}
+ReportFiles = Annotated[
+    Optional[list[Path]],
+    typer.Option("--report", metavar="FILE", help="write a report, repeatable; the format follows the extension: "
+                 ".html, .md, .json or .tex"),
+]
+ScenarioOption = Annotated[
+    Optional[str],
+    typer.Option("--scenario", metavar="NAME",
+                 help="check the means against a scenario's benchmark figures: faq, document_qa, academic_search, "
+                      "enterprise_kb, production_monitoring"),
+]
+LangOption = Annotated[Lang, typer.Option("--lang", help="language of the verdict, advice and reports")]
