@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -122,7 +123,7 @@ class PairResult:
         }
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Comparison:
     """The outcome of :func:`compare`: per-system means, CIs and every pairwise test.
 
@@ -220,6 +221,57 @@ class Comparison:
         j = self._metric_index(metric)
         return self.query_ids, self.scores[:, :, j].copy()
 
+    def to_dataframe(self) -> Any:
+        """A tidy pandas DataFrame: one row per system and metric.
+
+        Columns: ``system``, ``metric``, ``mean``, ``ci_low``, ``ci_high`` (the mean's bootstrap
+        interval), ``versus`` (the reference system: the baseline, else the first system),
+        ``diff`` (system − reference), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's
+        d_z) and ``significant``; the reference's own rows hold no test (NaN / None).
+        """
+        from rankscope.report.notebook import comparison_frame
+
+        return comparison_frame(self)
+
+    def save(self, path: str | Path) -> None:
+        """Write this comparison to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
+        from rankscope.saved import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Comparison:
+        """Read a comparison written by :meth:`save`."""
+        from rankscope.saved import load
+
+        obj = load(path)
+        if not isinstance(obj, cls):
+            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not a Comparison")
+        return obj
+
+    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
+        """A matplotlib figure of the HTML report's plot ``kind`` for ``metric`` (default: every metric):
+        ``"distribution"`` (per-query values per system), ``"differences"`` (mean difference to the reference
+        with its interval, filled when significant), ``"first_rank"`` or ``"curves"`` (metric@k; needs
+        ``qrels=`` and ``runs=``)."""
+        from rankscope.report.notebook import plot_comparison
+
+        return plot_comparison(self, metric, kind, **inputs)
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import comparison_html
+
+        return comparison_html(self)
+
+    def __repr__(self) -> str:
+        per = ", ".join(f"{s}: " + " ".join(f"{lb}={self.means[s][lb]:.4f}" for lb in self.labels[:3])
+                        + (" …" if len(self.labels) > 3 else "") for s in self.systems[:4])
+        more = f", … {len(self.systems) - 4} more" if len(self.systems) > 4 else ""
+        sig = sum(p.significant for p in self.pairs)
+        return (f"Comparison({len(self.systems)} systems, {len(self.query_ids)} queries, test={self.test}, "
+                f"correction={self.correction}, alpha={self.alpha:g}: {per}{more}; {sig} of {len(self.pairs)} "
+                f"pair×metric tests significant)")
+
     def to_dict(self, per_query: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (``schema_version`` 1); ``per_query`` adds the per-query values."""
         out: dict[str, Any] = {
@@ -300,8 +352,11 @@ def compare(
     Parameters
     ----------
     qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
-        the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
-        is not used and ``metrics`` selects among their metrics), ``RetrieverEvaluation`` values, or
+        the runs may instead be :class:`EvaluationResult` values already computed, or saved ones
+        (``result.save(path)``: give the path) — alone (then ``qrels`` is not used and ``metrics`` selects
+        among their metrics) or with runs, which are then scored against ``qrels`` with the saved
+        evaluations' metrics and policies (last month's evaluation against today's run) —
+        ``RetrieverEvaluation`` values, or
         retrievers with a test set as ``qrels`` (each is run over it first; see
         :mod:`rankscope.retrieval.compare_entry`)
     metrics : metric names (default: the engine's default set)

@@ -259,7 +259,7 @@ class Outcome:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GateResult:
     """All checks of one run; ``passed`` when every check holds.
 
@@ -283,6 +283,18 @@ class GateResult:
     @property
     def passed(self) -> bool:
         return all(o.passed for o in self.outcomes)
+
+    def __repr__(self) -> str:
+        failed = sum(not o.passed for o in self.outcomes)
+        verdict = "passed" if not failed else f"FAILED ({failed} of {len(self.outcomes)} not met)"
+        base = f" vs {self.baseline_name!r}" if self.baseline_name else ""
+        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {len(self.outcomes)} requirement(s): "
+                f"{verdict}, {len(self.warnings)} warning(s))")
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import gate_html
+
+        return gate_html(self)
 
     @property
     def exit_code(self) -> int:

@@ -79,6 +79,11 @@ def evaluate_command(
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="what to print")] = OutputFormat.table,
     report: ReportFiles = None,
+    save: Annotated[
+        Optional[Path],
+        typer.Option("--save", metavar="FILE", help="also save the evaluation (JSON) to compare with later: "
+                     "rankscope compare FILE new.trec --qrels QRELS"),
+    ] = None,
     scenario: ScenarioOption = None,
     lang: LangOption = Lang.en,
     columns: RunColumns = None,
@@ -149,6 +154,9 @@ def evaluate_command(
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
                                runs=loaded, scenario=scenario)
         typer.echo(f"report written to {written}", err=True)
+    if save is not None:
+        result.save(save)
+        typer.echo(f"evaluation saved to {save}", err=True)
 
 
 def _files(files: list[Path] | None, qrels: Path | None, run: Path | None,

@@ -56,6 +56,7 @@ class Run(IdTable):
             raise RankscopeError(f"duplicates must be 'error' or 'keep_best', got {duplicates!r}")
         self._init_columns(query, doc, as_float_array(score, "score"))
         self.name = name or "run"
+        self._notices: tuple[InputNotice, ...] = ()
         dups = self._duplicate_rows()
         if len(dups):
             if duplicates == "error":
@@ -77,7 +78,7 @@ class Run(IdTable):
     @property
     def notices(self) -> tuple[InputNotice, ...]:
         """What the reader decided about the file this run came from (e.g. a third column read as a rank)."""
-        return getattr(self, "_notices", ())
+        return self._notices
 
     @notices.setter
     def notices(self, value: tuple[InputNotice, ...]) -> None:

@@ -9,6 +9,7 @@ hold raises :class:`~rankscope.errors.MetricNotFoundError` naming the ones it do
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from rankscope.data.notices import InputNotice
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
-from rankscope.errors import MetricNotFoundError, NotFoundError, RankscopeError
+from rankscope.errors import InvalidParameterError, MetricNotFoundError, NotFoundError, RankscopeError
 from rankscope.measures.base import Measure
 
 __all__ = ["EvaluationResult", "PerQueryScores", "aggregate"]
@@ -91,6 +92,17 @@ class PerQueryScores:
 
     def __getitem__(self, metric: str | Measure) -> np.ndarray:
         return self.values[:, metric_column(metric, self.metrics, self.measures)]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the queries, labels, measures and every value (bit for bit, NaN equal to NaN) are."""
+        if not isinstance(other, PerQueryScores):
+            return NotImplemented
+        return (self.metrics == other.metrics and self.measures == other.measures
+                and self.query_ids.dtype == other.query_ids.dtype and np.array_equal(self.query_ids, other.query_ids)
+                and self.values.shape == other.values.shape
+                and np.array_equal(self.values, other.values, equal_nan=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays inside
 
     def __contains__(self, metric: object) -> bool:
         try:
@@ -190,6 +202,36 @@ class EvaluationResult:
         """Per-query values as a pandas DataFrame (query id index, one column per metric)."""
         return self.per_query.to_dataframe()
 
+    def save(self, path: str | Path) -> None:
+        """Write this result to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
+        from rankscope.saved import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> EvaluationResult:
+        """Read a result written by :meth:`save`."""
+        from rankscope.saved import load
+
+        obj = load(path)
+        if not isinstance(obj, cls):
+            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not an EvaluationResult")
+        return obj
+
+    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
+        """A matplotlib figure of the HTML report's plot ``kind``: ``"distribution"`` (per-query values of every
+        metric, or of ``metric``), ``"first_rank"`` (rank of the first relevant document; exact with ``qrels=``
+        and ``run=``) or ``"curves"`` (metric@k for k = 1..100; needs ``qrels=`` and ``run=``)."""
+        from rankscope.report.notebook import plot_result
+
+        return plot_result(self, metric, kind, **inputs)
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import result_html
+
+        return result_html(self)
+
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean().items())
-        return f"EvaluationResult({self.run_name!r}, {self.queries.evaluated} queries: {means})"
+        notes = f", {len(self.notices)} notice(s)" if self.notices else ""
+        return f"EvaluationResult({self.run_name!r}, {self.queries.evaluated} queries: {means}{notes})"

@@ -66,6 +66,10 @@ def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[st
     missing = [s for s in comparison.systems if s not in named]
     if missing:
         raise InvalidParameterError(f"runs given to the report lack system(s) {', '.join(missing)} of the comparison")
+    from rankscope.engine.result import EvaluationResult
+
+    if any(isinstance(named[s], EvaluationResult) for s in comparison.systems):
+        return qrels, None  # a saved evaluation has no ranking left to draw curves from
     return qrels, named
 
 

@@ -153,9 +153,11 @@ def print_comparison(
     explanations: bool = True,
     qrels: Any = None,
     runs: Any = None,
+    scenario: str | None = None,
 ) -> None:
-    """Print ``comparison`` as rich tables (see module doc); ``qrels``/``runs`` make first ranks exact."""
+    """Print ``comparison`` as rich tables (see module doc); ``qrels``/``runs`` make first ranks exact; ``scenario``
+    adds its benchmark figures."""
     from rankscope.report.content import build_report
 
-    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, curves=False)
+    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, curves=False, scenario=scenario)
     print_report(report, console, explanations=explanations)
