@@ -133,7 +133,8 @@ def compare_command(
     report: ReportFiles = None,
     scenario: ScenarioOption = None,
     save: Annotated[
-        Optional[Path], typer.Option("--save", metavar="FILE", help="also save the comparison (JSON, rankscope.load)")
+        Optional[Path], typer.Option("--save", metavar="FILE", show_default="none",
+                                     help="also save the comparison (JSON, rankscope.load)")
     ] = None,
     lang: LangOption = Lang.en,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,

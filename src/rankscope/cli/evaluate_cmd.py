@@ -47,21 +47,23 @@ def evaluate_command(
                        help="the qrels and the run, in trec_eval's order (or give --qrels and --run)"),
     ] = None,
     run: Annotated[
-        Optional[Path], typer.Option("--run", metavar="FILE", help="run file (TREC, JSON, CSV/TSV, Parquet)")
+        Optional[Path], typer.Option("--run", metavar="FILE", show_default="the RUN argument",
+                                     help="run file (TREC, JSON, CSV/TSV, Parquet)")
     ] = None,
     qrels: Annotated[
         Optional[Path],
-        typer.Option("--qrels", metavar="FILE", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)"),
+        typer.Option("--qrels", metavar="FILE", show_default="the QRELS argument",
+                     help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)"),
     ] = None,
     span_qrels: Annotated[
         Optional[Path],
-        typer.Option("--span-qrels", metavar="FILE",
+        typer.Option("--span-qrels", metavar="FILE", show_default="none",
                      help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
                           "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
     ] = None,
     chunks: Annotated[
         Optional[Path],
-        typer.Option("--chunks", metavar="FILE",
+        typer.Option("--chunks", metavar="FILE", show_default="none",
                      help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
     ] = None,
     rule: Annotated[
@@ -81,7 +83,8 @@ def evaluate_command(
     report: ReportFiles = None,
     save: Annotated[
         Optional[Path],
-        typer.Option("--save", metavar="FILE", help="also save the evaluation (JSON) to compare with later: "
+        typer.Option("--save", metavar="FILE", show_default="none",
+                     help="also save the evaluation (JSON) to compare with later: "
                      "rankscope compare FILE new.trec --qrels QRELS"),
     ] = None,
     scenario: ScenarioOption = None,
