@@ -77,3 +77,21 @@ def test_check_max_drop_help_is_a_sentence() -> None:
     text = " ".join(help_text(("check",)).split())
     assert re.search(r"--max-drop \S+ .*[A-Z][^.]* vs the baseline[^.]*\.", text) or \
         "The largest drop of a metric the run may show against --baseline" in text
+
+
+def test_import_rankscope_stays_light() -> None:
+    """``import rankscope`` (and reading a result) loads neither the notebook/plot/report code nor languages;
+    the time itself is measured by bench/bench_core.py (import_time), not here."""
+    import subprocess
+    import sys
+
+    code = ("import sys, rankscope; heavy = ('matplotlib', 'pandas', 'scipy', 'rich', 'jinja2', 'typer', 'numpy', "
+            "'pyarrow', 'rankscope.report', 'rankscope.interpret', 'rankscope.saved', 'rankscope.engine'); "
+            "print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+    code = ("import sys, rankscope as rs; q = rs.Qrels.from_dict({'q': {'d': 1}}); "
+            "r = rs.evaluate(q, rs.Run.from_ranked_lists({'q': ['d']}), ['mrr']); repr(r); "
+            "print([m for m in ('matplotlib', 'jinja2', 'rich', 'rankscope.report.notebook') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

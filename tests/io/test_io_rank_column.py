@@ -129,6 +129,7 @@ def test_third_column_sniffing(tmp_path: Path, text: str, expected: dict[str, di
     ("text", "query"),
     [
         ("q1\ta\t2\nq1\tb\t1\nq1\tc\t3\n", "q1"),  # integers, neither order
+        ("q1\ta\t2\nq2\td\t1\nq1\tb\t1\nq1\tc\t3\n", "q1"),  # the same, another query interleaved
         ("q1\ta\t1\nq1\tb\t3\n", "q1"),  # ranks that skip: not 1..n
         ("q1\ta\t1\nq1\tb\t2\nq2\tc\t2\nq2\td\t1\n", "q2"),  # one query ranks, another scores
     ],
@@ -140,6 +141,8 @@ def test_ambiguous_third_column_names_the_query_and_line(tmp_path: Path, text: s
         read_run(p)
     msg = str(info.value)
     assert f"query {query!r}" in msg and "--columns qid,docid,rank" in msg and msg.startswith(f"{p}:")
+    rows = [ln.split("\t") for ln in text.splitlines() if ln.split("\t")[0] == query]
+    assert f"query {query!r} has {', '.join(r[2] for r in rows)};" in msg  # that query's values, no other
 
 
 def test_trec_six_columns_unchanged_and_columns_option_checked(tmp_path: Path) -> None:

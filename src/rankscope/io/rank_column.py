@@ -78,8 +78,8 @@ def third_column(
     first_rows = order[starts]  # the first row (in file order) of each query
     q = int(np.flatnonzero(bad)[np.argmin(first_rows[bad])])
     row = int(first_rows[q])
-    shown = sv[starts[q]:starts[q] + 6]
     n_q = (starts[q + 1] if q + 1 < len(starts) else len(sv)) - starts[q]
+    shown = sv[starts[q]:starts[q] + min(n_q, 6)]
     listed = ", ".join(f"{int(x)}" for x in shown) + (", …" if n_q > 6 else "")
     qid = (query if isinstance(query, pa.Array) else query.combine_chunks())[row].as_py()
     raise ParseError(

@@ -289,8 +289,9 @@ def _figure(report: dict[str, Any], kind: str) -> Any:
         raise InvalidParameterError(f"unknown plot kind {kind!r}; choose one of: {', '.join(FIGURES)}")
     fig = FIGURES[kind](report)
     if fig is None:
-        need = ("curves need the qrels and the run(s): plot(kind='curves', qrels=qrels, run=run)"
-                if kind == "curves" else "nothing to draw")
+        need = {"curves": "curves need the qrels and the run(s): plot(kind='curves', qrels=qrels, run=run)",
+                "first_rank": "first-relevant ranks need the qrels and the run (plot(kind='first_rank', "
+                              "qrels=qrels, run=run)) or an uncut mrr among the metrics"}.get(kind, "nothing to draw")
         raise InvalidParameterError(f"no {kind} plot for this result: {need}")
     return fig
 
