@@ -259,9 +259,9 @@ class Comparison:
         return plot_comparison(self, metric, kind, **inputs)
 
     def _repr_html_(self) -> str:
-        from rankscope.report.notebook import comparison_html
+        from rankscope.report.notebook import html_comparison
 
-        return comparison_html(self)
+        return html_comparison(self)
 
     def __repr__(self) -> str:
         per = ", ".join(f"{s}: " + " ".join(f"{lb}={self.means[s][lb]:.4f}" for lb in self.labels[:3])

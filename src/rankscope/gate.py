@@ -292,9 +292,9 @@ class GateResult:
                 f"{verdict}, {len(self.warnings)} warning(s))")
 
     def _repr_html_(self) -> str:
-        from rankscope.report.notebook import gate_html
+        from rankscope.report.notebook import html_gate
 
-        return gate_html(self)
+        return html_gate(self)
 
     @property
     def exit_code(self) -> int:

@@ -134,8 +134,8 @@ def test_html_displays_hold_means_intervals_marks_and_notices() -> None:
     assert "†" in based._repr_html_() and "‡" in based._repr_html_()
     ts = rs.TestSet([rs.data.testset.Query("q1", "what"), rs.data.testset.Query("q2", "who")], {"q1": {"d": 1}})
     assert "1 queries have no judgment" in ts._repr_html_()
-    gate_html = check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.1"])._repr_html_()
-    assert "FAIL" in gate_html and "PASS" in gate_html and "mrr &gt;= 0.5" in gate_html
+    html_gate = check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.1"])._repr_html_()
+    assert "FAIL" in html_gate and "PASS" in html_gate and "mrr &gt;= 0.5" in html_gate
 
 
 def test_comparison_to_dataframe_is_tidy() -> None:
@@ -166,3 +166,14 @@ def test_plots_are_matplotlib_figures() -> None:
         c.plot(kind="pie")
     with pytest.raises(InvalidParameterError, match="curves need the qrels"):
         rich_result().plot(kind="curves")
+
+
+def test_displays_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, runs = shared_inputs()
+    monkeypatch.setenv("RANKSCOPE_LANG", "zh")
+    assert "均值的 95% bootstrap 区间" in rs.evaluate(qrels, runs["bm25"], METRICS)._repr_html_()
+    assert "上标字母" in rs.compare(qrels, runs, METRICS)._repr_html_()
+    assert "门禁未通过" in check(qrels, runs["bm25"], ["mrr>=0.5"])._repr_html_()
+    from rankscope.report.notebook import html_result
+
+    assert "bootstrap intervals of the mean" in html_result(rs.evaluate(qrels, runs["bm25"], ["mrr"]), lang="en")

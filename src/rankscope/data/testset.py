@@ -252,9 +252,9 @@ class TestSet:
         return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans)
 
     def _repr_html_(self) -> str:
-        from rankscope.report.notebook import testset_html
+        from rankscope.report.notebook import html_testset
 
-        return testset_html(self)
+        return html_testset(self)
 
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""

@@ -227,9 +227,9 @@ class EvaluationResult:
         return plot_result(self, metric, kind, **inputs)
 
     def _repr_html_(self) -> str:
-        from rankscope.report.notebook import result_html
+        from rankscope.report.notebook import html_result
 
-        return result_html(self)
+        return html_result(self)
 
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean().items())

@@ -22,7 +22,7 @@ Everything is escaped, styled inline (no script, nothing fetched) and imported l
 >>> from rankscope import Qrels, Run, evaluate
 >>> res = evaluate(Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}}),
 ...                Run.from_ranked_lists({"q1": ["d1"], "q2": ["d9", "d2"]}, name="bm25"), ["mrr"])
->>> html = result_html(res)
+>>> html = html_result(res)
 >>> "<table" in html and "bm25" in html and "0.750" in html
 True
 """
@@ -38,8 +38,8 @@ import numpy as np
 from rankscope.interpret.i18n import message
 from rankscope.report.tables import fmt
 
-__all__ = ["result_html", "comparison_html", "testset_html", "gate_html", "comparison_frame", "plot_result",
-           "plot_comparison", "mean_intervals"]
+__all__ = ["html_result", "html_comparison", "html_testset", "html_gate", "comparison_frame", "plot_result",
+           "plot_comparison", "mean_intervals", "notebook_lang"]
 
 _BOOTSTRAP = 1000
 _SEED = 0
@@ -92,29 +92,42 @@ def _ci(ci: tuple[float, float] | list[float] | None) -> str:
     return "" if ci is None else f'<br><span class="ci">[{fmt(ci[0])}, {fmt(ci[1])}]</span>'
 
 
-def _result_warnings(result: Any) -> list[str]:
+def _result_warnings(result: Any, lang: str) -> list[str]:
     """The sentences of "never silent" for one result: query coverage, float32 reordering."""
     from rankscope.interpret.coverage import coverage_warnings
 
     q = result.queries
     pol = result.policies
-    out = [w.text() for w in coverage_warnings({result.run_name: q}, missing=str(pol.get("missing", "zero")),
+    out = [w.text(lang) for w in coverage_warnings({result.run_name: q}, missing=str(pol.get("missing", "zero")),
                                                relevance_level=int(pol.get("relevance_level", 1)),
                                                compared=int(q.evaluated))]
     if getattr(q, "float32_reordered", 0):
-        out.append(message("notice.float32_reordered", "en", run=result.run_name, n=q.float32_reordered,
+        out.append(message("notice.float32_reordered", lang, run=result.run_name, n=q.float32_reordered,
                            total=q.evaluated))
     return out
 
 
-def result_html(result: Any) -> str:
+def notebook_lang(lang: str | None = None) -> str:
+    """The language of the displays: ``lang``, else ``RANKSCOPE_LANG`` when it names one, else English."""
+    import os
+
+    from rankscope.interpret.i18n import LANGS, check_lang
+
+    if lang is not None:
+        return check_lang(lang)
+    env = os.environ.get("RANKSCOPE_LANG", "").strip().lower()
+    return env if env in LANGS else "en"
+
+
+def html_result(result: Any, lang: str | None = None) -> str:
     """The notebook display of an :class:`~rankscope.engine.EvaluationResult` (see module doc)."""
     from rankscope.report.verdict import system_verdict
 
+    lang = notebook_lang(lang)
     values = np.asarray(result.per_query.values, dtype=np.float64)
     means = result.mean()
     n = len(result.per_query)
-    verdict = system_verdict(means, result.measures, result.ceilings, None, n=n, lang="en")
+    verdict = system_verdict(means, result.measures, result.ceilings, None, n=n, lang=lang)
     cis = mean_intervals(values)
     rows = []
     for (label, v), ci in zip(means.items(), cis):
@@ -122,29 +135,33 @@ def result_html(result: Any) -> str:
         band = "" if r is None else escape(r["level_name"])
         style = "" if r is None else f' style="background:{_LEVEL_COLORS[r["level"]]}"'
         reach = "" if r is None or r.get("ceiling") is None or r["ceiling"] >= 1 - 1e-9 else \
-            f'<br><span class="ci">{escape(message("report.reachable", "en"))} {fmt(r["ceiling"])}</span>'
+            f'<br><span class="ci">{escape(message("report.reachable", lang))} {fmt(r["ceiling"])}</span>'
         rows.append(f"<tr><td>{escape(label)}</td><td>{fmt(v, 4)}{_ci(ci)}</td><td class=\"t\"{style}>{band}"
                     f"{reach}</td></tr>")
     pol = result.policies
     depth = pol.get("depth")
-    head = (f'<p class="head">{escape(result.run_name)} · {n} queries</p>'
-            f'<p class="meta">relevance level {pol.get("relevance_level", 1)} · missing={pol.get("missing")} · '
-            f'depth {"–" if depth is None else depth} · 95% bootstrap intervals of the mean</p>')
+    head = (f'<p class="head">{escape(result.run_name)} · {escape(message("n_queries", lang, n=n))}</p>'
+            f'<p class="meta">' + escape(message("nb.meta", lang, level=pol.get("relevance_level", 1),
+                                                   missing=pol.get("missing"), depth="–" if depth is None else depth,
+                                                   ci="95%")) + "</p>")
     std = verdict["standards"]
-    tier = (f'<p class="meta">{escape(message("report.standards", "en"))} · {escape(message("report.tier", "en"))}: '
-            f'<b>{escape(std["status_text"])}</b></p>') if std["applicable"] else ""
-    table = ("<table><thead><tr><th>metric</th><th>mean</th><th class=\"t\">rating</th></tr></thead><tbody>"
-             + "".join(rows) + "</tbody></table>")
-    return _wrap(head, _lines(_result_warnings(result), "warn", "⚠"),
-                 _lines((nt.text() for nt in result.notices), "note", "ℹ"), table, tier)
+    colon = "：" if lang == "zh" else ": "
+    tier = (f'<p class="meta">{escape(message("report.standards", lang))} · {escape(message("report.tier", lang))}'
+            f'{colon}<b>{escape(std["status_text"])}</b></p>') if std["applicable"] else ""
+    table = (f'<table><thead><tr><th>{escape(message("report.metric", lang))}</th>'
+             f'<th>{escape(message("nb.mean", lang))}</th><th class="t">{escape(message("report.band", lang))}</th>'
+             "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return _wrap(head, _lines(_result_warnings(result, lang), "warn", "⚠"),
+                 _lines((nt.text(lang) for nt in result.notices), "note", "ℹ"), table, tier)
 
 
 def _letters(n: int) -> list[str]:
     return [chr(ord("a") + i) if i < 26 else f"s{i + 1}" for i in range(n)]
 
 
-def comparison_html(comparison: Any) -> str:
+def html_comparison(comparison: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.comparison.Comparison`: one table with the significance marks."""
+    lang = notebook_lang(lang)
     systems, labels = list(comparison.systems), list(comparison.labels)
     letters = _letters(len(systems))
     baseline = comparison.baseline
@@ -177,50 +194,53 @@ def comparison_html(comparison: Any) -> str:
                          f"{_ci(comparison.mean_ci[s][label])}</td>")
         name = escape(s) + (f' <span class="ci">({escape(comparison.tags[s])})</span>' if s in comparison.tags else "")
         tag = "" if baseline is not None else f"<sup>{letters[i]}</sup> "
-        base = ' <span class="ci">(baseline)</span>' if s == baseline else ""
+        base = f' <span class="ci">({escape(message("report.baseline", lang))})</span>' if s == baseline else ""
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
-    test = message(f"test.{comparison.test}", "en")
-    corr = message(f"correction.{comparison.correction}", "en")
-    level = f"{100 * (1 - comparison.alpha):.6g}%"
-    if baseline is not None:
-        legend = (f"† / ‡ significantly better / worse than {escape(baseline)}: {escape(test)}, "
-                  f"{escape(corr)}, α = {comparison.alpha:g}")
-    else:
-        legend = (f"superscript letters: the systems this one is significantly better than ({escape(test)}, "
-                  f"{escape(corr)}, α = {comparison.alpha:g})")
-    head = (f'<p class="head">{len(systems)} systems · {len(comparison.query_ids)} queries</p>'
-            f'<p class="meta">bold: best mean · {legend} · {level} bootstrap intervals of the mean</p>')
-    table = (f"<table><thead><tr><th>system</th>{head_cells}</tr></thead><tbody>" + "".join(rows)
-             + "</tbody></table>")
-    return _wrap(head, _lines((w.text() for w in comparison.warnings), "warn", "⚠"),
-                 _lines((nt.text() for nt in comparison.notices), "note", "ℹ"), table)
+    values = {"test": message(f"test.{comparison.test}", lang),
+              "correction": message(f"correction.{comparison.correction}", lang),
+              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
+    legend = message("nb.legend_letters", lang, **values) if baseline is None else \
+        message("nb.legend_baseline", lang, baseline=baseline, **values)
+    size = message("nb.systems", lang, systems=len(systems), queries=len(comparison.query_ids))
+    head = f'<p class="head">{escape(size)}</p><p class="meta">{escape(legend)}</p>'
+    table = (f'<table><thead><tr><th>{escape(message("report.system", lang))}</th>{head_cells}</tr></thead><tbody>'
+             + "".join(rows) + "</tbody></table>")
+    return _wrap(head, _lines((w.text(lang) for w in comparison.warnings), "warn", "⚠"),
+                 _lines((nt.text(lang) for nt in comparison.notices), "note", "ℹ"), table)
 
 
-def testset_html(ts: Any) -> str:
+def html_testset(ts: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.data.testset.TestSet`."""
-    rows = [("queries", len(ts.queries)), ("judged queries", len(ts.judged_query_ids)),
-            ("judgments", len(ts.qrels))]
+    lang = notebook_lang(lang)
+    rows = [("nb.ts_queries", len(ts.queries)), ("nb.ts_judged", len(ts.judged_query_ids)),
+            ("nb.ts_judgments", len(ts.qrels))]
     if ts.corpus is not None:
-        rows.append(("corpus documents", len(ts.corpus)))
+        rows.append(("nb.ts_corpus", len(ts.corpus)))
     if getattr(ts, "spans", None) is not None:
-        rows.append(("judged spans", len(ts.spans)))
+        rows.append(("nb.ts_spans", len(ts.spans)))
     unjudged = len(ts.queries) - len(ts.judged_query_ids)
-    table = "<table><tbody>" + "".join(f"<tr><td>{k}</td><td>{v:,}</td></tr>" for k, v in rows) + "</tbody></table>"
-    warn = [f"{unjudged} queries have no judgment"] if unjudged else []
-    issues = [str(i) for i in ts.issues[:10]] + ([f"… {len(ts.issues) - 10} more"] if len(ts.issues) > 10 else [])
-    return _wrap(f'<p class="head">test set {escape(str(ts.name))}</p>', table, _lines(warn, "warn", "⚠"),
-                 _lines(issues, "warn", "⚠"))
+    table = "<table><tbody>" + "".join(f"<tr><td>{escape(message(k, lang))}</td><td>{v:,}</td></tr>"
+                                       for k, v in rows) + "</tbody></table>"
+    warn = [message("nb.ts_unjudged", lang, n=unjudged)] if unjudged else []
+    issues = [str(i) for i in ts.issues[:10]] + (
+        [message("nb.more", lang, n=len(ts.issues) - 10)] if len(ts.issues) > 10 else [])
+    return _wrap(f'<p class="head">{escape(message("nb.testset", lang, name=ts.name))}</p>', table,
+                 _lines(warn, "warn", "⚠"), _lines(issues, "warn", "⚠"))
 
 
-def gate_html(gate: Any) -> str:
+def html_gate(gate: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.gate.GateResult`: the verdict, each requirement, the warnings."""
+    lang = notebook_lang(lang)
+    t = lambda key, **kw: escape(message(key, lang, **kw))  # noqa: E731
+    colon = "：" if lang == "zh" else ": "
+    n = len(gate.outcomes)
     failed = sum(not o.passed for o in gate.outcomes)
-    verdict = (f'<p class="head"><span class="pass">gate passed</span>: {len(gate.outcomes)} requirement(s) hold</p>'
-               if not failed else
-               f'<p class="head"><span class="fail">gate FAILED</span>: {failed} of {len(gate.outcomes)} '
-               f"requirement(s) not met</p>")
-    base = f" against baseline {escape(gate.baseline_name)}" if gate.baseline_name else ""
-    meta = f'<p class="meta">run {escape(gate.run_name)}{base} · {gate.n_queries} queries</p>'
+    verdict = (f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}{t("nb.gate_passed_n", n=n)}'
+               "</p>" if not failed else
+               f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
+               f'{t("nb.gate_failed_n", failed=failed, n=n)}</p>')
+    base = t("nb.gate_against", baseline=gate.baseline_name) if gate.baseline_name else ""
+    meta = f'<p class="meta">{t("nb.gate_run", run=gate.run_name)}{base} · {t("n_queries", n=gate.n_queries)}</p>'
     rows = []
     for o in gate.outcomes:
         mark = '<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
@@ -228,18 +248,18 @@ def gate_html(gate: Any) -> str:
             req = f"{o.label} {o.op} {o.threshold:g}"
             detail = "" if o.source in (None, "--require") else o.source
             if o.ceiling is not None:
-                detail += f" (unreachable: a perfect ranking scores {o.ceiling:.4f})"
+                detail += f" ({message('nb.unreachable', lang, ceiling=f'{o.ceiling:.4f}')})"
             measured = f"{o.value:.4f}"
         else:
-            req = f"{o.label} drops at most {o.margin:.4g}"
+            req = message("nb.drops_at_most", lang, metric=o.label, margin=f"{o.margin:.4g}")
             measured = f"{o.value:.4f} vs {o.baseline_value:.4f}"
             detail = o.evidence()
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
                     f"<td class=\"t\">{escape(detail)}</td></tr>")
-    table = ("<table><thead><tr><th></th><th class=\"t\">requirement</th><th>measured</th><th class=\"t\">detail"
-             "</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    return _wrap(verdict, meta, _lines((w.text() for w in gate.warnings), "warn", "⚠"),
-                 _lines((n.text() for n in getattr(gate, "notices", ())), "note", "ℹ"), table)
+    table = (f'<table><thead><tr><th></th><th class="t">{t("nb.requirement")}</th><th>{t("nb.measured")}</th>'
+             f'<th class="t">{t("nb.detail")}</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+    return _wrap(verdict, meta, _lines((w.text(lang) for w in gate.warnings), "warn", "⚠"),
+                 _lines((nt.text(lang) for nt in getattr(gate, "notices", ())), "note", "ℹ"), table)
 
 
 def comparison_frame(comparison: Any) -> Any:
