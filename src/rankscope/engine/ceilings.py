@@ -36,8 +36,10 @@ __all__ = ["Ceilings", "perfect_run", "has_ceiling"]
 
 
 def has_ceiling(m: Measure) -> bool:
-    """Whether ``m`` is bounded in [0, 1] and higher-is-better (span measures have their own ceiling)."""
-    return m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better and m.spec.family != "span"
+    """Whether ``m`` is a built-in metric bounded in [0, 1] and higher-is-better (span measures have their own
+    ceiling; a registered metric's kernel is never called on anything but the caller's runs)."""
+    spec = m.spec
+    return spec.builtin and spec.bounds == (0.0, 1.0) and spec.higher_is_better and spec.family != "span"
 
 
 def perfect_run(qrels: Any) -> Any:
