@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
+from rankscope.engine.ceilings import Ceilings
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -105,6 +106,13 @@ class Evaluator:
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
                     "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
         self.index = QrelsIndex(self.qrels)
+        self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
+
+    def ceilings(self, query_ids: Any) -> dict[str, float]:
+        """The mean a perfect ranking reaches on ``query_ids``, per bounded higher-is-better metric label."""
+        if self._ceilings is None:
+            self._ceilings = Ceilings(self.index, self.policies, self.measures)
+        return {self.labels[j]: v for j, v in self._ceilings.means(query_ids).items()}
 
     @property
     def relevance_level(self) -> int:
@@ -139,6 +147,8 @@ class Evaluator:
             diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
+            notices=run.notices,
+            ceilings=self.ceilings(prepared.query_ids),
         )
 
 
