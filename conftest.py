@@ -3,7 +3,8 @@
 Each page runs in its own temporary folder ``<tmp>/work`` beside a link ``<tmp>/shared`` to the real data,
 so ``../shared/data/...`` in a page means what it means beside the repository; the folder also holds
 the files the short examples name (``qrels.txt``, ``bm25.run``, ``dense.run``, ... real DL-HARD runs,
-see ``GENERIC``; copies, as a page may overwrite them) and a copy of ``examples/``. Blocks, by the language of their fence:
+see ``GENERIC``; copies, as a page may overwrite them) and a copy of ``examples/``. Blocks, by the
+language of their fence:
 
 * ``python`` — executed, one namespace per page, in order (a block starting with ``>>>`` is a doctest);
   ``pycon`` — a doctest (the output shown must be the output printed);
@@ -26,9 +27,9 @@ work) carries a visible ``<!-- skip: next "why" -->`` before it. ``scripts/doc_b
 from __future__ import annotations
 
 import contextlib
+import doctest
 import io
 import json
-import os
 import re
 import shlex
 import shutil
@@ -42,6 +43,7 @@ from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()
@@ -53,8 +55,16 @@ GENERIC = {
     **dict.fromkeys(("run.txt", "bm25.run", "bm25.trec", "main.run", "a.run"), _RUNS / "bm25.run"),
     **dict.fromkeys(("dense.run", "dense.trec", "new.run", "b.run"), _RUNS / "bm25+bert(zs).run"),
     **dict.fromkeys(("hybrid.run", "hybrid.trec"), _RUNS / "bm25+rm3+bert(zs).run"),
+    "eval/qrels.txt": DL_HARD / "dl_hard-passage.qrels", "eval/baseline.run": _RUNS / "bm25.run",
+    "out/run.trec": _RUNS / "bm25+rm3.run", "questions.json": ROOT / "examples" / "questions.json",
 }
-DOCTEST_FLAGS = 0
+MYMODULE = """from rankscope.retrieval import Hit
+
+
+def search(query: str, k: int) -> list[Hit]:  # a stand-in for your own retriever
+    return [Hit("d1", 1.0)][:k]
+"""
+DOCTEST_FLAGS = doctest.ELLIPSIS
 SHELL = ("bash", "sh", "shell")
 LLM_URL, SERVICE_URL = "http://localhost:8000/v1", "http://127.0.0.1:8000"
 KINDS = (*SHELL, "console", "text", "json", "yaml", "python", "pycon", "bash llm", "python llm", "bash serve",
@@ -82,7 +92,10 @@ def doc_workdir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         work.mkdir()
         for name, source in GENERIC.items():  # copies, never links: a page may write to these names
             if name in document.text:
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, work / name)
+        if "mymodule:search" in document.text:
+            (work / "mymodule.py").write_text(MYMODULE, encoding="utf-8")
         shutil.copytree(ROOT / "examples", work / "examples")
         if "spans.jsonl" in document.text:
             _span_files(work)
@@ -124,24 +137,38 @@ def commands(body: str) -> list[str]:
     return [shlex.join(words) for words in (shlex.split(line, comments=True) for line in joined.splitlines()) if words]
 
 
-def run_rankscope(cmd: str) -> str:
-    """Run one ``rankscope`` command line in-process; return its stdout (fails unless it exits 0)."""
+class _Tee(io.StringIO):
+    """stdout (or stderr) of a command that also goes to the terminal-like buffer ``both``."""
+
+    def __init__(self, both: io.StringIO) -> None:
+        super().__init__()
+        self.both = both
+
+    def write(self, text: str) -> int:
+        self.both.write(text)
+        return super().write(text)
+
+
+def run_rankscope(cmd: str, check_exit: bool = True) -> tuple[int, str, str]:
+    """Run one ``rankscope`` command line in-process: (exit code, stdout, stdout and stderr as a terminal shows
+    them). Unless ``check_exit`` is false, the command must exit 0 (``rankscope check``: 0 or 1, its verdict)."""
     args = shlex.split(cmd, comments=True)
     if args[0] != "rankscope":
         raise AssertionError(f"not a rankscope command: {cmd!r} (mark the block <!-- skip: next \"why\" -->)")
     from rankscope.cli.app import main
 
-    out, err = io.StringIO(), io.StringIO()
-    code: object = 0
+    both = io.StringIO()
+    out, err = _Tee(both), _Tee(both)
+    code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main(args[1:])
         except SystemExit as stop:
-            code = stop.code
-    allowed = (0, None, 1) if args[1:2] == ["check"] else (0, None)
-    if code not in allowed:
-        raise AssertionError(f"{cmd}\nexit {code}\n{err.getvalue()}{out.getvalue()[-2000:]}")
-    return out.getvalue()
+            code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
+    allowed = (0, 1) if args[1:2] == ["check"] else (0,)
+    if check_exit and code not in allowed:
+        raise AssertionError(f"{cmd}\nexit {code}\n{both.getvalue()[-3000:]}")
+    return code, out.getvalue(), both.getvalue()
 
 
 def same_output(shown: str, got: str, cmd: str) -> None:
@@ -154,22 +181,40 @@ def same_output(shown: str, got: str, cmd: str) -> None:
 def eval_shell(example: Example) -> None:
     state = _state(example)
     for cmd in commands(example.parsed):
-        state["last_out"] = (cmd, run_rankscope(cmd))
+        state["last_out"] = (cmd, run_rankscope(cmd)[1])
+
+
+ASSIGN = re.compile(r"^\s*(\w+)=(\S*)\s*$")
 
 
 def eval_console(example: Example) -> None:
-    """``$ cmd`` lines, each followed by its output (continuation lines end with a backslash)."""
-    text = example.parsed
-    for part in re.split(r"^\$ ", text, flags=re.MULTILINE)[1:]:
+    """``$ cmd`` lines, each followed by what the terminal shows (stdout and stderr). Besides ``rankscope``,
+    a line may set shell variables (``D=path; P=$D/x``, used as ``$D`` later) or show ``echo $?``."""
+    variables: dict[str, str] = {}
+    code: int | None = None
+    for part in re.split(r"^\$ ", example.parsed, flags=re.MULTILINE)[1:]:
         lines = part.splitlines()
-        cmd_lines = [lines[0]]
-        while cmd_lines[-1].rstrip().endswith("\\"):
-            cmd_lines.append(lines[len(cmd_lines)])
-        cmd = re.sub(r"\\\n\s*", " ", "\n".join(cmd_lines))
-        shown = "\n".join(lines[len(cmd_lines):])
-        out = run_rankscope(cmd)
+        n = 1
+        while lines[n - 1].rstrip().endswith("\\"):
+            n += 1
+        def expand(text: str) -> str:
+            return re.sub(r"\$(\w+)", lambda m: variables[m.group(1)], text)
+
+        cmd = re.sub(r"\\\n\s*", " ", "\n".join(lines[:n]))
+        shown = "\n".join(lines[n:])
+        if all(ASSIGN.match(x) for x in cmd.split(";")):
+            for name, value in (ASSIGN.match(x).groups() for x in cmd.split(";")):  # type: ignore[union-attr]
+                variables[name] = expand(value)
+            continue
+        cmd = expand(cmd)
+        if cmd.strip() == "echo $?":
+            got = str(code)
+        else:
+            code, _, got = run_rankscope(cmd, check_exit=False)
+            if not shown.strip() and code != 0:
+                raise AssertionError(f"{cmd}\nexit {code} (no `echo $?` shows it)\n{got[-3000:]}")
         if shown.strip():
-            same_output(shown, out, cmd)
+            same_output(shown, got, cmd)
     _state(example)["last_out"] = None
 
 
@@ -223,7 +268,7 @@ def eval_bash_llm(example: Example) -> None:
             if "--dry-run" not in cmd:
                 run_rankscope(cmd + " --dry-run")
             cmd = re.sub(r"--base-url \S+", f"--base-url {llm.url}", cmd)
-        state["last_out"] = (cmd, run_rankscope(cmd))
+        state["last_out"] = (cmd, run_rankscope(cmd)[1])
 
 
 def _python(example: Example, old: str, new: str) -> None:
@@ -278,14 +323,14 @@ class PyconParser:
 
 
 class OtherParser:
-    """Every fence whose language no rule runs: a failing example, so nothing is skipped silently."""
+    """Every fence whose language no rule runs (none given included): a failing example, never a silent skip."""
 
     def __init__(self) -> None:
-        self.blocks = CodeBlockParser("*")
+        self.lexer = FencedCodeBlockLexer(language=r".*", mapping={"language": "arguments", "source": "source"})
 
     def __call__(self, document: Document) -> Iterator[Region]:
-        for region in self.blocks.lexers(document):
-            if region.lexemes["arguments"] not in KINDS:
+        for region in self.lexer(document):
+            if region.lexemes["arguments"].strip() not in KINDS:
                 region.evaluator = unknown_kind
                 yield region
 
