@@ -264,11 +264,14 @@ def eval_bash_llm(example: Example) -> None:
     for cmd in commands(example.parsed):
         if cmd.startswith(("vllm ", "ollama ")):
             continue  # starts a real model server: the stand-in plays it
-        if cmd.startswith(("rankscope judge", "rankscope synth")):
-            if "--dry-run" not in cmd:
-                run_rankscope(cmd + " --dry-run")
-            cmd = re.sub(r"--base-url \S+", f"--base-url {llm.url}", cmd)
+        sent = cmd.startswith(("rankscope judge", "rankscope synth")) and "--dry-run" not in cmd
+        if sent:
+            run_rankscope(cmd + " --dry-run")
+        cmd = re.sub(r"--base-url \S+", f"--base-url {llm.url}", cmd)
+        calls = llm.calls
         state["last_out"] = (cmd, run_rankscope(cmd)[1])
+        if sent and llm.calls == calls and "0 judged now" not in state["last_out"][1]:
+            raise AssertionError(f"{cmd}: the endpoint was never called")
 
 
 def _python(example: Example, old: str, new: str) -> None:
