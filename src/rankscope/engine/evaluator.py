@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
+from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
+from rankscope.engine.judged import JudgedAtK, diagnose_ids
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -37,6 +38,9 @@ class Evaluator:
         ``"float32"`` (rank by scores rounded to single precision, as trec_eval) or
         ``"float64"``; a (query, doc) pair repeated in a run table: ``"error"`` or
         ``"keep_best"``
+    unjudged : ``"keep"`` (an unjudged document is non-relevant and keeps its rank) or ``"condense"``
+        (unjudged documents are removed before ranking: Sakai's condensed lists, trec_eval ``-J``;
+        see docs/conventions.md)
     diagnostics : also keep :data:`DIAGNOSTICS` per query (``result.diagnostics``), computed
         in the same pass; comparisons ask for them, so that reports read first-relevant
         ranks from the results instead of ranking the runs again
@@ -46,6 +50,11 @@ class Evaluator:
         qrels derived with ``rule`` (see :mod:`rankscope.engine.spans`)
     rule : how chunk qrels are derived from spans: ``"any"`` (= ``"chars>=1"``, default),
         ``"chars>=N"``, ``"fraction>=F"``, ``"contains"``
+
+    ``qrels`` may also be :class:`~rankscope.labels.provenance.Labels` (labels with their origin,
+    ``read_labels``): each result then counts the model labels in the run's top k
+    (``result.judged.model_mean``, model@k).  Every result reports judged@10 (``result.judged``,
+    :mod:`rankscope.engine.judged`).
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -63,6 +72,7 @@ class Evaluator:
         depth: int | None = None,
         score_precision: ScorePrecisionValue = "float32",
         duplicates: DuplicatePolicy = "error",
+        unjudged: UnjudgedPolicy = "keep",
         policies: Policies | None = None,
         diagnostics: bool = False,
         chunking: Any = None,
@@ -73,9 +83,10 @@ class Evaluator:
 
         self.policies = policies if policies is not None else Policies.of(
             "Evaluator", relevance_level=relevance_level, missing=missing, depth=depth,
-            score_precision=score_precision, duplicates=duplicates,
+            score_precision=score_precision, duplicates=duplicates, unjudged=unjudged,
         )
         self.spans = None
+        qrels, model = _with_provenance(qrels)
         if isinstance(qrels, SpanQrels):
             from rankscope.engine.spans import SpanSource
 
@@ -104,7 +115,11 @@ class Evaluator:
                 raise InvalidParameterError(
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
                     "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
-        self.index = QrelsIndex(self.qrels)
+        if self.spans is not None and self.policies.unjudged == "condense":
+            raise InvalidParameterError(
+                "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
+                "judged text is unjudged, and condensing would drop them all")
+        self.index = QrelsIndex(self.qrels, model=model)
 
     @property
     def relevance_level(self) -> int:
@@ -123,7 +138,16 @@ class Evaluator:
         from rankscope.io.convert import as_run
 
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
+        if len(run) == 0:
+            raise EmptyInputError(
+                f"the run {run.name!r} holds no ranking (no query with a document): there is nothing to score; "
+                "hint: check that the run file is the one you meant, or, for a live retriever, that it answered")
         prepared, counts = prepare(self.index, run, self.policies)
+        top = prepared.top_counts
+        assert top is not None
+        judged = JudgedAtK.of(top)
+        if judged.nothing_judged:  # every score is 0 because no id matches: say why it looks so
+            judged = judged.with_mismatch(diagnose_ids(prepared, self.qrels, run, top.top))
         n_metrics = len(self.measures)
         data = prepared.data
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
@@ -139,7 +163,17 @@ class Evaluator:
             diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
+            judged=judged,
         )
+
+
+def _with_provenance(qrels: Any) -> tuple[Any, Any]:
+    """Labels with their origin become their qrels plus the mask of model labels; anything else is kept."""
+    from rankscope.labels.provenance import Labels
+
+    if isinstance(qrels, Labels):
+        return qrels.qrels, qrels.model_mask()
+    return qrels, None
 
 
 def evaluate(
@@ -154,6 +188,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     chunking: Any = None,
     rule: str = "any",
+    unjudged: UnjudgedPolicy = "keep",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
 
@@ -171,7 +206,9 @@ def evaluate(
     (0.25, 0.25)
     >>> evaluate(qrels, run, ["P@2"], missing="ignore").mean()
     {'P@2': 0.5}
+    >>> evaluate(qrels, run, ["P@2"], missing="ignore", unjudged="condense").mean()  # d9 removed before ranking
+    {'P@2': 1.0}
     """
     policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
-                           score_precision=score_precision, duplicates=duplicates)
+                           score_precision=score_precision, duplicates=duplicates, unjudged=unjudged)
     return Evaluator(qrels, metrics, policies=policies, chunking=chunking, rule=rule).evaluate(run)

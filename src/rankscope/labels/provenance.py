@@ -128,6 +128,11 @@ class Labels:
         ok = self.table.filter(pc.is_valid(self.table["grade"]))
         return Qrels(ok["query_id"], ok["doc_id"], ok["grade"].to_numpy())
 
+    def model_mask(self) -> np.ndarray:
+        """True for each judgment of :attr:`qrels` (same order) that a model gave."""
+        ok = self.table.filter(pc.is_valid(self.table["grade"]))
+        return pc.equal(ok["source"], "model").to_numpy(zero_copy_only=False).astype(bool)
+
     def failures(self) -> list[Label]:
         """The model judgments that failed (no grade), with their error."""
         bad = self.table.filter(pc.is_null(self.table["grade"]))
