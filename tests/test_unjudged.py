@@ -38,15 +38,28 @@ def test_every_result_reports_judged_at_10() -> None:
 
 
 def test_a_mostly_unjudged_run_is_warned_about() -> None:
-    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
-    new = Run.from_ranked_lists({"q1": ["x", "y", "a", "z"], "q2": ["b", "u", "v", "w"]}, name="dense")
+    # pooled qrels (old systems' top documents judged, mostly non-relevant); a new retriever finds others
+    pool = {f"q{i}": {"a": 1, **{f"p{j}": 0 for j in range(12)}} for i in (1, 2)}
+    qrels = Qrels.from_dict(pool)
+    old = Run.from_ranked_lists({q: ["a", *[f"p{j}" for j in range(9)]] for q in pool}, name="bm25")
+    new = Run.from_ranked_lists({"q1": ["x", "y", "a", "z"], "q2": ["p1", "u", "v", "w"]}, name="dense")
+    assert evaluate(qrels, old, ["ndcg@10"]).judged.mean == 1.0
     res = evaluate(qrels, new, ["ndcg@10"])
-    assert res.judged.mean == 0.25 and res.judged.mostly_unjudged
+    assert res.judged.mean == 0.25 and res.judged.attainable == 1.0 and res.judged.mostly_unjudged
     [w] = [w for w in res.warnings() if w.kind == "mostly_unjudged"]
     text = w.text()
-    assert "dense" in text and "judged@10 = 0.25" in text and "condense" in text
+    assert "dense" in text and "judged@10 = 0.250" in text and "condense" in text
     assert "判断" in w.text("zh") or "评判" in w.text("zh")
     assert res.to_dict()["warnings"][0]["kind"] == "mostly_unjudged"
+
+
+def test_sparse_labels_report_judged_at_k_without_a_warning() -> None:
+    # one relevant id per query (MS MARCO, a synthetic test set): a top 10 can be at most 10% judged
+    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    run = Run.from_ranked_lists({"q1": ["a", *"cdefghijk"], "q2": [*"cdefghijk", "x"]})
+    res = evaluate(qrels, run, ["mrr"])
+    assert (res.judged.mean, res.judged.attainable) == (0.05, 0.1)
+    assert not res.judged.mostly_unjudged and res.warnings() == []
 
 
 def test_judged_at_k_measure_agrees_with_ir_measures_on_short_rankings() -> None:
@@ -168,7 +181,7 @@ def test_share_of_model_labels_in_the_top_k() -> None:
     # q1: a human, b c model, f failed (unjudged): model 2/4; q2: 0/2
     assert (j.judged, j.model, j.mean, j.model_mean) == (4, 2, 0.625, 0.25)
     [w] = [w for w in res.warnings() if w.kind == "model_labels"]
-    assert "bm25" in w.text() and "25%" in w.text() and w.text("zh")
+    assert "bm25" in w.text() and "25.0%" in w.text() and "37.5%" in w.text() and w.text("zh")
     assert evaluate(labels.qrels, run, ["ndcg@10"]).judged.model is None  # without provenance: not known
     c = compare(labels, {"a": run, "b": run}, ["ndcg@10"])
     assert c.results["a"].judged.model == 2 and "model_labels" in [w.kind for w in c.warnings]

@@ -16,8 +16,11 @@ from rankscope.cli.options import (
     Missing,
     MissingPolicy,
     Plugins,
+    ProvenanceFile,
     QrelsFile,
     RelevanceLevel,
+    Unjudged,
+    UnjudgedOption,
 )
 
 
@@ -62,13 +65,15 @@ def check_command(
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     plugin: Plugins = None,
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
     load_plugins(plugin)
     from rankscope.cli.compare_cmd import read_named_runs
+    from rankscope.cli.judgments import read_judgments
     from rankscope.gate import check
-    from rankscope.io import read_qrels
 
     if max_drop and baseline is None:
         fail("--max-drop needs --baseline RUN")
@@ -80,11 +85,14 @@ def check_command(
     # runs are named by their file stem; a TREC tag that differs is shown
     named, tags = read_named_runs([run] if baseline is None else [run, baseline])
     loaded = list(named.values())
+    judgments, _, source_note = read_judgments(qrels, provenance)
+    if source_note:
+        typer.echo(source_note)
     result = check(
-        read_qrels(qrels), loaded[0], require or [], preset=preset or None,
+        judgments, loaded[0], require or [], preset=preset or None,
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
-        relevance_level=relevance_level, missing=missing.value, depth=depth,
+        relevance_level=relevance_level, missing=missing.value, depth=depth, unjudged=unjudged.value,
     )
     for line in result.lines():
         typer.echo(line)

@@ -21,10 +21,13 @@ from rankscope.cli.options import (
     PairedTest,
     Permutations,
     Plugins,
+    ProvenanceFile,
     QrelsFile,
     RelevanceLevel,
     ScorePrecision,
     ScorePrecisionOption,
+    Unjudged,
+    UnjudgedOption,
 )
 
 if TYPE_CHECKING:
@@ -117,23 +120,27 @@ def compare_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     plugin: Plugins = None,
 ) -> None:
     """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
     load_plugins(plugin)
+    from rankscope.cli.judgments import read_judgments
     from rankscope.comparison import compare
-    from rankscope.io import read_qrels
 
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
-    q = read_qrels(qrels)
+    judgments, q, source_note = read_judgments(qrels, provenance)
     named, tags = read_named_runs(runs)
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
+    if source_note:
+        typer.echo(source_note, err=fmt is Output.json)
     comparison = compare(
-        q, named, metric or None, test=test.value, alpha=alpha,
+        judgments, named, metric or None, test=test.value, alpha=alpha,
         correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
         max_permutations=max_permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
-        missing=missing.value, depth=depth, score_precision=score_precision.value,
+        missing=missing.value, depth=depth, score_precision=score_precision.value, unjudged=unjudged.value,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))

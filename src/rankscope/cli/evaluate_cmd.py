@@ -16,9 +16,12 @@ from rankscope.cli.options import (
     Missing,
     MissingPolicy,
     Plugins,
+    ProvenanceFile,
     RelevanceLevel,
     ScorePrecision,
     ScorePrecisionOption,
+    Unjudged,
+    UnjudgedOption,
 )
 
 if TYPE_CHECKING:
@@ -58,15 +61,20 @@ def evaluate_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
     plugin: Plugins = None,
 ) -> None:
     """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
     load_plugins(plugin)
+    from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
     from rankscope.errors import InvalidParameterError
-    from rankscope.io import read_qrels, read_run
+    from rankscope.io import read_run
+
+    source_note = None
 
     if (qrels is None) == (span_qrels is None):
         raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)")
@@ -76,16 +84,19 @@ def evaluate_command(
 
         if chunks is None:
             raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)")
+        if provenance is not None:
+            raise InvalidParameterError("--provenance goes with --qrels")
         judgments: object = SpanQrels.from_file(span_qrels)
         chunking = Chunking.from_file(chunks)
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
-        judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
+        judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
+        chunking = None
     result = evaluate(
         judgments, read_run(run), metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule,
+        chunking=chunking, rule=rule, unjudged=unjudged.value,
     )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
@@ -95,6 +106,12 @@ def evaluate_command(
         _print_table(result, per_query)
     for line in float32_notices([result]):
         typer.echo(line, err=fmt is not OutputFormat.table)
+    # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
+    # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
+    lines = ([source_note] if source_note else []) + result_lines(result)
+    for line in lines:
+        if fmt is not OutputFormat.json or line.startswith("warning:"):
+            typer.echo(line, err=fmt is not OutputFormat.table)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:

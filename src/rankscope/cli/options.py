@@ -13,10 +13,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
+from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision, Unjudged
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "Unjudged",
+           "UnjudgedOption", "ProvenanceFile"]
 
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
@@ -27,6 +28,17 @@ ScorePrecisionOption = Annotated[
     typer.Option("--score-precision", help="rank by scores rounded to float32 (trec_eval's rule) or by full float64"),
 ]
 Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
+UnjudgedOption = Annotated[
+    Unjudged,
+    typer.Option("--unjudged", help="unjudged documents: keep (non-relevant, ranks kept) or condense (removed before "
+                 "ranking: Sakai's condensed lists, trec_eval -J; see docs/conventions.md)"),
+]
+ProvenanceFile = Annotated[
+    Optional[Path],
+    typer.Option("--provenance", help="provenance sidecar of the qrels (human or model label per judgment; "
+                 "default: QRELS.provenance.jsonl when it exists): each run's share of model labels in its top 10 "
+                 "is reported"),
+]
 Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
 MaxPermutations = Annotated[
     Optional[int],

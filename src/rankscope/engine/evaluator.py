@@ -133,12 +133,17 @@ class Evaluator:
     def depth(self) -> int | None:
         return self.policies.depth
 
-    def evaluate(self, run: Any, name: str | None = None) -> EvaluationResult:
-        """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts)."""
+    def evaluate(self, run: Any, name: str | None = None, *, allow_empty: bool = False) -> EvaluationResult:
+        """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts).
+
+        A run with no row is an :class:`~rankscope.errors.EmptyInputError` (a result of 0.0 would hide a
+        wrong file), unless ``allow_empty``: a live retriever that returned nothing for every query
+        did retrieve nothing, and its caller says so.
+        """
         from rankscope.io.convert import as_run
 
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
-        if len(run) == 0:
+        if len(run) == 0 and not allow_empty:
             raise EmptyInputError(
                 f"the run {run.name!r} holds no ranking (no query with a document): there is nothing to score; "
                 "hint: check that the run file is the one you meant, or, for a live retriever, that it answered")

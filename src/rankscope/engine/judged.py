@@ -10,8 +10,14 @@ Every evaluation reports, for its run, judged@k at ``k`` = :data:`~rankscope.cho
   ``Judged@k``; NaN for a query that retrieved nothing (absent from the run);
 - ``mean``: the average over the evaluated queries that retrieved something (a query the
   run lacks is counted by ``missing_from_run``, not here);
-- ``mostly_unjudged``: ``mean < 0.5`` — the scores underestimate the run (a new retriever
-  scored against qrels pooled from older systems looks worse than it is);
+- ``attainable``: the share of a top k the qrels could judge at all — per query
+  ``min(judged documents of the query, top k) / top k``, averaged likewise: about 1 for
+  pooled qrels (TREC-style pools judge many documents per query), about 0.1 for sparse
+  labels (one or two relevant ids per query, as in MS MARCO or a synthetic test set, where
+  an unjudged document is non-relevant by construction);
+- ``mostly_unjudged``: ``mean < 0.5 <= attainable`` — the qrels judge enough documents for a
+  top k to be mostly judged, yet this run's is not: the scores underestimate the run (a new
+  retriever scored against qrels pooled from older systems looks worse than it is);
 - with labels that keep their origin (:class:`~rankscope.labels.provenance.Labels`), the
   same share counting model labels only (``model_mean``);
 - ``matched``: the run's retrieved documents (at any rank) that have a qrels entry for their
@@ -20,8 +26,8 @@ Every evaluation reports, for its run, judged@k at ``k`` = :data:`~rankscope.cho
 
 >>> from rankscope import Qrels, Run, evaluate
 >>> res = evaluate(Qrels.from_dict({"q1": {"a": 1, "b": 0}}), Run.from_ranked_lists({"q1": ["a", "x", "y", "b"]}))
->>> res.judged.mean, res.judged.mostly_unjudged
-(0.5, False)
+>>> res.judged.mean, res.judged.attainable, res.judged.mostly_unjudged
+(0.5, 0.5, False)
 >>> res = evaluate(Qrels.from_dict({"q1": {"d1": 1}}), Run.from_ranked_lists({"q1": ["d1#0", "d1#1"]}))
 >>> res.judged.mismatch.cause, res.judged.mismatch.run_doc, res.judged.mismatch.qrels_doc
 ('chunk', 'd1#0', 'd1')
@@ -66,6 +72,7 @@ class TopCounts:
     judged: np.ndarray
     model: np.ndarray | None
     matched: int
+    judgeable: np.ndarray | None = None  # min(judged documents of the query in the qrels, top)
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,7 @@ class JudgedAtK:
     model_mean: float | None = None
     matched: int = 0
     mismatch: IdMismatch | None = None
+    attainable: float | None = None
     per_query: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
     @classmethod
@@ -118,13 +126,19 @@ class JudgedAtK:
         if counts.model is not None:
             model = int(counts.model[has].sum())
             model_mean = float((counts.model[has] / counts.top[has]).mean()) if n else None
+        attainable = None
+        if counts.judgeable is not None and n:
+            attainable = float((counts.judgeable[has] / counts.top[has]).mean())
         return cls(counts.k, n, int(counts.top[has].sum()), int(counts.judged[has].sum()),
-                   float(share[has].mean()) if n else None, model, model_mean, int(counts.matched), None, share)
+                   float(share[has].mean()) if n else None, model, model_mean, int(counts.matched), None,
+                   attainable, share)
 
     @property
     def mostly_unjudged(self) -> bool:
-        """Less than half of the top k is judged, on average over the queries that retrieved something."""
-        return self.mean is not None and self.mean < MOSTLY_UNJUDGED
+        """Less than half of the top k is judged, on average over the queries that retrieved something, although
+        the qrels judge enough documents for at least half of it (``attainable``; sparse labels never warn)."""
+        return (self.mean is not None and self.mean < MOSTLY_UNJUDGED
+                and (self.attainable is None or self.attainable >= MOSTLY_UNJUDGED))
 
     @property
     def nothing_judged(self) -> bool:
@@ -137,6 +151,7 @@ class JudgedAtK:
             "k": self.k, "queries": self.queries, "retrieved": self.retrieved, "judged": self.judged,
             "unjudged": self.retrieved - self.judged, f"judged@{self.k}": self.mean,
             "model_labels": self.model, f"model@{self.k}": self.model_mean, "matched": self.matched,
+            "attainable": self.attainable,
             "mostly_unjudged": self.mostly_unjudged, "nothing_judged": self.nothing_judged,
             "mismatch": None if self.mismatch is None else self.mismatch.to_dict(),
         }
@@ -156,7 +171,7 @@ class JudgedAtK:
             share = np.asarray([np.nan if per.get(str(q)) is None else per[str(q)] for q in query_ids], dtype=float)
         return cls(k, int(d["queries"]), int(d["retrieved"]), int(d["judged"]), d.get(f"judged@{k}"),
                    d.get("model_labels"), d.get(f"model@{k}"), int(d.get("matched", 0)),
-                   None if mm is None else IdMismatch(**mm), share)
+                   None if mm is None else IdMismatch(**mm), d.get("attainable"), share)
 
     def with_mismatch(self, mismatch: IdMismatch | None) -> JudgedAtK:
         from dataclasses import replace

@@ -327,12 +327,13 @@ def prepare(
         all_rows=False,
     )
     judged_top, top = data.judged_in_top(judged_k)
+    judgeable = np.minimum(np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval), top)
     model_top = None
     if index.model is not None:
         model_top = data.count(index.model[m_qrow[order]] & data.judged & (data.rank < judged_k))
     prepared = Prepared(
         data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order],
-        top_counts=TopCounts(judged_k, top, judged_top, model_top, matched),
+        top_counts=TopCounts(judged_k, top, judged_top, model_top, matched, judgeable),
     )
     if pol.unjudged == "condense":  # Sakai's condensed lists (trec_eval -J): after the depth cut
         prepared = prepared.condensed_view()

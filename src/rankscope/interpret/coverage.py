@@ -28,8 +28,8 @@ Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 'bm25 has no ranking for 20 of the 50 qrels queries: they are scored 0 (missing=zero), which can change the conclusion.'
 >>> print(DataWarning("no_relevant", 3, 50, level=2).text("zh"))
 50个查询中有3个在相关性阈值2下没有任何相关文档：大多数指标下所有运行在这些查询上的得分都是0，它们不是某个系统的失败。
->>> DataWarning("mostly_unjudged", 30, 100, "dense", k=10, value=0.3).text()[:72]
-'dense: only 30% of its top-10 documents are judged (judged@10 = 0.30, 30'
+>>> DataWarning("mostly_unjudged", 30, 100, "dense", k=10, value=0.3).text().split(":")[:2]
+['dense', ' only 30.0% of its top-10 documents are judged (judged@10 = 0.300, 30 of 100)']
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 
 from rankscope.interpret.i18n import message
 
-__all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings"]
+__all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,9 @@ class DataWarning:
         """The warning as one sentence in ``lang``."""
         values: dict[str, Any] = {"system": self.system or "", "count": self.count, "total": self.total,
                                   "level": self.level, "k": self.k, **dict(self.info)}
-        if self.value is not None:
-            values["value"] = f"{self.value:.2f}"
-            values["share"] = f"{self.value:.0%}"
+        if self.value is not None:  # 3 digits: a share just below one half never shows as 0.50
+            values["value"] = f"{self.value:.3f}"
+            values["share"] = f"{self.value:.1%}"
         if "cause" in values:
             values["cause"] = message(f"warning.cause.{values['cause']}", lang, **values)
         return message(f"warning.{self.kind}", lang, **values)
@@ -149,7 +149,7 @@ def judged_warnings(judged: Mapping[str, Any], unjudged: str = "keep") -> tuple[
         if j.model is not None and j.model_mean is not None:
             human = (j.mean or 0.0) - j.model_mean
             last.append(DataWarning("model_labels", int(j.model), int(j.retrieved), system, k=j.k,
-                                    value=j.model_mean, info=(("human", f"{human:.0%}"),)))
+                                    value=j.model_mean, info=(("human", f"{human:.1%}"),)))
     if unjudged == "condense":
         last.append(DataWarning("condensed", len(judged), len(judged)))
     return first, last
@@ -168,3 +168,26 @@ def result_warnings(result: Any) -> list[DataWarning]:
     return coverage_warnings({result.run_name: result.queries}, missing=str(pol.missing),
                              relevance_level=int(pol.relevance_level), compared=int(result.queries.evaluated),
                              judged={result.run_name: result.judged}, unjudged=str(pol.unjudged))
+
+
+def judged_line(judged: Mapping[str, Any], lang: str = "en") -> str | None:
+    """One sentence with judged@k of every run (``{system: JudgedAtK.to_dict()}``), model@k where known.
+
+    >>> judged_line({"bm25": {"k": 10, "judged@10": 0.94, "model@10": None},
+    ...              "dense": {"k": 10, "judged@10": 0.41, "model@10": 0.2}})
+    "Judged share of each run's top 10 (judged@10; unjudged documents count as non-relevant): bm25 0.940, dense 0.410 (model@10 0.200)."
+    """
+    parts, k = [], None
+    for system, d in judged.items():
+        if not d:
+            continue
+        k = int(d["k"])
+        value = d.get(f"judged@{k}")
+        part = f"{system} {'–' if value is None else f'{value:.3f}'}"
+        model = d.get(f"model@{k}")
+        if model is not None:
+            part += f" ({message('report.judged_model', lang, k=k, value=f'{model:.3f}')})"
+        parts.append(part)
+    if k is None:
+        return None
+    return message("report.judged_runs", lang, k=k, values=("、" if lang == "zh" else ", ").join(parts))

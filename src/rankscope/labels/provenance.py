@@ -203,18 +203,21 @@ def _read_sidecar(path: Path) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 
 
-def read_labels(qrels_path: str | Path, *, source: str = "human") -> Labels:
+def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str | Path | None = None) -> Labels:
     """Read a qrels file (any format :func:`rankscope.io.read_qrels` reads) and its provenance sidecar.
 
-    Without a sidecar every judgment is a label of ``source``.  With one, the
-    sidecar must describe exactly the qrels' judgments (same grades) plus any
-    failures; a mismatch raises :class:`~rankscope.errors.ParseError` (the two
-    files were edited separately).
+    The sidecar is ``sidecar`` when given (it must exist), else :func:`sidecar_path` of the
+    qrels when that file exists.  Without a sidecar every judgment is a label of ``source``.
+    With one, the sidecar must describe exactly the qrels' judgments (same grades) plus any
+    failures; a mismatch raises :class:`~rankscope.errors.ParseError` (the two files were
+    edited separately).
     """
     from rankscope.io import read_qrels
 
     qrels = read_qrels(qrels_path)
-    side = sidecar_path(qrels_path)
+    side = sidecar_path(qrels_path) if sidecar is None else Path(sidecar)
+    if sidecar is not None and not side.exists():
+        raise ParseError("no such provenance file", source=str(side))
     if not side.exists():
         return Labels.from_qrels(qrels, source=source)
     prov = _read_sidecar(side)
