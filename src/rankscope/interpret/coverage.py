@@ -174,8 +174,8 @@ def judged_line(judged: Mapping[str, Any], lang: str = "en") -> str | None:
     """One sentence with judged@k of every run (``{system: JudgedAtK.to_dict()}``), model@k where known.
 
     >>> judged_line({"bm25": {"k": 10, "judged@10": 0.94, "model@10": None},
-    ...              "dense": {"k": 10, "judged@10": 0.41, "model@10": 0.2}})
-    "Judged share of each run's top 10 (judged@10; unjudged documents count as non-relevant): bm25 0.940, dense 0.410 (model@10 0.200)."
+    ...              "dense": {"k": 10, "judged@10": 0.41, "model@10": 0.2}}).split(": ")[1]
+    'bm25 0.940, dense 0.410 (model@10 0.200).'
     """
     parts, k = [], None
     for system, d in judged.items():
