@@ -46,6 +46,8 @@ class TestSetOut(_Out):
     n_queries: int
     n_judgments: int
     n_documents: int
+    n_documents_cut: int = Field(0, description="document texts longer than the stored length (100,000 "
+                                                 "characters) that were cut at that length")
 
 
 class RunOut(_Out):

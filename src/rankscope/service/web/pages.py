@@ -136,8 +136,11 @@ def testsets_upload(request: Request, file: UploadFile, format: str = Form("json
 def _testset_page(request: Request, db: Database, test_set_id: int, error: str | None = None,
                   status: int = 200) -> HTMLResponse:
     ctx = testset_view(db, test_set_id)
+    from rankscope.choices import Unjudged
+    from rankscope.service.ingest import MAX_DOC_CHARS
+
     return render(request, "testset.html", "testsets", status, error=error, default_metrics=" ".join(DEFAULT_METRICS),
-                  **ctx)
+                  unjudged_choices=[u.value for u in Unjudged], max_doc_chars=MAX_DOC_CHARS, **ctx)
 
 
 @web_router.get("/testsets/{test_set_id}")

@@ -160,12 +160,16 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         js = store.request_report(db, job_id, "json", "en", key)
         ctx["marks_ready"] = js.status in ("done", "failed")
         marks = _marks(js.body if js.status == "done" else None, names)
-        ctx["warnings"] = _report_warnings(js.body if js.status == "done" else None, lang)
-    else:  # one run: its own warnings (ids that never match, a top 10 mostly unjudged, condensed lists ...)
-        from rankscope.interpret.coverage import DataWarning
-
+    else:
         ctx["marks_ready"] = True
-        ctx["warnings"] = [DataWarning.from_dict(w).text(lang) for r in done for w in r["warnings"]]
+    # each run's own warnings at once (ids that never match, a top 10 mostly unjudged, condensed lists ...),
+    # then what the comparison adds when its report is ready (queries left out of the paired tests ...)
+    from rankscope.interpret.coverage import DataWarning
+
+    texts = [DataWarning.from_dict(w).text(lang) for r in done for w in r["warnings"]]
+    if len(run_ids) >= 2:
+        texts += _report_warnings(js.body if js.status == "done" else None, lang)
+    ctx["warnings"] = list(dict.fromkeys(texts))
     html = store.request_report(db, job_id, "html", lang, key)
     ctx["report"] = {"status": html.status, "lang": lang, "baseline": base}
     if html.status in ("pending", "rendering") or not ctx["marks_ready"]:
