@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from rankscope.service.ingest import MAX_DOC_CHARS
 
-from .conftest import upload_run, upload_testset, wait_job
+from .conftest import get_report, upload_run, upload_testset, wait_job
 
 # pooled qrels: every query judges ten documents (two relevant), so a top 10 could be fully judged
 POOLED = {"queries": [{"id": f"q{i}", "text": f"question {i}",
@@ -121,3 +121,17 @@ def test_document_texts_cut_at_the_stored_length_are_counted_and_shown(client: T
     assert f"超过 {MAX_DOC_CHARS} 个字符" in client.get(f"/testsets/{ts['id']}?lang=zh").text
     short = upload_testset(client, POOLED, name="pooled")
     assert short["n_documents_cut"] == 0 and 'id="docs-cut"' not in client.get(f"/testsets/{short['id']}").text
+
+
+def test_the_service_reports_carry_judged_at_10_and_the_warnings(client: TestClient) -> None:
+    ts = upload_testset(client, POOLED, name="pooled")["id"]
+    new = upload_run(client, ts, NEW, "new")["id"]
+    one = _evaluate(client, ts, [new])
+    report = get_report(client, one["id"], format="json")
+    assert report.status_code == 200, report.text
+    assert report.json()["judged"]["new"]["judged@10"] == pytest.approx(0.1)
+    assert "judged@10" in get_report(client, one["id"], format="markdown").text
+    old = upload_run(client, ts, OLD, "old")["id"]
+    two = _evaluate(client, ts, [new, old], unjudged="condense")
+    text = get_report(client, two["id"], format="markdown").text
+    assert "judged@10" in text and "condensed lists" in text.lower(), text[:2000]
