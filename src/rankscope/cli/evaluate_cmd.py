@@ -5,23 +5,30 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Depth,
+    Lang,
+    LangOption,
     Missing,
     MissingPolicy,
     Plugins,
     ProvenanceFile,
     RelevanceLevel,
+    ReportFiles,
+    RunColumns,
+    ScenarioOption,
     ScorePrecision,
     ScorePrecisionOption,
     Unjudged,
     UnjudgedOption,
+    run_reader_options,
 )
 
 if TYPE_CHECKING:
@@ -37,25 +44,38 @@ class OutputFormat(str, Enum):
 @app.command("evaluate")
 @user_errors
 def evaluate_command(
-    run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
+    files: Annotated[
+        Optional[list[Path]],
+        typer.Argument(metavar="[QRELS RUN]", show_default=False,
+                       help="the qrels and the run, in trec_eval's order (or give --qrels and --run)"),
+    ] = None,
+    run: Annotated[
+        Optional[Path], typer.Option("--run", metavar="FILE", show_default="the RUN argument",
+                                     help="run file (TREC, JSON, CSV/TSV, Parquet)")
+    ] = None,
     qrels: Annotated[
-        Optional[Path], typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")
+        Optional[Path],
+        typer.Option("--qrels", metavar="FILE", show_default="the QRELS argument",
+                     help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)"),
     ] = None,
     span_qrels: Annotated[
         Optional[Path],
-        typer.Option("--span-qrels", help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
-                                          "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
+        typer.Option("--span-qrels", metavar="FILE", show_default="none",
+                     help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
+                          "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
     ] = None,
     chunks: Annotated[
         Optional[Path],
-        typer.Option("--chunks", help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
+        typer.Option("--chunks", metavar="FILE", show_default="none",
+                     help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
     ] = None,
     rule: Annotated[
-        str, typer.Option("--rule", help="chunk qrels from spans: any, contains, chars>=N, fraction>=F")
+        str, typer.Option("--rule", metavar="RULE", help="chunk qrels from spans: any, contains, chars>=N, fraction>=F")
     ] = "any",
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
+        typer.Option("-m", "--metric", metavar="METRIC", show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10",
+                     help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
     ] = None,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
@@ -64,10 +84,33 @@ def evaluate_command(
     unjudged: UnjudgedOption = Unjudged.keep,
     provenance: ProvenanceFile = None,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="what to print")] = OutputFormat.table,
+    report: ReportFiles = None,
+    save: Annotated[
+        Optional[Path],
+        typer.Option("--save", metavar="FILE", show_default="none",
+                     help="also save the evaluation (JSON) to compare with later: "
+                     "rankscope compare FILE new.trec --qrels QRELS"),
+    ] = None,
+    scenario: ScenarioOption = None,
+    lang: LangOption = Lang.en,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
-    """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
+    """Evaluate RUN against QRELS and print the metrics with their rating, advice and the production standard met.
+
+    The files come in trec_eval's order (QRELS RUN) or as --qrels and --run; span judgments take
+    --span-qrels and --chunks.  --report writes the one-run report (HTML, Markdown, JSON, LaTeX);
+    --scenario checks the means against a scenario's benchmark figures.
+
+    Examples:
+
+      rankscope evaluate qrels.txt bm25.trec
+
+      rankscope evaluate --qrels qrels.txt --run bm25.trec -m ndcg@10,recall@5,mrr --scenario faq --report bm25.html
+
+      rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
+    """
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
@@ -76,6 +119,11 @@ def evaluate_command(
 
     source_note = None
 
+    qrels, run = _files(files, qrels, run, span_qrels)
+    if scenario is not None:
+        from rankscope.interpret.presets import get_scenario
+
+        get_scenario(scenario)  # an unknown name fails before the files are read
     if (qrels is None) == (span_qrels is None):
         raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)")
     if span_qrels is not None:
@@ -91,20 +139,28 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
-        judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
+        with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
+            judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
         chunking = None
+    with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
+        loaded = read_run(run, **run_reader_options(columns))
     result = evaluate(
-        judgments, read_run(run), metric or None,
+        judgments, loaded, metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
         chunking=chunking, rule=rule, unjudged=unjudged.value,
     )
+    verdict = _verdict(result, scenario, lang.value)
     if fmt is OutputFormat.json:
-        typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
+        out = result.to_dict(per_query=per_query)
+        out["verdict"] = {k: verdict[k] for k in ("ceilings", "ratings", "standards", "scenario")}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
+        for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
+            typer.echo(f"note: {n.text(lang.value)}", err=True)
     else:
-        _print_table(result, per_query)
-    for line in float32_notices([result]):
+        _print_table(result, per_query, verdict)
+    for line in float32_notices([result], lang.value):
         typer.echo(line, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
@@ -112,6 +168,41 @@ def evaluate_command(
     for line in lines:
         if fmt is not OutputFormat.json or line.startswith("warning:"):
             typer.echo(line, err=fmt is not OutputFormat.table)
+    for path in report or []:
+        from rankscope.report import write_report
+
+        written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
+                               runs=loaded, scenario=scenario)
+        typer.echo(f"report written to {written}", err=True)
+    if save is not None:
+        result.save(save)
+        typer.echo(f"evaluation saved to {save}", err=True)
+
+
+def _files(files: list[Path] | None, qrels: Path | None, run: Path | None,
+           span_qrels: Path | None) -> tuple[Path | None, Path]:
+    """The qrels and run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run."""
+    from rankscope.errors import InvalidParameterError
+
+    if files:
+        if qrels is not None or run is not None or span_qrels is not None:
+            raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
+                                        "and --run, not both")
+        if len(files) != 2:
+            raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
+                                        + " ".join(map(str, files)))
+        return files[0], files[1]
+    if run is None:
+        raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
+                                    "rankscope evaluate QRELS RUN")
+    return qrels, run
+
+
+def _verdict(result: EvaluationResult, scenario: str | None, lang: str) -> dict[str, Any]:
+    """The one-run report of ``result`` without the per-query parts (ratings, standards, scenario)."""
+    from rankscope.report.run_report import build_run_report
+
+    return build_run_report(result, lang=lang, scenario=scenario)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:
@@ -126,10 +217,14 @@ def _print_csv(result: EvaluationResult, per_query: bool) -> None:
     w.writerow(["all", *(f"{v:.6g}" for v in result.mean().values())])
 
 
-def _print_table(result: EvaluationResult, per_query: bool) -> None:
+def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
+
+    lang = verdict["lang"]
     table = Table(title=f"run {result.run_name}", title_justify="left")
     table.add_column("query" if per_query else "metric")
     if per_query:
@@ -140,14 +235,17 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
         table.add_row("[bold]all[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
         table.add_column("value", justify="right")
+        table.add_column("rating")
         for label, v in result.mean().items():
-            table.add_row(label, f"{v:.4f}")
+            r = verdict["ratings"][label]
+            table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
     console.print(table)
     console.print(
         f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
         f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
+        + "".join(f"; {n.text(lang)}" for n in result.notices), highlight=False, soft_wrap=True,
     )
     spans = result.spans
     if spans is not None:
@@ -157,3 +255,4 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
                       + SpanCoverage(**spans["coverage"]).message()
                       + (f" {spans['queries_without_chunk']} queries have no span any chunk touches."
                          if spans["queries_without_chunk"] else ""), highlight=False)
+    print_run_verdict(verdict, console)

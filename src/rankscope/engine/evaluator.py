@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
+from rankscope.engine.ceilings import Ceilings
 from rankscope.engine.judged import JudgedAtK, diagnose_ids
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import QrelsIndex, prepare
@@ -120,6 +121,13 @@ class Evaluator:
                 "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
                 "judged text is unjudged, and condensing would drop them all")
         self.index = QrelsIndex(self.qrels, model=model)
+        self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
+
+    def ceilings(self, query_ids: Any) -> dict[str, float]:
+        """The mean a perfect ranking reaches on ``query_ids``, per bounded higher-is-better metric label."""
+        if self._ceilings is None:
+            self._ceilings = Ceilings(self.index, self.policies, self.measures)
+        return {self.labels[j]: v for j, v in self._ceilings.means(query_ids).items()}
 
     @property
     def relevance_level(self) -> int:
@@ -169,6 +177,8 @@ class Evaluator:
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
             judged=judged,
+            notices=run.notices,
+            ceilings=self.ceilings(prepared.query_ids),
         )
 
 
