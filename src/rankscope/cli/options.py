@@ -42,10 +42,9 @@ UnjudgedOption = Annotated[
 ]
 ProvenanceFile = Annotated[
     Optional[Path],
-    typer.Option("--provenance", metavar="FILE",
-                 help="provenance sidecar of the qrels (human or model label per judgment; "
-                 "default: QRELS.provenance.jsonl when it exists): each run's share of model labels in its top 10 "
-                 "is reported"),
+    typer.Option("--provenance", metavar="FILE", show_default="QRELS.provenance.jsonl when it exists",
+                 help="provenance sidecar of the qrels (human or model label per judgment): each run's share of "
+                 "model labels in its top 10 is reported"),
 ]
 Permutations = Annotated[
     int, typer.Option("--permutations", metavar="N", help="permutations of the randomization and Tukey HSD tests")

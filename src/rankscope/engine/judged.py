@@ -173,6 +173,13 @@ class JudgedAtK:
                    d.get("model_labels"), d.get(f"model@{k}"), int(d.get("matched", 0)),
                    None if mm is None else IdMismatch(**mm), d.get("attainable"), share)
 
+    def __eq__(self, other: object) -> bool:
+        """Same counts, shares and example (per-query shares compared with NaN equal to NaN)."""
+        return (isinstance(other, JudgedAtK) and self.to_dict() == other.to_dict()
+                and np.array_equal(self.per_query, other.per_query, equal_nan=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
     def with_mismatch(self, mismatch: IdMismatch | None) -> JudgedAtK:
         from dataclasses import replace
 
