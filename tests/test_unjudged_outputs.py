@@ -177,3 +177,14 @@ def test_the_one_run_report_states_judged_at_10_and_the_warnings(fmt: str) -> No
             needles = needles[1:2]
         for needle in needles:
             assert needle in text, (lang, fmt, needle)
+
+
+def test_the_notebook_display_of_a_result_says_judged_at_10_and_its_warnings() -> None:
+    from rankscope import Qrels, Run, evaluate
+
+    qrels = Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}})
+    res = evaluate(qrels, Run.from_ranked_lists({"q1": ["d1#0"], "q2": ["d2#0"]}), ["P@1"])
+    html = res._repr_html_()
+    assert "judged@10" in html and "d1#0" in html  # nothing judged: the cause and an id of each side
+    cond = evaluate(qrels, Run.from_ranked_lists({"q1": ["x", "d1"], "q2": ["d2"]}), ["P@1"], unjudged="condense")
+    assert "unjudged=condense" in cond._repr_html_()
