@@ -92,7 +92,8 @@ def test_policies_are_one_validated_value_carried_by_results() -> None:
     assert res.policies == Policies(relevance_level=2, depth=2)
     assert type(res.policies.depth) is int and type(res.policies.relevance_level) is int
     assert res.to_dict()["policies"] == {"relevance_level": 2, "missing": "zero", "depth": 2,
-                                         "score_precision": "float32", "duplicates": "error", "ties": "doc_id_desc"}
+                                         "score_precision": "float32", "duplicates": "error", "ties": "doc_id_desc",
+                                         "unjudged": "keep"}
     assert dict(res.policies)["depth"] == 2 and res.policies["missing"] == "zero"
     from rankscope.measures import get_spec
 
@@ -142,6 +143,7 @@ def test_choices_are_declared_once() -> None:
     assert get_args(choices.ScorePrecisionValue) == choices.SCORE_PRECISIONS
     assert get_args(choices.DuplicatePolicy) == choices.DUPLICATE_POLICIES
     assert get_args(choices.TieBreakValue) == choices.TIE_BREAKS
+    assert get_args(choices.UnjudgedPolicy) == choices.UNJUDGED_POLICIES
     from rankscope.data.run import DuplicatePolicy
 
     assert get_args(DuplicatePolicy) == choices.DUPLICATE_POLICIES

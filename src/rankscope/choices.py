@@ -22,7 +22,8 @@ from typing import Literal
 __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
-    "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue", "DEFAULT_METRICS",
+    "Unjudged", "UNJUDGED_POLICIES", "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue",
+    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K",
 ]
 
 
@@ -94,6 +95,14 @@ class TieBreak(str, Enum):
     doc_id_desc = "doc_id_desc"
 
 
+class Unjudged(str, Enum):
+    """Unjudged retrieved documents: kept as non-relevant (``keep``), or removed before ranking (``condense``,
+    Sakai's condensed lists; trec_eval ``-J``)."""
+
+    keep = "keep"
+    condense = "condense"
+
+
 TESTS = _values(PairedTest)
 CORRECTIONS = _values(Correction)
 LANGS = _values(Lang)
@@ -101,12 +110,17 @@ MISSING_POLICIES = _values(Missing)
 SCORE_PRECISIONS = _values(ScorePrecision)
 DUPLICATE_POLICIES = _values(Duplicates)
 TIE_BREAKS = _values(TieBreak)
+UNJUDGED_POLICIES = _values(Unjudged)
 
 # the same values for type checkers (tests/test_grammar_and_results.py keeps them equal to the enums)
 MissingPolicy = Literal["zero", "ignore"]
 ScorePrecisionValue = Literal["float32", "float64"]
 DuplicatePolicy = Literal["error", "keep_best"]
 TieBreakValue = Literal["doc_id_desc"]
+UnjudgedPolicy = Literal["keep", "condense"]
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg@10", "map", "mrr", "recall@100", "precision@10", "hit_rate@10")
 """The metrics computed when none is named (library, command line and service)."""
+
+JUDGED_K = 10
+"""Every evaluation reports judged@k at this depth (``EvaluationResult.judged``), as ir_measures' ``Judged@10``."""

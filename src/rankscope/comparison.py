@@ -291,6 +291,8 @@ class Comparison:
             "seed": self.seed,
             "n_queries": len(self.query_ids),
             "queries": self.queries,
+            "policies": dict(self.results[self.systems[0]].policies or {}) if self.results else {},
+            "judged": {s: r.judged.to_dict() for s, r in self.results.items() if r.judged is not None},
             "warnings": [w.to_dict() for w in self.warnings],
             "notices": [n.to_dict() for n in self.notices],
             "no_relevant": None if self.no_relevant is None else list(self.no_relevant),
@@ -346,6 +348,7 @@ def compare(
     score_precision: str = "float32",
     chunking: Any = None,
     rule: str = "any",
+    unjudged: str = "keep",
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -372,7 +375,9 @@ def compare(
         Monte-Carlo error of ``alpha``; pass ``permutations`` to draw one batch only
     bootstrap : resamples for the confidence intervals
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
-    relevance_level, missing, depth, score_precision : as in :func:`rankscope.evaluate`
+    relevance_level, missing, depth, score_precision, unjudged : as in :func:`rankscope.evaluate`
+        (``unjudged="condense"``: condensed lists); ``qrels`` may be labels with provenance
+        (``read_labels``): each run's share of model labels in its top k is then reported
         chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
         runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
 
@@ -410,9 +415,13 @@ def compare(
 
     results, labels, measures, ev = evaluate_all(
         qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
-        score_precision=score_precision,
+        score_precision=score_precision, unjudged=unjudged,
         **({"chunking": chunking, "rule": rule} if chunking is not None else {}),
     )
+    mixed = sorted({str(dict(results[s].policies or {}).get("unjudged", "keep")) for s in systems})
+    if len(mixed) > 1:  # condensed scores are not comparable with scores that keep unjudged documents
+        raise InvalidParameterError(f"the results were evaluated with different unjudged policies ({', '.join(mixed)})"
+                                    "; evaluate them all with the same one")
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape
     hib = np.array([m.spec.higher_is_better for m in measures])
@@ -492,7 +501,9 @@ def compare(
     no_rel = None if ev is None else tuple(without_relevant(ev.qrels, level, qids))
     counts = {s: results[s].queries for s in systems}
     warnings = coverage_warnings(counts, missing=str(pol.get("missing", missing)), relevance_level=level,
-                                 compared=n, no_relevant=None if no_rel is None else len(no_rel))
+                                 compared=n, no_relevant=None if no_rel is None else len(no_rel),
+                                 judged={s: results[s].judged for s in systems},
+                                 unjudged=str(pol.get("unjudged", unjudged)))
     return Comparison(
         systems=systems, labels=labels, measures=measures, results=results, baseline=baseline, test=test,
         alpha=float(alpha), correction=method, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,

@@ -274,7 +274,14 @@ class GateResult:
     queries: dict[str, dict[str, int]] = field(default_factory=dict)
     warnings: tuple[DataWarning, ...] = ()
     tags: dict[str, str] = field(default_factory=dict)
+    judged: dict[str, dict[str, Any]] = field(default_factory=dict)
     notices: tuple[InputNotice, ...] = ()
+
+    def _judged_line(self) -> list[str]:
+        from rankscope.interpret.coverage import judged_line
+
+        line = judged_line(self.judged)
+        return [line] if line else []
 
     def _named(self, name: str, quote: str = "") -> str:
         tag = self.tags.get(name)
@@ -302,7 +309,7 @@ class GateResult:
         return 0 if self.passed else 1
 
     def lines(self) -> list[str]:
-        """The warnings, one line per requirement, then a verdict line."""
+        """The warnings, one line per requirement, judged@k of the runs, then a verdict line."""
         failed = sum(not o.passed for o in self.outcomes)
         verdict = (
             f"gate passed: {len(self.outcomes)} requirement(s) hold" if failed == 0
@@ -314,12 +321,13 @@ class GateResult:
             head = [f"run {self._named(self.run_name)}{base}"]
         warnings = [f"WARNING  {w.text()}" for w in self.warnings]
         notes = [f"NOTE     {n.text()}" for n in self.notices]
-        return head + warnings + notes + [o.line() for o in self.outcomes] + [verdict]
+        return head + warnings + notes + [o.line() for o in self.outcomes] + self._judged_line() + [verdict]
 
     def to_markdown(self) -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment)."""
         head = "passed" if self.passed else "FAILED"
         out = [f"## rankscope gate {head}: {self._named(self.run_name, '`')}", ""]
+        out += [*self._judged_line(), ""] if self.judged else []
         if self.warnings:
             out += [f"> ⚠️ **Warning:** {w.text()}" + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
@@ -346,7 +354,7 @@ class GateResult:
         """A JSON-ready dict."""
         return {
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
-            "passed": self.passed, "tags": self.tags, "queries": self.queries,
+            "passed": self.passed, "tags": self.tags, "queries": self.queries, "judged": self.judged,
             "warnings": [w.to_dict() for w in self.warnings],
             "notices": [n.to_dict() for n in self.notices],
             "outcomes": [o.to_dict() for o in self.outcomes],
@@ -378,6 +386,7 @@ def check(
     depth: int | None = None,
     names: Sequence[str] | None = None,
     tags: dict[str, str] | None = None,
+    unjudged: str = "keep",
 ) -> GateResult:
     """Check ``run`` against thresholds, presets and (with ``baseline``) maximum drops.
 
@@ -388,7 +397,9 @@ def check(
     and ``alpha`` (one-sided) decide each maximum drop; ``permutations`` is the
     number of sign flips or bootstrap resamples, redrawn up to ``max_permutations``
     (default 16 times as many) while the verdict is within Monte-Carlo error of
-    ``alpha``; ``rng`` (default seed 0) seeds them.  Raises
+    ``alpha``; ``rng`` (default seed 0) seeds them.  ``unjudged="condense"`` checks
+    condensed lists (as in :func:`rankscope.evaluate`); labels with provenance as
+    ``qrels`` add the share of model labels in each run's top k to the warnings.  Raises
     :class:`~rankscope.errors.InvalidParameterError` when there is nothing to
     check, when ``max_drops`` are given without a baseline, or on a bad option.
     """
@@ -425,7 +436,7 @@ def check(
         if m not in measures:
             measures.append(m)
     ev = Evaluator(qrels, measures, relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
-                   depth=depth)
+                   depth=depth, unjudged=unjudged)  # type: ignore[arg-type]
     run = as_run(run, name=names[0] if names else None)
     result = ev.evaluate(run)
     means = dict(zip(measures, result.mean().values()))
@@ -441,11 +452,13 @@ def check(
     notices = result.notices
     base_name = None
     counts = {run.name: result.queries}
+    judged = {run.name: result.judged}
     if drops:
         base = as_run(baseline, name=names[1] if names and len(names) > 1 else None)
         base_name = base.name if base.name != run.name else f"{base.name} (baseline)"
         base_res = ev.evaluate(base, name=base_name)
         counts[base_name] = base_res.queries
+        judged[base_name] = base_res.judged
         notices += base_res.notices
         qids, scores = aligned_scores([result, base_res])
         n_queries = len(qids)
@@ -462,7 +475,9 @@ def check(
                 margin=margin, p_value=r.p_value, test=test, alpha=float(alpha), lower_bound=r.lower_bound,
                 confidence=r.confidence, mc_se=r.mc_se, resamples=r.resamples, near_alpha=r.near_alpha,
             ))
-    warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries)
+    warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries,
+                                 judged=judged, unjudged=ev.policies.unjudged)
     return GateResult(run.name, base_name, n_queries, tuple(outcomes),
                       {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings),
-                      {k: v for k, v in (tags or {}).items() if k in counts}, notices)
+                      {k: v for k, v in (tags or {}).items() if k in counts},
+                      judged={name: j.to_dict() for name, j in judged.items() if j is not None}, notices=notices)

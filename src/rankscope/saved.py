@@ -121,6 +121,23 @@ def _plain(value: Any, where: str) -> Any:
         raise InvalidParameterError(f"cannot save {where}: a {type(value).__name__} has no JSON form") from None
 
 
+def _judged_out(j: Any) -> dict[str, Any] | None:
+    if j is None:
+        return None
+    return {**j.to_dict(), "shares": [None if v != v else float(v) for v in j.per_query.tolist()]}
+
+
+def _judged_in(d: dict[str, Any] | None) -> Any:
+    from dataclasses import replace
+
+    from rankscope.engine.judged import JudgedAtK
+
+    if d is None:
+        return None
+    shares = np.asarray([np.nan if v is None else v for v in d.get("shares") or []], dtype=float)
+    return replace(JudgedAtK.from_dict(d), per_query=shares)
+
+
 # -- EvaluationResult ---------------------------------------------------------------------------------------------
 _RESULT_OUT: dict[str, Callable[[Any], Any]] = {
     "labels": list,
@@ -130,6 +147,7 @@ _RESULT_OUT: dict[str, Callable[[Any], Any]] = {
     "queries": asdict,
     "policies": lambda p: p.to_dict(),
     "notices": lambda ns: [n.to_dict() for n in ns],
+    "judged": _judged_out,
 }
 _RESULT_IN: dict[str, Callable[[Any], Any]] = {
     "labels": tuple,
@@ -139,6 +157,7 @@ _RESULT_IN: dict[str, Callable[[Any], Any]] = {
     "queries": _counts_in,
     "policies": _policies_in,
     "notices": _notices_in,
+    "judged": _judged_in,
 }
 
 

@@ -87,11 +87,13 @@ def test_fingerprint_join_equals_exact_lookup() -> None:
 
     rows, grade, judged = by_row(index.lookup(run, run2q))
     assert len(rows) > 500 and (grade < 0).any() and (grade == 0).any()
-    exact = by_row(index._lookup_exact(run, run2q))
-    for got, want in zip((rows, grade, judged), exact):
+    assert (judged == (grade >= 0)).all()
+    exact = by_row(index._lookup_exact(run, run2q))  # (rows, qrels row)
+    for got, want in zip(by_row(index.lookup_rows(run, run2q)), exact):
         np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(grade, qrels.grades[exact[1]])
     run.dcode  # noqa: B018  (builds the dictionary: the exact path)
-    for got, want in zip(by_row(index.lookup(run, run2q)), exact):
+    for got, want in zip(by_row(index.lookup_rows(run, run2q)), exact):
         np.testing.assert_array_equal(got, want)
 
 

@@ -17,9 +17,12 @@ from rankscope.cli.options import (
     Missing,
     MissingPolicy,
     Plugins,
+    ProvenanceFile,
     QrelsFile,
     RelevanceLevel,
     RunColumns,
+    Unjudged,
+    UnjudgedOption,
 )
 
 
@@ -80,6 +83,8 @@ def check_command(
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
@@ -97,8 +102,8 @@ def check_command(
     """
     load_plugins(plugin)
     from rankscope.cli.compare_cmd import read_named_runs
+    from rankscope.cli.judgments import read_judgments
     from rankscope.gate import check
-    from rankscope.io import read_qrels
 
     if max_drop and baseline is None:
         fail("--max-drop needs --baseline RUN")
@@ -110,14 +115,16 @@ def check_command(
     # runs are named by their file stem; a TREC tag that differs is shown
     files = [run] if baseline is None else [run, baseline]
     with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):
-        judgments = read_qrels(qrels)
+        judgments, _, source_note = read_judgments(qrels, provenance)
         named, tags = read_named_runs(files, columns)
     loaded = list(named.values())
+    if source_note:
+        typer.echo(source_note)
     result = check(
         judgments, loaded[0], require or [], preset=preset or None,
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
-        relevance_level=relevance_level, missing=missing.value, depth=depth,
+        relevance_level=relevance_level, missing=missing.value, depth=depth, unjudged=unjudged.value,
     )
     for line in result.lines():
         typer.echo(line)

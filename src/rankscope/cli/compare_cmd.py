@@ -23,12 +23,15 @@ from rankscope.cli.options import (
     PairedTest,
     Permutations,
     Plugins,
+    ProvenanceFile,
     RelevanceLevel,
     ReportFiles,
     RunColumns,
     ScenarioOption,
     ScorePrecision,
     ScorePrecisionOption,
+    Unjudged,
+    UnjudgedOption,
     run_reader_options,
 )
 from rankscope.engine.result import EvaluationResult
@@ -142,6 +145,8 @@ def compare_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
@@ -160,8 +165,8 @@ def compare_command(
       rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
     """
     load_plugins(plugin)
+    from rankscope.cli.judgments import read_judgments
     from rankscope.comparison import compare
-    from rankscope.io import read_qrels
 
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
@@ -174,16 +179,18 @@ def compare_command(
         return f"rankscope compare {' '.join(str(r if p == q else p) for p in runs)} --qrels {q}"
 
     with swapped_inputs(qrels, runs, retype):
-        q = None if qrels is None else read_qrels(qrels)
+        judgments, q, source_note = (None, None, None) if qrels is None else read_judgments(qrels, provenance)
         named, tags = read_named_runs(runs, columns)
     if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):
         fail("--qrels is needed to score the run files (only saved evaluations compare without it)")
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
+    if source_note:
+        typer.echo(source_note, err=fmt is Output.json)
     comparison = compare(
-        q, named, metric or None, test=test.value, alpha=alpha,
+        judgments, named, metric or None, test=test.value, alpha=alpha,
         correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
         max_permutations=max_permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
-        missing=missing.value, depth=depth, score_precision=score_precision.value,
+        missing=missing.value, depth=depth, score_precision=score_precision.value, unjudged=unjudged.value,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))

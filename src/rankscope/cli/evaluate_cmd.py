@@ -19,12 +19,15 @@ from rankscope.cli.options import (
     Missing,
     MissingPolicy,
     Plugins,
+    ProvenanceFile,
     RelevanceLevel,
     ReportFiles,
     RunColumns,
     ScenarioOption,
     ScorePrecision,
     ScorePrecisionOption,
+    Unjudged,
+    UnjudgedOption,
     run_reader_options,
 )
 
@@ -78,6 +81,8 @@ def evaluate_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    unjudged: UnjudgedOption = Unjudged.keep,
+    provenance: ProvenanceFile = None,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="what to print")] = OutputFormat.table,
     report: ReportFiles = None,
@@ -107,9 +112,12 @@ def evaluate_command(
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
     load_plugins(plugin)
+    from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
     from rankscope.errors import InvalidParameterError
-    from rankscope.io import read_qrels, read_run
+    from rankscope.io import read_run
+
+    source_note = None
 
     qrels, run = _files(files, qrels, run, span_qrels)
     if scenario is not None:
@@ -124,19 +132,22 @@ def evaluate_command(
 
         if chunks is None:
             raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)")
+        if provenance is not None:
+            raise InvalidParameterError("--provenance goes with --qrels")
         judgments: object = SpanQrels.from_file(span_qrels)
         chunking = Chunking.from_file(chunks)
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
         with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
-            judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
+            judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
+        chunking = None
     with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
         loaded = read_run(run, **run_reader_options(columns))
     result = evaluate(
         judgments, loaded, metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule,
+        chunking=chunking, rule=rule, unjudged=unjudged.value,
     )
     verdict = _verdict(result, scenario, lang.value)
     if fmt is OutputFormat.json:
@@ -151,6 +162,12 @@ def evaluate_command(
         _print_table(result, per_query, verdict)
     for line in float32_notices([result], lang.value):
         typer.echo(line, err=fmt is not OutputFormat.table)
+    # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
+    # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
+    lines = ([source_note] if source_note else []) + result_lines(result)
+    for line in lines:
+        if fmt is not OutputFormat.json or line.startswith("warning:"):
+            typer.echo(line, err=fmt is not OutputFormat.table)
     for path in report or []:
         from rankscope.report import write_report
 

@@ -13,11 +13,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
+from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision, Unjudged
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "RunColumns",
-           "run_reader_options", "ReportFiles", "ScenarioOption", "LangOption"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "Unjudged",
+           "UnjudgedOption", "ProvenanceFile", "RunColumns", "run_reader_options", "ReportFiles", "ScenarioOption",
+           "LangOption"]
 
 
 QrelsFile = Annotated[
@@ -33,6 +34,17 @@ ScorePrecisionOption = Annotated[
 ]
 Depth = Annotated[
     Optional[int], typer.Option("--depth", "-M", metavar="N", show_default="no cut", help="cut rankings at N documents")
+]
+UnjudgedOption = Annotated[
+    Unjudged,
+    typer.Option("--unjudged", help="unjudged documents: keep (non-relevant, ranks kept) or condense (removed before "
+                 "ranking: Sakai's condensed lists, trec_eval -J; see docs/conventions.md)"),
+]
+ProvenanceFile = Annotated[
+    Optional[Path],
+    typer.Option("--provenance", metavar="FILE", show_default="QRELS.provenance.jsonl when it exists",
+                 help="provenance sidecar of the qrels (human or model label per judgment): each run's share of "
+                 "model labels in its top 10 is reported"),
 ]
 Permutations = Annotated[
     int, typer.Option("--permutations", metavar="N", help="permutations of the randomization and Tukey HSD tests")

@@ -6,8 +6,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
+from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
 from rankscope.engine.ceilings import Ceilings
+from rankscope.engine.judged import JudgedAtK, diagnose_ids
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -38,6 +39,9 @@ class Evaluator:
         ``"float32"`` (rank by scores rounded to single precision, as trec_eval) or
         ``"float64"``; a (query, doc) pair repeated in a run table: ``"error"`` or
         ``"keep_best"``
+    unjudged : ``"keep"`` (an unjudged document is non-relevant and keeps its rank) or ``"condense"``
+        (unjudged documents are removed before ranking: Sakai's condensed lists, trec_eval ``-J``;
+        see docs/conventions.md)
     diagnostics : also keep :data:`DIAGNOSTICS` per query (``result.diagnostics``), computed
         in the same pass; comparisons ask for them, so that reports read first-relevant
         ranks from the results instead of ranking the runs again
@@ -47,6 +51,11 @@ class Evaluator:
         qrels derived with ``rule`` (see :mod:`rankscope.engine.spans`)
     rule : how chunk qrels are derived from spans: ``"any"`` (= ``"chars>=1"``, default),
         ``"chars>=N"``, ``"fraction>=F"``, ``"contains"``
+
+    ``qrels`` may also be :class:`~rankscope.labels.provenance.Labels` (labels with their origin,
+    ``read_labels``): each result then counts the model labels in the run's top k
+    (``result.judged.model_mean``, model@k).  Every result reports judged@10 (``result.judged``,
+    :mod:`rankscope.engine.judged`).
 
     >>> from rankscope import Qrels, Run
     >>> ev = Evaluator(Qrels.from_dict({"q": {"a": 1}}), ["mrr"])
@@ -64,6 +73,7 @@ class Evaluator:
         depth: int | None = None,
         score_precision: ScorePrecisionValue = "float32",
         duplicates: DuplicatePolicy = "error",
+        unjudged: UnjudgedPolicy = "keep",
         policies: Policies | None = None,
         diagnostics: bool = False,
         chunking: Any = None,
@@ -74,9 +84,10 @@ class Evaluator:
 
         self.policies = policies if policies is not None else Policies.of(
             "Evaluator", relevance_level=relevance_level, missing=missing, depth=depth,
-            score_precision=score_precision, duplicates=duplicates,
+            score_precision=score_precision, duplicates=duplicates, unjudged=unjudged,
         )
         self.spans = None
+        qrels, model = _with_provenance(qrels)
         if isinstance(qrels, SpanQrels):
             from rankscope.engine.spans import SpanSource
 
@@ -105,7 +116,11 @@ class Evaluator:
                 raise InvalidParameterError(
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
                     "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
-        self.index = QrelsIndex(self.qrels)
+        if self.spans is not None and self.policies.unjudged == "condense":
+            raise InvalidParameterError(
+                "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
+                "judged text is unjudged, and condensing would drop them all")
+        self.index = QrelsIndex(self.qrels, model=model)
         self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
 
     def ceilings(self, query_ids: Any) -> dict[str, float]:
@@ -126,12 +141,26 @@ class Evaluator:
     def depth(self) -> int | None:
         return self.policies.depth
 
-    def evaluate(self, run: Any, name: str | None = None) -> EvaluationResult:
-        """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts)."""
+    def evaluate(self, run: Any, name: str | None = None, *, allow_empty: bool = False) -> EvaluationResult:
+        """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts).
+
+        A run with no row is an :class:`~rankscope.errors.EmptyInputError` (a result of 0.0 would hide a
+        wrong file), unless ``allow_empty``: a live retriever that returned nothing for every query
+        did retrieve nothing, and its caller says so.
+        """
         from rankscope.io.convert import as_run
 
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
+        if len(run) == 0 and not allow_empty:
+            raise EmptyInputError(
+                f"the run {run.name!r} holds no ranking (no query with a document): there is nothing to score; "
+                "hint: check that the run file is the one you meant, or, for a live retriever, that it answered")
         prepared, counts = prepare(self.index, run, self.policies)
+        top = prepared.top_counts
+        assert top is not None
+        judged = JudgedAtK.of(top)
+        if judged.nothing_judged:  # every score is 0 because no id matches: say why it looks so
+            judged = judged.with_mismatch(diagnose_ids(prepared, self.qrels, run, top.top))
         n_metrics = len(self.measures)
         data = prepared.data
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
@@ -147,9 +176,19 @@ class Evaluator:
             diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
+            judged=judged,
             notices=run.notices,
             ceilings=self.ceilings(prepared.query_ids),
         )
+
+
+def _with_provenance(qrels: Any) -> tuple[Any, Any]:
+    """Labels with their origin become their qrels plus the mask of model labels; anything else is kept."""
+    from rankscope.labels.provenance import Labels
+
+    if isinstance(qrels, Labels):
+        return qrels.qrels, qrels.model_mask()
+    return qrels, None
 
 
 def evaluate(
@@ -164,6 +203,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     chunking: Any = None,
     rule: str = "any",
+    unjudged: UnjudgedPolicy = "keep",
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
 
@@ -181,7 +221,9 @@ def evaluate(
     (0.25, 0.25)
     >>> evaluate(qrels, run, ["P@2"], missing="ignore").mean()
     {'P@2': 0.5}
+    >>> evaluate(qrels, run, ["P@2"], missing="ignore", unjudged="condense").mean()  # d9 removed before ranking
+    {'P@2': 1.0}
     """
     policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
-                           score_precision=score_precision, duplicates=duplicates)
+                           score_precision=score_precision, duplicates=duplicates, unjudged=unjudged)
     return Evaluator(qrels, metrics, policies=policies, chunking=chunking, rule=rule).evaluate(run)

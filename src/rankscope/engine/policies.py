@@ -15,11 +15,14 @@ built, and carried by every :class:`~rankscope.engine.EvaluationResult`:
 * ``duplicates`` — a (query, doc) pair given twice in a run given as a table or
   file: an error, or the best-ranked occurrence is kept (a :class:`~rankscope.data.Run`
   already built keeps the choice it was built with);
-* ``ties`` — equal scores are ordered by doc id descending in byte order (trec_eval's rule).
+* ``ties`` — equal scores are ordered by doc id descending in byte order (trec_eval's rule);
+* ``unjudged`` — a retrieved document without a judgment (absent from the qrels, or a
+  negative grade) is non-relevant and keeps its rank (``"keep"``), or is removed before
+  ranking (``"condense"``: Sakai's condensed lists, trec_eval ``-J``; after the ``depth`` cut).
 
 >>> Policies(depth=10).to_dict()  # doctest: +NORMALIZE_WHITESPACE
 {'relevance_level': 1, 'missing': 'zero', 'depth': 10, 'score_precision': 'float32', 'duplicates': 'error',
- 'ties': 'doc_id_desc'}
+ 'ties': 'doc_id_desc', 'unjudged': 'keep'}
 >>> Policies(depth=0)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -37,10 +40,12 @@ from rankscope.choices import (
     MISSING_POLICIES,
     SCORE_PRECISIONS,
     TIE_BREAKS,
+    UNJUDGED_POLICIES,
     DuplicatePolicy,
     MissingPolicy,
     ScorePrecisionValue,
     TieBreakValue,
+    UnjudgedPolicy,
 )
 from rankscope.constraints import Constraint, Interval, OneOf, check
 
@@ -53,6 +58,7 @@ CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
     "score_precision": (OneOf(SCORE_PRECISIONS),),
     "duplicates": (OneOf(DUPLICATE_POLICIES),),
     "ties": (OneOf(TIE_BREAKS),),
+    "unjudged": (OneOf(UNJUDGED_POLICIES),),
 }
 
 
@@ -70,6 +76,7 @@ class Policies(Mapping[str, Any]):
     score_precision: ScorePrecisionValue = "float32"
     duplicates: DuplicatePolicy = "error"
     ties: TieBreakValue = "doc_id_desc"
+    unjudged: UnjudgedPolicy = "keep"
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -21,11 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
-from rankscope.choices import MissingPolicy
+from rankscope.choices import JUDGED_K, MissingPolicy
 from rankscope.data import Qrels, Run
 from rankscope.data._columns import positions
 from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
 from rankscope.data._strings import StringBuffers, row_ranges
+from rankscope.engine.judged import TopCounts
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
@@ -49,8 +50,10 @@ class QrelsIndex:
     and every hit is confirmed by comparing the doc id strings exactly.
     """
 
-    def __init__(self, qrels: Qrels) -> None:
+    def __init__(self, qrels: Qrels, model: np.ndarray | None = None) -> None:
         self.qrels = qrels
+        # labels with provenance: True for each qrels row a model gave (counted in judged@k as model@k)
+        self.model = None if model is None else np.asarray(model, dtype=bool)
         self.query_ids = qrels.query_ids
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
@@ -77,6 +80,12 @@ class QrelsIndex:
         query).  ``judged`` is False for a negative grade (trec_eval: in the pool
         but not judged).
         """
+        rows, qrow = self.lookup_rows(run, run2q)
+        grade = self.qrels.grades[qrow]
+        return rows, grade, grade >= 0
+
+    def lookup_rows(self, run: Run, run2q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The run rows that have a qrels entry for their query and that entry's qrels row: ``(rows, qrow)``."""
         if len(run) < _FINGERPRINT_JOIN_MIN_ROWS or run.docs_encoded or not self._join_tables().distinct:
             return self._lookup_exact(run, run2q)
         jt = self._join_tables()
@@ -100,11 +109,10 @@ class QrelsIndex:
         longer = np.flatnonzero(exact & (length > 8))
         if len(longer):
             exact[longer] = run_docs.equal_rows(cand[longer], jt.docs, qrow[longer])
-        grade = self.qrels.grades[qrow[exact]]
-        return cand[exact], grade, grade >= 0
+        return cand[exact], qrow[exact]
 
-    def _lookup_exact(self, run: Run, run2q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`lookup` by an exact Arrow lookup of every row's doc id in the qrels docs."""
+    def _lookup_exact(self, run: Run, run2q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`lookup_rows` by an exact Arrow lookup of every row's doc id in the qrels docs."""
         qrels = self.qrels
         qd = run.doc_lookup(qrels.doc_ids)
         rows = np.flatnonzero((qd >= 0) & (run2q[run.qcode] >= 0))
@@ -115,8 +123,7 @@ class QrelsIndex:
         keys = run2q[run.qcode[rows]].astype(np.int64) * n_docs + qd[rows]
         pos = np.minimum(np.searchsorted(qkeys, keys), max(len(qkeys) - 1, 0))
         hit = qkeys[pos] == keys if len(qkeys) else np.zeros(len(keys), dtype=bool)
-        grade = qrels.grades[order[pos[hit]]]
-        return rows[hit], grade, grade >= 0
+        return rows[hit], order[pos[hit]]
 
 
 def _ideal_grades(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
@@ -206,6 +213,21 @@ class _BitTable:
         return np.flatnonzero(self.contains(hashes[lo:hi])) + lo
 
 
+def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> str:
+    """The message of a run that shares no query with the qrels: both sides' ids and a hint."""
+    from rankscope.engine.judged import id_relation
+
+    msg = (f"run {run.name!r} and the qrels have no query in common (run: {len(run_q)} queries such as "
+           f"{run_q[0]!r}; qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r}); ")
+    rel = id_relation(run_q, qrels_q) if len(qrels_q) else None
+    if rel is not None and rel[0] == "prefix":
+        return msg + f"hint: the query ids differ by the prefix {rel[1]!r}: strip it from one side"
+    if rel is not None:
+        return msg + "hint: the run's query ids extend the qrels' ones (a suffix): strip it from the run"
+    return msg + ("hint: check that the run answers the topics of these qrels (query ids are compared as "
+                  "exact strings)")
+
+
 @dataclass(frozen=True)
 class PolicyCounts:
     """How many queries each policy touched.
@@ -226,12 +248,13 @@ class PolicyCounts:
 
 
 def prepare(
-    index: QrelsIndex, run: Run, policies: Policies | None = None, **values: Any
+    index: QrelsIndex, run: Run, policies: Policies | None = None, *, judged_k: int = JUDGED_K, **values: Any
 ) -> tuple[Prepared, PolicyCounts]:
     """Join ``run`` with the qrels and rank every evaluated query (see module doc).
 
     ``policies`` (or its fields as keywords: ``relevance_level``, ``missing``,
-    ``depth``, ``score_precision``) say how.
+    ``depth``, ``score_precision``, ``unjudged``) say how.  ``Prepared.top_counts`` holds
+    the judged documents in each query's top ``judged_k``, counted before any condensing.
     """
     pol = policies if policies is not None else Policies.of("prepare", **values)
     missing, depth = pol.missing, pol.depth
@@ -248,11 +271,7 @@ def prepare(
     run_has[present_q[present_q >= 0]] = True
     not_in_qrels = int((present_q < 0).sum())
     if not run_has.any() and len(run):
-        raise NoOverlapError(
-            f"run {run.name!r} and the qrels have no query in common "
-            f"(run: {len(present_codes)} queries such as {run.query_ids[present_codes[0]]!r}; "
-            f"qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r})"
-        )
+        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q))
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)
@@ -264,14 +283,18 @@ def prepare(
     ranking = Ranking(run, code_to_eval, n_eval, pol.score_precision)
     # the rows whose doc is judged for their query, and their grades (a few percent of a deep run)
     run2q_eval = np.where(code_to_eval >= 0, run2q, -1)
-    m_rows, m_grade, m_judged = index.lookup(run, run2q_eval)
+    m_rows, m_qrow = index.lookup_rows(run, run2q_eval)
+    m_grade = index.qrels.grades[m_qrow]
+    m_judged = m_grade >= 0
     m_q = code_to_eval[run.qcode[m_rows]]
     del valid, run2q_eval
     m_rank = ranking.rank_of(m_rows)
     num_ret = ranking.num_ret
+    matched = len(m_rows)  # retrieved rows with a qrels entry, at any rank: 0 means the ids do not match
     if depth is not None:
         cut = m_rank < depth
         m_rows, m_grade, m_judged, m_q, m_rank = m_rows[cut], m_grade[cut], m_judged[cut], m_q[cut], m_rank[cut]
+        m_qrow = m_qrow[cut]
         num_ret = np.minimum(num_ret, depth)
     order = np.argsort((m_q.astype(np.int64) << 32) | m_rank)  # query, then rank
     idx = np.int32 if len(run) < 2**31 else np.int64
@@ -303,9 +326,17 @@ def prepare(
         relevance_level=pol.relevance_level,
         all_rows=False,
     )
+    judged_top, top = data.judged_in_top(judged_k)
+    judgeable = np.minimum(np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval), top)
+    model_top = None
+    if index.model is not None:
+        model_top = data.count(index.model[m_qrow[order]] & data.judged & (data.rank < judged_k))
     prepared = Prepared(
-        data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order]
+        data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order],
+        top_counts=TopCounts(judged_k, top, judged_top, model_top, matched, judgeable),
     )
+    if pol.unjudged == "condense":  # Sakai's condensed lists (trec_eval -J): after the depth cut
+        prepared = prepared.condensed_view()
     counts = PolicyCounts(
         evaluated=n_eval,
         missing_from_run=int((~run_has).sum()),

@@ -13,6 +13,7 @@ from rankscope.measures.kernel_input import KernelInput
 
 if TYPE_CHECKING:
     from rankscope.data import Run
+    from rankscope.engine.judged import TopCounts
     from rankscope.engine.ranking import Ranking
 
 __all__ = ["Prepared"]
@@ -46,6 +47,7 @@ class Prepared:
     ranking: Ranking | None = field(default=None, repr=False)
     depth: int | None = None
     source_rows: np.ndarray | None = field(default=None, repr=False)
+    top_counts: TopCounts | None = field(default=None, repr=False)  # judged@k counts, before any condensing
     _complete: Prepared | None = field(default=None, init=False, repr=False)
     _score: np.ndarray | None = field(default=None, init=False, repr=False)
 
@@ -75,6 +77,21 @@ class Prepared:
             self._complete = Prepared(self.data.complete_view(), self.query_ids, run=self.run, ranking=self.ranking,
                                       depth=self.depth)
         return self._complete
+
+    def condensed_view(self) -> Prepared:
+        """Only the judged rows, re-ranked (Sakai's condensed lists, trec_eval ``-J``; see
+        :meth:`KernelInput.condensed_view <rankscope.measures.kernel_input.KernelInput.condensed_view>`).
+
+        >>> from rankscope import Qrels, Run
+        >>> from rankscope.engine.prepare import QrelsIndex, prepare
+        >>> p, _ = prepare(QrelsIndex(Qrels.from_dict({"q": {"a": 1}})), Run.from_ranked_lists({"q": ["x", "a"]}))
+        >>> c = p.condensed_view()
+        >>> c.rank.tolist(), c.num_ret.tolist(), c.doc_strings()
+        ([0], [1], ['a'])
+        """
+        keep = self.data.judged
+        return Prepared(self.data.condensed_view(), self.query_ids, run=self.run, ranking=self.ranking,
+                        depth=self.depth, source_rows=self.rows[keep], top_counts=self.top_counts)
 
     @property
     def rows(self) -> np.ndarray:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.data.notices import InputNotice
+from rankscope.engine.judged import JudgedAtK
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
 from rankscope.errors import InvalidParameterError, MetricNotFoundError, NotFoundError, RankscopeError
@@ -145,7 +146,10 @@ class EvaluationResult:
     comparisons do) holds per-query values computed in the same pass
     (``first_rel_rank``: the rank of the first relevant document, 0 when none was
     retrieved), in the same query order.  ``spans`` (span judgments only) states
-    the chunking, the chunk-qrels rule and the span coverage.  ``notices`` are what the
+    the chunking, the chunk-qrels rule and the span coverage.  ``judged`` is judged@10 of the run
+    (:class:`~rankscope.engine.judged.JudgedAtK`: the share of its top 10 that is judged, model
+    labels among them, and why nothing is judged when no id matches); :meth:`warnings` says what
+    the counts imply, in every output.  ``notices`` are what the
     reader of the run decided (e.g. a third column read as a rank), shown in every output.
     ``ceilings`` is the mean a perfect ranking reaches on the evaluated queries, per bounded
     metric (ratings compare the mean with it: a perfect run is rated in the best band).
@@ -159,8 +163,15 @@ class EvaluationResult:
     policies: Policies = field(default_factory=Policies)
     diagnostics: PerQueryScores | None = None
     spans: dict[str, Any] | None = None
+    judged: JudgedAtK | None = None
     notices: tuple[InputNotice, ...] = ()
     ceilings: dict[str, float] = field(default_factory=dict)
+
+    def warnings(self) -> list[Any]:
+        """What the counts imply (:class:`~rankscope.interpret.coverage.DataWarning` values; ``.text(lang)``)."""
+        from rankscope.interpret.coverage import result_warnings
+
+        return result_warnings(self)
 
     def mean(self) -> dict[str, float]:
         """Aggregate of each metric over queries, in the caller's metric order.
@@ -194,6 +205,9 @@ class EvaluationResult:
         out["policies"] = self.policies.to_dict()
         if self.spans is not None:  # span judgments: chunking, chunk rule and span coverage
             out["spans"] = self.spans
+        if self.judged is not None:
+            out["judged"] = self.judged.to_dict(self.per_query.query_ids if per_query else None)
+        out["warnings"] = [w.to_dict() for w in self.warnings()]
         out["notices"] = [n.to_dict() for n in self.notices]
         out["ceilings"] = dict(self.ceilings)
         return out

@@ -10,6 +10,15 @@ counted per run (:class:`~rankscope.engine.prepare.PolicyCounts`):
 - evaluated queries with no document judged relevant at the relevance level
   (``no_relevant``): every run scores 0 on them, so they are not failures of a system.
 
+What each run's top 10 rests on (:class:`~rankscope.engine.judged.JudgedAtK`) adds:
+
+- ``nothing_judged``: none of the run's documents has a judgment for its query — the ids
+  do not match (chunk ids against document ids, a prefix, other queries, another
+  collection); one example id from each side;
+- ``mostly_unjudged``: less than half of its top k is judged (judged@k < 0.5);
+- ``model_labels``: the share of its top k judged by a model (labels with provenance);
+- ``condensed``: the evaluation removed unjudged documents before ranking (``unjudged="condense"``).
+
 :func:`coverage_warnings` turns the counts into :class:`DataWarning` values; their
 text comes from ``messages/<lang>.json`` (``warning.*`` keys), so the terminal, JSON,
 Markdown, HTML, LaTeX, the gate and the service all say the same thing.
@@ -19,6 +28,8 @@ Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 'bm25 has no ranking for 20 of the 50 qrels queries: they are scored 0 (missing=zero), which can change the conclusion.'
 >>> print(DataWarning("no_relevant", 3, 50, level=2).text("zh"))
 50个查询中有3个在相关性阈值2下没有任何相关文档：大多数指标下所有运行在这些查询上的得分都是0，它们不是某个系统的失败。
+>>> DataWarning("mostly_unjudged", 30, 100, "dense", k=10, value=0.3).text().split(":")[:2]
+['dense', ' only 30.0% of its top-10 documents are judged (judged@10 = 0.300, 30 of 100)']
 """
 
 from __future__ import annotations
@@ -29,28 +40,53 @@ from typing import Any
 
 from rankscope.interpret.i18n import message
 
-__all__ = ["DataWarning", "coverage_warnings", "counts_dict"]
+__all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
 
 
 @dataclass(frozen=True)
 class DataWarning:
-    """A count of queries that changes what is measured: ``count`` of ``total``, for ``system`` (or all)."""
+    """A count that changes what is measured: ``count`` of ``total``, for ``system`` (or all).
+
+    ``k`` and ``value`` carry a judged@k (or model@k) share; ``info`` the example ids and the
+    likely cause of a ``nothing_judged`` warning.
+    """
 
     kind: str
     count: int
     total: int
     system: str | None = None
     level: int | None = None
+    k: int | None = None
+    value: float | None = None
+    info: tuple[tuple[str, str], ...] = ()
 
     def text(self, lang: str = "en") -> str:
         """The warning as one sentence in ``lang``."""
-        return message(f"warning.{self.kind}", lang, system=self.system or "", count=self.count, total=self.total,
-                       level=self.level)
+        values: dict[str, Any] = {"system": self.system or "", "count": self.count, "total": self.total,
+                                  "level": self.level, "k": self.k, **dict(self.info)}
+        if self.value is not None:  # 3 digits: a share just below one half never shows as 0.50
+            values["value"] = f"{self.value:.3f}"
+            values["share"] = f"{self.value:.1%}"
+        if "cause" in values:
+            values["cause"] = message(f"warning.cause.{values['cause']}", lang, **values)
+        return message(f"warning.{self.kind}", lang, **values)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """JSON-ready: the fields and the sentence (``message``)."""
-        return {"kind": self.kind, "system": self.system, "count": self.count, "total": self.total,
-                "relevance_level": self.level, "message": self.text(lang)}
+        out: dict[str, Any] = {"kind": self.kind, "system": self.system, "count": self.count, "total": self.total,
+                               "relevance_level": self.level}
+        if self.k is not None:
+            out.update(k=self.k, value=self.value)
+        if self.info:
+            out["info"] = dict(self.info)
+        out["message"] = self.text(lang)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DataWarning:
+        """Back from :meth:`to_dict` (a stored report's warnings, shown again in another language)."""
+        return cls(d["kind"], int(d["count"]), int(d["total"]), d.get("system"), d.get("relevance_level"),
+                   d.get("k"), d.get("value"), tuple((str(a), str(b)) for a, b in (d.get("info") or {}).items()))
 
 
 def counts_dict(counts: Any) -> dict[str, int]:
@@ -66,13 +102,18 @@ def coverage_warnings(
     relevance_level: int,
     compared: int,
     no_relevant: int | None = None,
+    judged: Mapping[str, Any] | None = None,
+    unjudged: str = "keep",
 ) -> list[DataWarning]:
     """Warnings for the per-system ``counts`` (PolicyCounts) of a verdict computed on ``compared`` queries.
 
     ``no_relevant`` is the number of compared queries without a relevant judgment (when
-    known); otherwise the largest per-system count is used.
+    known); otherwise the largest per-system count is used.  ``judged`` (``{system:
+    JudgedAtK}``) and ``unjudged`` (the policy) add the warnings of :func:`judged_warnings`:
+    ids that never match come first, the judged shares of the top k last.
     """
-    out: list[DataWarning] = []
+    ids, shares = judged_warnings(judged or {}, unjudged)
+    out: list[DataWarning] = list(ids)
     for system, c in counts.items():
         n_qrels = c.evaluated + (c.missing_from_run if missing == "ignore" else 0)
         if c.missing_from_run:
@@ -88,4 +129,65 @@ def coverage_warnings(
                                                          default=0)
     if nr:
         out.append(DataWarning("no_relevant", int(nr), compared, level=relevance_level))
-    return out
+    return out + shares
+
+
+def judged_warnings(judged: Mapping[str, Any], unjudged: str = "keep") -> tuple[list[DataWarning], list[DataWarning]]:
+    """``(nothing judged, the rest)``: the warnings of each system's judged@k
+    (:class:`~rankscope.engine.judged.JudgedAtK`, None when unknown) and of the ``unjudged`` policy."""
+    first: list[DataWarning] = []
+    last: list[DataWarning] = []
+    for system, j in judged.items():
+        if j is None:
+            continue
+        if j.nothing_judged:
+            mm = j.mismatch
+            info = () if mm is None else tuple(mm.to_dict().items())
+            first.append(DataWarning("nothing_judged", 0, int(j.queries), system, k=j.k, info=info))
+        elif j.mostly_unjudged:
+            last.append(DataWarning("mostly_unjudged", int(j.judged), int(j.retrieved), system, k=j.k, value=j.mean))
+        if j.model is not None and j.model_mean is not None:
+            human = (j.mean or 0.0) - j.model_mean
+            last.append(DataWarning("model_labels", int(j.model), int(j.retrieved), system, k=j.k,
+                                    value=j.model_mean, info=(("human", f"{human:.1%}"),)))
+    if unjudged == "condense":
+        last.append(DataWarning("condensed", len(judged), len(judged)))
+    return first, last
+
+
+def result_warnings(result: Any) -> list[DataWarning]:
+    """The warnings of one :class:`~rankscope.engine.EvaluationResult`: its query counts, its judged@k and the
+    ``unjudged`` policy.
+
+    >>> from rankscope import Qrels, Run, evaluate
+    >>> res = evaluate(Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}}), Run.from_ranked_lists({"q1": ["a"]}))
+    >>> [w.kind for w in result_warnings(res)]
+    ['missing_zero']
+    """
+    pol = result.policies
+    return coverage_warnings({result.run_name: result.queries}, missing=str(pol.missing),
+                             relevance_level=int(pol.relevance_level), compared=int(result.queries.evaluated),
+                             judged={result.run_name: result.judged}, unjudged=str(pol.unjudged))
+
+
+def judged_line(judged: Mapping[str, Any], lang: str = "en") -> str | None:
+    """One sentence with judged@k of every run (``{system: JudgedAtK.to_dict()}``), model@k where known.
+
+    >>> judged_line({"bm25": {"k": 10, "judged@10": 0.94, "model@10": None},
+    ...              "dense": {"k": 10, "judged@10": 0.41, "model@10": 0.2}}).split(": ")[1]
+    'bm25 0.940, dense 0.410 (model@10 0.200).'
+    """
+    parts, k = [], None
+    for system, d in judged.items():
+        if not d:
+            continue
+        k = int(d["k"])
+        value = d.get(f"judged@{k}")
+        part = f"{system} {'–' if value is None else f'{value:.3f}'}"
+        model = d.get(f"model@{k}")
+        if model is not None:
+            part += f" ({message('report.judged_model', lang, k=k, value=f'{model:.3f}')})"
+        parts.append(part)
+    if k is None:
+        return None
+    return message("report.judged_runs", lang, k=k, values=("、" if lang == "zh" else ", ").join(parts))

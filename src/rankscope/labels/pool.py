@@ -45,13 +45,13 @@ import pyarrow.compute as pc
 
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
+from rankscope.engine.judged import MOSTLY_UNJUDGED
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
 from rankscope.labels.provenance import Labels
 
 __all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", "read_pool", "read_pool_records",
            "top_k"]
 
-MOSTLY_UNJUDGED = 0.5
 
 
 def _check_k(k: Any, name: str = "k") -> int:
@@ -87,19 +87,14 @@ def _keys(query: Any, doc: Any) -> pa.Array:
     return pc.binary_join_element_wise(query, doc, "\x00")
 
 
-def _judged_sets(labels: Qrels | Labels | None) -> tuple[pa.Array, pa.Array | None]:
-    """Keys of the judged (query, doc) pairs, and of those judged by a model (None without provenance)."""
+def _judged_keys(labels: Qrels | Labels | None) -> pa.Array:
+    """Keys of the judged (query, doc) pairs (grade >= 0)."""
     if labels is None:
-        empty = pa.array([], type=pa.string())
-        return empty, None
-    if isinstance(labels, Qrels):
-        t = labels.to_arrow()
-        ok = t.filter(pc.greater_equal(t["relevance"], 0))
-        return _keys(ok["query_id"], ok["doc_id"]), None
-    t = labels.table
-    ok = t.filter(pc.greater_equal(pc.fill_null(t["grade"], -1), 0))
-    model = ok.filter(pc.equal(ok["source"], "model"))
-    return _keys(ok["query_id"], ok["doc_id"]), _keys(model["query_id"], model["doc_id"])
+        return pa.array([], type=pa.string())
+    qrels = labels.qrels if isinstance(labels, Labels) else labels
+    t = qrels.to_arrow()
+    ok = t.filter(pc.greater_equal(t["relevance"], 0))
+    return _keys(ok["query_id"], ok["doc_id"])
 
 
 @dataclass(frozen=True)
@@ -134,35 +129,49 @@ class RunJudged:
         return out
 
 
-def _judged_of(name: str, top: pa.Table, k: int, judged: pa.Array, model: pa.Array | None) -> RunJudged:
-    keys = _keys(top["query_id"], top["doc_id"])
-    is_judged = pc.is_in(keys, value_set=judged).to_numpy(zero_copy_only=False).astype(np.int64)
-    q = top["query_id"].to_numpy(zero_copy_only=False)
-    n = len(q)
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if n else np.empty(0, dtype=np.int64)
-    size = np.diff(np.r_[starts, n])
-    per_q = np.add.reduceat(is_judged, starts) / size if n else np.empty(0)
-    m_count: int | None = None
-    m_mean: float | None = None
-    if model is not None:
-        is_model = pc.is_in(keys, value_set=model).to_numpy(zero_copy_only=False).astype(np.int64)
-        m_count = int(is_model.sum())
-        m_mean = float((np.add.reduceat(is_model, starts) / size).mean()) if n else 0.0
-    return RunJudged(name, k, len(starts), n, int(is_judged.sum()), float(per_q.mean()) if n else 0.0,
-                     m_count, m_mean, tuple(str(x) for x in q[starts]), tuple(per_q.tolist()))
+def _judged_of(name: str, run: Run, k: int, labels: Qrels | Labels | None) -> RunJudged:
+    """judged@k of every query of ``run``, counted by the engine's join (queries the labels lack score 0)."""
+    from rankscope.engine.policies import Policies
+    from rankscope.engine.prepare import QrelsIndex, prepare
+    from rankscope.errors import NoOverlapError
+
+    ids = run.query_ids[np.flatnonzero(np.bincount(run.qcode, minlength=len(run.query_ids)))]
+    top = np.minimum(np.bincount(run.qcode, minlength=len(run.query_ids))[np.searchsorted(run.query_ids, ids)], k)
+    judged = np.zeros(len(ids), dtype=np.int64)
+    model = np.zeros(len(ids), dtype=np.int64) if isinstance(labels, Labels) else None
+    qrels = labels.qrels if isinstance(labels, Labels) else labels
+    if qrels is not None and len(qrels):
+        index = QrelsIndex(qrels, model=labels.model_mask() if isinstance(labels, Labels) else None)
+        try:
+            prepared, _ = prepare(index, run, Policies(missing="ignore"), judged_k=k)
+        except NoOverlapError:  # no query of the run is labelled: nothing is judged
+            prepared = None
+        if prepared is not None and prepared.top_counts is not None:
+            at = np.searchsorted(ids, prepared.query_ids)
+            judged[at] = prepared.top_counts.judged
+            if model is not None and prepared.top_counts.model is not None:
+                model[at] = prepared.top_counts.model
+    n = len(ids)
+    per_q = judged / np.maximum(top, 1)
+    return RunJudged(name, k, n, int(top.sum()), int(judged.sum()), float(per_q.mean()) if n else 0.0,
+                     None if model is None else int(model.sum()),
+                     None if model is None else (float((model / np.maximum(top, 1)).mean()) if n else 0.0),
+                     tuple(str(x) for x in ids), tuple(per_q.tolist()))
 
 
 def judged_at_k(run: Run, labels: Qrels | Labels | None, k: int = 10, name: str | None = None) -> RunJudged:
     """judged@k (and, with :class:`Labels`, model@k) of ``run`` against ``labels``.
+
+    The counts come from the evaluation engine's join (the ``judged@k`` measure's
+    :meth:`~rankscope.measures.kernel_input.KernelInput.judged_in_top`), so ``rankscope pool``
+    and ``rankscope evaluate`` report the same judged@k on the queries both look at.
 
     >>> run = Run.from_ranked_lists({"q1": ["d1", "d2"], "q2": ["d3"]})
     >>> r = judged_at_k(run, Qrels.from_dict({"q1": {"d1": 0}}), k=10)
     >>> r.judged_at_k, r.per_query
     (0.25, (0.5, 0.0))
     """
-    k = _check_k(k)
-    judged, model = _judged_sets(labels)
-    return _judged_of(name or run.name, top_k(run, k), k, judged, model)
+    return _judged_of(name or run.name, run, _check_k(k), labels)
 
 
 def _named(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
@@ -220,11 +229,11 @@ def build_pool(runs: Mapping[str, Run] | Sequence[Run], labels: Qrels | Labels |
     """The pool of the runs' top-``depth`` documents that ``labels`` do not judge (see the module docstring)."""
     depth = _check_k(depth, "depth")
     items = _named(runs)
-    judged, model = _judged_sets(labels)
+    judged = _judged_keys(labels)
     tops, summaries = [], []
     for name, run in items:
         top = top_k(run, depth)
-        summaries.append(_judged_of(name, top, depth, judged, model))
+        summaries.append(_judged_of(name, run, depth, labels))
         tops.append(top.append_column("run", pa.array([name] * top.num_rows, type=pa.string())))
     every = pa.concat_tables(tops)
     todo = every.filter(pc.invert(pc.is_in(_keys(every["query_id"], every["doc_id"]), value_set=judged)))

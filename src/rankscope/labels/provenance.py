@@ -128,6 +128,11 @@ class Labels:
         ok = self.table.filter(pc.is_valid(self.table["grade"]))
         return Qrels(ok["query_id"], ok["doc_id"], ok["grade"].to_numpy())
 
+    def model_mask(self) -> np.ndarray:
+        """True for each judgment of :attr:`qrels` (same order) that a model gave."""
+        ok = self.table.filter(pc.is_valid(self.table["grade"]))
+        return pc.equal(ok["source"], "model").to_numpy(zero_copy_only=False).astype(bool)
+
     def failures(self) -> list[Label]:
         """The model judgments that failed (no grade), with their error."""
         bad = self.table.filter(pc.is_null(self.table["grade"]))
@@ -198,18 +203,21 @@ def _read_sidecar(path: Path) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 
 
-def read_labels(qrels_path: str | Path, *, source: str = "human") -> Labels:
+def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str | Path | None = None) -> Labels:
     """Read a qrels file (any format :func:`rankscope.io.read_qrels` reads) and its provenance sidecar.
 
-    Without a sidecar every judgment is a label of ``source``.  With one, the
-    sidecar must describe exactly the qrels' judgments (same grades) plus any
-    failures; a mismatch raises :class:`~rankscope.errors.ParseError` (the two
-    files were edited separately).
+    The sidecar is ``sidecar`` when given (it must exist), else :func:`sidecar_path` of the
+    qrels when that file exists.  Without a sidecar every judgment is a label of ``source``.
+    With one, the sidecar must describe exactly the qrels' judgments (same grades) plus any
+    failures; a mismatch raises :class:`~rankscope.errors.ParseError` (the two files were
+    edited separately).
     """
     from rankscope.io import read_qrels
 
     qrels = read_qrels(qrels_path)
-    side = sidecar_path(qrels_path)
+    side = sidecar_path(qrels_path) if sidecar is None else Path(sidecar)
+    if sidecar is not None and not side.exists():
+        raise ParseError("no such provenance file", source=str(side))
     if not side.exists():
         return Labels.from_qrels(qrels, source=source)
     prov = _read_sidecar(side)

@@ -101,6 +101,35 @@ class KernelInput:
             relevance_level=self.relevance_level, all_rows=True, spans=self.spans,
         )
 
+    def condensed_view(self) -> KernelInput:
+        """Only the judged rows (grade >= 0), re-ranked 0, 1, ... in their order: Sakai's condensed lists.
+
+        Unjudged rows (absent from the qrels, or with a negative grade) are removed before
+        ranking, so ``num_ret`` becomes the number of judged documents retrieved; the
+        result holds every row of its rankings (``all_rows``).  A query keeps its place
+        (``in_run``) even when none of its documents is judged.
+
+        >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([1, 3]),
+        ...                  grade=np.array([1, 0]), judged=np.array([True, True]), num_ret=np.array([5]),
+        ...                  ideal_offsets=np.array([0, 2]), ideal_grade=np.array([1, 0]),
+        ...                  ideal_query=np.array([0, 0]), relevant=np.array([1]), in_run=np.array([True]),
+        ...                  all_rows=False)
+        >>> c = ki.condensed_view()
+        >>> c.rank.tolist(), c.num_ret.tolist(), c.all_rows
+        ([0, 1], [2], True)
+        """
+        keep = self.judged
+        qidx = self.qidx[keep]
+        num_ret = np.bincount(qidx, minlength=self.n).astype(np.int64)
+        offsets = np.concatenate(([0], np.cumsum(num_ret))).astype(np.int64)
+        rank = (np.arange(len(qidx), dtype=np.int64) - np.repeat(offsets[:-1], num_ret)).astype(self.rank.dtype)
+        return KernelInput(
+            offsets=offsets, qidx=qidx, rank=rank, grade=self.grade[keep], judged=self.judged[keep],
+            num_ret=num_ret, ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade,
+            ideal_query=self.ideal_query, relevant=self.relevant, in_run=self.in_run,
+            relevance_level=self.relevance_level, all_rows=True, spans=None,
+        )
+
     # -- per-query helpers ----------------------------------------------------------
     @property
     def n(self) -> int:
@@ -126,6 +155,16 @@ class KernelInput:
     def num_judged(self) -> np.ndarray:
         """Number of judged documents per query."""
         return np.diff(self.ideal_offsets)
+
+    def judged_in_top(self, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: judged documents (grade >= 0) in the top ``k``, and documents in the top ``k``
+        (``min(k, num_ret)``; every retrieved document when ``k`` is None), both int64.
+
+        judged@k is their ratio (ir_measures' ``Judged@k``).
+        """
+        mask = self.judged if k is None else self.judged & (self.rank < k)
+        top = self.num_ret if k is None else np.minimum(self.num_ret, k)
+        return self.count(mask), np.asarray(top, dtype=np.int64)
 
     def cum_rel(self, rel: int | None = None) -> np.ndarray:
         """Per row: relevant documents at or above this rank within the query (int64)."""

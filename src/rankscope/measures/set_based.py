@@ -20,7 +20,9 @@ evaluation's relevance level, 1).  Unjudged documents are non-relevant.
   parameter weighs recall x times as much as precision: it is β² of the usual
   F_β, so ``set_F.4`` (``set_f(beta=4)``) is F₂ and ``set_F.0.25`` is F₀.₅.
   ``beta`` keeps the name ir_measures gives it (``SetF(beta=x)`` is ``set_F.x``).
-* ``judged@k`` (``Judged@k``) = judged documents in the top k / k.
+* ``judged@k`` (``Judged@k``) = judged documents (grade >= 0) in the top k / min(k, retrieved),
+  as ir_measures; ``judged`` without a cutoff divides by every retrieved document; 0 for a query
+  with nothing retrieved.  Every evaluation reports judged@10 (``result.judged``).
 
 Ties are resolved before any measure runs (score descending, doc id
 descending), so a cutoff inside a group of tied scores keeps the documents with
@@ -94,9 +96,8 @@ def _set_f(p: KernelInput, m: Measure) -> np.ndarray:
 
 
 def _judged(p: KernelInput, m: Measure) -> np.ndarray:
-    mask = p.judged if m.cutoff is None else p.judged & (p.rank < m.cutoff)
-    den = np.full(p.n, float(m.cutoff)) if m.cutoff is not None else p.num_ret
-    return safe_div(p.count(mask), den)
+    judged, top = p.judged_in_top(m.cutoff)
+    return safe_div(judged, top)
 
 
 _DOC = __doc__ or ""

@@ -254,6 +254,7 @@ def build_report(
         "n_queries": len(ids),
         "policies": _policies(comparison).to_dict(),
         "queries": {s: vars(comparison.results[s].queries) for s in systems},
+        "judged": comparison.to_dict()["judged"],  # judged@10 of every run
         "comparison": comparison.to_dict(per_query=False),
         "leaders": {label: list(comparison.leaders(label)) for label in labels},
         "significance": _significance(comparison, ref),

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope.interpret.coverage import judged_line
 from rankscope.interpret.i18n import message
 from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
 from rankscope.report.tables import (
@@ -133,6 +134,8 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
         rows.append(row)
     tags = report.get("tags") or {}
     caption = [t("report.summary") + ".", t("n_queries", n=report["n_queries"]) + ".", report["legend"]]
+    judged = judged_line(report.get("judged") or {}, lang)  # judged@k of every run
+    caption += [judged] if judged else []
     if tags:
         caption.append(_sentence("; ".join(f"{s}: {t('report.tag', tag=tag)}" for s, tag in tags.items())))
     caption += [_sentence(w) for w in report["warnings"]] + [_sentence(n) for n in notice_lines(report)]

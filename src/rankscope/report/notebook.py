@@ -93,14 +93,14 @@ def _ci(ci: tuple[float, float] | list[float] | None) -> str:
 
 
 def _result_warnings(result: Any, lang: str) -> list[str]:
-    """The sentences of "never silent" for one result: query coverage, float32 reordering."""
-    from rankscope.interpret.coverage import coverage_warnings
+    """The sentences of "never silent" for one result: query coverage, judged@10 and its warnings (ids that never
+    match, a top 10 mostly unjudged, model labels, condensed lists), float32 reordering."""
+    from rankscope.interpret.coverage import judged_line
 
     q = result.queries
-    pol = result.policies
-    out = [w.text(lang) for w in coverage_warnings({result.run_name: q}, missing=str(pol.get("missing", "zero")),
-                                               relevance_level=int(pol.get("relevance_level", 1)),
-                                               compared=int(q.evaluated))]
+    out = [w.text(lang) for w in result.warnings()]
+    line = None if result.judged is None else judged_line({result.run_name: result.judged.to_dict()}, lang)
+    out += [line] if line else []
     if getattr(q, "float32_reordered", 0):
         out.append(message("notice.float32_reordered", lang, run=result.run_name, n=q.float32_reordered,
                            total=q.evaluated))

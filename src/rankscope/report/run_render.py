@@ -65,7 +65,8 @@ def _coverage(report: dict[str, Any]) -> list[str]:
         lines.append(run_message("run.missing_from_run", lang, n=q["missing_from_run"], missing=missing, effect=effect))
     if q["not_in_qrels"]:
         lines.append(run_message("run.not_in_qrels", lang, n=q["not_in_qrels"]))
-    return lines
+    # what the numbers rest on: ids that never match, the judged share of the top k, condensed lists
+    return lines + list(report.get("warnings", []))
 
 
 def _live_lines(report: dict[str, Any]) -> list[str]:

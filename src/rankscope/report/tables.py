@@ -113,16 +113,21 @@ def summary_rows(report: dict[str, Any]) -> list[tuple[str, list[Cell]]]:
 
 
 def policy_line(report: dict[str, Any]) -> str:
-    """One line: number of queries, relevance level, missing-query policy, depth."""
+    """One line: number of queries, relevance level, missing-query policy, depth, condensed lists when used,
+    and judged@k of every run."""
+    from rankscope.interpret.coverage import judged_line
     from rankscope.interpret.i18n import message
 
     lang = report["lang"]
     pol = report["policies"]
     depth = pol.get("depth")
     missing = message(f"policy.missing.{pol.get('missing', 'zero')}", lang)
-    return message("n_queries", lang, n=report["n_queries"]) + " · " + message(
+    line = message("n_queries", lang, n=report["n_queries"]) + " · " + message(
         "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=missing,
         depth="–" if depth is None else depth)
+    extra = [message("report.policy_condensed", lang)] if pol.get("unjudged") == "condense" else []
+    judged = judged_line(report.get("judged") or {}, lang)
+    return " ".join([line, *extra, *([judged] if judged else [])])
 
 
 def rated_value(rating: dict[str, Any], lang: str) -> str:

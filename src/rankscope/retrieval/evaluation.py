@@ -40,7 +40,8 @@ class Notice:
 
     Codes: ``testset`` (reading the test set), ``relevance`` (where judgments come from),
     ``unscored`` (queries not run), ``failed``, ``empty``, ``fewer_hits``, ``duplicates``,
-    ``not_judged``, ``scores_replaced``, ``ties``, ``cutoff``, ``unknown_ids``.
+    ``not_judged``, ``scores_replaced``, ``ties``, ``cutoff``, ``unknown_ids``, ``nothing_judged`` (no
+    retrieved id is judged: the likely cause and an example of each side), ``mostly_unjudged`` (judged@10 < 0.5).
     """
 
     code: str

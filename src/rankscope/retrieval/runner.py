@@ -319,7 +319,8 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome]
     def evaluate(qrels: Qrels, covered: list[str], r: Run) -> Any:
         if not covered:  # not judged: a placeholder result (zeros) that levels() leaves out
             qrels = _cover(Qrels([], [], []), all_ids)
-        return Evaluator(qrels, metrics, relevance_level=relevance_level).evaluate(r)
+        # a retriever that returned nothing for every query retrieved nothing: scored 0, said in the notices
+        return Evaluator(qrels, metrics, relevance_level=relevance_level).evaluate(r, allow_empty=True)
 
     result = evaluate(chunk_qrels, chunk_cov, run)
     doc_result = result if mapping is None else evaluate(doc_qrels, doc_cov, doc_run)
@@ -358,7 +359,8 @@ def _score_spans(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOu
         ids = [cid for e in finished.values() for cid in e.ids]
         places = [p for e in finished.values() for p in (e.places or [None] * len(e.ids))]
         chunking = Chunking.from_places(ids, places, corpus=ts.corpus, name="retrieved hits")
-    result = Evaluator(ts.spans, metrics, relevance_level=relevance_level, chunking=chunking, rule=rule).evaluate(run)
+    result = Evaluator(ts.spans, metrics, relevance_level=relevance_level, chunking=chunking,
+                       rule=rule).evaluate(run, allow_empty=True)
     batched = any(e.batch for e in finished.values())
     return RetrieverEvaluation(
         result=result, run=run, latencies={q.id: finished[q.id].latency for q in scorable if q.id in finished},
@@ -496,4 +498,20 @@ def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcom
         out.append(Notice("cutoff", f"{', '.join(deep)}: cutoff above k={k}; each ranking holds at most {k} hits"))
     if ev.unknown_ids.suspicious:
         out.append(Notice("unknown_ids", ev.unknown_ids.message()))
+    return out + _judged_notices(ev)
+
+
+def _judged_notices(ev: RetrieverEvaluation) -> list[Notice]:
+    """Levels judged by the test set's judgments: no retrieved id judged (with the likely cause and an example),
+    or a top k mostly unjudged (see :mod:`rankscope.engine.judged`)."""
+    from rankscope.interpret.coverage import judged_warnings
+
+    out = []
+    for level, res in (("retrieved", ev.result), ("document", ev.doc_result)):
+        if level == "document" and ev.doc_run is ev.run:
+            break
+        if ev.judged_by[level] != "qrels" or res is None or res.judged is None:
+            continue
+        ids, shares = judged_warnings({ev.run.name: res.judged})
+        out += [Notice(w.kind, f"{level} level: {w.text()}") for w in ids + shares]
     return out

@@ -70,4 +70,4 @@ def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], me
     pol = Policies.of("compare", **{k: v for k, v in policies.items() if k in Policies.__dataclass_fields__})
     return compare(qrels, list(runs.values()), metrics, test=test, alpha=alpha, correction=correction,
                    baseline=baseline, relevance_level=pol.relevance_level,
-                   missing=pol.missing, depth=pol.depth, score_precision=pol.score_precision)
+                   missing=pol.missing, depth=pol.depth, score_precision=pol.score_precision, unjudged=pol.unjudged)

@@ -30,7 +30,9 @@ __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_F
 
 TESTSET_FORMATS = ("json", "jsonl", "beir", "trec")
 RUN_FORMATS = ("trec", "json", "ranked")
-MAX_DOC_CHARS = 100_000  # characters of a document text kept (snippets, the judging view); longer ones are cut
+MAX_DOC_CHARS = 100_000
+"""Characters of a document text a test set keeps (snippets, the judging view). A longer text is cut at this
+length, never silently: the test set counts its cut documents (``n_documents_cut``: API, test set page)."""
 
 
 @dataclass
@@ -38,6 +40,7 @@ class ParsedTestSet:
     qrels: Qrels
     queries: list[tuple[str, str | None]]
     documents: list[tuple[str, str]] = field(default_factory=list)
+    documents_cut: int = 0  # document texts longer than MAX_DOC_CHARS, cut at that length
 
 
 def _pick(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -50,10 +53,11 @@ def _pick(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
 def _from_testset(ts: Any) -> ParsedTestSet:
     """Adapt a :class:`rankscope.data.testset.TestSet` (the project's test set reader)."""
     queries = [(q.id, q.text or None) for q in ts.queries]
-    docs = [(str(d), str(t)[:MAX_DOC_CHARS]) for d, t in (ts.corpus or {}).items()]
+    texts = [(str(d), str(t)) for d, t in (ts.corpus or {}).items()]
     if len(ts.qrels) == 0:
         raise EmptyInputError(f"{ts.name}: no relevance judgment in any query")
-    return ParsedTestSet(ts.qrels, queries, docs)
+    cut = sum(1 for _, t in texts if len(t) > MAX_DOC_CHARS)
+    return ParsedTestSet(ts.qrels, queries, [(d, t[:MAX_DOC_CHARS]) for d, t in texts], cut)
 
 
 def _queries_file(path: Path, source: str) -> dict[str, str]:

@@ -69,6 +69,7 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
     import dataclasses
 
     from rankscope.engine import Policies
+    from rankscope.engine.judged import JudgedAtK
     from rankscope.engine.prepare import PolicyCounts
     from rankscope.engine.result import EvaluationResult, PerQueryScores
     from rankscope.measures import parse_metrics
@@ -97,9 +98,10 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
                             dtype=np.float64).reshape(len(items), len(labels))
         counts = {"evaluated": len(items), "missing_from_run": 0, "not_in_qrels": 0,
                   **{k: int(v) for k, v in (jr.queries or {}).items() if k in counted}}
+        judged = (jr.queries or {}).get("judged")  # judged@10, stored beside the counts
         results[names[rec.id]] = EvaluationResult(
             names[rec.id], tuple(labels), measures, PerQueryScores(ids, tuple(labels), values, measures),
-            PolicyCounts(**counts), policies)
+            PolicyCounts(**counts), policies, judged=None if judged is None else JudgedAtK.from_dict(judged))
         if items and all(f is not None for _, _, f in items):
             ranks[names[rec.id]] = {q: int(f or 0) for q, _, f in items}
     return job, names, results, ranks

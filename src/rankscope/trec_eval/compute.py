@@ -11,7 +11,7 @@ read as trec_eval 9.0.8 reads it), each backed by one rankscope
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -129,25 +129,15 @@ class Computed:
     qrels_positive: int = 0  # qrels entries with grade > 0 (trec_eval's -c num_rel summary)
 
 
-def _judged_only(prepared: Prepared) -> Run:
-    """The retrieved rows that carry a judgment (grade >= 0), keeping their order."""
-    keep = prepared.judged & (prepared.grade >= 0)
-    docs = prepared.doc_ids.take(prepared.dcode[keep].astype(np.int64))
-    return Run(prepared.query_ids[prepared.qidx[keep]], docs, prepared.score[keep])
-
-
 def compute(opts: TrecOptions, qrels: Qrels, run: Run, columns: list[Column]) -> Computed:
     """Join, rank (scores as float32, as trec_eval) and score every column (no Python loop over queries)."""
     index = QrelsIndex(qrels)
+    # -J: trec_eval cuts at -M first, then drops unjudged documents and re-ranks the rest (the engine's
+    # condensed lists); a query left with no document is still evaluated (as an empty ranking)
     policies = Policies(relevance_level=opts.relevance_level, depth=opts.depth,
-                        missing="zero" if opts.complete or opts.judged_only else "ignore")
+                        missing="zero" if opts.complete or opts.judged_only else "ignore",
+                        unjudged="condense" if opts.judged_only else "keep")
     prepared, _ = prepare(index, run, policies)
-    if opts.judged_only:
-        # trec_eval cuts at -M first, then drops unjudged documents and re-ranks the rest; a query
-        # left with no document is still evaluated (as an empty ranking) because it was in the run
-        in_run = prepared.in_run
-        prepared, _ = prepare(index, _judged_only(prepared), replace(policies, missing="zero", depth=None))
-        prepared = replace(prepared, data=replace(prepared.data, in_run=in_run))
     measures = [c.measure for c in columns if c.measure is not None]
     matrix = score(prepared.data, measures)
     values: list[np.ndarray | list[str]] = []

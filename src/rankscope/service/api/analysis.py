@@ -10,7 +10,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
+from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision, Unjudged
 from rankscope.errors import RankscopeError
 from rankscope.service import store
 from rankscope.service.analysis import json_safe, load_inputs, run_comparison
@@ -39,6 +39,8 @@ class ComparisonCreate(BaseModel):
     missing: Missing = Missing.zero
     depth: int | None = Field(None, ge=1, le=1_000_000)
     score_precision: ScorePrecision = ScorePrecision.float32
+    unjudged: Unjudged = Field(Unjudged.keep, description="keep, or condense: unjudged documents removed before "
+                                                           "ranking (condensed lists)")
 
 
 class CheckCreate(BaseModel):
@@ -60,6 +62,8 @@ class CheckCreate(BaseModel):
     relevance_level: int = Field(1, ge=-1000, le=1000)
     missing: Missing = Missing.zero
     depth: int | None = Field(None, ge=1, le=1_000_000)
+    unjudged: Unjudged = Field(Unjudged.keep, description="keep, or condense: unjudged documents removed before "
+                                                           "ranking (condensed lists)")
 
 
 @router.post("/comparisons", summary="Compare stored runs (means, CIs, paired tests, win/tie/loss)")
@@ -130,7 +134,8 @@ def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, An
         result = check(qrels, runs[body.run_id], body.requirements, preset=body.preset or None,
                        baseline=runs.get(body.baseline_run_id) if body.baseline_run_id else None,
                        max_drops=body.max_drops, test=body.test, alpha=body.alpha,
-                       relevance_level=body.relevance_level, missing=body.missing, depth=body.depth)
+                       relevance_level=body.relevance_level, missing=body.missing, depth=body.depth,
+                       unjudged=body.unjudged)
     except RankscopeError as exc:
         msg = str(exc)
         field = ("test" if "Wilcoxon" in msg else "max_drops" if "drop" in msg

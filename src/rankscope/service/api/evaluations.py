@@ -35,13 +35,13 @@ def _policies(body: EvaluationCreate | LiveEvaluationCreate) -> dict[str, Any]:
     except RankscopeError as exc:
         raise FieldError("metrics", exc) from None
     return {"metrics": metrics, "relevance_level": body.relevance_level, "missing": body.missing,
-            "depth": body.depth, "score_precision": body.score_precision}
+            "depth": body.depth, "score_precision": body.score_precision, "unjudged": body.unjudged}
 
 
 def job_out(s: Session, job: Job) -> dict[str, Any]:
     """The API view of an evaluation (also what the dashboard lists)."""
     pairs = store.job_runs(s, job.id)
-    runs = [{"run_id": rec.id, "name": rec.name, "means": jr.means, "queries": jr.queries} for jr, rec in pairs]
+    runs = [run_out(job, rec.id, rec.name, jr.means, jr.queries) for jr, rec in pairs]
     progress = store.job_progress(s, job)
     progress["runs"] = len(pairs) if job.kind == "evaluate" else 1
     return {
@@ -49,6 +49,29 @@ def job_out(s: Session, job: Job) -> dict[str, Any]:
         "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
         "error": job.error, "progress": progress, "params": job.params, "runs": runs,
     }
+
+
+def run_out(job: Job, run_id: int, name: str, means: dict[str, Any] | None,
+            stored: dict[str, Any] | None) -> dict[str, Any]:
+    """One run of an evaluation: its means, query counts, judged@10 and warnings (stored with the counts)."""
+    from rankscope.engine.judged import JudgedAtK
+    from rankscope.engine.prepare import PolicyCounts
+    from rankscope.interpret.coverage import coverage_warnings
+
+    counts = {k: int(v) for k, v in (stored or {}).items() if k != "judged"} if stored is not None else None
+    judged = (stored or {}).get("judged")
+    warnings = []
+    if counts is not None and means is not None:
+        known = {k: v for k, v in counts.items() if k in PolicyCounts.__dataclass_fields__}
+        p = job.params
+        warnings = [w.to_dict() for w in coverage_warnings(
+            {name: PolicyCounts(**{"evaluated": 0, "missing_from_run": 0, "not_in_qrels": 0, **known})},
+            missing=str(p.get("missing", "zero")), relevance_level=int(p.get("relevance_level", 1)),
+            compared=int(counts.get("evaluated", 0)),
+            judged={name: None if judged is None else JudgedAtK.from_dict(judged)},
+            unjudged=str(p.get("unjudged", "keep")))]
+    return {"run_id": run_id, "name": name, "means": means, "queries": counts, "judged": judged,
+            "warnings": warnings}
 
 
 def evaluation_out(db: Database, job_id: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
-from rankscope.choices import Missing, ScorePrecision
+from rankscope.choices import Missing, ScorePrecision, Unjudged
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
@@ -46,6 +46,8 @@ class TestSetOut(_Out):
     n_queries: int
     n_judgments: int
     n_documents: int
+    n_documents_cut: int = Field(0, description="document texts longer than the stored length (100,000 "
+                                                 "characters) that were cut at that length")
 
 
 class RunOut(_Out):
@@ -69,6 +71,9 @@ class _Policies(BaseModel):
     depth: int | None = Field(None, ge=1, le=1_000_000, description="cut every ranking after this many documents")
     score_precision: ScorePrecision = Field(
         ScorePrecision.float32, description="rank by scores rounded to float32 (trec_eval's rule) or full float64")
+    unjudged: Unjudged = Field(
+        Unjudged.keep, description="unjudged documents: keep (non-relevant) or condense (removed before ranking: "
+                                   "condensed lists, trec_eval -J)")
     name: Name = ""
 
 
@@ -107,6 +112,12 @@ class EvaluationRunOut(BaseModel):
     name: str
     means: dict[str, float | None] | None
     queries: dict[str, int] | None
+    judged: dict[str, Any] | None = Field(
+        None, description="judged@10 of the run: the share of its top 10 that is judged, why nothing is when no id "
+                          "matches (rankscope.engine.judged)")
+    warnings: list[dict[str, Any]] = Field(
+        default_factory=list, description="what the numbers rest on: missing queries, ids that never match, a top 10 "
+                                          "mostly unjudged, condensed lists (kind, counts, message)")
 
 
 class EvaluationOut(BaseModel):

@@ -42,7 +42,7 @@ def upload_testset(
         parsed = read_testset_upload(tmp, counter, Uploaded(file.file, filename), format, queries=extra, split=split)
     try:
         test_set_id = store.create_testset(db, label, parsed.qrels, parsed.queries, parsed.documents, format,
-                                           description)
+                                           description, parsed.documents_cut)
     except RankscopeError as exc:
         raise FieldError("file", exc) from None
     with db.read() as s:

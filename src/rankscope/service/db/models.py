@@ -81,6 +81,7 @@ class TestSet(Base):
     n_queries: Mapped[int] = mapped_column(Integer)
     n_judgments: Mapped[int] = mapped_column(Integer)
     n_documents: Mapped[int] = mapped_column(Integer, default=0)
+    n_documents_cut: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # texts cut at MAX_DOC_CHARS
     qrels: Mapped[bytes] = mapped_column(LargeBinary)
 
 

@@ -44,7 +44,8 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
         return
     ev = Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
                    missing=p.get("missing", "zero"), depth=p.get("depth"),
-                   score_precision=p.get("score_precision", "float32"))  # jobs stored before it: the default
+                   score_precision=p.get("score_precision", "float32"),  # jobs stored before a policy: its default
+                   unjudged=p.get("unjudged", "keep"))
     runs = [(run_id, store.load_run(rec)) for run_id, rec in todo]
     results = [(run_id, run, ev.evaluate(run)) for run_id, run in runs]
     if job.kind == "evaluate":
@@ -61,5 +62,6 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
             if not keep_going():
                 return
             store.save_scores(db, rows[i:i + step])
-        q = res.queries
-        store.save_means(db, job.id, run_id, {k: _clean(v) for k, v in res.mean().items()}, asdict(q))
+        q = res.queries  # judged@10 is kept beside the query counts (shown by the API, pages and reports)
+        counts = {**asdict(q), **({"judged": res.judged.to_dict()} if res.judged is not None else {})}
+        store.save_means(db, job.id, run_id, {k: _clean(v) for k, v in res.mean().items()}, counts)

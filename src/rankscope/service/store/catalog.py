@@ -31,15 +31,18 @@ __all__ = [
 
 
 def create_testset(db: Database, name: str, qrels: Qrels, queries: Iterable[tuple[str, str | None]],
-                   documents: Iterable[tuple[str, str]], source_format: str, description: str = "") -> int:
-    """Store a test set: its qrels (one blob), its queries in order (first text of a repeated id wins), documents."""
+                   documents: Iterable[tuple[str, str]], source_format: str, description: str = "",
+                   documents_cut: int = 0) -> int:
+    """Store a test set: its qrels (one blob), its queries in order (first text of a repeated id wins), documents
+    (``documents_cut``: how many of their texts were cut at the stored length, shown with the test set)."""
     texts: dict[str, str | None] = {}
     for q, text in queries:
         texts.setdefault(q, text)
     docs = list(dict(documents).items())
     with db.write() as s:
         ts = TestSet(name=name, description=description, source_format=source_format, n_queries=len(texts),
-                     n_judgments=len(qrels), n_documents=len(docs), qrels=encode_table(qrels))
+                     n_judgments=len(qrels), n_documents=len(docs), n_documents_cut=documents_cut,
+                     qrels=encode_table(qrels))
         s.add(ts)
         s.flush()
         insert_rows(db, s, Query, [{"test_set_id": ts.id, "position": i, "query_id": q, "text": t}

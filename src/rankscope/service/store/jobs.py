@@ -10,11 +10,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from rankscope.errors import InvalidParameterError
-from rankscope.service.db import Database, Job, JobRun, LiveResult, Query, QueryScore, Report, RunRecord
+from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.service.db import Database, Job, JobRun, LiveResult, Query, QueryScore, Report, RunRecord, TestSet
 from rankscope.service.db.models import utcnow
 from rankscope.service.store.base import fetch, insert_rows
-from rankscope.service.store.catalog import get_run, get_testset, load_qrels
+from rankscope.service.store.catalog import get_run, get_testset, load_qrels, load_run
 
 __all__ = [
     "validate_metrics", "create_job", "get_job", "list_jobs", "job_progress", "job_runs", "per_query",
@@ -47,6 +47,8 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
             if rec.test_set_id != test_set_id:
                 raise InvalidParameterError(
                     f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}")
+            if kind == "evaluate" and rec.n_judged == 0:
+                _no_common_query(ts, rec)
         runs = list(dict.fromkeys(run_ids or []))
         if kind == "evaluate":
             total = len(runs) * ts.n_queries
@@ -59,6 +61,16 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
         for i, rid in enumerate(runs):
             s.add(JobRun(job_id=job_id, run_id=rid, position=i))
     return job_id
+
+
+def _no_common_query(ts: TestSet, rec: RunRecord) -> None:
+    """Raise the engine's error (both sides' ids and a hint) for a run that shares no query with the test set."""
+    from rankscope.engine import Evaluator
+
+    try:
+        Evaluator(load_qrels(ts), ["P@1"]).evaluate(load_run(rec))
+    except RankscopeError as exc:
+        raise InvalidParameterError(f"run_ids: run {rec.id}: {exc}") from None
 
 
 def get_job(s: Session, job_id: str) -> Job:

@@ -136,8 +136,11 @@ def testsets_upload(request: Request, file: UploadFile, format: str = Form("json
 def _testset_page(request: Request, db: Database, test_set_id: int, error: str | None = None,
                   status: int = 200) -> HTMLResponse:
     ctx = testset_view(db, test_set_id)
+    from rankscope.choices import Unjudged
+    from rankscope.service.ingest import MAX_DOC_CHARS
+
     return render(request, "testset.html", "testsets", status, error=error, default_metrics=" ".join(DEFAULT_METRICS),
-                  **ctx)
+                  unjudged_choices=[u.value for u in Unjudged], max_doc_chars=MAX_DOC_CHARS, **ctx)
 
 
 @web_router.get("/testsets/{test_set_id}")
@@ -181,6 +184,7 @@ def default_name(names: list[str], metrics: list[str]) -> str:
 @web_router.post("/evaluations")
 async def evaluations_create(request: Request, db: Database = Depends(get_db),
                              pool: WorkerPool = Depends(get_pool)) -> Response:
+    from rankscope.engine.policies import Policies
     from rankscope.service.api.deps import check_name
 
     form = await request.form()
@@ -194,8 +198,10 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
         with db.read() as s:
             names = [store.get_run(s, rid, "run_ids").name for rid in run_ids]
         name = check_name(str(form.get("name", "")), "name", default_name(names, metrics))
+        unjudged = Policies.of("evaluation", unjudged=str(form.get("unjudged") or "keep")).unjudged
         job_id = store.create_job(db, "evaluate", test_set_id, {"metrics": metrics, "relevance_level": 1,
-                                                                "missing": "zero", "depth": None}, name,
+                                                                "missing": "zero", "depth": None,
+                                                                "unjudged": unjudged}, name,
                                   run_ids=run_ids)
     except (FieldError, RankscopeError, NotFound) as exc:
         return _testset_page(request, db, test_set_id, _problem(exc), 422)

@@ -114,8 +114,7 @@ def _report_warnings(report_json: str | None, lang: str) -> list[str]:
     if not report_json:
         return []
     stored = (json.loads(report_json).get("comparison") or {}).get("warnings") or []
-    return [DataWarning(w["kind"], w["count"], w["total"], w.get("system"), w.get("relevance_level")).text(lang)
-            for w in stored]
+    return [DataWarning.from_dict(w).text(lang) for w in stored]
 
 
 def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) -> dict[str, Any]:
@@ -161,9 +160,16 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         js = store.request_report(db, job_id, "json", "en", key)
         ctx["marks_ready"] = js.status in ("done", "failed")
         marks = _marks(js.body if js.status == "done" else None, names)
-        ctx["warnings"] = _report_warnings(js.body if js.status == "done" else None, lang)
     else:
         ctx["marks_ready"] = True
+    # each run's own warnings at once (ids that never match, a top 10 mostly unjudged, condensed lists ...),
+    # then what the comparison adds when its report is ready (queries left out of the paired tests ...)
+    from rankscope.interpret.coverage import DataWarning
+
+    texts = [DataWarning.from_dict(w).text(lang) for r in done for w in r["warnings"]]
+    if len(run_ids) >= 2:
+        texts += _report_warnings(js.body if js.status == "done" else None, lang)
+    ctx["warnings"] = list(dict.fromkeys(texts))
     html = store.request_report(db, job_id, "html", lang, key)
     ctx["report"] = {"status": html.status, "lang": lang, "baseline": base}
     if html.status in ("pending", "rendering") or not ctx["marks_ready"]:
@@ -176,8 +182,11 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
             cells.append({"value": v, "level": rating.level if rating else None,
                           "level_name": rating.level_name if rating else None, "mark": marks.get(
                 (names[r["run_id"]], m), ""), "title": rating.level_name if rating else m})
+        judged = r.get("judged") or {}
         ctx["table"].append({"run_id": r["run_id"], "name": names[r["run_id"]], "cells": cells,
-                             "queries": r["queries"] or {}})
+                             "queries": r["queries"] or {}, "judged": judged.get(f"judged@{judged.get('k', 10)}"),
+                             "judged_warn": bool(judged.get("mostly_unjudged") or judged.get("nothing_judged"))})
+    ctx["condensed"] = job.params.get("unjudged") == "condense"
     best_of = _best(metrics, [r["means"] for r in done])
     for row in ctx["table"]:
         for m, cell in zip(metrics, row["cells"]):

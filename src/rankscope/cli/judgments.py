@@ -1,0 +1,44 @@
+"""Reading the judgments an evaluation command scores against, and the lines that say what its numbers rest on.
+
+``--qrels FILE`` reads the qrels; when a provenance sidecar sits beside it
+(``FILE.provenance.jsonl``, written by ``rankscope judge`` / ``pool --combined-out``)
+or ``--provenance`` names one, the labels keep their origin and every run's share
+of model labels in its top k is reported (:mod:`rankscope.labels.provenance`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["read_judgments", "result_lines"]
+
+def read_judgments(qrels: Path, provenance: Path | None = None) -> tuple[Any, Any, str | None]:
+    """``(judgments, qrels, note)``: what the engine scores against (Labels when a provenance sidecar is found
+    or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from."""
+    from rankscope.labels.provenance import read_labels, sidecar_path
+
+    side = provenance if provenance is not None else sidecar_path(qrels)
+    if provenance is None and not side.exists():
+        from rankscope.io import read_qrels
+
+        q = read_qrels(qrels)
+        return q, q, None
+    labels = read_labels(qrels, sidecar=side)
+    c = labels.counts()
+    note = (f"labels with provenance from {side}: {c['human']} human, {c['model']} model"
+            + (f", {c['failed']} failed judgments (unjudged)" if c["failed"] else ""))
+    return labels, labels.qrels, note
+
+
+def result_lines(result: Any, lang: str = "en") -> list[str]:
+    """judged@k of the result's run and every warning the query-count line does not already say."""
+    from rankscope.interpret.coverage import judged_line
+
+    lines = []
+    if result.judged is not None:
+        line = judged_line({result.run_name: result.judged.to_dict()}, lang)
+        lines += [line] if line else []
+    lines += [f"warning: {w.text(lang)}" for w in result.warnings()
+              if w.kind not in ("missing_zero", "missing_ignore", "not_in_qrels")]
+    return lines
