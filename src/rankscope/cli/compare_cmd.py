@@ -15,7 +15,6 @@ from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Correction,
     Depth,
-    Lang,
     LangOption,
     MaxPermutations,
     Missing,
@@ -136,7 +135,7 @@ def compare_command(
         Optional[Path], typer.Option("--save", metavar="FILE", show_default="none",
                                      help="also save the comparison (JSON, rankscope.load)")
     ] = None,
-    lang: LangOption = Lang.en,
+    lang: LangOption = None,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,

@@ -14,7 +14,6 @@ from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Depth,
-    Lang,
     LangOption,
     Missing,
     MissingPolicy,
@@ -88,7 +87,7 @@ def evaluate_command(
                      "rankscope compare FILE new.trec --qrels QRELS"),
     ] = None,
     scenario: ScenarioOption = None,
-    lang: LangOption = Lang.en,
+    lang: LangOption = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:

@@ -252,7 +252,9 @@ def prepare(
             f"run {run.name!r} and the qrels have no query in common "
             f"(run: {len(present_codes)} queries such as {run.query_ids[present_codes[0]]!r}; "
             f"qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r})"
-        )
+        ).keyed("no_common_query", run=repr(run.name), n_run=len(present_codes),
+                run_example=repr(run.query_ids[present_codes[0]]), n_qrels=len(qrels_q),
+                qrels_example=repr(qrels_q[0] if len(qrels_q) else None))
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)

@@ -108,15 +108,10 @@ def _result_warnings(result: Any, lang: str) -> list[str]:
 
 
 def notebook_lang(lang: str | None = None) -> str:
-    """The language of the displays: ``lang``, else ``RANKSCOPE_LANG`` when it names one, else English."""
-    import os
+    """The language of the displays: ``lang``, else the default of :func:`rankscope.choices.resolve_lang`."""
+    from rankscope.choices import resolve_lang
 
-    from rankscope.interpret.i18n import LANGS, check_lang
-
-    if lang is not None:
-        return check_lang(lang)
-    env = os.environ.get("RANKSCOPE_LANG", "").strip().lower()
-    return env if env in LANGS else "en"
+    return resolve_lang(lang)
 
 
 def html_result(result: Any, lang: str | None = None) -> str:
