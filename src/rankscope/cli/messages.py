@@ -21,7 +21,25 @@ from typing import Any
 
 from rankscope.errors import RankscopeError
 
-__all__ = ["user_error_message", "float32_notices", "say"]
+__all__ = ["user_error_message", "float32_notices", "say", "print_lines"]
+
+
+def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> None:
+    """Print lines of prose: as they are in English (one line each, as logs grep them); in Chinese wrapped to the
+    terminal's width in display cells (:mod:`rankscope.report.wrap`), continuation lines indented."""
+    import typer
+
+    if lang != "zh":
+        for line in lines:
+            typer.echo(line, err=err)
+        return
+    from rich.console import Console
+
+    from rankscope.report.wrap import print_prose
+
+    console = Console(stderr=err, highlight=False)
+    for line in lines:
+        print_prose(console, line, rest="    ")
 
 
 def say(key: str, lang: str = "en", **values: Any) -> str:

@@ -101,13 +101,10 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         for s in report["systems"]:
             console.print(Text(system_label(report, s), style="bold"))
             for text in report["explanations"][s].values():
-                if lang == "zh":
-                    # Chinese has no spaces to wrap at: cut the sentence by display width instead
-                    from rich.cells import chop_cells
+                if lang == "zh":  # wrapped by display cells, at word boundaries
+                    from rankscope.report.wrap import print_prose
 
-                    lines = chop_cells(text, max(console.width - 4, 20))
-                    console.print("\n".join(("  • " if i == 0 else "    ") + ln for i, ln in enumerate(lines)),
-                                  highlight=False, soft_wrap=True)
+                    print_prose(console, text, first="  • ")
                 else:
                     console.print("  • " + text, highlight=False)
 
