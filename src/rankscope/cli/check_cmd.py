@@ -13,12 +13,12 @@ from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import (
     Depth,
+    LangOption,
     MaxDropTest,
     MaxPermutations,
     Missing,
     MissingPolicy,
     Plugins,
-    LangOption,
     QrelsFile,
     RelevanceLevel,
     RunColumns,
