@@ -151,14 +151,14 @@ TERMS: dict[str, str] = {
     # tests (PairedTest, MaxDropTest)
     "t": "配对 t 检验（t）",
     "wilcoxon": "Wilcoxon 符号秩检验（wilcoxon）",
-    "randomization": "随机化检验（randomization）",
+    "randomization": "配对随机化检验（randomization）",
     "tukey-hsd": "随机化 Tukey HSD 检验（tukey-hsd）",
-    "bootstrap": "自助法（bootstrap）",
+    "bootstrap": "学生化自助法检验（bootstrap）",
     # corrections
     "holm": "Holm 校正（holm）",
     "bonferroni": "Bonferroni 校正（bonferroni）",
     "bh": "Benjamini–Hochberg 校正（bh）",
-    "none": "不校正（none）",
+    "none": "不做多重比较校正（none）",
     # missing queries
     "missing=zero": "缺失查询计零（missing=zero）",
     "missing=ignore": "忽略缺失查询（missing=ignore）",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankscope.interpret.i18n import message
+from rankscope.interpret.i18n import colon, message, paren
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -49,14 +49,14 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     comp = report["comparison"]
 
     for w in report["warnings"]:  # what the numbers rest on comes first
-        console.print(Text(f"⚠ {message('report.warning', lang)}: {w}", style="bold yellow"))
+        console.print(Text(f"⚠ {message('report.warning', lang)}{colon(lang)}{w}", style="bold yellow"))
     print_notices(report, console)
     table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
     table.add_column(message("report.system", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
     for s, cells in summary_rows(report):
-        row: list[Any] = [system_label(report, s) + (f" ({message('report.baseline', lang)})" if s == ref else "")]
+        row: list[Any] = [system_label(report, s) + (paren(message("report.baseline", lang), lang) if s == ref else "")]
         for c in cells:
             style = BAND_STYLES.get(c.level or "", "")
             if c.best:
@@ -81,7 +81,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for p in comp["pairs"]:
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
-        pt = Table(title=f"{message('report.comparisons', lang)}: {b} vs {a}")
+        pt = Table(title=f"{message('report.comparisons', lang)}{colon(lang)}{b} vs {a}")
         for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
             head = report["ci_label"] if key == "ci" else message(key, lang)
             pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
@@ -114,7 +114,7 @@ def print_notices(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     for n in notice_lines(report):
-        console.print(Text(f"ℹ {message('report.notices', report['lang'])}: {n}", style="cyan"))
+        console.print(Text(f"ℹ {message('report.notices', report['lang'])}{colon(report['lang'])}{n}", style="cyan"))
 
 
 def print_scenario(report: dict[str, Any], console: Console) -> None:
