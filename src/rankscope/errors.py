@@ -38,7 +38,7 @@ class RankscopeError(ValueError):
     key: str | None = None
     values: dict[str, Any] = {}
 
-    def keyed(self: E, key: str, **values: Any) -> E:
+    def keyed(self: E, key: str, /, **values: Any) -> E:
         """This error, able to say itself in every language: message ``error.<key>`` filled with ``values``."""
         self.key, self.values = key, values
         return self

@@ -121,7 +121,7 @@ class Reader:
             if self.strict:
                 raise ParseError(f"{message}; rename it, or read without --strict to ignore it", source=src,
                                  line=line).keyed("unknown_key_strict" + ("_suggest" if closest(key, known) else ""),
-                                                  key=repr(key), count=count, where=where,
+                                                  field=repr(key), count=count, where=where,
                                                   close=repr(closest(key, known)))
             issue = LoadIssue(src, where, key, message, count=count)
             self.issues.append(issue)

@@ -42,7 +42,7 @@ def pick(texts: dict[str, str], lang: str) -> str:
     return texts[check_lang(lang)]
 
 
-def message(key: str, lang: str = "en", **values: Any) -> str:
+def message(key: str, lang: str = "en", /, **values: Any) -> str:
     """The message ``key`` in ``lang``, formatted with ``values``."""
     table = load_data(f"messages/{check_lang(lang)}.json")
     try:

@@ -25,6 +25,7 @@ from rankscope.report.tables import (
     summary_rows,
     system_label,
 )
+from rankscope.report.wrap import print_prose
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,7 +52,9 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for w in report["warnings"]:  # what the numbers rest on comes first
         console.print(Text(f"⚠ {message('report.warning', lang)}{colon(lang)}{w}", style="bold yellow"))
     print_notices(report, console)
-    table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
+    # Chinese: the policy line is printed under the table, wrapped by cells (a caption wraps inside words)
+    table = Table(title=message("report.title", lang), caption=None if lang == "zh" else policy_line(report),
+                  show_lines=False)
     table.add_column(message("report.system", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
@@ -64,10 +67,12 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
         table.add_row(*row)
     console.print(table)
-    console.print("★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], style="dim")
+    if lang == "zh":
+        print_prose(console, policy_line(report), style="dim")
+    _prose(console, "★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
     reach = reachable_line(report)
     if reach:
-        console.print(reach, style="dim")
+        _prose(console, reach, lang, "dim")
     if report["groups"]:
         gt = Table(title=report["groups_title"])
         gt.add_column(message("report.system", lang), style="bold")
@@ -102,11 +107,17 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             console.print(Text(system_label(report, s), style="bold"))
             for text in report["explanations"][s].values():
                 if lang == "zh":  # wrapped by display cells, at word boundaries
-                    from rankscope.report.wrap import print_prose
-
                     print_prose(console, text, first="  • ")
                 else:
                     console.print("  • " + text, highlight=False)
+
+
+def _prose(console: Console, text: str, lang: str, style: str = "") -> None:
+    """A sentence: wrapped by display cells at word boundaries in Chinese, by rich at spaces in English."""
+    if lang == "zh":
+        print_prose(console, text, style=style)
+    else:
+        console.print(text, style=style)
 
 
 def print_notices(report: dict[str, Any], console: Console) -> None:

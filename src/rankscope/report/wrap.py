@@ -107,6 +107,6 @@ def print_prose(console: Any, text: str, *, first: str = "", rest: str | None = 
     from rich.text import Text
 
     rest = " " * cell_len(first) if rest is None else rest
-    lines = wrap_cells(text, console.width - cell_len(first))
+    lines = wrap_cells(text, console.width - max(cell_len(first), cell_len(rest)))
     body = "\n".join((first if i == 0 else rest) + ln for i, ln in enumerate(lines))
     console.print(Text(body, style=style), soft_wrap=True, highlight=False)
