@@ -53,6 +53,7 @@ def agreement_command(
 
       rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
     """
+    assert lang is not None  # settled by user_errors
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.labels.agreement import label_agreement
     from rankscope.labels.provenance import read_labels

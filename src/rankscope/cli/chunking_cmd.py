@@ -92,6 +92,7 @@ def chunking_command(
 
       rankscope chunking testset.jsonl -c recursive:512:64 -c sentences:256 -r bm25 --report chunking.html
     """
+    assert lang is not None  # settled by user_errors
     from rankscope.chunking.compare import compare_chunkings
     from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking

@@ -158,6 +158,7 @@ def compare_command(
 
       rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rankscope.comparison import compare
     from rankscope.io import read_qrels

@@ -105,6 +105,7 @@ def evaluate_command(
 
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rankscope.engine import evaluate
     from rankscope.errors import InvalidParameterError

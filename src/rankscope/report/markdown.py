@@ -80,8 +80,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     out.append(policy_line(report))
     out.append("")
     if report["warnings"]:
-        head = f"{t('report.warning')}{colon(report['lang']).rstrip()}"
-        out += [f"> ⚠️ **{head}** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
+        warn_head = f"{t('report.warning')}{colon(report['lang']).rstrip()}"
+        out += [f"> ⚠️ **{warn_head}** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
                 for i, w in enumerate(report["warnings"])]
         out.append("")
     out += notices_markdown(report)
