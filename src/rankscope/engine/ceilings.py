@@ -7,7 +7,9 @@ never rated below the best band it can reach.
 
 The perfect run holds every document judged with a positive grade, ranked by grade;
 it is scored with the evaluation's own relevance level and depth (``missing="zero"``),
-through the one scoring function.
+through the one scoring function.  Its kernel input is built straight from the qrels
+index's ideal grades (:func:`perfect_input`): no run, no join, no string work — the
+same values as evaluating :func:`perfect_run`, at a small fraction of the cost.
 
 >>> from rankscope.data import Qrels
 >>> from rankscope.engine.policies import Policies
@@ -22,17 +24,17 @@ through the one scoring function.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from rankscope.engine.policies import Policies
-from rankscope.engine.prepare import QrelsIndex, prepare
+from rankscope.engine.prepare import QrelsIndex
 from rankscope.engine.scoring import score
 from rankscope.measures.base import Measure
+from rankscope.measures.kernel_input import KernelInput, count_relevant
 
-__all__ = ["Ceilings", "perfect_run", "has_ceiling"]
+__all__ = ["Ceilings", "perfect_run", "perfect_input", "has_ceiling"]
 
 
 def has_ceiling(m: Measure) -> bool:
@@ -51,6 +53,34 @@ def perfect_run(qrels: Any) -> Any:
                "perfect")
 
 
+def perfect_input(index: QrelsIndex, policies: Policies) -> KernelInput:
+    """The kernel input of :func:`perfect_run` over every qrels query (``missing="zero"``), cut at the depth.
+
+    The ideal grades of a query are sorted descending, so its positive grades are a prefix
+    of its ideal segment: they are the perfect ranking (every row judged, rank 0, 1, ...).
+    """
+    ideal, ideal_q = index.ideal_grade, index.ideal_query
+    n = len(index.ideal_offsets) - 1
+    keep = ideal > 0
+    qidx = ideal_q[keep].astype(np.int32)
+    grade = ideal[keep].astype(np.int64)
+    counts = np.bincount(qidx, minlength=n).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(len(qidx), dtype=np.int64) - np.repeat(starts, counts)
+    num_ret = counts
+    if policies.depth is not None:
+        cut = rank < policies.depth
+        qidx, grade, rank = qidx[cut], grade[cut], rank[cut]
+        num_ret = np.minimum(counts, policies.depth)
+    return KernelInput(
+        offsets=np.concatenate(([0], np.cumsum(num_ret))).astype(np.int64),
+        qidx=qidx, rank=rank, grade=grade, judged=np.ones(len(qidx), dtype=bool), num_ret=num_ret,
+        ideal_offsets=index.ideal_offsets, ideal_grade=ideal, ideal_query=ideal_q,
+        relevant=count_relevant(ideal, ideal_q, policies.relevance_level, n),
+        in_run=counts > 0, relevance_level=policies.relevance_level, all_rows=True,
+    )
+
+
 class Ceilings:
     """The per-query values of a perfect ranking for ``measures`` (those with a ceiling), scored once."""
 
@@ -58,21 +88,16 @@ class Ceilings:
         self.columns = [j for j, m in enumerate(measures) if has_ceiling(m)]
         self.query_ids = np.asarray(index.query_ids)
         self.values = np.zeros((len(self.query_ids), len(self.columns)))
-        if not self.columns:
-            return
-        perfect = perfect_run(index.qrels)
-        if len(perfect) == 0:
-            return
-        prepared, _ = prepare(index, perfect, replace(policies, missing="zero", duplicates="error"))
-        matrix = score(prepared.data, [measures[j] for j in self.columns])
-        pos = np.searchsorted(self.query_ids, prepared.query_ids)
-        self.values[pos] = matrix
+        if self.columns and len(self.query_ids):
+            self.values = score(perfect_input(index, policies), [measures[j] for j in self.columns])
 
     def means(self, query_ids: Any) -> dict[int, float]:
         """``{measure column: mean ceiling over query_ids}`` (a query unknown to the qrels counts 0)."""
         if not self.columns or len(query_ids) == 0:
             return {}
         ids = np.asarray(query_ids, dtype=object)
+        if len(ids) == len(self.query_ids) and np.array_equal(ids, self.query_ids):  # every qrels query
+            return {j: float(self.values[:, i].mean()) for i, j in enumerate(self.columns)}
         pos = np.searchsorted(self.query_ids, ids)
         pos = np.minimum(pos, max(len(self.query_ids) - 1, 0))
         known = self.query_ids[pos] == ids if len(self.query_ids) else np.zeros(len(ids), dtype=bool)
