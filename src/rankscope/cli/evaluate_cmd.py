@@ -11,10 +11,9 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices
+from rankscope.cli.messages import float32_notices, say
 from rankscope.cli.options import (
     Depth,
-    Lang,
     LangOption,
     Missing,
     MissingPolicy,
@@ -93,7 +92,7 @@ def evaluate_command(
                      "rankscope compare FILE new.trec --qrels QRELS"),
     ] = None,
     scenario: ScenarioOption = None,
-    lang: LangOption = Lang.en,
+    lang: LangOption = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
@@ -111,6 +110,7 @@ def evaluate_command(
 
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
@@ -157,26 +157,35 @@ def evaluate_command(
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
-            typer.echo(f"note: {n.text(lang.value)}", err=True)
+            typer.echo(say("note", lang.value, text=n.text(lang.value)), err=True)
     else:
         _print_table(result, per_query, verdict)
     for line in float32_notices([result], lang.value):
         typer.echo(line, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
-    lines = ([source_note] if source_note else []) + result_lines(result)
-    for line in lines:
-        if fmt is not OutputFormat.json or line.startswith("warning:"):
-            typer.echo(line, err=fmt is not OutputFormat.table)
+    judged, warnings = result_lines(result, lang.value)
+    lines = ([source_note] if source_note else []) + judged + warnings
+    if fmt is OutputFormat.table:
+        from rich.console import Console
+
+        from rankscope.report.wrap import print_prose
+
+        console = Console()
+        for line in lines:
+            print_prose(console, line)
+    else:
+        for line in lines if fmt is not OutputFormat.json else warnings:
+            typer.echo(line, err=True)
     for path in report or []:
         from rankscope.report import write_report
 
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
                                runs=loaded, scenario=scenario)
-        typer.echo(f"report written to {written}", err=True)
+        typer.echo(say("report_written", lang.value, path=written), err=True)
     if save is not None:
         result.save(save)
-        typer.echo(f"evaluation saved to {save}", err=True)
+        typer.echo(say("saved", lang.value, path=save), err=True)
 
 
 def _files(files: list[Path] | None, qrels: Path | None, run: Path | None,
@@ -222,37 +231,45 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     from rich.table import Table
     from rich.text import Text
 
+    from rankscope.choices import term
     from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
+    from rankscope.report.wrap import print_prose
 
     lang = verdict["lang"]
-    table = Table(title=f"run {result.run_name}", title_justify="left")
-    table.add_column("query" if per_query else "metric")
+    table = Table(title=say("run_title", lang, run=result.run_name), title_justify="left")
+    table.add_column(say("query", lang) if per_query else say("metric", lang))
     if per_query:
         for label in result.labels:
             table.add_column(label, justify="right")
         for qid, row in result.per_query.to_dict().items():
             table.add_row(qid, *(f"{v:.4f}" for v in row.values()))
-        table.add_row("[bold]all[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
+        table.add_row(f"[bold]{say('all', lang)}[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
-        table.add_column("value", justify="right")
-        table.add_column("rating")
+        table.add_column(say("value", lang), justify="right")
+        table.add_column(say("rating", lang))
         for label, v in result.mean().items():
             r = verdict["ratings"][label]
             table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
     console.print(table)
-    console.print(
-        f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
-        f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
-        + "".join(f"; {n.text(lang)}" for n in result.notices), highlight=False, soft_wrap=True,
-    )
+    summary = say("summary", lang, evaluated=q.evaluated, missing=term(result.policies.missing, lang, "missing"),
+                  missing_from_run=q.missing_from_run, not_in_qrels=q.not_in_qrels)
+    summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
+    if lang == "zh":
+        print_prose(console, summary)
+    else:
+        console.print(summary, highlight=False, soft_wrap=True)
     spans = result.spans
     if spans is not None:
         from rankscope.data.span_rules import SpanCoverage
 
-        console.print(f"span judgments on chunking {spans['chunking']!r}; chunk qrels by rule {spans['chunk_rule']}; "
-                      + SpanCoverage(**spans["coverage"]).message()
-                      + (f" {spans['queries_without_chunk']} queries have no span any chunk touches."
-                         if spans["queries_without_chunk"] else ""), highlight=False)
+        text = (say("spans", lang, chunking=spans["chunking"], rule=spans["chunk_rule"])
+                + SpanCoverage(**spans["coverage"]).message(lang)
+                + (say("spans_untouched", lang, n=spans["queries_without_chunk"])
+                   if spans["queries_without_chunk"] else ""))
+        if lang == "zh":
+            print_prose(console, text)
+        else:
+            console.print(text, highlight=False)
     print_run_verdict(verdict, console)

@@ -82,4 +82,8 @@ ScenarioOption = Annotated[
                  help="check the means against a scenario's benchmark figures: faq, document_qa, academic_search, "
                       "enterprise_kb, production_monitoring"),
 ]
-LangOption = Annotated[Lang, typer.Option("--lang", help="language of the verdict, advice and reports")]
+LangOption = Annotated[
+    Optional[Lang],
+    typer.Option("--lang", show_default="RANKSCOPE_LANG, else zh under a zh_* locale, else en",
+                 help="language of the messages, verdict, advice and reports (errors too)"),
+]

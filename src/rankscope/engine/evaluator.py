@@ -97,7 +97,7 @@ class Evaluator:
             raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels")
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
-            raise EmptyInputError("the qrels hold no judgment")
+            raise EmptyInputError("the qrels hold no judgment").keyed("no_judgment")
         pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
         if not pairs:
             raise InvalidParameterError("no metric given")

@@ -271,7 +271,10 @@ def prepare(
     run_has[present_q[present_q >= 0]] = True
     not_in_qrels = int((present_q < 0).sum())
     if not run_has.any() and len(run):
-        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q))
+        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q)).keyed(
+            "no_common_query", run=repr(run.name), n_run=len(present_codes),
+            run_example=repr(run.query_ids[present_codes[0]]), n_qrels=len(qrels_q),
+            qrels_example=repr(qrels_q[0] if len(qrels_q) else None))
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)
