@@ -12,7 +12,9 @@ import typer
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
+    BlockRows,
     Depth,
+    MemoryLimit,
     Missing,
     MissingPolicy,
     Plugins,
@@ -61,6 +63,8 @@ def evaluate_command(
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
     plugin: Plugins = None,
+    memory_limit: MemoryLimit = None,
+    block_rows: BlockRows = None,
 ) -> None:
     """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
     load_plugins(plugin)
@@ -83,9 +87,9 @@ def evaluate_command(
             raise InvalidParameterError("--chunks goes with --span-qrels")
         judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
     result = evaluate(
-        judgments, read_run(run), metric or None,
+        judgments, run if chunking is None else read_run(run), metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule,
+        chunking=chunking, rule=rule, memory_limit=memory_limit, block_rows=block_rows,
     )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))

@@ -16,7 +16,8 @@ import typer
 from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "MemoryLimit",
+           "BlockRows"]
 
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
@@ -35,4 +36,13 @@ MaxPermutations = Annotated[
 ]
 Plugins = Annotated[
     Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
+]
+MemoryLimit = Annotated[
+    Optional[str],
+    typer.Option("--memory-limit", help="score run files (TREC, Parquet, Arrow) in blocks of whole queries sized to "
+                 "stay near this much memory: 1GiB (default), 512MB, 4G"),
+]
+BlockRows = Annotated[
+    Optional[int], typer.Option("--block-rows", min=1, help="rows per block of a streamed run file (instead of "
+                                "--memory-limit)"),
 ]

@@ -32,10 +32,12 @@ which holds all rows of its queries.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -58,11 +60,14 @@ __all__ = ["StreamScorer", "QueryRepeated", "evaluate_source", "evaluate_path", 
 DEFAULT_MEMORY_LIMIT = 1 << 30
 """The memory a streamed evaluation aims at when no limit is given: 1 GiB."""
 
-#: peak bytes per row of a block being scored (TREC text: the piece, its columns, fingerprints, ranking)
-BYTES_PER_BLOCK_ROW = 160
-#: bytes the qrels index holds per judgment (strings, codes, fingerprints, join tables, ideal grades)
-BYTES_PER_JUDGMENT = 110
-MIN_BLOCK_ROWS = 1 << 16
+#: peak bytes per row of block size: two blocks are alive (one scored, the next read), each with its text piece,
+#: Arrow columns, fingerprints and ranking arrays (measured on 10M and 100M-row TREC runs: bench/bench_scale.py)
+BYTES_PER_BLOCK_ROW = 400
+#: bytes the qrels index holds per judgment at its peak (strings, codes, fingerprints, join tables, ideal grades)
+BYTES_PER_JUDGMENT = 130
+#: the interpreter, numpy, Arrow and rankscope's modules, before any data
+BASE_BYTES = 250 << 20
+MIN_BLOCK_ROWS = 1 << 18
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(i?)b?\s*$", re.IGNORECASE)
 
 
@@ -91,15 +96,17 @@ def parse_size(value: int | str) -> int:
 def block_rows_for(memory_limit: int | str | None, judgments: int) -> int:
     """Rows a block may hold so that the evaluation stays near ``memory_limit``.
 
-    What the qrels index holds (:data:`BYTES_PER_JUDGMENT` a judgment) is taken off
-    the limit, the rest is divided by the peak bytes of a block row
-    (:data:`BYTES_PER_BLOCK_ROW`); at least :data:`MIN_BLOCK_ROWS`.
+    The process's base (:data:`BASE_BYTES`) and what the qrels index holds
+    (:data:`BYTES_PER_JUDGMENT` a judgment) are taken off the limit, the rest is
+    divided by the peak bytes of a block row (:data:`BYTES_PER_BLOCK_ROW`); at least
+    :data:`MIN_BLOCK_ROWS` (below that, the per-block cost grows and the memory saved
+    is small: a limit smaller than the qrels need is not met, it gives the smallest blocks).
 
     >>> block_rows_for("1GiB", 0), block_rows_for("1MiB", 10**6)
-    (6710886, 65536)
+    (2028994, 262144)
     """
     limit = parse_size(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
-    return max(MIN_BLOCK_ROWS, (limit - judgments * BYTES_PER_JUDGMENT) // BYTES_PER_BLOCK_ROW)
+    return max(MIN_BLOCK_ROWS, (limit - BASE_BYTES - judgments * BYTES_PER_JUDGMENT) // BYTES_PER_BLOCK_ROW)
 
 
 class StreamScorer:
@@ -200,18 +207,38 @@ def evaluate_source(evaluator: Evaluator, source: BlockSource) -> EvaluationResu
         return evaluator.evaluate(first)
     scorer = StreamScorer(evaluator)
     try:
-        scorer.add(first)
-        del first
-        for block in blocks:
-            scorer.add(block)
-            del block
+        _score_all(scorer, first, blocks)
     except QueryRepeated:
         blocks.close()  # type: ignore[attr-defined]
         scorer = StreamScorer(evaluator)
-        for block in source.partitions():
-            scorer.add(block)
-            del block
+        parts = iter(source.partitions())
+        _score_all(scorer, next(parts), parts)
     return scorer.result(source.name or "run")
+
+
+def _score_all(scorer: StreamScorer, first: Run, rest: Iterator[Run]) -> None:
+    """Score ``first`` and every block of ``rest``; the next block is read on a thread while one is scored.
+
+    Reading (Arrow's parser, file reads, fingerprints) and scoring (numpy) release the
+    GIL for most of their time, so on two cores the two overlap; two blocks are alive
+    at a time (:func:`block_rows_for` counts them).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    end = object()
+    with ThreadPoolExecutor(1, thread_name_prefix="rankscope-read") as pool:
+        block: Any = first
+        while block is not end:
+            ahead = pool.submit(next, rest, end)
+            try:
+                scorer.add(block)
+            except BaseException:
+                ahead.cancel()
+                with contextlib.suppress(BaseException):
+                    ahead.result()
+                raise
+            del block
+            block = ahead.result()
 
 
 def evaluate_path(
