@@ -12,11 +12,14 @@ import typer
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
+    Address,
     BlockRows,
     Depth,
+    Engine,
     MemoryLimit,
     Missing,
     MissingPolicy,
+    PerQueryDir,
     Plugins,
     RelevanceLevel,
     ScorePrecision,
@@ -33,10 +36,12 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-@app.command("evaluate")
+@app.command("evaluate", context_settings={"allow_extra_args": True})
 @user_errors
 def evaluate_command(
-    run: Annotated[Path, typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet)")],
+    ctx: typer.Context,
+    run: Annotated[list[Path], typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet); several runs: "
+                                            "--run a --run b, or --run runs/*.gz")],
     qrels: Annotated[
         Optional[Path], typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")
     ] = None,
@@ -65,9 +70,25 @@ def evaluate_command(
     plugin: Plugins = None,
     memory_limit: MemoryLimit = None,
     block_rows: BlockRows = None,
+    engine: Engine = "local",
+    address: Address = None,
+    per_query_dir: PerQueryDir = None,
 ) -> None:
     """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
     load_plugins(plugin)
+    from rankscope.cli.evaluate_many import evaluate_command_many, expand_runs
+
+    runs = expand_runs([*run, *ctx.args])
+    if len(runs) > 1 or per_query_dir is not None or engine != "local":
+        if span_qrels is not None or chunks is not None:
+            from rankscope.errors import InvalidParameterError
+
+            raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
+        evaluate_command_many(qrels, runs, metric, relevance_level, missing.value, depth,
+                              score_precision.value, fmt.value, memory_limit, block_rows, engine, address,
+                              per_query_dir, per_query)
+        return
+    run_path = runs[0]
     from rankscope.engine import evaluate
     from rankscope.errors import InvalidParameterError
     from rankscope.io import read_qrels, read_run
@@ -87,18 +108,23 @@ def evaluate_command(
             raise InvalidParameterError("--chunks goes with --span-qrels")
         judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
     result = evaluate(
-        judgments, run if chunking is None else read_run(run), metric or None,
+        judgments, run_path if chunking is None else read_run(run_path), metric or None,
         relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
         chunking=chunking, rule=rule, memory_limit=memory_limit, block_rows=block_rows,
     )
-    if fmt is OutputFormat.json:
+    print_result(result, fmt.value, per_query)
+
+
+def print_result(result: EvaluationResult, fmt: str, per_query: bool) -> None:
+    """Print one run's result as a table, JSON or CSV, then the float32 notices."""
+    if fmt == OutputFormat.json.value:
         typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
-    elif fmt is OutputFormat.csv:
+    elif fmt == OutputFormat.csv.value:
         _print_csv(result, per_query)
     else:
         _print_table(result, per_query)
     for line in float32_notices([result]):
-        typer.echo(line, err=fmt is not OutputFormat.table)
+        typer.echo(line, err=fmt != OutputFormat.table.value)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:

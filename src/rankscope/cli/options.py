@@ -17,7 +17,7 @@ from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
            "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "MemoryLimit",
-           "BlockRows"]
+           "BlockRows", "Engine", "Address", "PerQueryDir"]
 
 
 QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
@@ -45,4 +45,13 @@ MemoryLimit = Annotated[
 BlockRows = Annotated[
     Optional[int], typer.Option("--block-rows", min=1, help="rows per block of a streamed run file (instead of "
                                 "--memory-limit)"),
+]
+Engine = Annotated[
+    str, typer.Option("--engine", help="local (this machine) or ray (a Ray cluster: pip install 'rankscope[ray]')"),
+]
+Address = Annotated[
+    Optional[str], typer.Option("--address", help="Ray cluster to use with --engine ray: auto, ray://host:10001"),
+]
+PerQueryDir = Annotated[
+    Optional[Path], typer.Option("--per-query-dir", help="write one per-query TSV per run into this folder"),
 ]

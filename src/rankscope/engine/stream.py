@@ -167,6 +167,33 @@ class StreamScorer:
                 raise QueryRepeated(str(ids[0]))
         self.foreign = np.union1d(self.foreign, fp)
 
+    def state(self) -> dict[str, Any]:
+        """What was scored so far, compactly (the seen queries' rows only): :meth:`merge` adds it to another scorer.
+
+        Workers of a cluster (:mod:`rankscope.ray`) each score some queries and send this back.
+        """
+        seen = np.flatnonzero(self.seen)
+        return {"seen": seen, "values": self.values[seen], "foreign": self.foreign,
+                "foreign_example": self.foreign_example, "summed": dict(self.summed), "rows": self.rows,
+                "run_queries": self.run_queries}
+
+    def merge(self, state: dict[str, Any]) -> None:
+        """Add another scorer's :meth:`state` (its queries must not have been scored here)."""
+        seen = state["seen"]
+        if self.seen[seen].any():
+            raise QueryRepeated(str(self.index.query_ids[seen[self.seen[seen]][0]]))
+        self.values[seen] = state["values"]
+        self.seen[seen] = True
+        foreign = state["foreign"]
+        if len(foreign) and len(np.intersect1d(self.foreign, foreign)):
+            raise QueryRepeated("a query not in the qrels")
+        self.foreign = np.union1d(self.foreign, foreign)
+        self.foreign_example = self.foreign_example or state["foreign_example"]
+        for name, value in state["summed"].items():
+            self.summed[name] += value
+        self.rows += state["rows"]
+        self.run_queries += state["run_queries"]
+
     def result(self, run_name: str) -> EvaluationResult:
         """The :class:`EvaluationResult` of every block added: the same as scoring the whole run at once."""
         ev, index = self.ev, self.index

@@ -1,0 +1,57 @@
+"""``rankscope evaluate`` with several runs: one qrels index, runs in parallel, one table, per-query files."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from rankscope import evaluate, read_run
+from rankscope.cli.app import main
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "runs_dl_hard" / "dataset"
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    out = capsys.readouterr()
+    return int(done.value.code or 0), out.out, out.err
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not present")
+def test_many_runs_one_table_and_per_query_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = DATA / "dl_hard-passage.qrels"
+    runs = sorted((DATA / "baselines" / "passage").glob("*.run"))[:3]
+    code, out, err = cli(["evaluate", "--qrels", str(qrels), "--run", str(runs[0]), *map(str, runs[1:]),
+                                   "-m", "ndcg@10,map", "-l", "2", "-f", "csv", "--per-query-dir", str(tmp_path),
+                                   "--block-rows", "7000"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["run"] for r in rows] == [p.name for p in runs]  # one TREC tag for all: the file names
+    for row, run in zip(rows, runs):
+        expected = evaluate(qrels, read_run(run), ["ndcg@10", "map"], relevance_level=2)
+        assert float(row["map"]) == pytest.approx(expected["map"], abs=5e-6)
+        assert int(row["evaluated"]) == expected.queries.evaluated
+        assert int(row["no_relevant"]) == expected.queries.no_relevant
+        lines = (tmp_path / f"{run.name}.tsv").read_text().splitlines()
+        assert lines[0] == "query_id\tndcg@10\tmap" and len(lines) == 1 + expected.queries.evaluated
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not present")
+def test_quoted_glob_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    pattern = str(DATA / "baselines" / "passage" / "bm25+rm3*.run")
+    code, out, err = cli(["evaluate", "--qrels", str(DATA / "dl_hard-passage.qrels"), "--run", pattern,
+                                   "-m", "P@5", "-f", "json"], capsys)
+    assert code == 0, err
+    assert out.count('"run"') == len(list((DATA / "baselines" / "passage").glob("bm25+rm3*.run"))) > 1
+
+
+def test_unknown_engine_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1 t\n")
+    code, _out, err = cli(["evaluate", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                                   "--engine", "spark"], capsys)
+    assert code == 2 and "--engine must be local or ray" in err
