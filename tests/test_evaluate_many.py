@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DATA as SHARED
+from conftest import require
 from rankscope import evaluate, read_run
 from rankscope.cli.app import main
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "runs_dl_hard" / "dataset"
+DATA = SHARED / "runs_dl_hard" / "dataset"
 
 
 def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -21,9 +23,8 @@ def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return int(done.value.code or 0), out.out, out.err
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not present")
 def test_many_runs_one_table_and_per_query_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    qrels = DATA / "dl_hard-passage.qrels"
+    qrels = require(DATA) / "dl_hard-passage.qrels"
     runs = sorted((DATA / "baselines" / "passage").glob("*.run"))[:3]
     code, out, err = cli(["evaluate", "--qrels", str(qrels), "--run", str(runs[0]), *map(str, runs[1:]),
                                    "-m", "ndcg@10,map", "-l", "2", "-f", "csv", "--per-query-dir", str(tmp_path),
@@ -40,7 +41,6 @@ def test_many_runs_one_table_and_per_query_files(tmp_path: Path, capsys: pytest.
         assert lines[0] == "query_id\tndcg@10\tmap" and len(lines) == 1 + expected.queries.evaluated
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not present")
 def test_quoted_glob_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     pattern = str(DATA / "baselines" / "passage" / "bm25+rm3*.run")
     code, out, err = cli(["evaluate", "--qrels", str(DATA / "dl_hard-passage.qrels"), "--run", pattern,

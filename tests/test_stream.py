@@ -10,13 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import DATA, require
 from rankscope import Evaluator, Qrels, evaluate
 from rankscope.engine import stream as engine_stream
 from rankscope.errors import DuplicateLineError, EmptyInputError, NoOverlapError, ParseError
 from rankscope.io import read_run
 
 METRICS = ["ndcg@10", "map", "mrr", "recall@100", "P@5", "bpref", "ndcg", "Rprec", "num_ret", "success@3"]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _random_case(seed: int, n_q: int = 60, grouped: bool = True) -> tuple[Qrels, pa.Table]:
@@ -174,10 +174,9 @@ def test_memory_limit_values() -> None:
     assert engine_stream.MIN_BLOCK_ROWS <= small < engine_stream.block_rows_for("4GiB", 10**6)
 
 
-@pytest.mark.skipif(not (DATA / "runs_dl_hard").is_dir(), reason="shared data not present")
 @pytest.mark.parametrize("kind", ["passage", "doc"])
 def test_real_runs_streamed(kind: str) -> None:
-    folder = DATA / "runs_dl_hard" / "dataset"
+    folder = require(DATA / "runs_dl_hard" / "dataset")
     qrels = folder / f"dl_hard-{kind}.qrels"
     ev = Evaluator(qrels, METRICS, relevance_level=2, depth=1000)
     for run in sorted((folder / "baselines" / kind).glob("*.run"))[:3]:
@@ -185,9 +184,7 @@ def test_real_runs_streamed(kind: str) -> None:
 
 
 def test_trec_eval_suite_run_streamed() -> None:
-    folder = DATA / "trec_eval_tests"
-    if not (folder / "results.test").is_file():
-        pytest.skip("shared data not present")
+    folder = require(DATA / "trec_eval_tests")
     for missing in ("zero", "ignore"):
         ev = Evaluator(folder / "qrels.test", METRICS, missing=missing)
         _same(ev.evaluate(folder / "results.test", block_rows=100), ev.evaluate(read_run(folder / "results.test")))

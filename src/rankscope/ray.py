@@ -67,7 +67,8 @@ def connect(address: str | None = None) -> Any:
     local one."""
     ray = _ray()
     if not ray.is_initialized():
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+        # None: a new local Ray (a stale address left in /tmp/ray by an earlier cluster must not be joined)
+        ray.init(address=address or "local", logging_level="ERROR", log_to_driver=False,
                  **({"include_dashboard": False} if address is None else {}))
     return ray
 

@@ -324,6 +324,8 @@ class _TrecPieces(_Pieces):
     def tables(self, rows: int) -> Iterator[pa.Table]:
         piece_bytes = max(int(rows * self.bytes_per_row), _MIN_PIECE)
         for offset, data in self._pieces(piece_bytes):
+            if offset == 0 and memoryview(data)[:3].tobytes() == UTF8_BOM:  # a BOM inside gzip data
+                data = data.slice(3)
             cols = self._parse(data, offset)
             if cols is None:
                 continue
