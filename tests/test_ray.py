@@ -25,14 +25,39 @@ pytestmark = pytest.mark.ray
 METRICS = ["ndcg@10", "map", "mrr", "recall@100", "P@5", "bpref", "num_ret"]
 
 
+def _dies_when_flagged(flags: str):  # type: ignore[no-untyped-def]
+    """A worker setup hook: rankscope.ray's split and scoring tasks kill their worker process once each when
+    ``flags/<task name>`` exists (the file is removed first, so the retried task lives)."""
+
+    def hook() -> None:
+        import rankscope.ray as engine
+
+        for task in ("_split", "_score_part"):
+            def dying(*args, _task=getattr(engine, task), _flag=os.path.join(flags, task)):  # type: ignore[no-untyped-def]
+                try:
+                    os.remove(_flag)
+                except FileNotFoundError:
+                    return _task(*args)
+                os._exit(1)  # the worker process dies in the middle of the job
+
+            setattr(engine, task, dying)
+
+    return hook
+
+
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """One simulated two-node cluster for the module (starting one costs ~5 s)."""
+    import cloudpickle
     from ray.cluster_utils import Cluster
 
+    cloudpickle.register_pickle_by_value(__import__(__name__))  # the hook travels to the workers by value
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 << 20,
                                                       "include_dashboard": False})
     c.add_node(num_cpus=1, object_store_memory=80 << 20)
-    ray.init(address=c.address, logging_level="ERROR", log_to_driver=False)
+    c.flags = tmp_path_factory.mktemp("kill-flags")
+    ray.init(address=c.address, logging_level="ERROR", log_to_driver=False,
+             runtime_env={"worker_process_setup_hook": _dies_when_flagged(str(c.flags))})
     c.wait_for_nodes()
     yield c
     ray.shutdown()
@@ -70,6 +95,20 @@ def test_parquet_files_on_the_cluster_equal_local(cluster, tmp_path: Path) -> No
         remote = rray.evaluate(qrels, paths, METRICS, missing=missing, partitions=3)
         _same(remote, local)
         assert local.queries.not_in_qrels and local.queries.missing_from_run and local.queries.float32_reordered
+
+
+def test_split_and_scoring_workers_killed_mid_job(cluster, tmp_path: Path) -> None:
+    qrels, table = _case(9)
+    paths = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    half = table.num_rows // 2
+    pq.write_table(table.slice(0, half), paths[0], row_group_size=100)
+    pq.write_table(table.slice(half), paths[1], row_group_size=100)
+    flags = [cluster.flags / "_split", cluster.flags / "_score_part"]
+    for flag in flags:
+        flag.write_text("")
+    remote = rray.evaluate(qrels, paths, METRICS, partitions=3)
+    assert not any(f.exists() for f in flags)  # a splitting and a scoring worker did die
+    _same(remote, Evaluator(qrels, METRICS).evaluate(table))  # every query once: the same values and counts
 
 
 def test_dataset_with_a_worker_killed_mid_job(cluster, tmp_path: Path) -> None:
@@ -110,10 +149,21 @@ def test_live_retriever_on_actors_with_an_actor_killed(cluster, tmp_path: Path) 
         return search
 
     seen: list[str] = []
+    outcomes: list[object] = []
+
+    def record(outcome) -> None:  # type: ignore[no-untyped-def]
+        seen.append(outcome.query_id)
+        outcomes.append(outcome)
+
     remote = rray.evaluate_retriever(factory, ts, ["mrr", "recall@3"], k=3, actors=2, concurrency=3,
-                                     num_cpus=0.25, progress=False, on_result=lambda o: seen.append(o.query_id))
+                                     num_cpus=0.25, progress=False, on_result=record)
+    again: list[str] = []  # resumed from the outcomes written: nothing is asked again
+    resumed = rray.evaluate_retriever(factory, ts, ["mrr", "recall@3"], k=3, actors=1, concurrency=2,
+                                      num_cpus=0.25, progress=False, resume=outcomes,
+                                      on_result=lambda o: again.append(o.query_id))
+    assert again == [] and resumed.from_cache == len(ts.queries) and resumed.mean() == remote.mean()
+    assert not flag.exists()  # the actor did die (checked before the local run, which would die too)
     local = __import__("rankscope").evaluate_retriever(factory(), ts, ["mrr", "recall@3"], k=3, progress=False)
-    assert not flag.exists()
     assert sorted(seen) == sorted(q.id for q in ts.queries)  # every query exactly once
     assert remote.errors == {} and remote.mean() == local.mean()
 
