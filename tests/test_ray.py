@@ -185,3 +185,26 @@ def test_judging_on_actors_resumes_from_the_cache(cluster, tmp_path: Path) -> No
                              cache=tmp_path / "labels.sqlite", progress=False)
     assert first.failed == 0 and first.judged_now == len(corpus) * len(queries)
     assert again.judged_now == 0 and again.from_cache == first.judged_now
+
+
+def test_cli_engine_ray_equals_local(cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+    import io
+
+    from rankscope.cli.app import main
+    from rankscope.io import write_qrels, write_run
+    from rankscope.io.tables import run_from_table
+
+    qrels, table = _case(10)
+    write_qrels(qrels, tmp_path / "q.qrels")
+    write_run(run_from_table(table, "t", name="t"), tmp_path / "t.run")
+    pq.write_table(table, tmp_path / "p.parquet", row_group_size=60)
+    rows = {}
+    for engine in (["--engine", "ray", "--address", cluster.address], []):
+        with pytest.raises(SystemExit) as done:
+            main(["evaluate", "--qrels", str(tmp_path / "q.qrels"), "--run", str(tmp_path / "t.run"),
+                  str(tmp_path / "p.parquet"), "-m", "ndcg@10,map,bpref", "-f", "csv", *engine])
+        out = capsys.readouterr()
+        assert int(done.value.code or 0) == 0, out.err
+        rows[bool(engine)] = list(csv.DictReader(io.StringIO(out.out)))
+    assert rows[True] == rows[False] and len(rows[True]) == 2

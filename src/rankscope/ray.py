@@ -154,7 +154,6 @@ def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str]:
     if not paths:
         raise InvalidParameterError("no run given: a ray.data.Dataset or one or more Parquet / Arrow / TREC paths")
     from rankscope.io.formats import detect_format
-    from rankscope.io.jsonfmt import _stem
 
     pieces: list[Any] = []
     for path in paths:
@@ -166,7 +165,23 @@ def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str]:
             pieces += [(str(path), fmt, [g]) for g in range(groups)]
         else:  # one file, one piece (TREC, Arrow, JSON ... read whole on a worker)
             pieces.append((str(path), fmt, duplicates))
-    return pieces, _stem(paths[0]), str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
+    return pieces, _run_name(paths[0]), str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
+
+
+def _run_name(path: str | Path) -> str:
+    """The name the local engine gives the run in ``path``: the TREC tag of its first line, or the file's stem."""
+    from rankscope.io.formats import detect_format
+    from rankscope.io.jsonfmt import _stem
+    from rankscope.io.stream import STREAM_FORMATS, run_blocks
+
+    fmt = detect_format(path)
+    if fmt not in STREAM_FORMATS:
+        return _stem(path)
+    blocks = run_blocks(path, fmt, block_rows=1)
+    first = iter(blocks)
+    next(first, None)  # one small piece: the tag is known once it is read
+    first.close()  # type: ignore[attr-defined]
+    return blocks.name or _stem(path)
 
 
 def evaluate(
