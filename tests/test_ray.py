@@ -172,19 +172,34 @@ def test_judging_on_actors_resumes_from_the_cache(cluster, tmp_path: Path) -> No
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings, Judgment
 
-    def judge(query: str, doc: str, settings, client=None) -> Judgment:
+    flag = tmp_path / "kill-once"
+    flag.write_text("")
+
+    def judge(query: str, doc: str, settings, client=None) -> Judgment:  # type: ignore[no-untyped-def]
+        if query == "query 1":
+            try:
+                os.remove(flag)
+            except FileNotFoundError:
+                pass
+            else:
+                os._exit(1)  # the judge actor dies while it holds calls
         return Judgment(len(doc) % 4, None, "ok", calls=1)
 
     settings = JudgeSettings(Endpoint("http://127.0.0.1:9/v1"), "fake-model")  # never called: judge= answers
     pairs = [(f"q{i}", f"d{j}") for i in range(5) for j in range(4)]
     queries = {f"q{i}": f"query {i}" for i in range(5)}
     corpus = {f"d{j}": "x" * (j + 1) for j in range(4)}
-    first = rray.judge_pairs(pairs, queries, corpus, settings, actors=2, concurrency=2, judge=judge,
-                             cache=tmp_path / "labels.sqlite", progress=False)
+    cache = tmp_path / "labels.sqlite"
+    # a batch stopped after 8 pairs (one actor killed on the way), then the whole batch: only the rest is asked
+    first = rray.judge_pairs(pairs[:8], queries, corpus, settings, actors=2, concurrency=2, judge=judge,
+                             cache=cache, progress=False)
+    assert not flag.exists() and first.failed == 0 and first.judged_now == 8
+    rest = rray.judge_pairs(pairs, queries, corpus, settings, actors=1, concurrency=2, judge=judge,
+                            cache=cache, progress=False)
+    assert rest.failed == 0 and rest.judged_now == len(pairs) - 8 and rest.from_cache == 8
     again = rray.judge_pairs(pairs, queries, corpus, settings, actors=1, concurrency=1, judge=judge,
-                             cache=tmp_path / "labels.sqlite", progress=False)
-    assert first.failed == 0 and first.judged_now == len(corpus) * len(queries)
-    assert again.judged_now == 0 and again.from_cache == first.judged_now
+                             cache=cache, progress=False)
+    assert again.judged_now == 0 and again.from_cache == len(pairs)
 
 
 def test_cli_engine_ray_equals_local(cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
