@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -40,9 +41,6 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from synthetic import write_trec_fast  # noqa: E402
 
 METRICS = "ndcg@10,map,mrr,recall@100,P@10"
 TREC_KEYS = {"ndcg_cut_10": "ndcg@10", "map": "map", "recip_rank": "mrr", "recall_100": "recall@100", "P_10": "P@10"}
@@ -116,10 +114,17 @@ def main() -> None:
     try:
         if not (data / "run.trec").exists():
             t = time.perf_counter()
-            write_trec_fast(data, args.queries, args.depth, seed=42)
+            # in a process of its own: a child's peak RSS (ru_maxrss) includes this process's resident set when it
+            # was spawned (Linux keeps the high-water mark across exec), so this process must stay small
+            subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(HERE)!r}); "
+                            "from pathlib import Path; from synthetic import write_trec_fast; "
+                            f"write_trec_fast(Path(sys.argv[1]), {args.queries}, {args.depth}, seed=42)", str(data)],
+                           check=True)
             print(f"generated {args.queries:,} x {args.depth} rows in {time.perf_counter() - t:.0f} s: "
                   f"run.trec {(data / 'run.trec').stat().st_size / 1e9:.2f} GB, "
                   f"qrels.trec {(data / 'qrels.trec').stat().st_size / 1e6:.0f} MB", flush=True)
+        floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(f"this process's peak RSS (a floor under every step's peak): {gib(floor)}", flush=True)
         results: dict[str, list[dict]] = {s: [] for s in steps}
         for _ in range(args.repeat):
             for s in steps:  # alternate the steps: each sees the same machine load
