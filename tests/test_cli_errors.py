@@ -59,7 +59,7 @@ def test_usage_mistakes_are_one_line(
 def test_missing_option_and_unknown_command_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_main(["evaluate", "--qrels", "x.qrels"], capsys)
     assert code == 2
-    assert_one_error_line(err, "Missing option '--run'")
+    assert_one_error_line(err, "no run given: add --run FILE", "rankscope evaluate QRELS RUN")
     code, _, err = run_main(["evaluate", "--run", "x.run"], capsys)  # --qrels or --span-qrels + --chunks
     assert code == 2
     assert_one_error_line(err, "give either --qrels or --span-qrels")

@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "SpanQrels": "rankscope.data.spans",
     "Chunking": "rankscope.data.chunking",
     "compare_chunkings": "rankscope.chunking.compare",
+    "write_report": "rankscope.report",
+    "load": "rankscope.saved",
 }
 
 __all__ = [
@@ -63,6 +65,8 @@ __all__ = [
     "read_qrels",
     "read_run",
     "register_metric",
+    "write_report",
+    "load",
 ]
 
 if TYPE_CHECKING:
@@ -77,8 +81,10 @@ if TYPE_CHECKING:
     from rankscope.errors import RankscopeError
     from rankscope.io import read_qrels, read_run
     from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
+    from rankscope.report import write_report
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.saved import load
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

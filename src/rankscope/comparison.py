@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
+    from rankscope.data.notices import InputNotice
     from rankscope.interpret.coverage import DataWarning
 
 __all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
@@ -121,7 +123,7 @@ class PairResult:
         }
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Comparison:
     """The outcome of :func:`compare`: per-system means, CIs and every pairwise test.
 
@@ -166,6 +168,11 @@ class Comparison:
     ceilings: dict[str, float] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     groups: dict[str, dict[str, str]] | None = None
+
+    @property
+    def notices(self) -> tuple[InputNotice, ...]:
+        """What the readers decided about the compared runs (e.g. a third column read as a rank), each once."""
+        return tuple(dict.fromkeys(n for r in self.results.values() for n in r.notices))
 
     def _metric_index(self, metric: str) -> int:
         if metric in self.labels:
@@ -214,6 +221,57 @@ class Comparison:
         j = self._metric_index(metric)
         return self.query_ids, self.scores[:, :, j].copy()
 
+    def to_dataframe(self) -> Any:
+        """A tidy pandas DataFrame: one row per system and metric.
+
+        Columns: ``system``, ``metric``, ``mean``, ``ci_low``, ``ci_high`` (the mean's bootstrap
+        interval), ``versus`` (the reference system: the baseline, else the first system),
+        ``diff`` (system − reference), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's
+        d_z) and ``significant``; the reference's own rows hold no test (NaN / None).
+        """
+        from rankscope.report.notebook import comparison_frame
+
+        return comparison_frame(self)
+
+    def save(self, path: str | Path) -> None:
+        """Write this comparison to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
+        from rankscope.saved import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Comparison:
+        """Read a comparison written by :meth:`save`."""
+        from rankscope.saved import load
+
+        obj = load(path)
+        if not isinstance(obj, cls):
+            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not a Comparison")
+        return obj
+
+    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
+        """A matplotlib figure of the HTML report's plot ``kind`` for ``metric`` (default: every metric):
+        ``"distribution"`` (per-query values per system), ``"differences"`` (mean difference to the reference
+        with its interval, filled when significant), ``"first_rank"`` or ``"curves"`` (metric@k; needs
+        ``qrels=`` and ``runs=``)."""
+        from rankscope.report.notebook import plot_comparison
+
+        return plot_comparison(self, metric, kind, **inputs)
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import html_comparison
+
+        return html_comparison(self)
+
+    def __repr__(self) -> str:
+        per = ", ".join(f"{s}: " + " ".join(f"{lb}={self.means[s][lb]:.4f}" for lb in self.labels[:3])
+                        + (" …" if len(self.labels) > 3 else "") for s in self.systems[:4])
+        more = f", … {len(self.systems) - 4} more" if len(self.systems) > 4 else ""
+        sig = sum(p.significant for p in self.pairs)
+        return (f"Comparison({len(self.systems)} systems, {len(self.query_ids)} queries, test={self.test}, "
+                f"correction={self.correction}, alpha={self.alpha:g}: {per}{more}; {sig} of {len(self.pairs)} "
+                f"pair×metric tests significant)")
+
     def to_dict(self, per_query: bool = False) -> dict[str, Any]:
         """A JSON-ready dict (``schema_version`` 1); ``per_query`` adds the per-query values."""
         out: dict[str, Any] = {
@@ -234,6 +292,7 @@ class Comparison:
             "n_queries": len(self.query_ids),
             "queries": self.queries,
             "warnings": [w.to_dict() for w in self.warnings],
+            "notices": [n.to_dict() for n in self.notices],
             "no_relevant": None if self.no_relevant is None else list(self.no_relevant),
             "ceilings": dict(self.ceilings),
             "means": self.means,
@@ -293,8 +352,11 @@ def compare(
     Parameters
     ----------
     qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
-        the runs may instead be :class:`EvaluationResult` values already computed (then ``qrels``
-        is not used and ``metrics`` selects among their metrics), ``RetrieverEvaluation`` values, or
+        the runs may instead be :class:`EvaluationResult` values already computed, or saved ones
+        (``result.save(path)``: give the path) — alone (then ``qrels`` is not used and ``metrics`` selects
+        among their metrics) or with runs, which are then scored against ``qrels`` with the saved
+        evaluations' metrics and policies (last month's evaluation against today's run) —
+        ``RetrieverEvaluation`` values, or
         retrievers with a test set as ``qrels`` (each is run over it first; see
         :mod:`rankscope.retrieval.compare_entry`)
     metrics : metric names (default: the engine's default set)
@@ -437,8 +499,25 @@ def compare(
         permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
         scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
         warnings=tuple(warnings), no_relevant=no_rel,
-        ceilings={} if ev is None else ceilings(ev, labels, measures, qids), tags=tags, groups=groups,
+        ceilings=_saved_ceilings(results, labels, qids) if ev is None else ceilings(ev, labels, measures, qids),
+        tags=tags, groups=groups,
     )
+
+
+def _saved_ceilings(
+    results: Mapping[str, EvaluationResult], labels: Sequence[str], qids: np.ndarray
+) -> dict[str, float]:
+    """The ceilings results computed earlier carry, when every result was evaluated on exactly the compared queries."""
+    found: dict[str, float] = {}
+    for r in results.values():
+        if len(r.per_query.query_ids) != len(qids) or not r.ceilings:
+            return {}
+        for label in labels:
+            if label in r.ceilings:
+                if label in found and abs(found[label] - r.ceilings[label]) > 1e-12:
+                    return {}  # evaluated against other qrels: no shared ceiling
+                found[label] = r.ceilings[label]
+    return found
 
 
 def _randomization(

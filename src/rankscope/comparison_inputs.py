@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,18 @@ def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tuple[str,
     from rankscope.io.convert import as_run
 
     def conv(r: Any, name: str | None) -> Any:
-        return r if isinstance(r, EvaluationResult) else as_run(r, name=name)
+        if isinstance(r, EvaluationResult):
+            return r
+        if isinstance(r, (str, Path)):
+            from rankscope.saved import is_saved, load
+
+            if is_saved(r):  # last month's saved evaluation, compared without re-running it
+                saved = load(r)
+                if not isinstance(saved, EvaluationResult):
+                    raise InvalidParameterError(f"{r} holds a saved comparison; compare takes runs or saved "
+                                                "evaluations (result.save(path))")
+                return saved
+        return as_run(r, name=name)
 
     tags: dict[str, str] = {}
     if isinstance(runs, Mapping):
@@ -68,6 +80,8 @@ def evaluate_all(
     from rankscope.engine.evaluator import Evaluator
 
     done = [isinstance(r, EvaluationResult) for _, r in items]
+    if any(done) and not all(done):
+        return _mixed(qrels, items, metrics, options)
     if all(done):
         from rankscope.engine.result import metric_column
 
@@ -89,12 +103,58 @@ def evaluate_all(
                                             f"(it holds: {', '.join(r.labels)})")
             cols = [metric_column(m, r.labels, r.measures) for m in measures]
             pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols], measures)
-            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq)
+            ceil = {lb: r.ceilings[r.labels[c]] for lb, c in zip(labels, cols) if r.labels[c] in r.ceilings}
+            results[name] = replace(r, run_name=name, labels=labels, measures=measures, per_query=pq, ceilings=ceil)
         return results, labels, measures, None
-    if any(done):
-        raise InvalidParameterError("give either runs or evaluation results to compare, not a mix")
     ev = Evaluator(qrels, metrics, diagnostics=True, **options)  # diagnostics: first-relevant ranks for reports
     return _score_runs(ev, items), ev.labels, ev.measures, ev
+
+
+def _mixed(
+    qrels: Any, items: list[tuple[str, Any]], metrics: Iterable[str | Measure] | str | None, options: dict[str, Any]
+) -> tuple[dict[str, EvaluationResult], tuple[str, ...], tuple[Measure, ...], Any]:
+    """Runs and results given together (a saved evaluation against today's run): the runs are scored as the results
+    were — their metrics, their policies — against ``qrels``, which must be the judgments the results were scored on
+    (what a perfect ranking reaches on the results' queries is checked)."""
+    from rankscope.engine.evaluator import Evaluator
+    from rankscope.engine.policies import Policies
+
+    saved = [(n, r) for n, r in items if isinstance(r, EvaluationResult)]
+    if qrels is None:
+        raise InvalidParameterError(f"the runs {', '.join(n for n, r in items if not isinstance(r, EvaluationResult))} "
+                                    "need the qrels to be scored against the saved evaluations")
+    policies = {n: r.policies.to_dict() for n, r in saved}
+    first_name, first = saved[0]
+    for n, p in policies.items():
+        if p != policies[first_name]:
+            raise InvalidParameterError(f"the saved evaluations {first_name!r} and {n!r} were scored with other "
+                                        f"policies ({policies[first_name]} vs {p})")
+    given = {k: v for k, v in options.items() if k in policies[first_name]}
+    differ = {k: (v, policies[first_name][k]) for k, v in given.items() if v != policies[first_name][k]}
+    if differ:
+        shown = ", ".join(f"{k}={theirs!r} (not {ours!r})" for k, (ours, theirs) in differ.items())
+        raise InvalidParameterError(f"{first_name!r} was evaluated with {shown}; score the runs the same way: "
+                                    + ", ".join(f"{k}={theirs!r} (--{k.replace('_', '-')} {theirs})"
+                                                for k, (_, theirs) in differ.items()))
+    if metrics is None:
+        metrics = [lb for lb, m in zip(first.labels, first.measures) if all(m in r for _, r in saved)]
+    extra = {k: v for k, v in options.items() if k not in policies[first_name]}
+    ev = Evaluator(qrels, metrics, diagnostics=True, policies=Policies(**policies[first_name]), **extra)
+    results: dict[str, EvaluationResult] = {}
+    for name, r in items:
+        results[name] = r if isinstance(r, EvaluationResult) else ev.evaluate(r, name=name)
+    for name, r in saved:
+        reach = ev.ceilings(r.per_query.query_ids)
+        for label, value in reach.items():
+            j = ev.labels.index(label)
+            theirs = r.ceilings.get(r.labels[r.measures.index(ev.measures[j])]) if ev.measures[j] in r.measures \
+                else None
+            if theirs is not None and abs(theirs - value) > 1e-9:
+                raise InvalidParameterError(
+                    f"{name!r} was scored against other judgments: a perfect ranking reaches {label} {theirs:.4f} on "
+                    f"its queries with the judgments it was scored on, {value:.4f} with these qrels")
+    done, labels, measures, _ = evaluate_all(None, list(results.items()), ev.labels, **options)
+    return done, labels, measures, ev
 
 
 def _score_runs(ev: Any, items: list[tuple[str, Any]]) -> dict[str, EvaluationResult]:
@@ -131,37 +191,15 @@ def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.
     return np.asarray(common, dtype=object), np.stack(mats)
 
 
-def _perfect_run(qrels: Any) -> Any:
-    """Every document judged with a positive grade, ranked by grade (the ideal ranking of each query)."""
-    from rankscope.data import Run
-
-    keep = np.flatnonzero(qrels.grades > 0)
-    return Run(qrels.query_column()[keep], qrels.doc_column().take(keep), qrels.grades[keep].astype(np.float64),
-               "perfect")
-
-
 def ceilings(ev: Any, labels: Sequence[str], measures: Sequence[Measure], query_ids: np.ndarray) -> dict[str, float]:
     """Mean of each bounded, higher-is-better metric for a perfect ranking, on ``query_ids``.
 
     Evaluated with the comparison's own :class:`~rankscope.engine.Evaluator` (same
-    relevance level and depth; a query the perfect run cannot answer scores 0).
+    relevance level and depth; a query the perfect run cannot answer scores 0;
+    see :mod:`rankscope.engine.ceilings`).
     """
-    from rankscope.engine.evaluator import Evaluator
-
-    keep = [j for j, m in enumerate(measures)  # span measures have their own ceiling: span_precision_omega
-            if m.spec.bounds == (0.0, 1.0) and m.spec.higher_is_better and m.spec.family != "span"]
-    if not keep or len(query_ids) == 0:
-        return {}
-    perfect = _perfect_run(ev.qrels)
-    if len(perfect) == 0:
-        return {labels[j]: 0.0 for j in keep}
-    full = Evaluator(ev.qrels, [measures[j] for j in keep], relevance_level=ev.relevance_level, missing="zero",
-                     depth=ev.depth)
-    res = full.evaluate(perfect, name="perfect")
-    ids = res.per_query.query_ids
-    pos = np.searchsorted(ids, np.asarray(query_ids, dtype=ids.dtype))
-    values = res.per_query.values[pos]
-    return {labels[j]: float(values[:, i].mean()) for i, j in enumerate(keep)}
+    by_label = ev.ceilings(query_ids)
+    return {label: by_label[ev_label] for label, ev_label in zip(labels, ev.labels) if ev_label in by_label}
 
 
 def without_relevant(qrels: Any, relevance_level: int, query_ids: np.ndarray) -> list[str]:

@@ -14,6 +14,7 @@ __all__ = [
     "InvalidParameterError",
     "DuplicateEntryError",
     "DuplicateLineError",
+    "WrongKindError",
     "EmptyInputError",
     "NoOverlapError",
     "NotFoundError",
@@ -76,6 +77,14 @@ class DuplicateEntryError(RankscopeError):
 
 class DuplicateLineError(ParseError, DuplicateEntryError):
     """A duplicate (query, document) pair in a file: a :class:`ParseError` naming the file and line of the repeat."""
+
+
+class WrongKindError(ParseError):
+    """A file of the other kind: a run where qrels are expected, or qrels where a run is (``looks_like``)."""
+
+    def __init__(self, message: str, *, looks_like: str, source: str | None = None, line: int | None = None) -> None:
+        super().__init__(message, source=source, line=line)
+        self.looks_like = looks_like
 
 
 class EmptyInputError(RankscopeError):

@@ -48,7 +48,7 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +57,7 @@ from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
+    from rankscope.data.notices import InputNotice
     from rankscope.interpret.coverage import DataWarning
 
 __all__ = ["Requirement", "MaxDrop", "Outcome", "GateResult", "parse_requirement", "parse_max_drop", "check"]
@@ -103,6 +104,24 @@ class MaxDrop:
     measure: Measure
     max_drop: float
     relative: bool = False
+
+
+def _once(reqs: list[Requirement]) -> list[Requirement]:
+    """Each requirement once: the same metric, operator and threshold (in any spelling, from any source) is one
+    check, shown with the sources it came from.
+
+    >>> reqs = [parse_requirement("mrr>=0.5"), parse_requirement("MRR >= 50%", "production:minimum")]
+    >>> [r.source for r in _once(reqs)]
+    ['--require, production:minimum']
+    """
+    out: dict[tuple[Measure, str, float], Requirement] = {}
+    for r in reqs:
+        key = (r.measure, r.op, round(r.threshold, 12))
+        if key not in out:
+            out[key] = r
+        elif r.source not in out[key].source.split(", "):
+            out[key] = replace(out[key], source=f"{out[key].source}, {r.source}")
+    return list(out.values())
 
 
 def parse_requirement(text: str, source: str = "--require") -> Requirement:
@@ -240,7 +259,7 @@ class Outcome:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GateResult:
     """All checks of one run; ``passed`` when every check holds.
 
@@ -255,6 +274,7 @@ class GateResult:
     queries: dict[str, dict[str, int]] = field(default_factory=dict)
     warnings: tuple[DataWarning, ...] = ()
     tags: dict[str, str] = field(default_factory=dict)
+    notices: tuple[InputNotice, ...] = ()
 
     def _named(self, name: str, quote: str = "") -> str:
         tag = self.tags.get(name)
@@ -263,6 +283,18 @@ class GateResult:
     @property
     def passed(self) -> bool:
         return all(o.passed for o in self.outcomes)
+
+    def __repr__(self) -> str:
+        failed = sum(not o.passed for o in self.outcomes)
+        verdict = "passed" if not failed else f"FAILED ({failed} of {len(self.outcomes)} not met)"
+        base = f" vs {self.baseline_name!r}" if self.baseline_name else ""
+        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {len(self.outcomes)} requirement(s): "
+                f"{verdict}, {len(self.warnings)} warning(s))")
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import html_gate
+
+        return html_gate(self)
 
     @property
     def exit_code(self) -> int:
@@ -281,7 +313,8 @@ class GateResult:
             base = f" against baseline {self._named(self.baseline_name)}" if self.baseline_name else ""
             head = [f"run {self._named(self.run_name)}{base}"]
         warnings = [f"WARNING  {w.text()}" for w in self.warnings]
-        return head + warnings + [o.line() for o in self.outcomes] + [verdict]
+        notes = [f"NOTE     {n.text()}" for n in self.notices]
+        return head + warnings + notes + [o.line() for o in self.outcomes] + [verdict]
 
     def to_markdown(self) -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment)."""
@@ -290,6 +323,8 @@ class GateResult:
         if self.warnings:
             out += [f"> ⚠️ **Warning:** {w.text()}" + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
+        out += [f"> ℹ️ {n.text()}" + ("  " if i < len(self.notices) - 1 else "") for i, n in enumerate(self.notices)]
+        out += [""] if self.notices else []
         base = f" against baseline {self._named(self.baseline_name, '`')}" if self.baseline_name else ""
         out += [f"{self.n_queries} queries{base}.", "", "| | requirement | measured | detail |", "|---|---|---|---|"]
         for o in self.outcomes:
@@ -313,6 +348,7 @@ class GateResult:
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
             "passed": self.passed, "tags": self.tags, "queries": self.queries,
             "warnings": [w.to_dict() for w in self.warnings],
+            "notices": [n.to_dict() for n in self.notices],
             "outcomes": [o.to_dict() for o in self.outcomes],
         }
 
@@ -367,7 +403,11 @@ def check(
     presets = [preset] if isinstance(preset, str) else list(preset or [])
     for name in presets:
         reqs += preset_requirements(name)
-    drops = [d if isinstance(d, MaxDrop) else parse_max_drop(d) for d in max_drops]
+    reqs = _once(reqs)
+    unique: dict[tuple[Measure, float, bool], MaxDrop] = {}
+    for d in (d if isinstance(d, MaxDrop) else parse_max_drop(d) for d in max_drops):
+        unique.setdefault((d.measure, d.max_drop, d.relative), d)  # a repeated maximum drop is one check
+    drops = list(unique.values())
     if not reqs and not drops:
         raise InvalidParameterError("nothing to check: give at least one requirement, preset or maximum drop")
     if drops and baseline is None:
@@ -398,6 +438,7 @@ def check(
         outcomes.append(Outcome("threshold", req.label, req.holds(means[req.measure]), means[req.measure], req.op,
                                 req.threshold, req.source, ceiling=reach if unreachable else None))
     n_queries = result.queries.evaluated
+    notices = result.notices
     base_name = None
     counts = {run.name: result.queries}
     if drops:
@@ -405,6 +446,7 @@ def check(
         base_name = base.name if base.name != run.name else f"{base.name} (baseline)"
         base_res = ev.evaluate(base, name=base_name)
         counts[base_name] = base_res.queries
+        notices += base_res.notices
         qids, scores = aligned_scores([result, base_res])
         n_queries = len(qids)
         for dr in drops:
@@ -423,4 +465,4 @@ def check(
     warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries)
     return GateResult(run.name, base_name, n_queries, tuple(outcomes),
                       {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings),
-                      {k: v for k, v in (tags or {}).items() if k in counts})
+                      {k: v for k, v in (tags or {}).items() if k in counts}, notices)

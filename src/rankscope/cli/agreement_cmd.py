@@ -29,7 +29,8 @@ def agreement_command(
     judged: Annotated[Path, typer.Option("--judged", help="model labels (rankscope judge --out)")],
     runs: RunFiles = None,
     metric: Annotated[
-        Optional[list[str]], typer.Option("-m", "--metric", help="metric for the system ranking (default ndcg@10)")
+        Optional[list[str]], typer.Option("-m", "--metric", show_default="ndcg@10",
+                                          help="metric for the system ranking, repeatable")
     ] = None,
     relevance_level: RelevanceLevel = 1,
     weights: Annotated[Weights, typer.Option("--weights", help="weights of the graded κ")] = Weights.linear,
@@ -44,7 +45,14 @@ def agreement_command(
     fmt: Format = Output.table,
 ) -> None:
     """Cohen's κ of JUDGED against QRELS (binary and weighted, bootstrap intervals, confusion matrix);
-    with --runs, Kendall τ and τ_AP of the system rankings and the pairwise verdicts that flip."""
+    with --runs, Kendall τ and τ_AP of the system rankings and the pairwise verdicts that flip.
+
+    Examples:
+
+      rankscope agreement --qrels qrels.txt --judged labels.qrels
+
+      rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
+    """
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.labels.agreement import label_agreement
     from rankscope.labels.provenance import read_labels

@@ -21,11 +21,76 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 app = typer.Typer(
     name="rankscope",
-    help="Evaluate retrieval for RAG: trec_eval-exact metrics, comparisons, reports.",
+    help="Evaluate retrieval for RAG: trec_eval-exact metrics, comparisons, reports.\n\n"
+         "Examples:\n\n"
+         "  rankscope demo\n\n"
+         "  rankscope evaluate qrels.txt run.trec -m ndcg@10,mrr\n\n"
+         "  rankscope compare bm25.trec dense.trec --qrels qrels.txt --report report.html",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from rankscope import __version__
+
+        typer.echo(f"rankscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version of rankscope and exit."),
+) -> None:
+    """Evaluate retrieval for RAG: trec_eval-exact metrics, comparisons, reports."""
+
+
+@app.command("trec_eval", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             add_help_option=False)
+def _trec_eval(ctx: typer.Context) -> None:
+    """A drop-in for trec_eval 9.0.8: same flags, same measure names, byte-identical output (rankscope trec_eval -h)."""
+    from rankscope.trec_eval.cli import main as trec_main
+
+    raise typer.Exit(trec_main(list(ctx.args)))
+
+
+def _click_style_metavars() -> None:
+    """Show value types as click CLIs do (FILE, N, TEXT, [zero|ignore]; nothing for a flag), not typer's ``<path>``,
+    ``<list[str]>`` or ``<bool>``.  Options that declare a ``metavar`` show it; an argument's metavar is its name."""
+    from typer import core
+
+    option, argument = getattr(core, "TyperOption", None), getattr(core, "TyperArgument", None)
+    if option is None or argument is None or not hasattr(option, "display_type_rich"):
+        return  # an older typer prints click's metavars itself
+
+    def click_name(param: Any, ctx: Any) -> str | None:
+        desc = getattr(param, "type_descriptor", None)
+        if desc is None:
+            return None
+        if desc.is_choice:
+            return "[" + param.display_type(ctx).strip("<>").removeprefix("list[").removesuffix("]") + "]"
+        if desc.is_path:
+            return "PATH"
+        label = param.display_type(ctx).strip("<>").removeprefix("list[").removesuffix("]")
+        return {"int": "N", "float": "NUMBER", "str": "TEXT", "bool": "BOOLEAN"}.get(label, label.upper())
+
+    def option_type(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False):
+            return None
+        return self.metavar if self.metavar is not None else click_name(self, ctx)
+
+    def argument_type(self: Any, ctx: Any) -> str | None:
+        return None if self.metavar is not None else click_name(self, ctx)
+
+    option.display_type_rich = option_type
+    argument.display_type_rich = argument_type
+
+
+_click_style_metavars()
 
 # command modules register themselves on `app` when imported
 COMMAND_MODULES = ["rankscope.cli.evaluate_cmd", "rankscope.cli.metrics_cmd", "rankscope.cli.testset_cmd",
@@ -72,7 +137,8 @@ def load_plugins(modules: list[str] | None) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("trec_eval", "trec-eval"):  # before importing every command: faster start-up
+    if args and args[0] in ("trec_eval", "trec-eval") and args[1:2] not in (["--help"],):  # before importing every
+        # command: faster start-up
         from rankscope.trec_eval.cli import main as trec_main
 
         raise SystemExit(trec_main(args[1:]))

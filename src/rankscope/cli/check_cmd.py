@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.options import (
     Depth,
     MaxDropTest,
@@ -18,6 +19,7 @@ from rankscope.cli.options import (
     Plugins,
     QrelsFile,
     RelevanceLevel,
+    RunColumns,
 )
 
 
@@ -25,20 +27,28 @@ from rankscope.cli.options import (
 @user_errors
 def check_command(
     qrels: QrelsFile,
-    run: Annotated[Path, typer.Option("--run", help="the run to check")],
+    run: Annotated[Path, typer.Option("--run", metavar="FILE", help="the run to check")],
     require: Annotated[
         Optional[list[str]],
-        typer.Option("--require", "-r", help='requirement, repeatable: "recall@5>=0.8", "mrr>=0.7"'),
+        typer.Option("--require", "-r", metavar="METRIC>=VALUE", show_default="none",
+                     help='a requirement, repeatable: "recall@5>=0.8", "mrr>=70%"'),
     ] = None,
     preset: Annotated[
         Optional[list[str]],
-        typer.Option("--preset", help="named standard: production:minimum|good|excellent, "
+        typer.Option("--preset", metavar="NAME", show_default="none",
+                     help="a named standard, repeatable: production:minimum|good|excellent, "
                      "benchmark:faq|document_qa|academic_search|enterprise_kb"),
     ] = None,
-    baseline: Annotated[Optional[Path], typer.Option("--baseline", help="baseline run file for --max-drop")] = None,
+    baseline: Annotated[
+        Optional[Path],
+        typer.Option("--baseline", metavar="FILE", show_default="none", help="the baseline run of --max-drop"),
+    ] = None,
     max_drop: Annotated[
         Optional[list[str]],
-        typer.Option("--max-drop", help='largest allowed drop vs the baseline, repeatable: "ndcg@10=0.02" or "=2%"'),
+        typer.Option("--max-drop", metavar="METRIC=DROP", show_default="none",
+                     help="The largest drop of a metric the run may show against --baseline, as an absolute value "
+                          '("ndcg@10=0.02") or relative to the baseline\'s mean ("ndcg@10=2%"); repeatable. '
+                          "A one-sided non-inferiority test decides each drop."),
     ] = None,
     test: Annotated[
         MaxDropTest,
@@ -47,24 +57,44 @@ def check_command(
     ] = MaxDropTest.t,
     alpha: Annotated[
         float,
-        typer.Option("--alpha", help="one-sided level of each --max-drop test: 0.05 gives a 95%% one-sided bound "
-                     "(the lower end of a 90%% two-sided interval), 0.025 matches a 95%% two-sided interval"),
+        typer.Option("--alpha", metavar="ALPHA",
+                     help="one-sided level of each --max-drop test: 0.05 gives a 95% one-sided bound "
+                     "(the lower end of a 90% two-sided interval), 0.025 matches a 95% two-sided interval"),
     ] = 0.05,
     permutations: Annotated[
-        int, typer.Option("--permutations", help="sign flips (randomization) or resamples (bootstrap)")
+        int, typer.Option("--permutations", metavar="N", help="sign flips (randomization) or resamples (bootstrap)")
     ] = 10_000,
     max_permutations: MaxPermutations = None,
-    seed: Annotated[int, typer.Option("--seed", help="random seed of the randomization and bootstrap tests")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="random seed of the randomization and bootstrap tests")
+    ] = 0,
     summary: Annotated[
-        Optional[Path], typer.Option("--summary", help="also write a Markdown summary to this file")
+        Optional[Path],
+        typer.Option("--summary", metavar="FILE", show_default="none",
+                     help="also write a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)"),
     ] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the results as JSON")] = None,
+    json_out: Annotated[
+        Optional[Path],
+        typer.Option("--json", metavar="FILE", show_default="none", help="also write the results as JSON"),
+    ] = None,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
-    """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input)."""
+    """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input).
+
+    A requirement repeated (in any spelling, or by a preset too) is checked once.
+
+    Examples:
+
+      rankscope check --qrels qrels.txt --run bm25.trec -r "recall@5>=0.8" -r "mrr>=0.7"
+
+      rankscope check --qrels qrels.txt --run new.trec --preset production:good --summary summary.md
+
+      rankscope check --qrels qrels.txt --run new.trec --baseline main.trec --max-drop ndcg@10=0.02
+    """
     load_plugins(plugin)
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.gate import check
@@ -78,10 +108,13 @@ def check_command(
         if path is not None and not path.parent.exists():
             fail(f"cannot write {path}: folder {path.parent} does not exist")
     # runs are named by their file stem; a TREC tag that differs is shown
-    named, tags = read_named_runs([run] if baseline is None else [run, baseline])
+    files = [run] if baseline is None else [run, baseline]
+    with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):
+        judgments = read_qrels(qrels)
+        named, tags = read_named_runs(files, columns)
     loaded = list(named.values())
     result = check(
-        read_qrels(qrels), loaded[0], require or [], preset=preset or None,
+        judgments, loaded[0], require or [], preset=preset or None,
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth,

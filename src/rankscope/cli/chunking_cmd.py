@@ -33,26 +33,31 @@ def chunking_command(
         Optional[Path], typer.Argument(help="test set with a corpus and span judgments (JSON/JSONL/BEIR folder)")
     ] = None,
     dataset: Annotated[
-        Optional[str], typer.Option("--dataset", help="a bundled dataset instead of a file (e.g. cmrc2018)")
+        Optional[str], typer.Option("--dataset", show_default="none: the TESTSET argument",
+                                    help="a bundled dataset instead of a file (e.g. cmrc2018)")
     ] = None,
     chunking: Annotated[
         Optional[list[str]],
-        typer.Option("--chunking", "-c", help="splitter spec, repeatable: fixed:256, fixed:256:64, recursive:512:64, "
+        typer.Option("--chunking", "-c", show_default="none",
+                     help="splitter spec, repeatable: fixed:256, fixed:256:64, recursive:512:64, "
                                               "sentences:256, paragraphs, tokens:128:16:jieba"),
     ] = None,
     chunks: Annotated[
         Optional[list[Path]],
-        typer.Option("--chunks", help="a chunk table, repeatable (chunk_id, doc_id, start, end; named by file stem)"),
+        typer.Option("--chunks", show_default="none",
+                     help="a chunk table, repeatable (chunk_id, doc_id, start, end; named by file stem)"),
     ] = None,
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, e5, dense or hybrid")] = "bm25",
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", help="metric, repeatable (default: span recall/precision/IoU, ndcg, mrr, "
-                                            "context size at k, precision omega)"),
+        typer.Option("-m", "--metric",
+                     show_default="span recall/precision/IoU, ndcg, mrr, context size at k, precision omega",
+                     help="metric, repeatable"),
     ] = None,
     k: Annotated[int, typer.Option("-k", help="cutoff of the default metrics")] = 5,
     span_qrels: Annotated[
-        Optional[Path], typer.Option("--span-qrels", help="span judgments to use instead of the test set's")
+        Optional[Path], typer.Option("--span-qrels", show_default="the test set's",
+                                     help="span judgments to use instead of the test set's")
     ] = None,
     from_answers: Annotated[
         bool, typer.Option("--from-answers", help="judge spans by locating the reference answers in the documents")
@@ -62,26 +67,36 @@ def chunking_command(
     ] = "any",
     test: Annotated[PairedTest, typer.Option("--test", help="paired test: t, wilcoxon, randomization")] = PairedTest.t,
     correction: Annotated[
-        Optional[str], typer.Option("--correction", help="holm (default), bonferroni, bh or none")
+        Optional[str], typer.Option("--correction", show_default="holm", help="holm, bonferroni, bh or none")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="compare every chunking with this one")] = None,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", show_default="none: every pair is compared",
+                                                    help="compare every chunking with this one")] = None,
     permutations: Permutations = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="random seed")] = 0,
     max_queries: Annotated[
         int, typer.Option("--max-queries", help="evaluate at most N queries (evenly sampled); 0 = all")
     ] = 0,
     cache_dir: Annotated[
-        Optional[Path], typer.Option("--cache-dir", help="keep e5 embeddings here between runs")
+        Optional[Path], typer.Option("--cache-dir", show_default="none: embeddings are not kept",
+                                     help="keep e5 embeddings here between runs")
     ] = None,
     report: Annotated[
-        Optional[list[Path]], typer.Option("--report", help="write a report: out.html (with the recall-versus-"
+        Optional[list[Path]], typer.Option("--report", show_default="none",
+                                           help="write a report: out.html (with the recall-versus-"
                                                             "context plot), out.md, out.json or out.tex")
     ] = None,
     lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
 ) -> None:
-    """Compare chunkings of one corpus with one retriever, scored on span judgments that survive re-chunking."""
+    """Compare chunkings of one corpus with one retriever, scored on span judgments that survive re-chunking.
+
+    Examples:
+
+      rankscope chunking --dataset cmrc2018 -c fixed:128 -c fixed:256 -c fixed:512 --max-queries 200
+
+      rankscope chunking testset.jsonl -c recursive:512:64 -c sentences:256 -r bm25 --report chunking.html
+    """
     from rankscope.chunking.compare import compare_chunkings
     from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking

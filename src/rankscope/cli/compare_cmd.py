@@ -10,22 +10,28 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Correction,
     Depth,
     Lang,
+    LangOption,
     MaxPermutations,
     Missing,
     MissingPolicy,
     PairedTest,
     Permutations,
     Plugins,
-    QrelsFile,
     RelevanceLevel,
+    ReportFiles,
+    RunColumns,
+    ScenarioOption,
     ScorePrecision,
     ScorePrecisionOption,
+    run_reader_options,
 )
+from rankscope.engine.result import EvaluationResult
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -43,22 +49,24 @@ def run_stem(path: Path) -> str:
     return stem or name
 
 
-def read_named_runs(paths: list[Path]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Read run files named by their file stem (the TREC tag column is often wrong), and each run's tag.
+def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Read run files (or saved evaluations) named by their file stem (the TREC tag is often wrong), and each tag.
 
     Stems that repeat fall back to file names, then to the paths given.  The runs keep
     their own name (the TREC tag), so :func:`rankscope.compare` shows it where it differs.
     """
     from rankscope.io import read_run
+    from rankscope.saved import is_saved, load
 
-    runs = [read_run(p) for p in paths]
+    runs = [load(p) if is_saved(p) else read_run(p, **run_reader_options(columns)) for p in paths]
     for naming in (run_stem, lambda p: p.name, str):
         names = [naming(p) for p in paths]
         if len(set(names)) == len(names):
             break
     else:
         fail("the same run file is given twice")
-    tags = {name: run.name for name, run in zip(names, runs) if run.name not in (name, "run", "")}
+    own = [str(getattr(run, "name", None) or getattr(run, "run_name", "")) for run in runs]  # a TREC tag, a saved name
+    tags = {name: tag for name, tag in zip(names, own) if tag not in (name, "run", "")}
     return dict(zip(names, runs)), tags
 
 
@@ -83,11 +91,21 @@ def resolve_run_name(option: str, given: str, names: list[str], tags: dict[str, 
 @app.command("compare")
 @user_errors
 def compare_command(
-    runs: Annotated[list[Path], typer.Argument(help="two or more run files (TREC, JSON, CSV/TSV, Parquet)")],
-    qrels: QrelsFile,
+    runs: Annotated[
+        list[Path],
+        typer.Argument(metavar="RUN...", show_default=False,
+                       help="two or more run files (TREC, JSON, CSV/TSV, Parquet) or saved evaluations "
+                            "(evaluate --save FILE)"),
+    ],
+    qrels: Annotated[
+        Optional[Path],
+        typer.Option("--qrels", metavar="FILE", show_default="none: every RUN is a saved evaluation",
+                     help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)"),
+    ] = None,
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (default: ndcg@10 map mrr ...)"),
+        typer.Option("-m", "--metric", metavar="METRIC", show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10",
+                     help="metric, repeatable or comma-separated"),
     ] = None,
     test: Annotated[
         PairedTest,
@@ -96,38 +114,70 @@ def compare_command(
     ] = PairedTest.t,
     correction: Annotated[
         Optional[Correction],
-        typer.Option("--correction", help="multiple-comparison correction over all pairs x metrics (default holm; "
-                     "not with --test tukey-hsd, which is simultaneous over the pairs of each metric)"),
+        typer.Option("--correction", show_default="holm; none with --test tukey-hsd",
+                     help="multiple-comparison correction over all pairs x metrics (tukey-hsd is already "
+                     "simultaneous over the pairs of each metric)"),
     ] = None,
-    alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
+    alpha: Annotated[float, typer.Option("--alpha", metavar="ALPHA", help="significance level")] = 0.05,
     baseline: Annotated[
         Optional[str],
-        typer.Option("--baseline", help="compare every run with this one (file stem, TREC tag or file path)"),
+        typer.Option("--baseline", metavar="RUN", show_default="none: every pair is compared",
+                     help="compare every run with this one (file stem, TREC tag or file path)"),
     ] = None,
     permutations: Permutations = 10_000,
     max_permutations: MaxPermutations = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples for the intervals")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same p-values)")] = 0,
-    report: Annotated[
-        Optional[list[Path]], typer.Option("--report", help="write a report: out.html, out.md, out.json or out.tex")
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", metavar="N", help="bootstrap resamples for the intervals")
+    ] = 1000,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="random seed (same seed, same p-values)")] = 0,
+    report: ReportFiles = None,
+    scenario: ScenarioOption = None,
+    save: Annotated[
+        Optional[Path], typer.Option("--save", metavar="FILE", show_default="none",
+                                     help="also save the comparison (JSON, rankscope.load)")
     ] = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
+    lang: LangOption = Lang.en,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
+    columns: RunColumns = None,
     plugin: Plugins = None,
 ) -> None:
-    """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes."""
+    """Compare RUNS pairwise on the same queries: means with CIs, paired tests, effect sizes.
+
+    A RUN may be a saved evaluation (rankscope evaluate --save FILE): last month's result is
+    compared with today's run without re-running it (the runs are then scored with its metrics
+    and policies).
+
+    Examples:
+
+      rankscope compare bm25.trec dense.trec hybrid.trec --qrels qrels.txt -m ndcg@10,recall@5
+
+      rankscope compare bm25.trec dense.trec --qrels qrels.txt --baseline bm25 --test randomization --report cmp.html
+
+      rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
+    """
     load_plugins(plugin)
     from rankscope.comparison import compare
     from rankscope.io import read_qrels
 
     if len(runs) < 2:
         fail("compare needs at least 2 run files")
-    q = read_qrels(qrels)
-    named, tags = read_named_runs(runs)
+    if scenario is not None:
+        from rankscope.interpret.presets import get_scenario
+
+        get_scenario(scenario)
+
+    def retype(q: Path, r: Path) -> str:
+        return f"rankscope compare {' '.join(str(r if p == q else p) for p in runs)} --qrels {q}"
+
+    with swapped_inputs(qrels, runs, retype):
+        q = None if qrels is None else read_qrels(qrels)
+        named, tags = read_named_runs(runs, columns)
+    if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):
+        fail("--qrels is needed to score the run files (only saved evaluations compare without it)")
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     comparison = compare(
         q, named, metric or None, test=test.value, alpha=alpha,
@@ -138,19 +188,20 @@ def compare_command(
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _print(comparison, lang.value, q, named)
+        _print(comparison, lang.value, q, named, scenario)
     for line in float32_notices(comparison.results.values(), lang.value):
         typer.echo(line, err=fmt is Output.json)
     for path in report or []:
-        try:
-            from rankscope.report import write_report
-        except ImportError as exc:
-            fail(f"cannot write {path}: the report module is not available ({exc})")
-        written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named)
+        from rankscope.report import write_report
+
+        written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
         typer.echo(f"report written to {written}", err=True)
+    if save is not None:
+        comparison.save(save)
+        typer.echo(f"comparison saved to {save}", err=True)
 
 
-def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any]) -> None:
+def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any], scenario: str | None) -> None:
     from rankscope.report.terminal import print_comparison
 
-    print_comparison(comparison, lang=lang, qrels=qrels, runs=runs)
+    print_comparison(comparison, lang=lang, qrels=qrels, runs=runs, scenario=scenario)

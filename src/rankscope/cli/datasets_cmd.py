@@ -17,7 +17,14 @@ app.add_typer(datasets_app, name="datasets")
 def list_command(
     as_json: bool = typer.Option(False, "--json", help="print the catalog as JSON"),
 ) -> None:
-    """List the bundled datasets: language, size, licence and source."""
+    """List the bundled datasets: language, size, licence and source.
+
+    Examples:
+
+      rankscope datasets list
+
+      rankscope datasets list --json
+    """
     from rankscope.datasets import list_datasets
 
     rows = list_datasets()

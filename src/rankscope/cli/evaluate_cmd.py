@@ -5,25 +5,32 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
+from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Address,
     BlockRows,
     Depth,
     Engine,
+    Lang,
+    LangOption,
     MemoryLimit,
     Missing,
     MissingPolicy,
     PerQueryDir,
     Plugins,
     RelevanceLevel,
+    ReportFiles,
+    RunColumns,
+    ScenarioOption,
     ScorePrecision,
     ScorePrecisionOption,
+    run_reader_options,
 )
 
 if TYPE_CHECKING:
@@ -36,37 +43,60 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-@app.command("evaluate", context_settings={"allow_extra_args": True})
+@app.command("evaluate")
 @user_errors
 def evaluate_command(
-    ctx: typer.Context,
-    run: Annotated[list[Path], typer.Option("--run", help="run file (TREC, JSON, CSV/TSV, Parquet); several runs: "
-                                            "--run a --run b, or --run runs/*.gz")],
+    files: Annotated[
+        Optional[list[Path]],
+        typer.Argument(metavar="[QRELS RUN]", show_default=False,
+                       help="the qrels and the run, in trec_eval's order (or give --qrels and --run)"),
+    ] = None,
+    run: Annotated[
+        Optional[list[Path]],
+        typer.Option("--run", metavar="FILE", show_default="the RUN argument",
+                     help="run file (TREC, JSON, CSV/TSV, Parquet); several runs: --run a --run b, or "
+                          "--run runs/*.gz (with --qrels)"),
+    ] = None,
     qrels: Annotated[
-        Optional[Path], typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")
+        Optional[Path],
+        typer.Option("--qrels", metavar="FILE", show_default="the QRELS argument",
+                     help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)"),
     ] = None,
     span_qrels: Annotated[
         Optional[Path],
-        typer.Option("--span-qrels", help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
-                                          "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
+        typer.Option("--span-qrels", metavar="FILE", show_default="none",
+                     help="span judgments instead of qrels: query_id, doc_id, start, end[, grade] "
+                          "(JSONL, JSON, CSV/TSV, Parquet); needs --chunks"),
     ] = None,
     chunks: Annotated[
         Optional[Path],
-        typer.Option("--chunks", help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
+        typer.Option("--chunks", metavar="FILE", show_default="none",
+                     help="where the run's chunk ids lie: chunk_id, doc_id, start, end (JSONL, CSV, ...)"),
     ] = None,
     rule: Annotated[
-        str, typer.Option("--rule", help="chunk qrels from spans: any, contains, chars>=N, fraction>=F")
+        str, typer.Option("--rule", metavar="RULE", help="chunk qrels from spans: any, contains, chars>=N, fraction>=F")
     ] = "any",
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
+        typer.Option("-m", "--metric", metavar="METRIC", show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10",
+                     help="metric, repeatable or comma-separated (ndcg@1,3,5, P@5, ndcg_cut_10...)"),
     ] = None,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     score_precision: ScorePrecisionOption = ScorePrecision.float32,
     per_query: Annotated[bool, typer.Option("--per-query", "-q", help="also print per-query values")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")] = OutputFormat.table,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="what to print")] = OutputFormat.table,
+    report: ReportFiles = None,
+    save: Annotated[
+        Optional[Path],
+        typer.Option("--save", metavar="FILE", show_default="none",
+                     help="also save the evaluation (JSON) to compare with later: "
+                     "rankscope compare FILE new.trec --qrels QRELS"),
+    ] = None,
+    scenario: ScenarioOption = None,
+    lang: LangOption = Lang.en,
+    columns: RunColumns = None,
     plugin: Plugins = None,
     memory_limit: MemoryLimit = None,
     block_rows: BlockRows = None,
@@ -74,25 +104,40 @@ def evaluate_command(
     address: Address = None,
     per_query_dir: PerQueryDir = None,
 ) -> None:
-    """Evaluate RUN against QRELS (or span judgments + chunks) and print the metrics."""
+    """Evaluate RUN against QRELS and print the metrics with their rating, advice and the production standard met.
+
+    The files come in trec_eval's order (QRELS RUN) or as --qrels and --run; span judgments take
+    --span-qrels and --chunks.  --report writes the one-run report (HTML, Markdown, JSON, LaTeX);
+    --scenario checks the means against a scenario's benchmark figures.
+
+    Examples:
+
+      rankscope evaluate qrels.txt bm25.trec
+
+      rankscope evaluate --qrels qrels.txt --run bm25.trec -m ndcg@10,recall@5,mrr --scenario faq --report bm25.html
+
+      rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
+    """
     load_plugins(plugin)
-    from rankscope.cli.evaluate_many import evaluate_command_many, expand_runs
-
-    runs = expand_runs([*run, *ctx.args])
-    if len(runs) > 1 or per_query_dir is not None or engine != "local":
-        if span_qrels is not None or chunks is not None:
-            from rankscope.errors import InvalidParameterError
-
-            raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
-        evaluate_command_many(qrels, runs, metric, relevance_level, missing.value, depth,
-                              score_precision.value, fmt.value, memory_limit, block_rows, engine, address,
-                              per_query_dir, per_query)
-        return
-    run_path = runs[0]
     from rankscope.engine import evaluate
     from rankscope.errors import InvalidParameterError
     from rankscope.io import read_qrels, read_run
 
+    qrels, runs = _files(files, qrels, run, span_qrels)
+    if (len(runs) > 1 or per_query_dir is not None or engine != "local") and (span_qrels or chunks):
+        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
+    if len(runs) > 1 or per_query_dir is not None:
+        from rankscope.cli.evaluate_many import evaluate_command_many
+
+        evaluate_command_many(qrels, runs, metric, relevance_level, missing.value, depth,
+                              score_precision.value, fmt.value, memory_limit, block_rows, engine, address,
+                              per_query_dir)
+        return
+    run_path = runs[0]
+    if scenario is not None:
+        from rankscope.interpret.presets import get_scenario
+
+        get_scenario(scenario)  # an unknown name fails before the files are read
     if (qrels is None) == (span_qrels is None):
         raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)")
     if span_qrels is not None:
@@ -106,25 +151,79 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
-        judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
-    result = evaluate(
-        judgments, run_path if chunking is None else read_run(run_path), metric or None,
-        relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule, memory_limit=memory_limit, block_rows=block_rows,
-    )
-    print_result(result, fmt.value, per_query)
+        with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+            judgments, chunking = read_qrels(qrels), None  # type: ignore[arg-type]
+    with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+        # a run file is streamed (memory follows the block size) unless something needs it whole: span
+        # judgments, --columns, a report (it reads the rankings)
+        whole = chunking is not None or columns is not None or bool(report)
+        loaded = read_run(run_path, **run_reader_options(columns)) if whole else None
+        if engine != "local":
+            from rankscope.cli.evaluate_many import evaluate_runs
+            from rankscope.engine import Evaluator
 
-
-def print_result(result: EvaluationResult, fmt: str, per_query: bool) -> None:
-    """Print one run's result as a table, JSON or CSV, then the float32 notices."""
-    if fmt == OutputFormat.json.value:
-        typer.echo(json.dumps(result.to_dict(per_query=per_query), ensure_ascii=False, indent=2))
-    elif fmt == OutputFormat.csv.value:
+            ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
+                           missing=missing.value, depth=depth, score_precision=score_precision.value)
+            result = evaluate_runs(ev, [run_path], engine=engine, address=address)[0]
+        else:
+            result = evaluate(
+                judgments, run_path if loaded is None else loaded, metric or None,
+                relevance_level=relevance_level, missing=missing.value, depth=depth,
+                score_precision=score_precision.value, chunking=chunking, rule=rule, memory_limit=memory_limit,
+                block_rows=block_rows,
+            )
+    verdict = _verdict(result, scenario, lang.value)
+    if fmt is OutputFormat.json:
+        out = result.to_dict(per_query=per_query)
+        out["verdict"] = {k: verdict[k] for k in ("ceilings", "ratings", "standards", "scenario")}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
+        for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
+            typer.echo(f"note: {n.text(lang.value)}", err=True)
     else:
-        _print_table(result, per_query)
-    for line in float32_notices([result]):
-        typer.echo(line, err=fmt != OutputFormat.table.value)
+        _print_table(result, per_query, verdict)
+    for line in float32_notices([result], lang.value):
+        typer.echo(line, err=fmt is not OutputFormat.table)
+    for path in report or []:
+        from rankscope.report import write_report
+
+        written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
+                               runs=loaded, scenario=scenario)
+        typer.echo(f"report written to {written}", err=True)
+    if save is not None:
+        result.save(save)
+        typer.echo(f"evaluation saved to {save}", err=True)
+
+
+def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
+           span_qrels: Path | None) -> tuple[Path | None, list[Path]]:
+    """The qrels file and the run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run (more
+    runs after --run are the shell's expansion of ``--run runs/*.gz``; a quoted pattern is expanded here)."""
+    from rankscope.cli.evaluate_many import expand_runs
+    from rankscope.errors import InvalidParameterError
+
+    if run and (qrels is not None or span_qrels is not None):
+        return qrels, expand_runs([*run, *(files or [])])
+    if files:
+        if qrels is not None or run or span_qrels is not None:
+            raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
+                                        "and --run, not both")
+        if len(files) != 2:
+            raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
+                                        + " ".join(map(str, files)))
+        return files[0], [files[1]]
+    if not run:
+        raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
+                                    "rankscope evaluate QRELS RUN")
+    return qrels, expand_runs(run)
+
+
+def _verdict(result: EvaluationResult, scenario: str | None, lang: str) -> dict[str, Any]:
+    """The one-run report of ``result`` without the per-query parts (ratings, standards, scenario)."""
+    from rankscope.report.run_report import build_run_report
+
+    return build_run_report(result, lang=lang, scenario=scenario)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:
@@ -139,10 +238,14 @@ def _print_csv(result: EvaluationResult, per_query: bool) -> None:
     w.writerow(["all", *(f"{v:.6g}" for v in result.mean().values())])
 
 
-def _print_table(result: EvaluationResult, per_query: bool) -> None:
+def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
+
+    lang = verdict["lang"]
     table = Table(title=f"run {result.run_name}", title_justify="left")
     table.add_column("query" if per_query else "metric")
     if per_query:
@@ -153,14 +256,17 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
         table.add_row("[bold]all[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
         table.add_column("value", justify="right")
+        table.add_column("rating")
         for label, v in result.mean().items():
-            table.add_row(label, f"{v:.4f}")
+            r = verdict["ratings"][label]
+            table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
     console.print(table)
     console.print(
         f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
         f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
+        + "".join(f"; {n.text(lang)}" for n in result.notices), highlight=False, soft_wrap=True,
     )
     spans = result.spans
     if spans is not None:
@@ -170,3 +276,4 @@ def _print_table(result: EvaluationResult, per_query: bool) -> None:
                       + SpanCoverage(**spans["coverage"]).message()
                       + (f" {spans['queries_without_chunk']} queries have no span any chunk touches."
                          if spans["queries_without_chunk"] else ""), highlight=False)
+    print_run_verdict(verdict, console)

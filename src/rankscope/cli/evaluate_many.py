@@ -127,7 +127,7 @@ def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: s
 def evaluate_command_many(
     qrels: Path | None, runs: Sequence[Path | str], metric: list[str] | None, relevance_level: int, missing: str,
     depth: int | None, score_precision: str, fmt: str, memory_limit: str | None, block_rows: int | None,
-    engine: str, address: str | None, per_query_dir: Path | None, per_query: bool,
+    engine: str, address: str | None, per_query_dir: Path | None,
 ) -> None:
     """What ``rankscope evaluate`` does with several runs, ``--per-query-dir`` or ``--engine ray``."""
     import typer
@@ -144,11 +144,6 @@ def evaluate_command_many(
                    depth=depth, score_precision=score_precision)  # type: ignore[arg-type]
     results = evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
                             address=address)
-    if len(results) == 1 and per_query_dir is None:
-        from rankscope.cli.evaluate_cmd import print_result
-
-        print_result(results[0], fmt, per_query)
-        return
     print_runs(results, paths, fmt, typer.echo)
     if per_query_dir is not None:
         written = write_per_query(results, paths, per_query_dir)

@@ -43,10 +43,12 @@ def judge_command(
     ],
     base_url: BaseUrl,
     model: Model,
-    out: Annotated[Optional[Path], typer.Option("--out", help="write the labels here (TREC qrels + sidecar)")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", show_default="none: print the grades' summary only",
+                                                help="write the labels here (TREC qrels + sidecar)")] = None,
     corpus: Annotated[
-        Optional[Path], typer.Option("--corpus", help="document texts: BEIR corpus.jsonl or folder, a test set "
-                                                      "with a corpus, or id<TAB>text (default: --queries)")
+        Optional[Path], typer.Option("--corpus", show_default="--queries",
+                                     help="document texts: BEIR corpus.jsonl or folder, a test set "
+                                                      "with a corpus, or id<TAB>text")
     ] = None,
     api_key_env: ApiKeyEnv = None,
     lang: LangOpt = Lang.en,
@@ -69,6 +71,12 @@ def judge_command(
 
     The qrels file holds the grades; its sidecar OUT.provenance.jsonl holds model, prompt version
     and every failure (never guessed).  Answers are cached: run again to resume.
+
+    Examples:
+
+      rankscope judge --pool pool.jsonl --queries testset.jsonl --base-url $URL --model gpt-4o-mini --out labels.qrels
+
+      rankscope judge --pool pool.jsonl --queries testset.jsonl --base-url $URL --model gpt-4o-mini --dry-run
     """
     from rankscope.labels.batch import judge_pairs, plan_judging
     from rankscope.labels.client import Endpoint

@@ -30,7 +30,7 @@ BaseUrl = Annotated[str, typer.Option("--base-url", help="OpenAI-compatible endp
 Model = Annotated[str, typer.Option("--model", help="model name as the endpoint knows it")]
 ApiKeyEnv = Annotated[
     Optional[str],
-    typer.Option("--api-key-env", help="environment variable holding the API key (none: send no key)"),
+    typer.Option("--api-key-env", show_default="none: send no key", help="environment variable holding the API key"),
 ]
 LangOpt = Annotated[Lang, typer.Option("--lang", help="prompt language: en or zh")]
 Concurrency = Annotated[int, typer.Option("--concurrency", help="requests in flight at once")]
@@ -40,15 +40,19 @@ MaxWait = Annotated[float, typer.Option("--max-wait", help="longest wait in seco
 CacheFile = Annotated[Path, typer.Option("--cache", help="SQLite cache of answers (re-runs pay only for new pairs)")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="do not read or write the cache")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="print calls, estimated tokens and cost; send nothing")]
-PriceIn = Annotated[Optional[float], typer.Option("--price-in", help="price per million input tokens")]
-PriceOut = Annotated[Optional[float], typer.Option("--price-out", help="price per million output tokens")]
+PriceIn = Annotated[Optional[float], typer.Option("--price-in", show_default="none: no cost estimate",
+                                                  help="price per million input tokens")]
+PriceOut = Annotated[Optional[float], typer.Option("--price-out", show_default="none: no cost estimate",
+                                                   help="price per million output tokens")]
 MaxDocChars = Annotated[int, typer.Option("--max-doc-chars", help="cut longer documents (the cut is counted)")]
-MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", help="cap on the reply length (default: none)")]
+MaxTokens = Annotated[Optional[int], typer.Option("--max-tokens", show_default="no cap",
+                                                  help="cap on the reply length")]
 Progress = Annotated[
     Optional[bool], typer.Option("--progress/--no-progress", help="progress bar (default: on a terminal)")
 ]
 RunFiles = Annotated[
-    Optional[list[Path]], typer.Option("--runs", help="run files: --runs A B C (or --runs A --runs B)")
+    Optional[list[Path]], typer.Option("--runs", show_default="none",
+                                       help="run files: --runs A B C (or --runs A --runs B)")
 ]
 Format = Annotated[Output, typer.Option("--format", "-f", help="table or json")]
 

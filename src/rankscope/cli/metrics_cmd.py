@@ -12,9 +12,17 @@ from rankscope.cli.app import app, load_plugins, user_errors
 @app.command("metrics")
 @user_errors
 def metrics_command(
-    plugin: Annotated[Optional[list[str]], typer.Option("--plugin", help="import this module first")] = None,
+    plugin: Annotated[Optional[list[str]], typer.Option("--plugin", show_default="none",
+                                                        help="import this module first")] = None,
 ) -> None:
-    """List the known metrics with their spellings."""
+    """List the known metrics with their spellings.
+
+    Examples:
+
+      rankscope metrics
+
+      rankscope metrics --plugin mymetrics
+    """
     load_plugins(plugin)
     from rich.console import Console
     from rich.table import Table

@@ -16,26 +16,37 @@ import typer
 from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision
 
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
-           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "MemoryLimit",
-           "BlockRows", "Engine", "Address", "PerQueryDir"]
+           "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "RunColumns",
+           "run_reader_options", "ReportFiles", "ScenarioOption", "LangOption", "MemoryLimit", "BlockRows", "Engine",
+           "Address", "PerQueryDir"]
 
 
-QrelsFile = Annotated[Path, typer.Option("--qrels", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")]
-RelevanceLevel = Annotated[int, typer.Option("--relevance-level", "-l", help="minimum relevant grade")]
+QrelsFile = Annotated[
+    Path, typer.Option("--qrels", metavar="FILE", help="qrels file (TREC, JSON, CSV/TSV, Parquet, BEIR)")
+]
+RelevanceLevel = Annotated[
+    int, typer.Option("--relevance-level", "-l", metavar="N", help="minimum grade that counts as relevant")
+]
 MissingPolicy = Annotated[Missing, typer.Option("--missing", help="queries absent from a run: zero or ignore")]
 ScorePrecisionOption = Annotated[
     ScorePrecision,
     typer.Option("--score-precision", help="rank by scores rounded to float32 (trec_eval's rule) or by full float64"),
 ]
-Depth = Annotated[Optional[int], typer.Option("--depth", "-M", help="cut rankings at N documents")]
-Permutations = Annotated[int, typer.Option("--permutations", help="randomization test permutations")]
+Depth = Annotated[
+    Optional[int], typer.Option("--depth", "-M", metavar="N", show_default="no cut", help="cut rankings at N documents")
+]
+Permutations = Annotated[
+    int, typer.Option("--permutations", metavar="N", help="permutations of the randomization and Tukey HSD tests")
+]
 MaxPermutations = Annotated[
     Optional[int],
-    typer.Option("--max-permutations", help="redraw up to this many while a verdict is within Monte-Carlo error of "
-                 "alpha (default: 16 x --permutations)"),
+    typer.Option("--max-permutations", metavar="N", show_default="16 x --permutations",
+                 help="redraw up to this many while a verdict is within Monte-Carlo error of alpha"),
 ]
 Plugins = Annotated[
-    Optional[list[str]], typer.Option("--plugin", help="import this module first (it may register custom metrics)")
+    Optional[list[str]],
+    typer.Option("--plugin", metavar="MODULE", show_default="none",
+                 help="import this module first (it may register custom metrics), repeatable"),
 ]
 MemoryLimit = Annotated[
     Optional[str],
@@ -55,3 +66,27 @@ Address = Annotated[
 PerQueryDir = Annotated[
     Optional[Path], typer.Option("--per-query-dir", help="write one per-query TSV per run into this folder"),
 ]
+RunColumns = Annotated[
+    Optional[str],
+    typer.Option("--columns", metavar="NAMES",
+                 show_default="sniffed: a third column holding 1..n down each query is a rank, a decreasing one a "
+                              "score",
+                 help="the columns of a header-less run file, e.g. qid,docid,rank or qid,docid,score"),
+]
+
+
+def run_reader_options(columns: str | None) -> dict[str, str]:
+    """The ``read_run`` options a command passes for ``--columns`` (none when it is not given)."""
+    return {} if columns is None else {"columns": columns}
+ReportFiles = Annotated[
+    Optional[list[Path]],
+    typer.Option("--report", metavar="FILE", show_default="none",
+                 help="write a report, repeatable; the format follows the extension: .html, .md, .json or .tex"),
+]
+ScenarioOption = Annotated[
+    Optional[str],
+    typer.Option("--scenario", metavar="NAME", show_default="none",
+                 help="check the means against a scenario's benchmark figures: faq, document_qa, academic_search, "
+                      "enterprise_kb, production_monitoring"),
+]
+LangOption = Annotated[Lang, typer.Option("--lang", help="language of the verdict, advice and reports")]

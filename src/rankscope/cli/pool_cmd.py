@@ -33,14 +33,18 @@ def read_label_files(qrels: Path | None, judged: Path | None) -> tuple[Any, dict
 def pool_command(
     ctx: typer.Context,
     runs: RunFiles = None,
-    qrels: Annotated[Optional[Path], typer.Option("--qrels", help="existing (human) judgments")] = None,
+    qrels: Annotated[Optional[Path], typer.Option("--qrels", show_default="none",
+                                                  help="existing (human) judgments")] = None,
     judged: Annotated[
-        Optional[Path], typer.Option("--judged", help="model labels (rankscope judge --out); human labels win")
+        Optional[Path], typer.Option("--judged", show_default="none",
+                                     help="model labels (rankscope judge --out); human labels win")
     ] = None,
     depth: Annotated[int, typer.Option("--depth", "-k", help="pool the top DEPTH documents of every run")] = 10,
-    out: Annotated[Optional[Path], typer.Option("--out", help="write the pool here (JSON Lines)")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", show_default="none: print judged@DEPTH only",
+                                                help="write the pool here (JSON Lines)")] = None,
     combined_out: Annotated[
-        Optional[Path], typer.Option("--combined-out", help="write --qrels + --judged (human wins) as qrels + sidecar")
+        Optional[Path], typer.Option("--combined-out", show_default="none",
+                                     help="write --qrels + --judged (human wins) as qrels + sidecar")
     ] = None,
     per_query: Annotated[bool, typer.Option("--per-query", help="judged@k per query in the JSON output")] = False,
     fmt: Format = Output.table,
@@ -49,6 +53,12 @@ def pool_command(
 
     With --judged, model labels count as judged too and model@DEPTH (their share of the top
     DEPTH) is shown.
+
+    Examples:
+
+      rankscope pool --runs bm25.trec dense.trec --qrels qrels.txt --depth 10 --out pool.jsonl
+
+      rankscope pool --runs bm25.trec dense.trec --qrels qrels.txt --judged labels.qrels --combined-out all.qrels
     """
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.labels.pool import build_pool

@@ -23,15 +23,18 @@ def power_command(
     runs: Annotated[
         Optional[list[Path]], typer.Argument(help="two run files: the per-query variance comes from their differences")
     ] = None,
-    qrels: Annotated[Optional[Path], typer.Option("--qrels", help="qrels file (with two runs)")] = None,
+    qrels: Annotated[Optional[Path], typer.Option("--qrels", show_default="none: give --sd",
+                                                  help="qrels file (with two runs)")] = None,
     metric: Annotated[str, typer.Option("-m", "--metric", help="the metric")] = "ndcg@10",
     delta: Annotated[
         Optional[float],
-        typer.Option("--delta", help="the smallest difference that matters to you (required: power at the "
+        typer.Option("--delta", show_default="none: required unless --sd and the runs say it",
+                     help="the smallest difference that matters to you (required: power at the "
                      "observed difference only restates the p-value)"),
     ] = None,
     sd: Annotated[
-        Optional[float], typer.Option("--sd", help="standard deviation of per-query differences (instead of runs)")
+        Optional[float], typer.Option("--sd", show_default="none: from the two runs",
+                                      help="standard deviation of per-query differences (instead of runs)")
     ] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="significance level")] = 0.05,
     power: Annotated[float, typer.Option("--power", help="target power")] = 0.8,
@@ -44,6 +47,12 @@ def power_command(
 
     Give two runs and --qrels (the standard deviation of the per-query differences
     of --metric is measured), or --sd and --delta directly.
+
+    Examples:
+
+      rankscope power --delta 0.02 --sd 0.15
+
+      rankscope power bm25.trec dense.trec --qrels qrels.txt -m ndcg@10 --delta 0.02
     """
     from rankscope.stats.power import OBSERVED_POWER, SD_ZERO, estimate, queries_needed
 

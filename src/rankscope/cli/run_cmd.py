@@ -94,24 +94,35 @@ def _baseline(system: System, corpus: dict[str, str], *, model: str, tokenizer: 
 @user_errors
 def run_command(
     system: Annotated[Optional[System], typer.Argument(help="baseline: bm25, dense or hybrid")] = None,
-    testset: Annotated[Path, typer.Option("--testset", "-t", help="test set: .json, .jsonl or a BEIR folder")] = Path(),
-    out: Annotated[Path, typer.Option("--out", "-o", help="TREC run file to write")] = Path(),
-    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="corpus: .jsonl, .json, .tsv, .csv")] = None,
+    testset: Annotated[Path, typer.Option("--testset", "-t", show_default="none: required",
+                                          help="test set: .json, .jsonl or a BEIR folder")] = Path(),
+    out: Annotated[Path, typer.Option("--out", "-o", show_default="none: required",
+                                      help="TREC run file to write")] = Path(),
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", show_default="the test set's corpus",
+                                                   help="corpus: .jsonl, .json, .tsv, .csv")] = None,
     retriever: Annotated[
-        Optional[str], typer.Option("--retriever", "-r", help="your retriever as module:object (instead of SYSTEM)")
+        Optional[str], typer.Option("--retriever", "-r", show_default="none: the SYSTEM argument",
+                                    help="your retriever as module:object (instead of SYSTEM)")
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", help="hits per query kept in the run")] = 100,
-    metric: Annotated[Optional[list[str]], typer.Option("-m", "--metric", help="metric, repeatable")] = None,
+    metric: Annotated[
+        Optional[list[str]],
+        typer.Option("-m", "--metric", show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10",
+                     help="metric, repeatable"),
+    ] = None,
     model: Annotated[
         str, typer.Option("--model", help="dense model: multilingual-e5-small (any language), all-MiniLM-L6-v2 "
                                           "(English), or a sentence-transformers name or path")
     ] = "multilingual-e5-small",
     tokenizer: Annotated[str, typer.Option("--tokenizer", help="BM25 tokenizer: auto, en or zh")] = "auto",
     chunk_to_doc: Annotated[
-        Optional[str], typer.Option("--chunk-to-doc", help="fold chunk ids into documents, e.g. '{doc_id}#{chunk}'")
+        Optional[str], typer.Option("--chunk-to-doc", show_default="none: ids are document ids",
+                                    help="fold chunk ids into documents, e.g. '{doc_id}#{chunk}'")
     ] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="run name (the TREC tag)")] = None,
-    cache: Annotated[Optional[Path], typer.Option("--cache", help="JSONL resume cache")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", show_default="the baseline's name or the retriever's",
+                                                help="run name (the TREC tag)")] = None,
+    cache: Annotated[Optional[Path], typer.Option("--cache", show_default="none: no resume cache",
+                                                  help="JSONL resume cache")] = None,
     overwrite_cache: Annotated[
         bool, typer.Option("--overwrite-cache", help="start --cache afresh even if it holds another evaluation")
     ] = False,
@@ -122,14 +133,23 @@ def run_command(
     split: Annotated[str, typer.Option("--split", help="BEIR qrels split")] = "test",
     strict: Annotated[bool, typer.Option("--strict", help="unknown keys in the test set are an error")] = False,
     qrels_out: Annotated[
-        Optional[Path], typer.Option("--qrels-out", help="also write the test set's judgments as TREC qrels")
+        Optional[Path], typer.Option("--qrels-out", show_default="none",
+                                     help="also write the test set's judgments as TREC qrels")
     ] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="write the evaluation summary as JSON")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", show_default="none",
+                                                     help="write the evaluation summary as JSON")] = None,
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bar (default: on a terminal)")
     ] = None,
 ) -> None:
-    """Run a baseline (bm25, dense, hybrid) or --retriever module:object over a test set; write the TREC run."""
+    """Run a baseline (bm25, dense, hybrid) or --retriever module:object over a test set; write the TREC run.
+
+    Examples:
+
+      rankscope run bm25 --testset testset.jsonl --out bm25.trec
+
+      rankscope run --retriever myapp.search:Retriever --testset testset.jsonl --out mine.trec -k 20 --cache mine.cache
+    """
     import warnings
 
     from rankscope.data.testset import TestSet

@@ -12,11 +12,13 @@ from rankscope.cli.app import app, fail, user_errors
 @app.command("serve")
 @user_errors
 def serve_command(
-    db: Annotated[Optional[str], typer.Option("--db", help="SQLAlchemy URL; default: SQLite file in the user data dir",
+    db: Annotated[Optional[str], typer.Option("--db", show_default="a SQLite file in the user data folder",
+                                              help="SQLAlchemy URL of the database",
                                               envvar="RANKSCOPE_DB")] = None,
     host: Annotated[str, typer.Option("--host", help="address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port", min=1, max=65535)] = 8000,
-    token: Annotated[Optional[str], typer.Option("--token", help="require this token (Bearer) on every endpoint "
+    token: Annotated[Optional[str], typer.Option("--token", show_default="none: no token asked",
+                                                 help="require this token (Bearer) on every endpoint "
                                                  "but health", envvar="RANKSCOPE_TOKEN")] = None,
     workers: Annotated[int, typer.Option("--workers", help="background job threads", min=0, max=64)] = 2,
     max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="larger request bodies get 413",
@@ -27,10 +29,11 @@ def serve_command(
                                                "decompressed (gzip, zip members)", min=0.001)] = 256.0,
     max_rows: Annotated[int, typer.Option("--max-rows", help="most rows one upload may hold", min=1)] = 20_000_000,
     allow_retriever: Annotated[Optional[list[str]], typer.Option(
-        "--allow-retriever", help="HOST or HOST:PORT that live evaluations may call (repeatable; none by default)",
+        "--allow-retriever", show_default="none", help="HOST or HOST:PORT that live evaluations may call, repeatable",
         envvar="RANKSCOPE_ALLOW_RETRIEVER")] = None,
     allow_host: Annotated[Optional[list[str]], typer.Option(
-        "--allow-host", help="another name this service is reached under (Host header; repeatable)")] = None,
+        "--allow-host", show_default="none",
+        help="another name this service is reached under (Host header), repeatable")] = None,
     live_workers: Annotated[int, typer.Option("--live-workers", help="threads for live retriever jobs (apart "
                                               "from --workers, which score)", min=0, max=64)] = 2,
     retriever_timeout: Annotated[float, typer.Option("--retriever-timeout", help="total seconds one retriever "
@@ -38,7 +41,14 @@ def serve_command(
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
 ) -> None:
-    """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard."""
+    """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard.
+
+    Examples:
+
+      rankscope serve
+
+      rankscope serve --db postgresql+psycopg://rankscope@localhost/rankscope --port 8080 --token change-me
+    """
     from rankscope.errors import RankscopeError
     from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback
 

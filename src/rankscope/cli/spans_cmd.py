@@ -25,7 +25,14 @@ def to_qrels_command(
                                          "fraction>=F")
     ] = "any",
 ) -> None:
-    """Write the chunk qrels of CHUNKS derived from SPAN_QRELS, so every measure, comparison and gate works on them."""
+    """Write the chunk qrels of CHUNKS derived from SPAN_QRELS, so every measure, comparison and gate works on them.
+
+    Examples:
+
+      rankscope spans to-qrels spans.jsonl --chunks chunks.jsonl --out chunks.qrels
+
+      rankscope spans to-qrels spans.jsonl --chunks chunks.jsonl --out chunks.qrels --rule fraction>=0.5
+    """
     from rankscope.data.chunking import Chunking
     from rankscope.data.spans import SpanQrels
     from rankscope.io import write_qrels
@@ -43,10 +50,18 @@ def split_command(
     spec: Annotated[str, typer.Option("--chunking", "-c", help="splitter spec: fixed:256:64, sentences:256, ...")],
     out: Annotated[Path, typer.Option("--out", "-o", help="chunk table to write (.jsonl, .csv, .tsv, .parquet)")],
     span_qrels: Annotated[
-        Optional[Path], typer.Option("--span-qrels", help="also report how these spans fall on the chunks")
+        Optional[Path], typer.Option("--span-qrels", show_default="none",
+                                     help="also report how these spans fall on the chunks")
     ] = None,
 ) -> None:
-    """Cut the corpus of TESTSET with a splitter and write the chunk table (chunk_id, doc_id, start, end)."""
+    """Cut the corpus of TESTSET with a splitter and write the chunk table (chunk_id, doc_id, start, end).
+
+    Examples:
+
+      rankscope spans split testset.jsonl -c fixed:256:64 --out chunks.jsonl
+
+      rankscope spans split testset.jsonl -c sentences:256 --out chunks.parquet --span-qrels spans.jsonl
+    """
     from rankscope.chunking.splitters import split
     from rankscope.data.spans import SpanQrels
     from rankscope.data.testset import TestSet

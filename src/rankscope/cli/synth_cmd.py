@@ -41,19 +41,24 @@ def synth_command(
                                                           "corpus, or id<TAB>text")],
     base_url: BaseUrl,
     model: Model,
-    out: Annotated[Optional[Path], typer.Option("--out", help="test set to write (.json or .jsonl)")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", show_default="none: a dry summary only",
+                                                help="test set to write (.json or .jsonl)")] = None,
     n: Annotated[int, typer.Option("--n", help="number of questions")] = 200,
     lang: LangOpt = Lang.en,
     api_key_env: ApiKeyEnv = None,
-    judge_model: Annotated[Optional[str], typer.Option("--judge-model", help="judge (default: --model)")] = None,
+    judge_model: Annotated[Optional[str], typer.Option("--judge-model", show_default="--model",
+                                                       help="model of the judge")] = None,
     judge_base_url: Annotated[
-        Optional[str], typer.Option("--judge-base-url", help="judge endpoint (default: --base-url)")] = None,
+        Optional[str], typer.Option("--judge-base-url", show_default="--base-url",
+                                    help="endpoint of the judge")] = None,
     judge_api_key_env: Annotated[
-        Optional[str], typer.Option("--judge-api-key-env", help="judge key variable (default: --api-key-env)")
+        Optional[str], typer.Option("--judge-api-key-env", show_default="--api-key-env",
+                                    help="API key variable of the judge")
     ] = None,
     min_grade: Annotated[int, typer.Option("--min-grade", help="lowest judge grade kept (0-3)")] = 2,
     chunk_to_doc: Annotated[
-        Optional[str], typer.Option("--chunk-to-doc", help="chunk id pattern, e.g. '{doc_id}#{chunk}', to stratify "
+        Optional[str], typer.Option("--chunk-to-doc", show_default="none: every chunk is its own document",
+                                    help="chunk id pattern, e.g. '{doc_id}#{chunk}', to stratify "
                                                            "by document")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="sampling seed")] = 0,
@@ -62,7 +67,7 @@ def synth_command(
     min_copy_run: Annotated[int, typer.Option("--min-copy-run", help="tokens in a row that count as copying")] = 10,
     min_chars: Annotated[int, typer.Option("--min-chars", help="skip shorter chunks")] = 40,
     max_candidates: Annotated[
-        Optional[int], typer.Option("--max-candidates", help="chunks tried at most (default 3 x N)")] = None,
+        Optional[int], typer.Option("--max-candidates", show_default="3 x N", help="chunks tried at most")] = None,
     with_corpus: Annotated[bool, typer.Option("--with-corpus", help="write the corpus into the test set")] = False,
     concurrency: Concurrency = 4,
     timeout: Timeout = 60.0,
@@ -80,7 +85,14 @@ def synth_command(
 ) -> None:
     """Generate N questions from sampled chunks (stratified across documents); each keeps its chunk id as the
     relevant id and a short answer.  Questions that copy their chunk, near-duplicates and questions the judge
-    finds unanswerable from their chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`."""
+    finds unanswerable from their chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`.
+
+    Examples:
+
+      rankscope synth --corpus corpus.jsonl --base-url $URL --model gpt-4o-mini --n 200 --out synth.jsonl
+
+      rankscope synth --corpus corpus.jsonl --base-url $URL --model qwen2.5-7b-instruct --lang zh --dry-run
+    """
     from rankscope.cli.app import fail
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings

@@ -32,13 +32,22 @@ def _ids(items: list[Any], limit: int = 8) -> str:
 def check_command(
     file: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="table or json")] = CheckFormat.table,
-    split: Annotated[Optional[str], typer.Option("--split", help="BEIR qrels split (default: test)")] = None,
+    split: Annotated[
+        Optional[str], typer.Option("--split", show_default="test", help="BEIR qrels split")
+    ] = None,
     near: Annotated[float, typer.Option("--near", help="trigram Jaccard for near-duplicates")] = 0.8,
     relevance_level: RelevanceLevel = 1,
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any problem is found")] = False,
 ) -> None:
     """Audit FILE: what reading it found (unknown keys, null or empty ids), duplicate / near-duplicate /
-    empty queries, queries without a relevant id, relevant ids missing from the corpus, grade distribution."""
+    empty queries, queries without a relevant id, relevant ids missing from the corpus, grade distribution.
+
+    Examples:
+
+      rankscope testset check testset.jsonl
+
+      rankscope testset check beir/scifact --split test --strict
+    """
     import warnings
 
     from rankscope.data.testset_audit import audit_testset
@@ -109,10 +118,19 @@ class ConvertFormat(str, Enum):
 def convert_command(
     source: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
     target: Annotated[Path, typer.Argument(help="output: .json, .jsonl, or a folder (BEIR)")],
-    to: Annotated[Optional[ConvertFormat], typer.Option("--to", help="output format (default: from TARGET)")] = None,
+    to: Annotated[
+        Optional[ConvertFormat], typer.Option("--to", show_default="from TARGET", help="output format")
+    ] = None,
     split: Annotated[str, typer.Option("--split", help="BEIR qrels split to read / write")] = "test",
 ) -> None:
-    """Convert a test set between JSON, JSONL and BEIR folders."""
+    """Convert a test set between JSON, JSONL and BEIR folders.
+
+    Examples:
+
+      rankscope testset convert testset.json testset.jsonl
+
+      rankscope testset convert beir/scifact scifact.jsonl --split test
+    """
     from rankscope.data.testset import TestSet
 
     if not source.exists():

@@ -10,6 +10,7 @@ import numpy as np
 
 from rankscope.data._columns import as_float_array, block_starts
 from rankscope.data._table import IdTable
+from rankscope.data.notices import InputNotice
 from rankscope.errors import RankscopeError
 
 __all__ = ["Run", "DuplicatePolicy"]
@@ -38,7 +39,7 @@ class Run(IdTable):
     {'q1': {'d3': 2.0, 'd1': 1.0}}
     """
 
-    __slots__ = ("name",)
+    __slots__ = ("_notices", "name")
     _value_name = "score"
     name: str
 
@@ -55,6 +56,7 @@ class Run(IdTable):
             raise RankscopeError(f"duplicates must be 'error' or 'keep_best', got {duplicates!r}")
         self._init_columns(query, doc, as_float_array(score, "score"))
         self.name = name or "run"
+        self._notices: tuple[InputNotice, ...] = ()
         dups = self._duplicate_rows()
         if len(dups):
             if duplicates == "error":
@@ -72,6 +74,15 @@ class Run(IdTable):
         self.qcode, self._dcode, self.values = self.qcode[keep], self.dcode[keep], self.values[keep]
         self._starts = block_starts(self.qcode)
         self._docs, self._fp = None, None  # the dictionary and codes now describe the rows
+
+    @property
+    def notices(self) -> tuple[InputNotice, ...]:
+        """What the reader decided about the file this run came from (e.g. a third column read as a rank)."""
+        return self._notices
+
+    @notices.setter
+    def notices(self, value: tuple[InputNotice, ...]) -> None:
+        self._notices = tuple(value)
 
     @property
     def scores(self) -> np.ndarray:

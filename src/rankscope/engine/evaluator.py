@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue
+from rankscope.engine.ceilings import Ceilings
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -106,6 +107,13 @@ class Evaluator:
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
                     "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
         self.index = QrelsIndex(self.qrels)
+        self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
+
+    def ceilings(self, query_ids: Any) -> dict[str, float]:
+        """The mean a perfect ranking reaches on ``query_ids``, per bounded higher-is-better metric label."""
+        if self._ceilings is None:
+            self._ceilings = Ceilings(self.index, self.policies, self.measures)
+        return {self.labels[j]: v for j, v in self._ceilings.means(query_ids).items()}
 
     @property
     def relevance_level(self) -> int:
@@ -145,10 +153,12 @@ class Evaluator:
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
             data = replace(data, spans=self.spans.input_for(prepared))
         matrix = score(data, self.measures + self.diagnostics)
-        return self.result(run.name, prepared.query_ids, matrix, counts)
+        return self.result(run.name, prepared.query_ids, matrix, counts, run.notices)
 
-    def result(self, run_name: str, query_ids: Any, matrix: Any, counts: PolicyCounts) -> EvaluationResult:
-        """The :class:`EvaluationResult` of a ``(queries, measures + diagnostics)`` matrix from :func:`score`."""
+    def result(self, run_name: str, query_ids: Any, matrix: Any, counts: PolicyCounts,
+               notices: tuple[Any, ...] = ()) -> EvaluationResult:
+        """The :class:`EvaluationResult` of a ``(queries, measures + diagnostics)`` matrix from :func:`score`;
+        ``notices``: what reading the run noticed (:mod:`rankscope.data.notices`)."""
         n_metrics = len(self.measures)
         return EvaluationResult(
             run_name=run_name,
@@ -160,6 +170,8 @@ class Evaluator:
             diagnostics=PerQueryScores(query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
+            notices=notices,
+            ceilings=self.ceilings(query_ids),
         )
 
 

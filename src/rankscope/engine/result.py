@@ -9,13 +9,15 @@ hold raises :class:`~rankscope.errors.MetricNotFoundError` naming the ones it do
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rankscope.data.notices import InputNotice
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
-from rankscope.errors import MetricNotFoundError, NotFoundError, RankscopeError
+from rankscope.errors import InvalidParameterError, MetricNotFoundError, NotFoundError, RankscopeError
 from rankscope.measures.base import Measure
 
 __all__ = ["EvaluationResult", "PerQueryScores", "aggregate"]
@@ -91,6 +93,17 @@ class PerQueryScores:
     def __getitem__(self, metric: str | Measure) -> np.ndarray:
         return self.values[:, metric_column(metric, self.metrics, self.measures)]
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when the queries, labels, measures and every value (bit for bit, NaN equal to NaN) are."""
+        if not isinstance(other, PerQueryScores):
+            return NotImplemented
+        return (self.metrics == other.metrics and self.measures == other.measures
+                and self.query_ids.dtype == other.query_ids.dtype and np.array_equal(self.query_ids, other.query_ids)
+                and self.values.shape == other.values.shape
+                and np.array_equal(self.values, other.values, equal_nan=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays inside
+
     def __contains__(self, metric: object) -> bool:
         try:
             metric_column(metric, self.metrics, self.measures)  # type: ignore[arg-type]
@@ -132,7 +145,10 @@ class EvaluationResult:
     comparisons do) holds per-query values computed in the same pass
     (``first_rel_rank``: the rank of the first relevant document, 0 when none was
     retrieved), in the same query order.  ``spans`` (span judgments only) states
-    the chunking, the chunk-qrels rule and the span coverage.
+    the chunking, the chunk-qrels rule and the span coverage.  ``notices`` are what the
+    reader of the run decided (e.g. a third column read as a rank), shown in every output.
+    ``ceilings`` is the mean a perfect ranking reaches on the evaluated queries, per bounded
+    metric (ratings compare the mean with it: a perfect run is rated in the best band).
     """
 
     run_name: str
@@ -143,6 +159,8 @@ class EvaluationResult:
     policies: Policies = field(default_factory=Policies)
     diagnostics: PerQueryScores | None = None
     spans: dict[str, Any] | None = None
+    notices: tuple[InputNotice, ...] = ()
+    ceilings: dict[str, float] = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         """Aggregate of each metric over queries, in the caller's metric order.
@@ -176,12 +194,44 @@ class EvaluationResult:
         out["policies"] = self.policies.to_dict()
         if self.spans is not None:  # span judgments: chunking, chunk rule and span coverage
             out["spans"] = self.spans
+        out["notices"] = [n.to_dict() for n in self.notices]
+        out["ceilings"] = dict(self.ceilings)
         return out
 
     def to_dataframe(self) -> Any:
         """Per-query values as a pandas DataFrame (query id index, one column per metric)."""
         return self.per_query.to_dataframe()
 
+    def save(self, path: str | Path) -> None:
+        """Write this result to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
+        from rankscope.saved import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> EvaluationResult:
+        """Read a result written by :meth:`save`."""
+        from rankscope.saved import load
+
+        obj = load(path)
+        if not isinstance(obj, cls):
+            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not an EvaluationResult")
+        return obj
+
+    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
+        """A matplotlib figure of the HTML report's plot ``kind``: ``"distribution"`` (per-query values of every
+        metric, or of ``metric``), ``"first_rank"`` (rank of the first relevant document; exact with ``qrels=``
+        and ``run=``) or ``"curves"`` (metric@k for k = 1..100; needs ``qrels=`` and ``run=``)."""
+        from rankscope.report.notebook import plot_result
+
+        return plot_result(self, metric, kind, **inputs)
+
+    def _repr_html_(self) -> str:
+        from rankscope.report.notebook import html_result
+
+        return html_result(self)
+
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean().items())
-        return f"EvaluationResult({self.run_name!r}, {self.queries.evaluated} queries: {means})"
+        notes = f", {len(self.notices)} notice(s)" if self.notices else ""
+        return f"EvaluationResult({self.run_name!r}, {self.queries.evaluated} queries: {means}{notes})"

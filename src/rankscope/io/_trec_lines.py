@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.errors import EmptyInputError, ParseError
+from rankscope.errors import EmptyInputError, ParseError, WrongKindError
 
 __all__ = ["Kind", "Columns", "parse_lines", "parse_score", "parse_grade", "empty_error", "WIDTH"]
 
@@ -54,15 +54,35 @@ def empty_error(source: str) -> EmptyInputError:
 
 
 def width_error(kind: str, parts: list[str], text: str, source: str, line: int) -> ParseError:
-    """The error for a line with the wrong number of columns."""
+    """The error for a line with the wrong number of columns (a line of the other kind says so)."""
     lo, hi, _ = WIDTH[kind]
     want = f"{lo}" if hi == lo else f"at least {lo}"
     layout = "query iter doc relevance" if kind == "qrels" else "query Q0 doc rank score tag"
-    return ParseError(
-        f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {text.strip()[:80]!r}",
-        source=source,
-        line=line,
-    )
+    msg = f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {text.strip()[:80]!r}"
+    other = other_kind(kind, parts)
+    if other is not None:
+        return WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=line)
+    return ParseError(msg, source=source, line=line)
+
+
+#: what a line of the other kind looks like, said in the error
+KIND_HINT = {
+    "run": "this looks like a run (query Q0 doc rank score tag), not qrels: are the qrels and the run swapped?",
+    "qrels": "this looks like qrels (query iter doc relevance), not a run: are the qrels and the run swapped?",
+}
+
+
+def other_kind(kind: str, parts: list[str]) -> str | None:
+    """``"run"`` when a qrels line has a run's 6+ columns, ``"qrels"`` when a run line has 4 with an integer grade.
+
+    >>> other_kind("qrels", "q1 Q0 d1 1 2.5 bm25".split()), other_kind("run", "q1 0 d1 1".split())
+    ('run', 'qrels')
+    """
+    if kind == "qrels" and len(parts) >= 6:
+        return "run"
+    if kind == "run" and len(parts) == 4 and _INT.fullmatch(parts[3]):
+        return "qrels"
+    return None
 
 
 def parse_score(token: str, source: str, line: int) -> float:

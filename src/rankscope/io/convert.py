@@ -46,6 +46,9 @@ def as_qrels(obj: Any) -> Qrels:
     """Convert ``obj`` to :class:`Qrels` (see module doc for what is accepted)."""
     if isinstance(obj, Qrels):
         return obj
+    if isinstance(obj, Run):
+        raise RankscopeError(f"got the run {obj.name!r} where qrels are expected: are the qrels and the run swapped? "
+                             "The judgments come first: evaluate(qrels, run)")
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_qrels
 
@@ -87,6 +90,9 @@ def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "
             obj = copy.copy(obj)
             obj.name = name
         return obj
+    if isinstance(obj, Qrels):
+        raise RankscopeError("got qrels where a run is expected: are the qrels and the run swapped? "
+                             "The judgments come first: evaluate(qrels, run)")
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_run
 

@@ -50,8 +50,9 @@ _RUN_READERS: dict[str, Callable[..., Run]] = {
 #: the options each reader takes (besides the path)
 _OPTIONS: dict[str, dict[str, set[str]]] = {
     "qrels": {"tsv": {"header"}, "csv": {"delimiter", "header"}, "beir": {"split"}, "trec": {"fast"}},
-    "run": {"tsv": {"header", "name", "duplicates"}, "csv": {"delimiter", "header", "name", "duplicates"},
-            "trec": {"fast", "name", "duplicates"}},
+    "run": {"tsv": {"header", "name", "duplicates", "columns"},
+            "csv": {"delimiter", "header", "name", "duplicates", "columns"},
+            "trec": {"fast", "name", "duplicates", "columns"}},
 }
 _WRITERS: dict[str, Callable[..., None]] = {
     "json": jsonfmt.write_json,
@@ -122,13 +123,23 @@ def _sniff(head: bytes) -> str:
         # a record has scalar values; a {query: {doc: value}} document has objects or lists
         nested = isinstance(first, dict) and any(isinstance(v, (dict, list)) for v in first.values())
         return "json" if nested else "jsonl"
-    first_line = text.split(b"\n", 1)[0].decode("utf-8", "replace")
+    first_line = text.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r")
     for delim, fmt in (("\t", "tsv"), (",", "csv")):
         if delim in first_line and any(c.strip().strip('"').lower() in _HEADER_WORDS for c in first_line.split(delim)):
             return fmt
     if "," in first_line and len(first_line.split(",")) == 3 and len(first_line.split()) < 4:
         return "csv"
+    if "\t" in first_line and len(first_line.split("\t")) == 3:  # MS MARCO's qid<TAB>docid<TAB>rank, or a score
+        return "tsv"
     return "trec"
+
+
+def _first_data_line(p: Path) -> bytes:
+    """The first data line of a text file (blank and ``#`` lines skipped), from its first 64 KiB."""
+    for raw in _head(p).lstrip(b"\xef\xbb\xbf").split(b"\n")[:1000]:
+        if raw.strip() and not raw.lstrip().startswith(b"#"):
+            return raw
+    return b""
 
 
 def _check(kind: str, fmt: str | None, path: str | Path, options: dict[str, Any]) -> str:
@@ -162,9 +173,23 @@ def read_run(path: str | Path, format: str | None = None, **options: Any) -> Run
     """Read a run from ``path`` (any format of :data:`RUN_FORMATS`; auto-detected when ``format`` is None).
 
     Options: ``name=`` (default: the TREC tag, else the file name), ``duplicates="error"|"keep_best"``,
-    ``delimiter=``/``header=`` (csv/tsv), ``fast=`` (trec).
+    ``delimiter=``/``header=`` (csv/tsv), ``fast=`` (trec), ``columns=`` (a header-less file's column
+    names, e.g. ``"qid,docid,rank"``).  A header-less 3-column file (tabs, commas or spaces) is
+    ``qid, docid, value``: its third column is read as a rank when it holds 1..n (or 0..n-1)
+    increasing down the file in every query (the run then keeps a notice, ``run.notices``), as a
+    score when it decreases or is not integer, and any other order asks for ``columns=``.
+    TREC 6-column runs are read as trec_eval reads them (the score column ranks).
     """
     fmt = _check("run", format, path, options)
+    if fmt == "trec" and not Path(path).is_dir():
+        first = _first_data_line(Path(path))
+        if len(first.split()) == 3:  # not a TREC run: a header-less qid, docid, rank|score file
+            options.pop("fast", None)
+            delimiter = "\t" if b"\t" in first else " "
+            return tabular.read_csv_run(path, delimiter=delimiter, header=False, **options)
+        if options.pop("columns", None) is not None:
+            raise InvalidParameterError(f"{path}: columns= is for 3-column runs (qid, docid, rank|score); a "
+                                        "6-column TREC run is read as trec_eval reads it (score column)")
     return _RUN_READERS[fmt](path, **options)
 
 

@@ -193,7 +193,8 @@ def _build(make: Any, source: str) -> Any:
 
 def _stem(path: str | Path) -> str:
     name = Path(path).name
-    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".arrow", ".feather", ".trec"):
+    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt", ".parquet", ".arrow", ".feather",
+                   ".trec", ".run"):
         name = name.removesuffix(suffix)
     return name or "run"
 

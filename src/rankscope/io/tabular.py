@@ -1,8 +1,12 @@
 """CSV / TSV, Parquet, Arrow IPC (Feather) and BEIR qrels.
 
 CSV/TSV: a header naming the columns (aliases of :mod:`rankscope.io.tables`,
-e.g. BEIR's ``query-id corpus-id score``), or no header and exactly three
-columns ``query, doc, value`` (the third column is a score, not a rank).  A
+e.g. BEIR's ``query-id corpus-id score``), names given with ``columns=``, or no
+header and exactly three columns ``query, doc, value``: for qrels the third column
+is the grade; for a run it is a rank when, in every query, it holds 1..n (or 0..n-1)
+increasing down the file (MS MARCO's ``qid<TAB>docid<TAB>rank``; the run keeps a
+notice saying so), a score when it holds non-integers or decreases, and any other
+order is an error asking for ``columns=`` (:mod:`rankscope.io.rank_column`).  A
 headerless TSV laid out like TREC (4 columns for qrels, as MS MARCO's
 ``qrels.dev.tsv``; 6 or more for a run) is read as TREC.  The header is detected by its names
 (``header=True/False`` forces it).  Ids are read as strings (``007`` stays
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +32,14 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from rankscope.data import Qrels, Run
+from rankscope.data.notices import InputNotice
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import EmptyInputError, ParseError
+from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError, WrongKindError
 from rankscope.io._source import decode, read_bytes, text_lines
+from rankscope.io._trec_lines import KIND_HINT, other_kind
 from rankscope.io.jsonfmt import _stem
-from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE, qrels_from_table, run_from_table
+from rankscope.io.rank_column import check_columns, third_column
+from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE, _numbers, _row_locator, qrels_from_table, run_from_table
 from rankscope.io.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -61,7 +69,10 @@ class _TrecLayout(Exception):
     """A headerless TSV whose columns are the TREC layout: read it as TREC."""
 
 
-def _csv_table(path: str | Path, kind: str, delimiter: str | None, header: bool | None) -> tuple[pa.Table, Any]:
+def _csv_table(
+    path: str | Path, kind: str, delimiter: str | None, header: bool | None, columns: Any = None
+) -> tuple[pa.Table, Any, bool]:
+    """The table of a CSV/TSV file, the line of every row, and whether its names were guessed (no header, 3 columns)."""
     source = str(path)
     delim = _delimiter(path, delimiter)
     data = read_bytes(path)
@@ -73,20 +84,24 @@ def _csv_table(path: str | Path, kind: str, delimiter: str | None, header: bool 
     first = next(csv.reader([lines[first_no]], delimiter=delim))
     has_header = header if header is not None else any(c.strip().lower() in _KNOWN for c in first)
     value = "relevance" if kind == "qrels" else "score"
-    if has_header:
+    guessed = False
+    if columns is not None:  # the caller names the columns (a header line, if any, is skipped)
+        given = check_columns(columns, len(first))
+        names = [f"_skip{i}" if c == "_" else c for i, c in enumerate(given)]
+    elif has_header:
         names = [c.strip() for c in first]
     elif delim == "\t" and (len(first) == 4 if kind == "qrels" else len(first) >= 6):
         raise _TrecLayout  # e.g. MS MARCO's qrels.dev.tsv: TREC columns separated by tabs
     elif len(first) == 3:
-        names = ["query_id", "doc_id", value]
+        names, guessed = ["query_id", "doc_id", value], True
     else:
-        raise ParseError(
-            f"a CSV/TSV file without a header must have 3 columns (query, doc, {value}), got {len(first)}; "
-            f"add a header such as query_id{delim}doc_id{delim}{value}"
-            + (" or read it with format='trec'" if len(first) in (4, 6) else ""),
-            source=source,
-            line=first_no + 1,
-        )
+        msg = (f"a CSV/TSV file without a header must have 3 columns (query, doc, {value}), got {len(first)}; "
+               f"add a header such as query_id{delim}doc_id{delim}{value}"
+               + (" or read it with format='trec'" if len(first) in (4, 6) else ""))
+        other = other_kind(kind, [c.strip() for c in first])
+        if other is not None:
+            raise WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=first_no + 1)
+        raise ParseError(msg, source=source, line=first_no + 1)
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
@@ -105,7 +120,7 @@ def _csv_table(path: str | Path, kind: str, delimiter: str | None, header: bool 
 
     if table.num_rows == 0:
         raise EmptyInputError(f"{source}: no entries (only a header)")
-    return table, row_lines
+    return table, row_lines, guessed
 
 
 def _nonblank(lines: list[str]) -> np.ndarray:
@@ -125,7 +140,7 @@ def _ragged(lines: list[str], delim: str, width: int, source: str, start: int, e
 def read_csv_qrels(path: str | Path, *, delimiter: str | None = None, header: bool | None = None) -> Qrels:
     """Read qrels from CSV (``delimiter=","``) or TSV (``.tsv``: tab); see module doc."""
     try:
-        table, lines = _csv_table(path, "qrels", delimiter, header)
+        table, lines, _ = _csv_table(path, "qrels", delimiter, header)
     except _TrecLayout:
         return read_trec_qrels(path)
     return qrels_from_table(table, str(path), lines)
@@ -138,13 +153,33 @@ def read_csv_run(
     delimiter: str | None = None,
     header: bool | None = None,
     duplicates: DuplicatePolicy = "error",
+    columns: str | Sequence[str] | None = None,
 ) -> Run:
-    """Read a run from CSV/TSV; see module doc.  The run is named ``name`` or after the file."""
+    """Read a run from CSV/TSV; see module doc.  The run is named ``name`` or after the file.
+
+    ``columns`` names the columns (``"qid,docid,rank"``, ``_`` skips one) instead of a header; without it,
+    a header-less 3-column file's third column is a rank or a score as :func:`~rankscope.io.rank_column.third_column`
+    decides, and the run keeps an :class:`~rankscope.data.notices.InputNotice` when it is a rank.
+    """
+    source = str(path)
     try:
-        table, lines = _csv_table(path, "run", delimiter, header)
+        table, lines, guessed = _csv_table(path, "run", delimiter, header, columns)
     except _TrecLayout:
+        if columns is not None:
+            raise InvalidParameterError(f"{source}: columns= is for 3-column runs (qid, docid, rank|score); a "
+                                        "6-column TREC run is read as trec_eval reads it (score column)") from None
         return read_trec_run(path, name, duplicates=duplicates)
-    return run_from_table(table, str(path), lines, name=name or _stem(path), duplicates=duplicates)
+    notices: tuple[InputNotice, ...] = ()
+    if guessed:
+        third = table.column("score")
+        values = _numbers(third, "score", False, _row_locator(source, lines))
+        meaning, best = third_column(table.column("query_id"), values, source, lines)
+        if meaning == "rank":
+            table = table.rename_columns(["query_id", "doc_id", "rank"])
+            notices = (InputNotice("rank_column", source, (("column", 3), ("best", best))),)
+    run = run_from_table(table, source, lines, name=name or _stem(path), duplicates=duplicates)
+    run.notices = notices
+    return run
 
 
 # -- binary tables ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Reports of a comparison: terminal (rich), JSON, Markdown, LaTeX and self-contained HTML.
+"""Reports of a comparison or of one run: terminal (rich), JSON, Markdown, LaTeX and self-contained HTML.
 
 :func:`write_report` picks the format from the file extension; every format is
 rendered from the same content dict (:func:`~rankscope.report.content.build_report`).
@@ -15,6 +15,7 @@ from rankscope.report.content import REPORT_SCHEMA_VERSION, build_report
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
+    from rankscope.engine.result import EvaluationResult
 
 __all__ = ["write_report", "render_report", "build_report", "REPORT_SCHEMA_VERSION", "FORMATS"]
 
@@ -44,7 +45,7 @@ def render_report(report: dict[str, Any], fmt: str) -> str:
 
 
 def write_report(
-    comparison: Comparison,
+    comparison: Comparison | EvaluationResult,
     path: str | Path,
     lang: str = "en",
     *,
@@ -53,14 +54,17 @@ def write_report(
     scenario: str | None = None,
     kmax: int = 100,
 ) -> Path:
-    """Write the report of ``comparison`` to ``path``; the format follows the extension.
+    """Write the report of a comparison, or of one run's :class:`~rankscope.engine.EvaluationResult`, to ``path``.
 
-    ``.html`` (self-contained, with plots), ``.md``, ``.json`` (everything, with
-    ``schema_version``), ``.tex`` (booktabs tables).  ``lang`` is ``en`` or ``zh``.
-    Pass the ``qrels`` and ``runs`` the comparison was computed from to get exact
-    first-relevant ranks and the metric@k curves (k = 1..``kmax``) of the HTML/JSON reports.
-    Returns the path written.
+    The format follows the extension: ``.html`` (self-contained, with plots), ``.md``,
+    ``.json`` (everything, with ``schema_version``), ``.tex`` (booktabs tables).  ``lang`` is
+    ``en`` or ``zh``; ``scenario`` (``faq``, ``document_qa``, ...) adds its recommended metrics
+    and benchmark figures.  Pass the ``qrels`` and ``runs`` the result was computed from (for one
+    run: the run, or ``{name: run}``) to get exact first-relevant ranks and the metric@k curves
+    (k = 1..``kmax``) of the HTML/JSON reports.  Returns the path written.
     """
+    from rankscope.engine.result import EvaluationResult
+
     out = Path(path)
     fmt = FORMATS.get(out.suffix.lower())
     if fmt is None:
@@ -68,10 +72,38 @@ def write_report(
             f"cannot tell the report format from {str(path)!r}; use one of the extensions {', '.join(FORMATS)}"
         )
     needs_curves = fmt in ("html", "json")
-    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, scenario=scenario, kmax=kmax,
-                          curves=needs_curves)
-    text = render_report(report, fmt)
+    if isinstance(comparison, EvaluationResult):
+        from rankscope.report.run_render import render_run_report
+        from rankscope.report.run_report import build_run_report
+
+        run = _one_run(runs, comparison.run_name)
+        rep = build_run_report(comparison, qrels=qrels, run=run, lang=lang, scenario=scenario, kmax=kmax,
+                               curves=needs_curves)
+        text = render_run_report(rep, fmt)
+    elif hasattr(comparison, "pairs") and hasattr(comparison, "systems"):
+        report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, scenario=scenario, kmax=kmax,
+                              curves=needs_curves)
+        text = render_report(report, fmt)
+    else:
+        raise InvalidParameterError(
+            f"write_report takes a Comparison (rankscope.compare) or an EvaluationResult (rankscope.evaluate), "
+            f"got {type(comparison).__name__}")
     if out.parent and not out.parent.exists():
         raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist")
     out.write_text(text, encoding="utf-8")
     return out
+
+
+def _one_run(runs: Any, name: str) -> Any:
+    """The run of a one-run report: ``runs`` itself, or its entry ``name`` in a dict / a one-item list."""
+    if runs is None or not isinstance(runs, (dict, list, tuple)):
+        return runs
+    if isinstance(runs, dict):
+        if name in runs:
+            return runs[name]
+        if len(runs) == 1:
+            return next(iter(runs.values()))
+        raise InvalidParameterError(f"runs holds no run named {name!r} (it holds: {', '.join(map(str, runs))})")
+    if len(runs) == 1:
+        return runs[0]
+    raise InvalidParameterError(f"a one-run report takes one run, got {len(runs)}")

@@ -33,11 +33,11 @@ from rankscope.interpret.analysis import (
     ranks_from_reciprocal,
     summarize_first_ranks,
 )
-from rankscope.interpret.bands import metric_profile, rate
-from rankscope.interpret.explain import display_name, explain
-from rankscope.interpret.i18n import check_lang, load_data, message
-from rankscope.interpret.presets import TIERS, check_standard, get_scenario
+from rankscope.interpret.bands import metric_profile
+from rankscope.interpret.explain import display_name
+from rankscope.interpret.i18n import check_lang, message
 from rankscope.report.tables import percent
+from rankscope.report.verdict import scenario_section, system_verdict
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -66,6 +66,10 @@ def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[st
     missing = [s for s in comparison.systems if s not in named]
     if missing:
         raise InvalidParameterError(f"runs given to the report lack system(s) {', '.join(missing)} of the comparison")
+    from rankscope.engine.result import EvaluationResult
+
+    if any(isinstance(named[s], EvaluationResult) for s in comparison.systems):
+        return qrels, None  # a saved evaluation has no ranking left to draw curves from
     return qrels, named
 
 
@@ -127,23 +131,6 @@ def _curves(comparison: Comparison, qrels: Any, runs: dict[str, Any], kmax: int)
     return out
 
 
-def _standing(checks: dict[str, list[dict[str, Any]]]) -> tuple[str | None, str, list[str]]:
-    """Highest production tier met, the status (``met`` / ``below_minimum`` / ``not_evaluated``), metrics missing.
-
-    A tier is met when all its metrics were evaluated and pass; a failing metric decides
-    "below" whatever is missing, a missing one leaves the tier undecided.
-    """
-    highest = None
-    missing = sorted({c["metric"] for cs in checks.values() for c in cs if c["value"] is None})
-    for tier in TIERS:
-        if any(c["passed"] is False for c in checks[tier]):
-            return highest, "met" if highest else "below_minimum", missing
-        if any(c["passed"] is None for c in checks[tier]):
-            return highest, "met" if highest else "not_evaluated", missing
-        highest = tier
-    return highest, "met", missing
-
-
 def _pair_name(p: dict[str, Any], names: dict[str, str]) -> str:
     return f"{p['b']} vs {p['a']} ({names[p['metric']]})"
 
@@ -193,35 +180,11 @@ def build_report(
 
     # ratings and standards compare each mean with what a perfect ranking reaches on these qrels
     ceilings = dict(comparison.ceilings)
-    relative = {s: {label: (comparison.means[s][label] / ceilings[label] if ceilings.get(label) else
-                            comparison.means[s][label]) for label in labels} for s in systems}
-    ratings: dict[str, dict[str, Any]] = {}
-    explanations: dict[str, dict[str, str]] = {}
-    for i, s in enumerate(systems):
-        ratings[s], explanations[s] = {}, {}
-        for j, (label, m) in enumerate(zip(labels, comparison.measures)):
-            ceiling = ceilings.get(label)
-            r = rate(m, min(relative[s][label], 1.0), lang) if len(ids) and ceiling != 0 else None
-            ratings[s][label] = None if r is None else {
-                **r.to_dict(), "value": comparison.means[s][label], "ceiling": ceiling,
-                "relative": relative[s][label] if ceiling else None}
-            explanations[s][label] = explain(label, comparison.scores[i, :, j], lang, measure=m, ceiling=ceiling)
-
-    standards = {}
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
-    for s in systems:
-        checks = {t: [vars(c) for c in check_standard(relative[s], f"production:{t}")] for t in TIERS}
-        evaluated = any(c["value"] is not None for cs in checks.values() for c in cs)
-        tier, status, missing = _standing(checks)
-        if status == "met" and tier is not None:
-            shown = tier_names[tier][lang]
-        elif status == "not_evaluated":
-            shown = message("report.tier_not_evaluated", lang, metrics=", ".join(missing))
-        else:
-            shown = message("report.tier_none", lang)
-        standards[s] = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
-                        "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
-                        "applicable": evaluated}
+    verdicts = {s: system_verdict(comparison.means[s], comparison.measures, ceilings, comparison.scores[i],
+                                  n=len(ids), lang=lang) for i, s in enumerate(systems)}
+    ratings = {s: v["ratings"] for s, v in verdicts.items()}
+    explanations = {s: v["explanations"] for s, v in verdicts.items()}
+    standards = {s: v["standards"] for s, v in verdicts.items()}
 
     ranks, rank_source = _first_ranks(comparison, qrels, named_runs)
     k_fail = _failing_k(comparison)
@@ -253,13 +216,7 @@ def build_report(
                 "wins": [vars(d) for d in wins], "losses": [vars(d) for d in losses],
             })
 
-    scen = None
-    if scenario is not None:
-        sc = get_scenario(scenario)
-        scen = {"key": sc.key, "name": sc.title(lang), "recommended": list(sc.recommended),
-                "benchmark": dict(sc.benchmark), "note": sc.note(lang),
-                "checks": {s: [vars(c) for c in check_standard(comparison.means[s], f"benchmark:{sc.key}")]
-                           for s in systems} if sc.benchmark else {}}
+    scen = scenario_section(scenario, comparison.means, lang)
 
     names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
     level = percent(1 - comparison.alpha)
@@ -286,6 +243,7 @@ def build_report(
         "legend": message("report.sig_legend", lang, test=test_name, correction=correction_name,
                           alpha=f"{comparison.alpha:g}"),
         "warnings": [w.text(lang) for w in comparison.warnings],
+        "notices": [n.to_dict(lang) for n in comparison.notices],
         "near_alpha": message("report.near_alpha", lang, pairs="; ".join(near)) if near else None,
         "mc_note": message("report.mc_se", lang, drawn=drawn) if drawn else None,
         "ceilings": ceilings,

@@ -12,17 +12,22 @@ import base64
 from typing import Any
 
 from rankscope.interpret.bands import LEVELS, level_name
-from rankscope.interpret.i18n import load_data, message
+from rankscope.interpret.i18n import message
 from rankscope.report.plots import all_plots
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
     fmt_pct,
     fmt_signed,
+    notice_lines,
     p_text,
     percent,
     policy_line,
+    rated_value,
     reachable_line,
+    scenario_lines,
+    scenario_table,
+    standards_note,
     summary_rows,
     system_label,
 )
@@ -40,16 +45,6 @@ def _environment() -> Any:
         trim_blocks=False,
         lstrip_blocks=False,
     )
-
-
-def _rated_value(rating: dict[str, Any], lang: str) -> str:
-    """A rated mean, with what a perfect ranking reaches when that is below 1."""
-    value = fmt(rating["value"])
-    ceiling = rating.get("ceiling")
-    if ceiling is None or ceiling >= 1 - 1e-9:
-        return value
-    return message("report.of_reachable", lang, value=value, ceiling=fmt(ceiling),
-                   pct=f"{100 * rating['relative']:.1f}%")
 
 
 def _chunking_section(report: dict[str, Any], t: Any) -> dict[str, Any] | None:
@@ -82,7 +77,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     encoded = {k: base64.b64encode(v.encode("utf-8")).decode("ascii") for k, v in svgs.items()}
     kmax = report["curves"]["ks"][-1] if report.get("curves") else 0
     band_rows = [
-        {"system": s, "metric": names[m], "value": _rated_value(r, lang), "level": r["level"],
+        {"system": s, "metric": names[m], "value": rated_value(r, lang), "level": r["level"],
          "level_name": r["level_name"], "advice": r["advice"]}
         for s in report["systems"] for m in report["metrics"] if (r := report["ratings"][s][m])
     ]
@@ -101,15 +96,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
                                       q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"]))
         else:
             first_rank_lines.append(t("report.first_rank_none", system=s))
-    first_sys = report["systems"][0]
-    std_checks = report["standards"][first_sys]["checks"]
-    std_metrics = [c["metric"] for c in std_checks["minimum"]]
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
-    std_note = "; ".join(
-        f"{tier_names[tier][lang]}: "
-        + ", ".join(f"{c['metric']} ≥ {c['threshold']:g}" for c in checks)
-        for tier, checks in std_checks.items()
-    )
+    std_metrics, std_note = standards_note(report["standards"][report["systems"][0]]["checks"], lang)
     return str(_environment().get_template("report.html.j2").render(
         chunking=_chunking_section(report, t),
         r=report, lang=lang, t=t, policy=policy_line(report), rows=summary_rows(report),
@@ -127,6 +114,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         profile_rows=[(names[m], p) for m, p in report["profiles"].items() if p],
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),
         std_metrics=std_metrics, std_note=std_note,
+        scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
         pair_head=[report["ci_label"] if k == "ci" else t(k)
                    for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",
                              "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")],

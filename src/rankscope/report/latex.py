@@ -23,14 +23,25 @@ from typing import Any
 
 from rankscope.interpret.i18n import message
 from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
-from rankscope.report.tables import fmt, fmt_ci, fmt_p, fmt_pct, fmt_signed, summary_rows
+from rankscope.report.tables import (
+    fmt,
+    fmt_ci,
+    fmt_p,
+    fmt_pct,
+    fmt_signed,
+    notice_lines,
+    scenario_lines,
+    scenario_table,
+    summary_rows,
+    system_label,
+)
 
-__all__ = ["render_latex", "latex_escape", "latex_tables", "LatexTable"]
+__all__ = ["render_latex", "latex_escape", "latex_tables", "LatexTable", "scenario_latex"]
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
             "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
             "–": "--", "−": "-", "†": r"\dag{}", "‡": r"\ddag{}", "α": r"$\alpha$", "<": r"$<$", ">": r"$>$",
-            "×": r"$\times$", "±": r"$\pm$", "≈": r"$\approx$", "Δ": r"$\Delta$"}
+            "×": r"$\times$", "≥": r"$\geq$", "±": r"$\pm$", "≈": r"$\approx$", "Δ": r"$\Delta$"}
 _MARKS = {"†": (r"$^{\dagger}$", 3.2), "‡": (r"$^{\ddagger}$", 3.2)}
 
 
@@ -124,7 +135,7 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
     caption = [t("report.summary") + ".", t("n_queries", n=report["n_queries"]) + ".", report["legend"]]
     if tags:
         caption.append(_sentence("; ".join(f"{s}: {t('report.tag', tag=tag)}" for s, tag in tags.items())))
-    caption += [_sentence(w) for w in report["warnings"]]
+    caption += [_sentence(w) for w in report["warnings"]] + [_sentence(n) for n in notice_lines(report)]
     tables = [_table("summary", "l" + "r" * len(metrics), header, rows, latex_escape(sep.join(caption)))]
 
     if report["groups"]:
@@ -161,7 +172,35 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
         caption_text = latex_escape(" ".join(legend) + sep + sep.join(notes))
         caption_text = caption_text.replace(r"p\_adj", r"$p_\mathrm{adj}$").replace(r"d\_z", r"$d_z$")
         tables.append(_table("pairs", "lrrrrrr", head, rows, caption_text))
+    scen = scenario_latex(report)
+    if scen is not None:
+        tables.append(scen)
     return tables
+
+
+def scenario_latex(report: dict[str, Any]) -> LatexTable | None:
+    """The scenario's benchmark figures checked per system (or its recommended metrics when it gives none)."""
+    sc = report.get("scenario")
+    if not sc:
+        return None
+    lang = report["lang"]
+    sep = "" if lang == "zh" else " "
+    caption = latex_escape(sep.join(_sentence(x) for x in [
+        f"{message('report.scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}", *scenario_lines(report)]))
+    table = scenario_table(report)
+    if table is None:  # no benchmark figures: the recommended metrics
+        head = [_text(message("report.scenario", lang)), _text(message("report.metric", lang))]
+        return _table("scenario", "ll", head, [[_text(sc["name"]), _text(", ".join(sc["recommended"]))]], caption)
+    rows: list[list[_Cell] | _Cell] = []
+    for system, checks in sc["checks"].items():
+        row = [_text(system_label(report, system))]
+        for c in checks:  # a value that meets the figure is marked with a check (\surd), one below it with a cross
+            mark = "" if c["value"] is None else r"\,$\surd$" if c["passed"] else r"\,$\times$"
+            cell = _text("–" if c["value"] is None else fmt(c["value"]))
+            row.append(_Cell(cell.source + mark, cell.width + (7.0 if mark else 0.0)))
+        rows.append(row)
+    head = [_text(table[0][0])] + [_text(f"{m} ≥ {v:g}") for m, v in sc["benchmark"].items()]
+    return _table("scenario", "l" + "r" * (len(head) - 1), head, rows, caption)
 
 
 def render_latex(report: dict[str, Any]) -> str:

@@ -17,9 +17,12 @@ from rankscope.report.tables import (
     fmt_ci,
     fmt_pct,
     fmt_signed,
+    notice_lines,
     p_text,
     policy_line,
     reachable_line,
+    scenario_lines,
+    scenario_table,
     summary_rows,
     system_label,
 )
@@ -36,6 +39,30 @@ def _esc(text: object) -> str:
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(_esc(h) for h in header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(rows_i) + " |" for rows_i in rows]
+    return out
+
+
+def notices_markdown(report: dict[str, Any]) -> list[str]:
+    """What the readers decided about the inputs, as a quote block (nothing when they decided nothing)."""
+    lines = notice_lines(report)
+    if not lines:
+        return []
+    head = message("report.notices", report["lang"])
+    return [f"> ℹ️ **{head}:** {_esc(n)}" + ("  " if i < len(lines) - 1 else "") for i, n in enumerate(lines)] + [""]
+
+
+def scenario_markdown(report: dict[str, Any]) -> list[str]:
+    """The scenario section: name, recommended metrics, note, benchmark figures checked per system."""
+    sc = report.get("scenario")
+    if not sc:
+        return []
+    out = [f"### {_esc(message('report.scenario', report['lang']))}: {_esc(sc['name'])}", ""]
+    lines = scenario_lines(report)
+    if lines:  # one paragraph, a line break after each sentence
+        out += [_esc(line) + ("  " if i < len(lines) - 1 else "") for i, line in enumerate(lines)] + [""]
+    table = scenario_table(report)
+    if table is not None:
+        out += [*_table(table[0], [[_esc(c) for c in row] for row in table[1]]), ""]
     return out
 
 
@@ -56,6 +83,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += [f"> ⚠️ **{t('report.warning')}:** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
                 for i, w in enumerate(report["warnings"])]
         out.append("")
+    out += notices_markdown(report)
 
     # summary
     header = [t("report.system")] + [names[m] for m in report["metrics"]]
@@ -104,6 +132,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += [*_table([t("report.system"), t("report.tier")], std_rows), ""]
         if report["ceilings"]:
             out += [_esc(t("report.ceiling_note")), ""]
+    out += scenario_markdown(report)
 
     # detailed analysis
     out += [f"### {t('report.explanations')}", ""]

@@ -1,8 +1,11 @@
-"""The report's plots, drawn with matplotlib (Agg backend, imported lazily) as SVG text.
+"""The report's plots, drawn with matplotlib (imported lazily) as figures and as SVG text.
 
-Each function takes the report dict of :func:`~rankscope.report.content.build_report`
-and returns an SVG document (``str``) or ``None`` when the data for that plot is
-absent.  Text stays text in the SVG (``svg.fonttype = none``) and the output is
+Each ``*_figure`` function takes the report dict of :func:`~rankscope.report.content.build_report`
+(or of :func:`~rankscope.report.run_report.build_run_report`) and returns a matplotlib
+``Figure`` on its own Agg canvas (no pyplot, so a notebook shows it once and no backend is
+switched), or ``None`` when the data for that plot is absent; ``*_svg`` returns the same
+figure as an SVG document (``str``).  ``result.plot()`` and ``comparison.plot()`` return
+these figures.  Text stays text in the SVG (``svg.fonttype = none``) and the output is
 deterministic (fixed hash salt, no date metadata).  Axis labels follow the report language;
 layout uses a CJK font (WenQuanYi Micro Hei / Noto CJK) when one is installed, and the browser
 draws the glyphs, since text stays text.
@@ -20,7 +23,8 @@ import numpy as np
 
 from rankscope.interpret.i18n import message
 
-__all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "context_recall_svg", "all_plots"]
+__all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "context_recall_svg", "all_plots",
+           "FIGURES"]
 
 _COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
            "#bab0ac")
@@ -28,20 +32,32 @@ _MAX_DOTS = 400  # above this many queries the distribution plot shows boxes and
 
 
 @contextmanager
-def _figure(width: float, height: float, ncols: int = 1) -> Iterator[tuple[Any, Any]]:
+def _style() -> Iterator[None]:
+    """The plots' matplotlib settings (text stays text in SVG, fixed hash salt, CJK font fallback)."""
     import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rankscope", "font.size": 9,
                                 "font.sans-serif": _sans_fonts(),
                                 "axes.spines.top": False, "axes.spines.right": False}):
-        fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
-        try:
-            yield fig, axes[0]
-        finally:
-            plt.close(fig)
+        yield
+
+
+@contextmanager
+def _figure(width: float, height: float, ncols: int = 1) -> Iterator[tuple[Any, Any]]:
+    """A new figure and its row of axes, drawn in the plots' style."""
+    with _style():
+        yield _new_figure(width, height, ncols)
+
+
+def _new_figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
+    """A figure on its own Agg canvas (no pyplot: nothing is shown twice in a notebook, no backend is switched)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, ncols, squeeze=False)
+    return fig, axes[0]
 
 
 _CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC")
@@ -55,22 +71,30 @@ def _sans_fonts() -> list[str]:
     return ["DejaVu Sans", *(f for f in _CJK_FONTS if f in names)]
 
 
-def _svg(fig: Any) -> str:
+def _svg(fig: Any) -> str | None:
+    if fig is None:
+        return None
     buf = io.StringIO()
-    with warnings.catch_warnings():
+    with _style(), warnings.catch_warnings():
         # text stays text (svg.fonttype none): the browser draws glyphs matplotlib's font lacks (CJK run names)
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig.tight_layout()
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     return text[text.index("<svg"):]
+
+
+def _done(fig: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.tight_layout()
+    return fig
 
 
 def _color(i: int) -> str:
     return _COLORS[i % len(_COLORS)]
 
 
-def curves_svg(report: dict[str, Any]) -> str | None:
+def curves_figure(report: dict[str, Any]) -> Any:
     """Mean ndcg@k, recall@k and precision@k against k, one line per system."""
     curves = report.get("curves")
     if not curves:
@@ -88,10 +112,10 @@ def curves_svg(report: dict[str, Any]) -> str | None:
             ax.set_ylim(0, 1.02)
             ax.grid(alpha=0.3)
         axes[0].legend(frameon=False, fontsize=8)
-        return _svg(fig)
+        return _done(fig)
 
 
-def distribution_svg(report: dict[str, Any]) -> str | None:
+def distribution_figure(report: dict[str, Any]) -> Any:
     """Per-query values of every metric: a box per system, the mean (diamond), the queries as dots (<= 400)."""
     if not report["n_queries"]:
         return None
@@ -111,10 +135,10 @@ def distribution_svg(report: dict[str, Any]) -> str | None:
             ax.set_xticks(range(1, len(systems) + 1), systems, rotation=30, ha="right")
             ax.set_title(report["display_names"][label])
             ax.grid(axis="y", alpha=0.3)
-        return _svg(fig)
+        return _done(fig)
 
 
-def differences_svg(report: dict[str, Any]) -> str | None:
+def differences_figure(report: dict[str, Any]) -> Any:
     """Mean paired difference against the reference system with its unadjusted bootstrap interval.
 
     A filled marker is significant by the comparison's test after its correction; the bar is
@@ -157,10 +181,10 @@ def differences_svg(report: dict[str, Any]) -> str | None:
                    label=message("report.plot_hollow", lang)),
         ]
         ax.legend(handles=legend, frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        return _svg(fig)
+        return _done(fig)
 
 
-def first_rank_svg(report: dict[str, Any]) -> str | None:
+def first_rank_figure(report: dict[str, Any]) -> Any:
     """Histogram of the rank of the first relevant document, grouped bars per system."""
     fr = report["analysis"]["first_rank"]
     if not fr:
@@ -180,10 +204,10 @@ def first_rank_svg(report: dict[str, Any]) -> str | None:
         ax.set_ylabel(message("report.queries", report["lang"]))
         ax.legend(frameon=False, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-        return _svg(fig)
+        return _done(fig)
 
 
-def context_recall_svg(report: dict[str, Any]) -> str | None:
+def context_recall_figure(report: dict[str, Any]) -> Any:
     """A chunking comparison's mean span recall@k against mean context size@k (k = 1..depth), one line per chunking."""
     chunking = report.get("chunking")
     if not chunking or not chunking.get("curves"):
@@ -202,7 +226,37 @@ def context_recall_svg(report: dict[str, Any]) -> str | None:
         ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
-        return _svg(fig)
+        return _done(fig)
+
+
+def curves_svg(report: dict[str, Any]) -> str | None:
+    """:func:`curves_figure` as SVG text."""
+    return _svg(curves_figure(report))
+
+
+def distribution_svg(report: dict[str, Any]) -> str | None:
+    """:func:`distribution_figure` as SVG text."""
+    return _svg(distribution_figure(report))
+
+
+def differences_svg(report: dict[str, Any]) -> str | None:
+    """:func:`differences_figure` as SVG text."""
+    return _svg(differences_figure(report))
+
+
+def first_rank_svg(report: dict[str, Any]) -> str | None:
+    """:func:`first_rank_figure` as SVG text."""
+    return _svg(first_rank_figure(report))
+
+
+def context_recall_svg(report: dict[str, Any]) -> str | None:
+    """:func:`context_recall_figure` as SVG text."""
+    return _svg(context_recall_figure(report))
+
+
+#: the figure of every plot kind (what ``result.plot(kind=...)`` and ``comparison.plot(kind=...)`` draw)
+FIGURES = {"curves": curves_figure, "distribution": distribution_figure, "differences": differences_figure,
+           "first_rank": first_rank_figure, "context_recall": context_recall_figure}
 
 
 def all_plots(report: dict[str, Any]) -> dict[str, str]:

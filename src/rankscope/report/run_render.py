@@ -1,4 +1,4 @@
-"""The one-run report (:func:`~rankscope.report.run_report.build_run_report`) as HTML, Markdown or JSON.
+"""The one-run report (:func:`~rankscope.report.run_report.build_run_report`) as HTML, Markdown, JSON or LaTeX.
 
 The same content dict renders to every format; labels come from ``report/messages``
 (run-report texts) and ``interpret/messages`` (the texts shared with the comparison
@@ -17,11 +17,21 @@ from typing import Any
 from rankscope.errors import InvalidParameterError
 from rankscope.interpret.bands import LEVELS, level_name
 from rankscope.interpret.i18n import check_lang, message
-from rankscope.report.tables import fmt, policy_line
+from rankscope.report.markdown import notices_markdown, scenario_markdown
+from rankscope.report.tables import (
+    fmt,
+    notice_lines,
+    policy_line,
+    rated_value,
+    scenario_lines,
+    scenario_table,
+    standards_note,
+    standards_table,
+)
 
 __all__ = ["render_run_report", "RUN_FORMATS", "run_message"]
 
-RUN_FORMATS = ("html", "markdown", "json")
+RUN_FORMATS = ("html", "markdown", "json", "latex")
 DIST_KEYS = ("mean", "median", "q1", "q3", "min", "max")
 
 
@@ -95,8 +105,12 @@ def render_run_html(report: dict[str, Any], *, plots: bool = True) -> str:
                              autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
                              undefined=jinja2.StrictUndefined)
     fr = report["analysis"]["first_rank"].get(report["run"])
+    _, std_note = standards_note(report["standards"]["checks"], lang)
     return str(env.get_template("run_report.html.j2").render(
         r=report, t=t, lang=lang, fmt=fmt, policy=policy_line(report), coverage=_coverage(report),
+        rated={m: rated_value(rt, lang) if rt else fmt(report["means"][m]) for m, rt in report["ratings"].items()},
+        standards=standards_table(report["standards"], lang), std_note=std_note,
+        scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
         live_lines=_live_lines(report), levels=[(lv, level_name(lv, lang)) for lv in LEVELS],
         plots=_plots(report) if plots else {}, fr=fr, dist_keys=DIST_KEYS,
         plot_captions=[("curves", t("report.plot_curves", kmax=len((report.get("curves") or {}).get("ks", [])))),
@@ -119,12 +133,26 @@ def render_run_markdown(report: dict[str, Any]) -> str:
     names = report["display_names"]
     out = [f"## {_esc(t('run.title', run=report['run']))}", "", policy_line(report), ""]
     out += [f"- {_esc(line)}" for line in _coverage(report)] + [""]
-    out += [f"### {t('run.means')}", "", f"| {t('report.metric')} | {t('run.value')} | {t('report.band')} |",
-            "|---|---|---|"]
+    out += notices_markdown(report)
+    out += [f"### {t('run.means')}", "",
+            f"| {t('report.metric')} | {t('run.value')} | {t('report.band')} | {t('report.advice')} |",
+            "|---|---|---|---|"]
     for m in report["metrics"]:
         r = report["ratings"][m]
-        out.append(f"| {_esc(names[m])} | {fmt(report['means'][m])} | {_esc(r['level_name']) if r else '–'} |")
-    out += ["", f"### {t('report.explanations')}", ""]
+        value = rated_value(r, lang) if r else fmt(report["means"][m])
+        out.append(f"| {_esc(names[m])} | {_esc(value)} | {_esc(r['level_name']) if r else '–'} | "
+                   f"{_esc(r['advice']) if r else ''} |")
+    out.append("")
+    if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
+        out += [_esc(t("report.ceiling_note")), ""]
+    std = report["standards"]
+    if std["applicable"]:
+        head, rows = standards_table(std, lang)
+        out += [f"### {t('report.standards')}", "", f"{_esc(t('report.tier'))}: **{_esc(std['status_text'])}**", ""]
+        out += ["| " + " | ".join(_esc(h) for h in head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(_esc(c) for c in row) + " |" for row in rows] + [""]
+    out += scenario_markdown(report)
+    out += [f"### {t('report.explanations')}", ""]
     out += [f"- {_esc(text)}" for text in report["explanations"].values()] + [""]
     head = [t("report.metric")] + [t(f"run.{k}") for k in DIST_KEYS] + [t("run.zero")]
     out += [f"### {t('run.distribution')}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -161,7 +189,7 @@ def render_run_markdown(report: dict[str, Any]) -> str:
 
 
 def render_run_report(report: dict[str, Any], fmt_name: str) -> str:
-    """Render a one-run report dict as ``html``, ``markdown`` or ``json`` text.
+    """Render a one-run report dict as ``html``, ``markdown``, ``json`` or ``latex`` text.
 
     >>> from rankscope import Qrels, Run
     >>> from rankscope.engine import evaluate
@@ -179,4 +207,8 @@ def render_run_report(report: dict[str, Any], fmt_name: str) -> str:
         return render_run_markdown(report)
     if fmt_name == "html":
         return render_run_html(report)
+    if fmt_name == "latex":
+        from rankscope.report.run_latex import render_run_latex
+
+        return render_run_latex(report)
     raise InvalidParameterError(f"unknown format {fmt_name!r} for a one-run report; known: {', '.join(RUN_FORMATS)}")

@@ -41,10 +41,10 @@ from rankscope.interpret.analysis import (
     ranks_from_reciprocal,
     summarize_first_ranks,
 )
-from rankscope.interpret.bands import metric_profile, rate
-from rankscope.interpret.explain import display_name, explain
-from rankscope.interpret.i18n import check_lang, load_data
-from rankscope.interpret.presets import TIERS, check_standard, highest_tier
+from rankscope.interpret.bands import metric_profile
+from rankscope.interpret.explain import display_name
+from rankscope.interpret.i18n import check_lang
+from rankscope.report.verdict import scenario_section, system_verdict
 
 __all__ = ["build_run_report", "RUN_REPORT_SCHEMA", "latency_summary"]
 
@@ -134,8 +134,12 @@ def build_run_report(
     top_n: int = 10,
     kmax: int = 100,
     curves: bool = False,
+    scenario: str | None = None,
 ) -> dict[str, Any]:
     """Gather the report of one :class:`~rankscope.engine.EvaluationResult` (see module doc).
+
+    ``scenario`` (a :func:`~rankscope.interpret.presets.scenario_names` key) adds its recommended
+    metrics and benchmark figures, checked against the means.
 
     ``qrels`` and ``run`` (the inputs of the result) make first-relevant ranks exact and allow
     ``curves=True`` (metric@k for k = 1..``kmax``); ``first_ranks`` are ranks stored earlier
@@ -155,17 +159,8 @@ def build_run_report(
     means = result.mean()
     n = len(ids)
 
-    ratings = {}
-    explanations = {}
-    for j, (label, m) in enumerate(zip(labels, measures)):
-        r = rate(m, means[label], lang) if n else None
-        ratings[label] = None if r is None else r.to_dict()
-        explanations[label] = explain(label, values[:, j], lang, measure=m)
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
-    checks = {t: [vars(c) for c in check_standard(means, f"production:{t}")] for t in TIERS}
-    tier = highest_tier(means)
-    standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
-                 "checks": checks, "applicable": any(c["value"] is not None for cs in checks.values() for c in cs)}
+    ceilings = dict(getattr(result, "ceilings", None) or {})  # what a perfect ranking reaches: collection-aware
+    verdict = system_verdict(means, measures, ceilings, values, n=n, lang=lang)
 
     ranks, source = _first_ranks(result, qrels, run, first_ranks)
     k_fail = _failing_k(measures)
@@ -190,10 +185,13 @@ def build_run_report(
         "queries": {"evaluated": counts.evaluated, "missing_from_run": counts.missing_from_run,
                     "not_in_qrels": counts.not_in_qrels},
         "means": means,
-        "ratings": ratings,
-        "explanations": explanations,
+        "ceilings": ceilings,
+        "ratings": verdict["ratings"],
+        "explanations": verdict["explanations"],
         "profiles": {label: metric_profile(m, lang) for label, m in zip(labels, measures)},
-        "standards": standards,
+        "standards": verdict["standards"],
+        "scenario": scenario_section(scenario, {name: means}, lang),
+        "notices": [nt.to_dict(lang) for nt in getattr(result, "notices", ())],
         "distribution": {label: _distribution(values[:, j]) for j, label in enumerate(labels)},
         "worst": worst,
         "analysis": {

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
-           "system_label", "reachable_line", "p_text", "MARKS"]
+           "system_label", "reachable_line", "p_text", "MARKS", "rated_value", "scenario_table", "scenario_lines",
+           "notice_lines", "standards_note", "standards_table"]
 
 MARKS = {"better": "†", "worse": "‡"}
 
@@ -122,3 +123,80 @@ def policy_line(report: dict[str, Any]) -> str:
     return message("n_queries", lang, n=report["n_queries"]) + " · " + message(
         "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=missing,
         depth="–" if depth is None else depth)
+
+
+def rated_value(rating: dict[str, Any], lang: str) -> str:
+    """A rated mean, with what a perfect ranking reaches when that is below 1 (``0.420 of 0.600 reachable (70.0%)``)."""
+    from rankscope.interpret.i18n import message
+
+    value = fmt(rating["value"])
+    ceiling = rating.get("ceiling")
+    if ceiling is None or ceiling >= 1 - 1e-9:
+        return value
+    return message("report.of_reachable", lang, value=value, ceiling=fmt(ceiling),
+                   pct=f"{100 * rating['relative']:.1f}%")
+
+
+def scenario_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
+    """The scenario's benchmark figures checked per system: header and rows (``0.912 ✓``, ``0.700 ✗``, ``–``).
+
+    ``None`` when the report has no scenario or the scenario gives no benchmark figures.
+    """
+    from rankscope.interpret.i18n import message
+
+    sc = report.get("scenario")
+    if not sc or not sc["benchmark"]:
+        return None
+    head = [message("report.system", report["lang"])] + [f"{m} ≥ {v:g}" for m, v in sc["benchmark"].items()]
+    rows = [[system_label(report, s)] + [_checked(c) for c in checks] for s, checks in sc["checks"].items()]
+    return head, rows
+
+
+def _checked(c: dict[str, Any]) -> str:
+    return "–" if c["value"] is None else f"{fmt(c['value'])} {'✓' if c['passed'] else '✗'}"
+
+
+def scenario_lines(report: dict[str, Any]) -> list[str]:
+    """The scenario's recommended metrics, the seed's note and the benchmark metrics not evaluated, as sentences."""
+    from rankscope.interpret.i18n import message
+
+    sc = report.get("scenario")
+    if not sc:
+        return []
+    lang = report["lang"]
+    out = []
+    if sc["recommended"]:
+        out.append(message("report.recommended", lang, metrics=", ".join(sc["recommended"])))
+    if sc["note"]:
+        out.append(sc["note"])
+    if sc.get("missing"):
+        out.append(message("report.scenario_missing", lang, metrics=", ".join(sc["missing"]),
+                           option=" ".join(f"-m {m}" for m in sc["missing"])))
+    return out
+
+
+def notice_lines(report: dict[str, Any]) -> list[str]:
+    """What the readers decided about the inputs (e.g. a third column read as a rank), one sentence each."""
+    return [str(n["message"]) for n in report.get("notices") or []]
+
+
+def standards_note(checks: dict[str, list[dict[str, Any]]], lang: str) -> tuple[list[str], str]:
+    """The metrics of the production standards and one line stating every tier's thresholds."""
+    from rankscope.interpret.i18n import load_data
+
+    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
+    note = "; ".join(f"{tier_names[tier][lang]}: " + ", ".join(f"{c['metric']} ≥ {c['threshold']:g}" for c in cs)
+                     for tier, cs in checks.items())
+    return [c["metric"] for c in checks["minimum"]], note
+
+
+def standards_table(standards: dict[str, Any], lang: str) -> tuple[list[str], list[list[str]]]:
+    """One system's production standards: a row per tier, a column per metric (``0.812 ✓``), then the verdict."""
+    from rankscope.interpret.i18n import load_data, message
+
+    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
+    checks = standards["checks"]
+    head = [message("report.standards", lang)] + [c["metric"] for c in checks["minimum"]]
+    rows = [[tier_names[tier][lang]] + [f"≥ {c['threshold']:g}: {_checked(c)}" for c in cs]
+            for tier, cs in checks.items()]
+    return head, rows

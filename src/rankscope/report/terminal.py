@@ -16,9 +16,12 @@ from rankscope.report.tables import (
     fmt_ci,
     fmt_pct,
     fmt_signed,
+    notice_lines,
     p_text,
     policy_line,
     reachable_line,
+    scenario_lines,
+    scenario_table,
     summary_rows,
     system_label,
 )
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
     from rankscope.comparison import Comparison
 
-__all__ = ["print_comparison", "print_report", "BAND_STYLES"]
+__all__ = ["print_comparison", "print_report", "print_notices", "print_scenario", "BAND_STYLES"]
 
 BAND_STYLES = {"poor": "red", "fair": "yellow", "good": "green", "excellent": "bold cyan"}
 
@@ -47,6 +50,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
 
     for w in report["warnings"]:  # what the numbers rest on comes first
         console.print(Text(f"⚠ {message('report.warning', lang)}: {w}", style="bold yellow"))
+    print_notices(report, console)
     table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
     table.add_column(message("report.system", lang), style="bold")
     for m in report["metrics"]:
@@ -90,6 +94,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for note in (report["mc_note"], report["near_alpha"]):
         if note:
             console.print(note, style="bold yellow" if note == report["near_alpha"] else "dim")
+    print_scenario(report, console)
 
     if explanations:
         console.print(Text(message("report.explanations", lang), style="bold underline"))
@@ -107,6 +112,39 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
                     console.print("  • " + text, highlight=False)
 
 
+def print_notices(report: dict[str, Any], console: Console) -> None:
+    """What the readers decided about the inputs (e.g. a third column read as a rank), one line each."""
+    from rich.text import Text
+
+    for n in notice_lines(report):
+        console.print(Text(f"ℹ {message('report.notices', report['lang'])}: {n}", style="cyan"))
+
+
+def print_scenario(report: dict[str, Any], console: Console) -> None:
+    """The scenario section: its name, recommended metrics, note and benchmark figures checked per system."""
+    from rich.table import Table
+    from rich.text import Text
+
+    sc = report.get("scenario")
+    if not sc:
+        return
+    lang = report["lang"]
+    title = f"{message('report.scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
+    table = scenario_table(report)
+    if table is None:
+        console.print(Text(title, style="bold underline"))
+    else:
+        st = Table(title=title)
+        for i, h in enumerate(table[0]):
+            st.add_column(h, justify="left" if i == 0 else "right", style="bold" if i == 0 else "")
+        for row in table[1]:
+            st.add_row(*[Text(c, style="green" if c.endswith("✓") else "red" if c.endswith("✗") else "")
+                         for c in row])
+        console.print(st)
+    for line in scenario_lines(report):
+        console.print(line, style="dim", highlight=False)
+
+
 def print_comparison(
     comparison: Comparison,
     console: Console | None = None,
@@ -115,9 +153,11 @@ def print_comparison(
     explanations: bool = True,
     qrels: Any = None,
     runs: Any = None,
+    scenario: str | None = None,
 ) -> None:
-    """Print ``comparison`` as rich tables (see module doc); ``qrels``/``runs`` make first ranks exact."""
+    """Print ``comparison`` as rich tables (see module doc); ``qrels``/``runs`` make first ranks exact; ``scenario``
+    adds its benchmark figures."""
     from rankscope.report.content import build_report
 
-    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, curves=False)
+    report = build_report(comparison, qrels=qrels, runs=runs, lang=lang, curves=False, scenario=scenario)
     print_report(report, console, explanations=explanations)

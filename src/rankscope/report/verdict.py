@@ -1,0 +1,113 @@
+"""The verdict on one system's means: ratings, advice, explanations, production standards, a scenario.
+
+Shared by the comparison report (:mod:`rankscope.report.content`, once per system) and
+the one-run report (:mod:`rankscope.report.run_report`), so that both rate the same way:
+
+* every rating compares a mean with the *ceiling*, what a perfect ranking reaches on
+  the evaluated queries (collection-aware bands, issue 10): a perfect run is rated
+  in the best band even where the collection keeps Recall@5 or P@5 below 1;
+* the production standards (minimum / good / excellent) check the same relative means;
+* a scenario (``faq``, ``document_qa``, ...) adds its recommended metrics and its
+  benchmark figures, checked against the means as measured.
+
+>>> from rankscope.measures import parse_metric
+>>> v = system_verdict({"P@5": 0.4}, [parse_metric("P@5")], {"P@5": 0.4}, None, n=3, lang="en")
+>>> v["ratings"]["P@5"]["level"], v["ratings"]["P@5"]["relative"]
+('excellent', 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from rankscope.interpret.bands import rate
+from rankscope.interpret.explain import explain
+from rankscope.interpret.i18n import load_data, message
+from rankscope.interpret.presets import TIERS, check_standard, get_scenario
+from rankscope.measures.base import Measure
+
+__all__ = ["system_verdict", "scenario_section", "standing", "relative_means"]
+
+
+def relative_means(means: Mapping[str, float], ceilings: Mapping[str, float]) -> dict[str, float]:
+    """Each mean divided by its ceiling (metrics without a ceiling, or a ceiling of 0, keep their mean)."""
+    return {label: v / ceilings[label] if ceilings.get(label) else v for label, v in means.items()}
+
+
+def standing(checks: dict[str, list[dict[str, Any]]]) -> tuple[str | None, str, list[str]]:
+    """Highest production tier met, the status (``met`` / ``below_minimum`` / ``not_evaluated``), metrics missing.
+
+    A tier is met when all its metrics were evaluated and pass; a failing metric decides
+    "below" whatever is missing, a missing one leaves the tier undecided.
+    """
+    highest = None
+    missing = sorted({c["metric"] for cs in checks.values() for c in cs if c["value"] is None})
+    for tier in TIERS:
+        if any(c["passed"] is False for c in checks[tier]):
+            return highest, "met" if highest else "below_minimum", missing
+        if any(c["passed"] is None for c in checks[tier]):
+            return highest, "met" if highest else "not_evaluated", missing
+        highest = tier
+    return highest, "met", missing
+
+
+def system_verdict(
+    means: Mapping[str, float],
+    measures: Sequence[Measure],
+    ceilings: Mapping[str, float],
+    per_query: np.ndarray | None,
+    *,
+    n: int,
+    lang: str,
+) -> dict[str, Any]:
+    """Ratings (with ceiling and relative mean), explanations and production standing of one system.
+
+    ``per_query`` (queries × metrics, in the order of ``means``) feeds the explanations; ``n`` is the
+    number of queries the means rest on (no rating without a query).
+    """
+    labels = list(means)
+    relative = relative_means(means, ceilings)
+    ratings: dict[str, Any] = {}
+    explanations: dict[str, str] = {}
+    for j, (label, m) in enumerate(zip(labels, measures)):
+        ceiling = ceilings.get(label)
+        r = rate(m, min(relative[label], 1.0), lang) if n and ceiling != 0 else None
+        ratings[label] = None if r is None else {
+            **r.to_dict(), "value": means[label], "ceiling": ceiling,
+            "relative": relative[label] if ceiling else None}
+        if per_query is not None:
+            explanations[label] = explain(label, per_query[:, j], lang, measure=m, ceiling=ceiling)
+    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
+    checks = {t: [vars(c) for c in check_standard(relative, f"production:{t}")] for t in TIERS}
+    tier, status, missing = standing(checks)
+    if status == "met" and tier is not None:
+        shown = tier_names[tier][lang]
+    elif status == "not_evaluated":
+        shown = message("report.tier_not_evaluated", lang, metrics=", ".join(missing))
+    else:
+        shown = message("report.tier_none", lang)
+    standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
+                 "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
+                 "applicable": any(c["value"] is not None for cs in checks.values() for c in cs)}
+    return {"ratings": ratings, "explanations": explanations, "standards": standards}
+
+
+def scenario_section(
+    scenario: str | None, means: Mapping[str, Mapping[str, float]], lang: str
+) -> dict[str, Any] | None:
+    """The scenario part of a report: its name, recommended metrics, benchmark figures checked per system.
+
+    ``means`` is ``{system: {label: mean}}``; a benchmark metric a system was not evaluated on is
+    shown as not evaluated (``value=None``), with the metrics to add in ``missing``.
+    """
+    if scenario is None:
+        return None
+    sc = get_scenario(scenario)
+    checks = {s: [vars(c) for c in check_standard(m, f"benchmark:{sc.key}")] for s, m in means.items()} \
+        if sc.benchmark else {}
+    missing = sorted({c["metric"] for cs in checks.values() for c in cs if c["value"] is None})
+    return {"key": sc.key, "name": sc.title(lang), "recommended": list(sc.recommended),
+            "benchmark": dict(sc.benchmark), "note": sc.note(lang), "checks": checks, "missing": missing}
