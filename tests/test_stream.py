@@ -188,3 +188,12 @@ def test_trec_eval_suite_run_streamed() -> None:
     for missing in ("zero", "ignore"):
         ev = Evaluator(folder / "qrels.test", METRICS, missing=missing)
         _same(ev.evaluate(folder / "results.test", block_rows=100), ev.evaluate(read_run(folder / "results.test")))
+
+
+def test_three_column_file_is_read_whole_with_its_rank_column(tmp_path: Path) -> None:
+    # qid docid rank, larger than a block: not streamed as trec_eval's six columns, its rank column sniffed
+    path = tmp_path / "r.txt"
+    path.write_text("".join(f"q{i // 3} d{i} {i % 3 + 1}\n" for i in range(30)))
+    qrels = Qrels.from_dict({f"q{i}": {f"d{3 * i + 1}": 1} for i in range(10)})
+    streamed = evaluate(qrels, path, ["mrr"], block_rows=4)
+    assert streamed["mrr"] == 0.5 and [n.kind for n in streamed.notices] == ["rank_column"]

@@ -50,21 +50,29 @@ Plugins = Annotated[
 ]
 MemoryLimit = Annotated[
     Optional[str],
-    typer.Option("--memory-limit", help="score run files (TREC, Parquet, Arrow) in blocks of whole queries sized to "
-                 "stay near this much memory: 1GiB (default), 512MB, 4G"),
+    typer.Option("--memory-limit", metavar="SIZE", show_default="1GiB",
+                 help="score run files (TREC, Parquet, Arrow) in blocks of whole queries sized to stay near this much "
+                 "memory: 1GiB, 512MB, 4G"),
 ]
 BlockRows = Annotated[
-    Optional[int], typer.Option("--block-rows", min=1, help="rows per block of a streamed run file (instead of "
-                                "--memory-limit)"),
+    Optional[int],
+    typer.Option("--block-rows", min=1, metavar="N", show_default="from --memory-limit",
+                 help="rows per block of a streamed run file (instead of --memory-limit)"),
 ]
 Engine = Annotated[
-    str, typer.Option("--engine", help="local (this machine) or ray (a Ray cluster: pip install 'rankscope[ray]')"),
+    str,
+    typer.Option("--engine", metavar="local|ray",
+                 help="local (this machine) or ray (a Ray cluster: pip install 'rankscope[ray]')"),
 ]
 Address = Annotated[
-    Optional[str], typer.Option("--address", help="Ray cluster to use with --engine ray: auto, ray://host:10001"),
+    Optional[str],
+    typer.Option("--address", metavar="ADDRESS", show_default="a new local Ray",
+                 help="Ray cluster to use with --engine ray: auto, ray://host:10001"),
 ]
 PerQueryDir = Annotated[
-    Optional[Path], typer.Option("--per-query-dir", help="write one per-query TSV per run into this folder"),
+    Optional[Path],
+    typer.Option("--per-query-dir", metavar="DIR", show_default="none",
+                 help="write one per-query TSV per run into this folder"),
 ]
 RunColumns = Annotated[
     Optional[str],

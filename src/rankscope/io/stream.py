@@ -68,12 +68,25 @@ def streamable(path: str | Path, fmt: str) -> bool:
     if fmt not in STREAM_FORMATS:
         return False
     if fmt == "trec":
-        return Path(path).is_file()
+        return Path(path).is_file() and _six_columns(path)
     try:  # Parquet and Arrow are read from the file itself: not when gzip-compressed
         with open(path, "rb") as fh:
             return fh.read(2) != GZIP_MAGIC
     except OSError:
         return False
+
+
+def _six_columns(path: str | Path) -> bool:
+    """Whether the first data line of a TREC file has trec_eval's six columns.  A header-less 3-column file
+    (``qid docid rank``) is read whole: whether its third column is a rank or a score is decided from the whole
+    file (:mod:`rankscope.io.rank_column`)."""
+    try:
+        stream, raw = _open_bytes(path)
+        with raw, stream:
+            head = stream.read(1 << 16)
+    except (ParseError, OSError, EOFError):
+        return True  # the block reader reports it with the file's name
+    return next((len(line.split()) >= 6 for line in head.splitlines() if line.strip()), True)
 
 
 def run_blocks(
