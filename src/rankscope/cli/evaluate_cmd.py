@@ -13,10 +13,15 @@ from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
 from rankscope.cli.messages import float32_notices, say
 from rankscope.cli.options import (
+    Address,
+    BlockRows,
     Depth,
+    Engine,
     LangOption,
+    MemoryLimit,
     Missing,
     MissingPolicy,
+    PerQueryDir,
     Plugins,
     ProvenanceFile,
     RelevanceLevel,
@@ -49,8 +54,10 @@ def evaluate_command(
                        help="the qrels and the run, in trec_eval's order (or give --qrels and --run)"),
     ] = None,
     run: Annotated[
-        Optional[Path], typer.Option("--run", metavar="FILE", show_default="the RUN argument",
-                                     help="run file (TREC, JSON, CSV/TSV, Parquet)")
+        Optional[list[Path]],
+        typer.Option("--run", metavar="FILE", show_default="the RUN argument",
+                     help="run file (TREC, JSON, CSV/TSV, Parquet); several runs: --run a --run b, or "
+                          "--run runs/*.gz (with --qrels)"),
     ] = None,
     qrels: Annotated[
         Optional[Path],
@@ -95,6 +102,11 @@ def evaluate_command(
     lang: LangOption = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
+    memory_limit: MemoryLimit = None,
+    block_rows: BlockRows = None,
+    engine: Engine = "local",
+    address: Address = None,
+    per_query_dir: PerQueryDir = None,
 ) -> None:
     """Evaluate RUN against QRELS and print the metrics with their rating, advice and the production standard met.
 
@@ -119,7 +131,17 @@ def evaluate_command(
 
     source_note = None
 
-    qrels, run = _files(files, qrels, run, span_qrels)
+    qrels, runs = _files(files, qrels, run, span_qrels)
+    if (len(runs) > 1 or per_query_dir is not None or engine != "local") and (span_qrels or chunks):
+        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
+    if len(runs) > 1 or per_query_dir is not None:
+        from rankscope.cli.evaluate_many import evaluate_command_many
+
+        evaluate_command_many(qrels, runs, metric, relevance_level, missing.value, depth,
+                              score_precision.value, fmt.value, memory_limit, block_rows, engine, address,
+                              per_query_dir, unjudged.value, provenance, lang.value)
+        return
+    run_path = runs[0]
     if scenario is not None:
         from rankscope.interpret.presets import get_scenario
 
@@ -139,16 +161,29 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
-        with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
+        with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
             judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
         chunking = None
-    with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
-        loaded = read_run(run, **run_reader_options(columns))
-    result = evaluate(
-        judgments, loaded, metric or None,
-        relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule, unjudged=unjudged.value,
-    )
+    with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+        # a run file is streamed (memory follows the block size) unless something needs it whole: span
+        # judgments, --columns, a report (it reads the rankings)
+        whole = chunking is not None or columns is not None or bool(report)
+        loaded = read_run(run_path, **run_reader_options(columns)) if whole else None
+        if engine != "local":
+            from rankscope.cli.evaluate_many import evaluate_runs
+            from rankscope.engine import Evaluator
+
+            ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
+                           missing=missing.value, depth=depth, score_precision=score_precision.value,
+                           unjudged=unjudged.value)
+            result = evaluate_runs(ev, [run_path], engine=engine, address=address)[0]
+        else:
+            result = evaluate(
+                judgments, run_path if loaded is None else loaded, metric or None,
+                relevance_level=relevance_level, missing=missing.value, depth=depth,
+                score_precision=score_precision.value, chunking=chunking, rule=rule, unjudged=unjudged.value,
+                memory_limit=memory_limit, block_rows=block_rows,
+            )
     verdict = _verdict(result, scenario, lang.value)
     if fmt is OutputFormat.json:
         out = result.to_dict(per_query=per_query)
@@ -188,23 +223,27 @@ def evaluate_command(
         typer.echo(say("saved", lang.value, path=save), err=True)
 
 
-def _files(files: list[Path] | None, qrels: Path | None, run: Path | None,
-           span_qrels: Path | None) -> tuple[Path | None, Path]:
-    """The qrels and run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run."""
+def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
+           span_qrels: Path | None) -> tuple[Path | None, list[Path]]:
+    """The qrels file and the run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run (more
+    runs after --run are the shell's expansion of ``--run runs/*.gz``; a quoted pattern is expanded here)."""
+    from rankscope.cli.evaluate_many import expand_runs
     from rankscope.errors import InvalidParameterError
 
+    if run and (qrels is not None or span_qrels is not None):
+        return qrels, expand_runs([*run, *(files or [])])
     if files:
-        if qrels is not None or run is not None or span_qrels is not None:
+        if qrels is not None or run or span_qrels is not None:
             raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
                                         "and --run, not both")
         if len(files) != 2:
             raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
                                         + " ".join(map(str, files)))
-        return files[0], files[1]
-    if run is None:
+        return files[0], [files[1]]
+    if not run:
         raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
                                     "rankscope evaluate QRELS RUN")
-    return qrels, run
+    return qrels, expand_runs(run)
 
 
 def _verdict(result: EvaluationResult, scenario: str | None, lang: str) -> dict[str, Any]:
