@@ -27,7 +27,7 @@ $(VENV)/.torch: | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm]"
+	$(PIP) install -q -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm,ray]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)

@@ -95,3 +95,38 @@ def write_dataset(directory: Path, n_queries: int, depth: int, seed: int) -> Non
 def load_columns(directory: Path) -> dict[str, np.ndarray]:
     with np.load(directory / "cols.npz") as z:
         return {k: z[k] for k in z.files}
+
+
+def write_trec_fast(directory: Path, n_queries: int, depth: int, seed: int, step: int = 5_000_000) -> None:
+    """:func:`write_dataset`'s TREC files (same rows, scores written in their shortest form) straight from Arrow.
+
+    100M rows in about a minute; no ``cols.npz``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    directory.mkdir(parents=True, exist_ok=True)
+    cols = generate(n_queries, depth, seed)
+    options = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+
+    def ids(prefix: str, values: np.ndarray) -> pa.Array:
+        return pc.binary_join_element_wise(prefix, pa.array(values).cast(pa.string()), "")
+
+    n = len(cols["run_q"])
+    with pcsv.CSVWriter(directory / "run.trec", pa.schema(
+        [(c, pa.string()) for c in ("q", "q0", "d", "r", "s", "tag")]), write_options=options) as writer:
+        for lo in range(0, n, step):
+            hi = min(lo + step, n)
+            k = hi - lo
+            rank = (np.arange(lo, hi) % depth + 1) if n % depth == 0 else np.ones(k, dtype=np.int64)
+            writer.write_table(pa.table({
+                "q": ids("q", cols["run_q"][lo:hi]), "q0": pa.array(["Q0"] * 1).take(pa.array(np.zeros(k, np.int64))),
+                "d": ids("D", cols["run_d"][lo:hi]), "r": pa.array(rank).cast(pa.string()),
+                "s": pa.array(cols["run_s"][lo:hi]).cast(pa.string()),
+                "tag": pa.array(["synth"]).take(pa.array(np.zeros(k, np.int64))),
+            }))
+    pcsv.write_csv(pa.table({
+        "q": ids("q", cols["qrels_q"]), "it": pa.array(["0"]).take(pa.array(np.zeros(len(cols["qrels_q"]), np.int64))),
+        "d": ids("D", cols["qrels_d"]), "g": pa.array(cols["qrels_g"]).cast(pa.string()),
+    }), directory / "qrels.trec", write_options=options)

@@ -27,3 +27,12 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def trec908() -> Path:
     return require(TREC_TESTS_908)
+
+
+@pytest.fixture(autouse=True)
+def _english_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests see English prose whatever the machine's locale: the language default (``RANKSCOPE_LANG``, else a
+    ``zh_*`` locale) is cleared; a test that checks the default sets these itself."""
+    for var in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")

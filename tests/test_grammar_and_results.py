@@ -149,7 +149,7 @@ def test_choices_are_declared_once() -> None:
     assert get_args(DuplicatePolicy) == choices.DUPLICATE_POLICIES
     from rankscope.cli import compare_cmd, options
 
-    assert (options.PairedTest, options.Missing, compare_cmd.Correction, compare_cmd.Lang) == (
+    assert (options.PairedTest, options.Missing, compare_cmd.Correction, options.Lang) == (
         choices.PairedTest, choices.Missing, choices.Correction, choices.Lang)
     fastapi = pytest.importorskip("fastapi")
     del fastapi

@@ -43,6 +43,11 @@ def files(tmp_path: Path) -> dict[str, Path]:
             "chunks": tmp_path / "chunks.trec", "dir": tmp_path}
 
 
+def _flat(text: str) -> str:
+    """``text`` with every run of whitespace made one space: prose wrapped to the terminal's width, whole again."""
+    return " ".join(text.split())
+
+
 def _run(cli: CliRunner, *args: object) -> tuple[int, str, str]:
     res = cli.invoke(app, [str(a) for a in args])
     return res.exit_code, res.stdout, res.stderr
@@ -54,8 +59,8 @@ JUDGED_LINE = "Judged share of each run's top 10"
 def test_evaluate_prints_judged_at_10_and_the_warning_in_every_format(cli: CliRunner, files: dict[str, Path]) -> None:
     code, out, err = _run(cli, "evaluate", "--qrels", files["qrels"], "--run", files["new"], "-m", "ndcg@10")
     assert code == 0 and err == ""
-    assert f"{JUDGED_LINE} (judged@10; unjudged documents count as non-relevant): new 0.100." in out
-    assert "warning: new: only 10.0% of its top-10 documents are judged" in out
+    assert f"{JUDGED_LINE} (judged@10; unjudged documents count as non-relevant): new 0.100." in _flat(out)
+    assert "warning: new: only 10.0% of its top-10 documents are judged" in _flat(out)
     code, out, err = _run(cli, "evaluate", "--qrels", files["qrels"], "--run", files["new"], "-m", "ndcg@10",
                           "-f", "json")
     data = json.loads(out)
@@ -65,7 +70,7 @@ def test_evaluate_prints_judged_at_10_and_the_warning_in_every_format(cli: CliRu
                           "-f", "csv")
     assert out.startswith("query_id,ndcg@10") and JUDGED_LINE in err and "only 10.0%" in err
     code, out, _ = _run(cli, "evaluate", "--qrels", files["qrels"], "--run", files["old"], "-m", "ndcg@10")
-    assert f"{JUDGED_LINE} (judged@10; unjudged documents count as non-relevant): old 1.000." in out
+    assert f"{JUDGED_LINE} (judged@10; unjudged documents count as non-relevant): old 1.000." in _flat(out)
     assert "warning" not in out
 
 
@@ -103,8 +108,10 @@ def test_evaluate_reads_the_provenance_sidecar(cli: CliRunner, files: dict[str, 
     path = files["dir"] / "judged.qrels"
     side = labels.write(path)
     code, out, _ = _run(cli, "evaluate", "--qrels", path, "--run", files["old"], "-m", "ndcg@10")
-    assert code == 0 and f"labels with provenance from {side}: 6 human, 72 model" in out
-    assert "old 1.000 (model@10 0.900)" in out and "old: 90.0% of its top-10 documents are judged by a model" in out
+    nospace = "".join(out.split())  # the long temporary path is cut at the terminal's width
+    assert code == 0 and "".join(f"labels with provenance from {side}: 6 human, 72 model".split()) in nospace
+    assert "old 1.000 (model@10 0.900)" in _flat(out)
+    assert "old: 90.0% of its top-10 documents are judged by a model" in _flat(out)
     elsewhere = files["dir"] / "elsewhere.jsonl"
     side.rename(elsewhere)
     code, out, _ = _run(cli, "evaluate", "--qrels", path, "--run", files["old"], "-m", "ndcg@10")

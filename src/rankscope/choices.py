@@ -16,6 +16,7 @@ policies (``MissingPolicy`` ...), which a test keeps equal to the enums.
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from typing import Literal
 
@@ -23,7 +24,7 @@ __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
     "Unjudged", "UNJUDGED_POLICIES", "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue",
-    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K",
+    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "TERMS", "term",
 ]
 
 
@@ -124,3 +125,85 @@ DEFAULT_METRICS: tuple[str, ...] = ("ndcg@10", "map", "mrr", "recall@100", "prec
 
 JUDGED_K = 10
 """Every evaluation reports judged@k at this depth (``EvaluationResult.judged``), as ir_measures' ``Judged@10``."""
+
+
+def resolve_lang(lang: str | Lang | None = None) -> str:
+    """The language of prose output: ``lang`` when given, else ``RANKSCOPE_LANG``, else Chinese for a ``zh_*``
+    locale (the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set, as gettext reads them), else English.
+
+    Every surface (command line, notebook displays, reports) asks this one function.
+
+    >>> resolve_lang("zh"), resolve_lang(Lang.en)
+    ('zh', 'en')
+    """
+    from rankscope.errors import InvalidParameterError
+
+    if lang is None:
+        env = os.environ.get("RANKSCOPE_LANG", "").strip().lower().replace("-", "_")
+        if env:
+            lang = env.split("_")[0]
+            if lang not in LANGS:
+                raise InvalidParameterError(f"RANKSCOPE_LANG must be one of {', '.join(LANGS)}, got {env!r}").keyed(
+                    "bad_lang_env", langs=", ".join(LANGS), value=env)
+            return lang
+        for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+            value = os.environ.get(var, "")
+            if value:
+                return "zh" if value.lower().startswith("zh") else "en"
+        return "en"
+    value = str(lang.value if isinstance(lang, Enum) else lang)
+    if value not in LANGS:
+        raise InvalidParameterError(f"lang must be one of {', '.join(LANGS)}, got {value!r}")
+    return value
+
+
+#: How a setting's value reads inside a Chinese sentence: the Chinese term, with the English name a reader would
+#: search for in parentheses (:func:`term`).  English sentences show the value itself.  Keys are the values of the
+#: enums above (tests, corrections, policies) and the other names a verdict states (sidedness, interval method).
+TERMS: dict[str, str] = {
+    # tests (PairedTest, MaxDropTest)
+    "t": "配对 t 检验（t）",
+    "wilcoxon": "Wilcoxon 符号秩检验（wilcoxon）",
+    "randomization": "配对随机化检验（randomization）",
+    "tukey-hsd": "随机化 Tukey HSD 检验（tukey-hsd）",
+    "bootstrap": "学生化自助法检验（bootstrap）",
+    # corrections
+    "holm": "Holm 校正（holm）",
+    "bonferroni": "Bonferroni 校正（bonferroni）",
+    "bh": "Benjamini–Hochberg 校正（bh）",
+    "none": "不做多重比较校正（none）",
+    # missing queries
+    "missing=zero": "缺失查询计零（missing=zero）",
+    "missing=ignore": "忽略缺失查询（missing=ignore）",
+    # score precision, duplicates, ties
+    "float32": "按 float32 舍入排序（float32）",
+    "float64": "按 float64 全精度排序（float64）",
+    "error": "报错（error）",
+    "keep_best": "保留排名最前的一条（keep_best）",
+    "doc_id_desc": "按文档编号降序（doc_id_desc）",
+    # unjudged documents
+    "unjudged=keep": "未标注文档计为不相关（unjudged=keep）",
+    "unjudged=condense": "压缩列表：排序前去掉未标注文档（unjudged=condense）",
+    # sidedness
+    "two-sided": "双侧（two-sided）",
+    "one-sided": "单侧（one-sided）",
+    "greater": "单侧，检验提升（greater）",
+    "less": "单侧，检验下降（less）",
+}
+
+
+def term(value: object, lang: str = "en", setting: str | None = None) -> str:
+    """``value`` as a sentence in ``lang`` names it: itself in English, the :data:`TERMS` entry in Chinese.
+
+    ``setting`` names the option when the value alone is ambiguous (``missing``: ``zero`` / ``ignore``).
+
+    >>> term("holm", "zh"), term("holm", "en"), term("zero", "zh", "missing")
+    ('Holm 校正（holm）', 'holm', '缺失查询计零（missing=zero）')
+    >>> term("an-unknown-value", "zh")
+    'an-unknown-value'
+    """
+    text = str(getattr(value, "value", value))
+    if lang != "zh":
+        return text
+    key = f"{setting}={text}" if setting else text
+    return TERMS.get(key, TERMS.get(text, text))

@@ -7,6 +7,8 @@ parameter, file or line, say what is allowed and what was given.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 __all__ = [
     "RankscopeError",
     "ParseError",
@@ -22,8 +24,36 @@ __all__ = [
 ]
 
 
+E = TypeVar("E", bound="RankscopeError")
+
+
 class RankscopeError(ValueError):
-    """Base class of every error caused by user input."""
+    """Base class of every error caused by user input.
+
+    ``str(error)`` is the English message.  An error raised with :meth:`keyed` also carries the id of its message
+    in ``interpret/messages/*.json`` (``error.<key>``) and the values that fill it, so that :meth:`text` can say it in
+    another language (the command line prints ``error.text(lang)``).
+    """
+
+    key: str | None = None
+    values: dict[str, Any] = {}
+
+    def keyed(self: E, key: str, /, **values: Any) -> E:
+        """This error, able to say itself in every language: message ``error.<key>`` filled with ``values``."""
+        self.key, self.values = key, values
+        return self
+
+    def _where(self, lang: str) -> str:
+        """Where the error is (file, line) as a prefix of the message in ``lang``; none here."""
+        return ""
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang``: the English ``str(self)``, or the keyed message's translation."""
+        if lang == "en" or self.key is None:
+            return str(self)
+        from rankscope.interpret.i18n import message
+
+        return self._where(lang) + message(f"error.{self.key}", lang, **self.values)
 
 
 class ParseError(RankscopeError):
@@ -42,6 +72,15 @@ class ParseError(RankscopeError):
             where = f"line {line}: "
         super().__init__(f"{where}{message}")
 
+    def _where(self, lang: str) -> str:
+        from rankscope.interpret.i18n import message
+
+        if self.source is not None and self.line is not None:
+            return message("error.where_line", lang, source=self.source, line=self.line)
+        if self.source is not None:
+            return message("error.where", lang, source=self.source)
+        return "" if self.line is None else message("error.where_line", lang, source="", line=self.line).lstrip()
+
 
 class UnknownMetricError(RankscopeError):
     """A metric name that the registry does not know, with close matches."""
@@ -55,6 +94,9 @@ class UnknownMetricError(RankscopeError):
         else:
             msg += "; run `rankscope metrics` to list the known metrics"
         super().__init__(msg)
+        if reason is None:
+            self.keyed("unknown_metric_suggest" if self.suggestions else "unknown_metric", name=name,
+                       suggestions=", ".join(self.suggestions))
 
 
 class InvalidParameterError(RankscopeError):

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankscope.choices import term
 from rankscope.errors import InvalidParameterError
 from rankscope.measures.base import Measure
 
@@ -182,6 +183,13 @@ _TEST_NAMES = {"t": "paired t test", "randomization": "paired randomization test
                "bootstrap": "studentized bootstrap test"}
 
 
+def _say(key: str, lang: str, **values: Any) -> str:
+    """The gate message ``gate.<key>`` in ``lang``."""
+    from rankscope.interpret.i18n import message
+
+    return message(f"gate.{key}", lang, **values)
+
+
 def _pct(x: float) -> str:
     """A level as a percentage: 0.95 -> ``95%``, 0.975 -> ``97.5%``."""
     return f"{100 * x:.6g}%"
@@ -224,35 +232,34 @@ class Outcome:
     near_alpha: bool = False
     ceiling: float | None = None
 
-    def evidence(self) -> str:
+    def evidence(self, lang: str = "en") -> str:
         """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause."""
         assert self.margin is not None and self.alpha is not None and self.p_value is not None
         lb = "-inf" if self.lower_bound is None or not math.isfinite(self.lower_bound) else f"{self.lower_bound:+.4f}"
-        rel = ">" if self.passed else "<="
         p = f"p = {self.p_value:.3g}"
         if self.mc_se is not None:
-            p += f" ± {self.mc_se:.2g} (Monte-Carlo s.e., {self.resamples} resamples)"
-        text = (f"{_pct(1 - self.alpha)} one-sided lower bound of the difference {lb} {rel} {-self.margin:+.4g}; "
-                f"{_TEST_NAMES.get(self.test or '', self.test)}, {p}, α = {self.alpha:g} one-sided "
-                f"(the lower end of a two-sided {_pct(1 - 2 * self.alpha)} interval)")
+            p += _say("p_mc", lang, se=f"{self.mc_se:.2g}", n=self.resamples)
+        test = _TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang)
+        text = _say("evidence", lang, level=_pct(1 - self.alpha), lb=lb, rel=">" if self.passed else "<=",
+                    margin=f"{-self.margin:+.4g}", test=test, p=p, alpha=f"{self.alpha:g}",
+                    two=_pct(1 - 2 * self.alpha))
         if self.near_alpha:
-            text += "; UNSTABLE: p is within Monte-Carlo error of α, raise --permutations"
+            text += _say("unstable", lang)
         return text
 
-    def line(self) -> str:
+    def line(self, lang: str = "en") -> str:
         """One line for the terminal: verdict, requirement, measured value."""
-        verdict = "PASS" if self.passed else "FAIL"
+        verdict = _say("pass" if self.passed else "fail", lang)
         if self.kind == "threshold":
-            where = "" if self.source in (None, "--require") else f" [{self.source}]"
+            where = "" if self.source in (None, "--require") else _say("source", lang, source=self.source)
             if self.ceiling is not None:
-                where += f" (unreachable: a perfect ranking scores {self.ceiling:.4f} on these qrels)"
-            return f"{verdict}  {self.label} {self.op} {self.threshold:g}: {self.value:.4f}{where}"
+                where += _say("unreachable", lang, ceiling=f"{self.ceiling:.4f}")
+            return _say("threshold_line", lang, verdict=verdict, label=self.label, op=self.op,
+                        threshold=f"{self.threshold:g}", value=f"{self.value:.4f}", where=where)
         assert self.baseline_value is not None and self.margin is not None
-        diff = self.value - self.baseline_value
-        return (
-            f"{verdict}  {self.label} drop <= {self.margin:.4g} vs baseline: {self.value:.4f} vs "
-            f"{self.baseline_value:.4f} (diff {diff:+.4f}); {self.evidence()}"
-        )
+        return _say("drop_line", lang, verdict=verdict, label=self.label, margin=f"{self.margin:.4g}",
+                    value=f"{self.value:.4f}", base=f"{self.baseline_value:.4f}",
+                    diff=f"{self.value - self.baseline_value:+.4f}", evidence=self.evidence(lang))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -277,15 +284,16 @@ class GateResult:
     judged: dict[str, dict[str, Any]] = field(default_factory=dict)
     notices: tuple[InputNotice, ...] = ()
 
-    def _judged_line(self) -> list[str]:
+    def _judged_line(self, lang: str = "en") -> list[str]:
         from rankscope.interpret.coverage import judged_line
 
-        line = judged_line(self.judged)
+        line = judged_line(self.judged, lang)
         return [line] if line else []
 
-    def _named(self, name: str, quote: str = "") -> str:
+    def _named(self, name: str, quote: str = "", lang: str = "en") -> str:
         tag = self.tags.get(name)
-        return f"{quote}{name}{quote}" + (f" (TREC tag {quote}{tag}{quote})" if tag else "")
+        named = f"{quote}{name}{quote}"
+        return _say("named", lang, name=named, tag=f"{quote}{tag}{quote}") if tag else named
 
     @property
     def passed(self) -> bool:
@@ -308,46 +316,46 @@ class GateResult:
         """0 when every requirement holds, 1 otherwise."""
         return 0 if self.passed else 1
 
-    def lines(self) -> list[str]:
-        """The warnings, one line per requirement, judged@k of the runs, then a verdict line."""
+    def lines(self, lang: str = "en") -> list[str]:
+        """The warnings, one line per requirement, judged@k of the runs, then a verdict line (in ``lang``)."""
         failed = sum(not o.passed for o in self.outcomes)
-        verdict = (
-            f"gate passed: {len(self.outcomes)} requirement(s) hold" if failed == 0
-            else f"gate FAILED: {failed} of {len(self.outcomes)} requirement(s) not met"
-        )
+        verdict = (_say("passed", lang, n=len(self.outcomes)) if failed == 0
+                   else _say("failed", lang, failed=failed, n=len(self.outcomes)))
         head = []
         if self.tags:  # say which run is which when a file's tag differs from its name
-            base = f" against baseline {self._named(self.baseline_name)}" if self.baseline_name else ""
-            head = [f"run {self._named(self.run_name)}{base}"]
-        warnings = [f"WARNING  {w.text()}" for w in self.warnings]
-        notes = [f"NOTE     {n.text()}" for n in self.notices]
-        return head + warnings + notes + [o.line() for o in self.outcomes] + self._judged_line() + [verdict]
+            base = (_say("against", lang, named=self._named(self.baseline_name, lang=lang))
+                    if self.baseline_name else "")
+            head = [_say("run", lang, named=self._named(self.run_name, lang=lang), base=base)]
+        warnings = [_say("warning", lang, text=w.text(lang)) for w in self.warnings]
+        notes = [_say("note", lang, text=n.text(lang)) for n in self.notices]
+        return head + warnings + notes + [o.line(lang) for o in self.outcomes] + self._judged_line(lang) + [verdict]
 
-    def to_markdown(self) -> str:
-        """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment)."""
-        head = "passed" if self.passed else "FAILED"
-        out = [f"## rankscope gate {head}: {self._named(self.run_name, '`')}", ""]
-        out += [*self._judged_line(), ""] if self.judged else []
+    def to_markdown(self, lang: str = "en") -> str:
+        """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment), in ``lang``."""
+        head = _say("md_passed" if self.passed else "md_failed", lang)
+        out = [_say("md_title", lang, head=head, named=self._named(self.run_name, "`", lang)), ""]
+        out += [*self._judged_line(lang), ""] if self.judged else []
         if self.warnings:
-            out += [f"> ⚠️ **Warning:** {w.text()}" + ("  " if i < len(self.warnings) - 1 else "")
+            out += [_say("md_warning", lang, text=w.text(lang)) + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
-        out += [f"> ℹ️ {n.text()}" + ("  " if i < len(self.notices) - 1 else "") for i, n in enumerate(self.notices)]
+        out += [f"> ℹ️ {n.text(lang)}" + ("  " if i < len(self.notices) - 1 else "")
+                for i, n in enumerate(self.notices)]
         out += [""] if self.notices else []
-        base = f" against baseline {self._named(self.baseline_name, '`')}" if self.baseline_name else ""
-        out += [f"{self.n_queries} queries{base}.", "", "| | requirement | measured | detail |", "|---|---|---|---|"]
+        base = _say("against", lang, named=self._named(self.baseline_name, "`", lang)) if self.baseline_name else ""
+        out += [_say("md_queries", lang, n=self.n_queries, base=base), "", _say("md_header", lang), "|---|---|---|---|"]
         for o in self.outcomes:
             mark = "✅" if o.passed else "❌"
             if o.kind == "threshold":
-                src = "" if o.source in (None, "--require") else f"from {o.source}"
+                src = "" if o.source in (None, "--require") else _say("md_from", lang, source=o.source)
                 if o.ceiling is not None:
-                    src += f" (unreachable: a perfect ranking scores {o.ceiling:.4f} on these qrels)"
+                    src += _say("unreachable", lang, ceiling=f"{o.ceiling:.4f}")
                 out.append(f"| {mark} | `{o.label} {o.op} {o.threshold:g}` | {o.value:.4f} | {src} |")
             else:
-                assert o.baseline_value is not None
-                out.append(
-                    f"| {mark} | `{o.label}` drops at most {o.margin:.4g} | {o.value:.4f} "
-                    f"(baseline {o.baseline_value:.4f}, diff {o.value - o.baseline_value:+.4f}) | {o.evidence()} |"
-                )
+                assert o.baseline_value is not None and o.margin is not None
+                measured = _say("md_measured_drop", lang, value=f"{o.value:.4f}", base=f"{o.baseline_value:.4f}",
+                                diff=f"{o.value - o.baseline_value:+.4f}")
+                out.append(f"| {mark} | {_say('md_drop', lang, label=o.label, margin=f'{o.margin:.4g}')} | "
+                           f"{measured} | {o.evidence(lang)} |")
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict[str, Any]:

@@ -255,7 +255,7 @@ def load(path: str | Path) -> Any:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ParseError("no such file", source=source) from None
+        raise ParseError("no such file", source=source).keyed("no_such_file_here") from None
     except (OSError, ValueError) as exc:
         raise ParseError(f"not a saved rankscope evaluation ({exc})", source=source) from None
     if not isinstance(doc, dict) or doc.get("schema") != SAVED_SCHEMA:

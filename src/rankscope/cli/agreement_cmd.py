@@ -11,8 +11,8 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.compare_cmd import Correction
-from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Lang, Output, RunFiles, run_files
-from rankscope.cli.options import PairedTest, Permutations, RelevanceLevel
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
+from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
 
 
 class Weights(str, Enum):
@@ -41,7 +41,7 @@ def agreement_command(
         Correction.holm),
     permutations: Permutations = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="random seed")] = 0,
-    lang: Annotated[Lang, typer.Option("--lang", help="language of the reading")] = Lang.en,
+    lang: LangOption = None,
     fmt: Format = Output.table,
 ) -> None:
     """Cohen's κ of JUDGED against QRELS (binary and weighted, bootstrap intervals, confusion matrix);
@@ -53,6 +53,7 @@ def agreement_command(
 
       rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
     """
+    assert lang is not None  # settled by user_errors
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.labels.agreement import label_agreement
     from rankscope.labels.provenance import read_labels

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -102,25 +103,45 @@ COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "ranksc
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 
 
+#: the language of the command running (its --lang, else the default of rankscope.choices.resolve_lang)
+_LANG: ContextVar[str] = ContextVar("rankscope_cli_lang", default="en")
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error and exit."""
-    typer.echo(f"rankscope: error: {message}", err=True)
+    """Print a one-line error (in the command's language) and exit."""
+    from rankscope.cli.messages import say
+
+    typer.echo(say("error", _LANG.get(), message=message), err=True)
     raise typer.Exit(code)
 
 
 def user_errors(func: F) -> F:
-    """Decorator: turn user mistakes into a one-line message and exit code 2."""
+    """Decorator: turn user mistakes into a one-line message and exit code 2.
+
+    It also settles the command's language: a ``lang`` parameter left unset (``None``) becomes the default of
+    :func:`rankscope.choices.resolve_lang`, and errors are said in that language.
+    """
     import functools
+
+    from rankscope.choices import Lang, resolve_lang
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = _LANG.set("en")
         try:
+            if "lang" in kwargs:
+                kwargs["lang"] = Lang(resolve_lang(kwargs["lang"]))
+                _LANG.set(kwargs["lang"].value)
+            else:
+                _LANG.set(resolve_lang())
             return func(*args, **kwargs)
         except (RankscopeError, OSError) as exc:
-            message = user_error_message(exc)
+            message = user_error_message(exc, _LANG.get())
             if message is None:
                 raise
             fail(message)
+        finally:
+            _LANG.reset(token)
 
     return wrapper  # type: ignore[return-value]
 

@@ -10,8 +10,10 @@ import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import (
     Depth,
+    LangOption,
     MaxDropTest,
     MaxPermutations,
     Missing,
@@ -87,6 +89,7 @@ def check_command(
     provenance: ProvenanceFile = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
+    lang: LangOption = None,
 ) -> None:
     """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input).
 
@@ -126,10 +129,10 @@ def check_command(
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth, unjudged=unjudged.value,
     )
-    for line in result.lines():
-        typer.echo(line)
+    assert lang is not None  # settled by user_errors
+    print_lines(result.lines(lang.value), lang.value)
     if summary is not None:
-        summary.write_text(result.to_markdown(), encoding="utf-8")
+        summary.write_text(result.to_markdown(lang.value), encoding="utf-8")
     if json_out is not None:
         json_out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     raise typer.Exit(result.exit_code)

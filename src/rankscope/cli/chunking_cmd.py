@@ -10,15 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
-from rankscope.cli.options import PairedTest, Permutations
+from rankscope.cli.options import LangOption, PairedTest, Permutations
 
 if TYPE_CHECKING:
     from rankscope.chunking.compare import ChunkingComparison
-
-
-class Lang(str, Enum):
-    en = "en"
-    zh = "zh"
 
 
 class Output(str, Enum):
@@ -86,7 +81,7 @@ def chunking_command(
                                            help="write a report: out.html (with the recall-versus-"
                                                             "context plot), out.md, out.json or out.tex")
     ] = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="language of the report and explanations")] = Lang.en,
+    lang: LangOption = None,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
 ) -> None:
     """Compare chunkings of one corpus with one retriever, scored on span judgments that survive re-chunking.
@@ -97,6 +92,7 @@ def chunking_command(
 
       rankscope chunking testset.jsonl -c recursive:512:64 -c sentences:256 -r bm25 --report chunking.html
     """
+    assert lang is not None  # settled by user_errors
     from rankscope.chunking.compare import compare_chunkings
     from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking

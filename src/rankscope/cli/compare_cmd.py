@@ -15,7 +15,6 @@ from rankscope.cli.messages import float32_notices
 from rankscope.cli.options import (
     Correction,
     Depth,
-    Lang,
     LangOption,
     MaxPermutations,
     Missing,
@@ -139,7 +138,7 @@ def compare_command(
         Optional[Path], typer.Option("--save", metavar="FILE", show_default="none",
                                      help="also save the comparison (JSON, rankscope.load)")
     ] = None,
-    lang: LangOption = Lang.en,
+    lang: LangOption = None,
     fmt: Annotated[Output, typer.Option("--format", "-f", help="terminal output")] = Output.table,
     relevance_level: RelevanceLevel = 1,
     missing: MissingPolicy = Missing.zero,
@@ -164,6 +163,7 @@ def compare_command(
 
       rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments
     from rankscope.comparison import compare

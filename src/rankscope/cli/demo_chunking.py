@@ -44,29 +44,34 @@ def run_chunking_demo(out: Path, *, max_queries: int | None, quick: bool = False
         ts = TestSet([ts[q] for q in picked], None, {d: t for d, t in (ts.corpus or {}).items() if d in docs},
                      ts.name, spans=spans)
     cc = compare_chunkings(ts, list(CHUNKINGS), "bm25", k=K, baseline=BASELINE, queries=picked, progress=progress)
-    print_demo_table(cc)
-    report = cc.write_report(out / "chunking.html", lang)
+    print_demo_table(cc, lang)
+    report = cc.write_report(out / "chunking.html", "zh")  # the collection's language
     return {"dataset": DATASET, "retriever": "bm25", "k": K, "baseline": BASELINE, "rule": cc.rule,
             "queries": cc.build["queries"], "spans": cc.build["spans"], "report": report.name,
             "table": cc.table(), "significant": cc.significant()}
 
 
-def print_demo_table(cc: Any) -> None:
+def print_demo_table(cc: Any, lang: str = "en") -> None:
     """One row per chunking with the means, ▲/▼ where significantly better/worse than the baseline."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"Chunking on {DATASET} (zh): BM25 per chunking, {cc.build['queries']} questions, "
-                        f"{cc.build['spans']} answer spans", title_justify="left")
-    for head in ("chunking", "chunks", "cut spans", *(h for _, h in COLUMNS)):
-        table.add_column(head, justify="left" if head == "chunking" else "right")
+    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.report.wrap import print_prose
+
+    table = Table(title=message("demo.chunk_title", lang, dataset=DATASET, queries=cc.build["queries"],
+                                spans=cc.build["spans"]), title_justify="left")
+    heads = [message(f"demo.{k}", lang) for k in ("chunking", "chunks", "cut_spans")] + [h for _, h in COLUMNS]
+    for i, head in enumerate(heads):
+        table.add_column(head, justify="left" if i == 0 else "right")
     marks: dict[tuple[str, str], str] = {}
     for p in cc.comparison.pairs:
         if p.significant:
             hib = cc.comparison.measures[cc.comparison.labels.index(p.metric)].spec.higher_is_better
             marks[(p.b, p.metric)] = "▲" if (p.diff > 0) == hib else "▼"
     for row in cc.table():
-        cells = [row["chunking"] + (" (base)" if row["chunking"] == BASELINE else ""), str(row["chunks"]),
+        cells = [row["chunking"] + (message("demo.base", lang) if row["chunking"] == BASELINE else ""),
+                 str(row["chunks"]),
                  str(row["spans_not_in_one_chunk"])]
         for label, _ in COLUMNS:
             value = row[label]
@@ -77,6 +82,9 @@ def print_demo_table(cc: Any) -> None:
     if not console.is_terminal:
         console = Console(width=120)
     console.print(table)
-    console.print(f"cut spans: answer spans no single chunk holds; chunk qrels for nDCG/MRR by rule {cc.rule}; "
-                  f"context@5: characters in the top 5 chunks; ▲/▼: significantly better/worse than {BASELINE} "
-                  "(paired t-test, Holm over all pairs × metrics, α = 0.05).", highlight=False)
+    legend = message("demo.chunk_legend", lang, rule=cc.rule, baseline=BASELINE,
+                     test=setting_text("test", cc.comparison.test, lang))
+    if lang == "zh":
+        print_prose(console, legend)
+    else:
+        console.print(legend, highlight=False)

@@ -45,6 +45,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.options import LangOption
+from rankscope.report.wrap import print_prose
 
 METRICS = ["recall@5", "recall@10", "precision@5", "mrr", "ndcg@10", "hit_rate@5", "map"]
 HEADERS = ["R@5", "R@10", "P@5", "MRR", "nDCG@10", "Hit@5", "MAP"]
@@ -196,18 +198,22 @@ def _latency_ms(latencies: dict[str, float]) -> dict[str, float]:
             "mean": float(values.mean())}
 
 
-def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> None:
-    """One rich table: the systems × metrics, latency, and significance markers against BM25."""
+def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: str = "en") -> None:
+    """One rich table: the systems × metrics, latency, and significance markers against BM25, with the legend of
+    the markers right under it."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
+    from rankscope.interpret.i18n import message, setting_text
+
     comparison = summary["_comparison"]
-    title = (f"{info['title']} ({info['language']}): {summary['documents']} documents, "
-             f"{summary['queries']} queries; dense = {summary['dense']['model'].split('@')[0].rsplit('/', 1)[-1]}")
+    title = message("demo.title", lang, title=info["title"], language=info["language"],
+                    documents=summary["documents"], queries=summary["queries"],
+                    model=summary["dense"]["model"].split("@")[0].rsplit("/", 1)[-1])
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
                   collapse_padding=True, show_edge=False, pad_edge=False)
-    table.add_column("system")
+    table.add_column(message("demo.system", lang))
     for h in HEADERS:
         table.add_column(h, justify="right", min_width=len(h))
     table.add_column("p50 ms", justify="right", min_width=6)
@@ -231,9 +237,12 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any]) -> Non
     if not console.is_terminal:
         console = Console(width=100)
     console.print(table)
+    legend = message("demo.legend", lang, test=setting_text("test", comparison.test, lang),
+                     correction=setting_text("correction", comparison.correction, lang))
+    print_prose(console, legend, style="dim")
     for system in SYSTEMS:
         for note in summary["systems"][system]["warnings"]:
-            console.print(f"{system}: warning: {note}", markup=False, highlight=False)
+            print_prose(console, message("demo.warning", lang, system=system, note=note))
     console.print()
 
 
@@ -258,6 +267,7 @@ def demo_command(
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bars (default: on a terminal)")
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Compare BM25, dense and hybrid retrieval on the bundled English and Chinese test collections.
 
@@ -302,15 +312,17 @@ def demo_command(
     for name in names:
         ts = shrink(load_dataset(name), max_queries or None, quick)
         summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show, language=infos[name]["language"])
-        print_table(name, infos[name], summary)
+        print_table(name, infos[name], summary, lang.value if lang is not None else "en")
         summary.pop("_comparison")
         report["datasets"][name] = {"info": infos[name], **summary}
     if "cmrc2018" in names:  # chunk sizes compared on answer spans (rankscope.cli.demo_chunking)
         from rankscope.cli.demo_chunking import run_chunking_demo
 
-        report["chunking"] = run_chunking_demo(out, max_queries=max_queries or None, quick=quick, progress=show)
+        report["chunking"] = run_chunking_demo(out, max_queries=max_queries or None, quick=quick, progress=show,
+                                               lang=lang.value if lang is not None else "en")
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
-    typer.echo("▲/▼: significantly better/worse than bm25 (paired t-test, Holm-corrected, α = 0.05); "
-               "bold: best mean.")
-    typer.echo(f"runs and results.json written to {out}/ in {report['elapsed_seconds']:.1f} s")
+    from rankscope.interpret.i18n import message
+
+    typer.echo(message("demo.written", lang.value if lang is not None else "en", out=out,
+                       seconds=f"{report['elapsed_seconds']:.1f}"))

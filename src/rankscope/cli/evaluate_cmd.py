@@ -11,13 +11,17 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices
+from rankscope.cli.messages import float32_notices, say
 from rankscope.cli.options import (
+    Address,
+    BlockRows,
     Depth,
-    Lang,
+    Engine,
     LangOption,
+    MemoryLimit,
     Missing,
     MissingPolicy,
+    PerQueryDir,
     Plugins,
     ProvenanceFile,
     RelevanceLevel,
@@ -50,8 +54,10 @@ def evaluate_command(
                        help="the qrels and the run, in trec_eval's order (or give --qrels and --run)"),
     ] = None,
     run: Annotated[
-        Optional[Path], typer.Option("--run", metavar="FILE", show_default="the RUN argument",
-                                     help="run file (TREC, JSON, CSV/TSV, Parquet)")
+        Optional[list[Path]],
+        typer.Option("--run", metavar="FILE", show_default="the RUN argument",
+                     help="run file (TREC, JSON, CSV/TSV, Parquet); several runs: --run a --run b, or "
+                          "--run runs/*.gz (with --qrels)"),
     ] = None,
     qrels: Annotated[
         Optional[Path],
@@ -93,9 +99,14 @@ def evaluate_command(
                      "rankscope compare FILE new.trec --qrels QRELS"),
     ] = None,
     scenario: ScenarioOption = None,
-    lang: LangOption = Lang.en,
+    lang: LangOption = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
+    memory_limit: MemoryLimit = None,
+    block_rows: BlockRows = None,
+    engine: Engine = "local",
+    address: Address = None,
+    per_query_dir: PerQueryDir = None,
 ) -> None:
     """Evaluate RUN against QRELS and print the metrics with their rating, advice and the production standard met.
 
@@ -111,6 +122,7 @@ def evaluate_command(
 
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
@@ -119,7 +131,17 @@ def evaluate_command(
 
     source_note = None
 
-    qrels, run = _files(files, qrels, run, span_qrels)
+    qrels, runs = _files(files, qrels, run, span_qrels)
+    if (len(runs) > 1 or per_query_dir is not None or engine != "local") and (span_qrels or chunks):
+        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
+    if len(runs) > 1 or per_query_dir is not None:
+        from rankscope.cli.evaluate_many import evaluate_command_many
+
+        evaluate_command_many(qrels, runs, metric, relevance_level, missing.value, depth,
+                              score_precision.value, fmt.value, memory_limit, block_rows, engine, address,
+                              per_query_dir, unjudged.value, provenance, lang.value)
+        return
+    run_path = runs[0]
     if scenario is not None:
         from rankscope.interpret.presets import get_scenario
 
@@ -139,16 +161,29 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels")
-        with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
+        with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
             judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
         chunking = None
-    with swapped_inputs(qrels, [run], lambda q, r: f"rankscope evaluate {q} {r}"):
-        loaded = read_run(run, **run_reader_options(columns))
-    result = evaluate(
-        judgments, loaded, metric or None,
-        relevance_level=relevance_level, missing=missing.value, depth=depth, score_precision=score_precision.value,
-        chunking=chunking, rule=rule, unjudged=unjudged.value,
-    )
+    with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+        # a run file is streamed (memory follows the block size) unless something needs it whole: span
+        # judgments, --columns, a report (it reads the rankings)
+        whole = chunking is not None or columns is not None or bool(report)
+        loaded = read_run(run_path, **run_reader_options(columns)) if whole else None
+        if engine != "local":
+            from rankscope.cli.evaluate_many import evaluate_runs
+            from rankscope.engine import Evaluator
+
+            ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
+                           missing=missing.value, depth=depth, score_precision=score_precision.value,
+                           unjudged=unjudged.value)
+            result = evaluate_runs(ev, [run_path], engine=engine, address=address)[0]
+        else:
+            result = evaluate(
+                judgments, run_path if loaded is None else loaded, metric or None,
+                relevance_level=relevance_level, missing=missing.value, depth=depth,
+                score_precision=score_precision.value, chunking=chunking, rule=rule, unjudged=unjudged.value,
+                memory_limit=memory_limit, block_rows=block_rows,
+            )
     verdict = _verdict(result, scenario, lang.value)
     if fmt is OutputFormat.json:
         out = result.to_dict(per_query=per_query)
@@ -157,45 +192,58 @@ def evaluate_command(
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
-            typer.echo(f"note: {n.text(lang.value)}", err=True)
+            typer.echo(say("note", lang.value, text=n.text(lang.value)), err=True)
     else:
         _print_table(result, per_query, verdict)
     for line in float32_notices([result], lang.value):
         typer.echo(line, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
-    lines = ([source_note] if source_note else []) + result_lines(result)
-    for line in lines:
-        if fmt is not OutputFormat.json or line.startswith("warning:"):
-            typer.echo(line, err=fmt is not OutputFormat.table)
+    judged, warnings = result_lines(result, lang.value)
+    lines = ([source_note] if source_note else []) + judged + warnings
+    if fmt is OutputFormat.table:
+        from rich.console import Console
+
+        from rankscope.report.wrap import print_prose
+
+        console = Console()
+        for line in lines:
+            print_prose(console, line)
+    else:
+        for line in lines if fmt is not OutputFormat.json else warnings:
+            typer.echo(line, err=True)
     for path in report or []:
         from rankscope.report import write_report
 
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
                                runs=loaded, scenario=scenario)
-        typer.echo(f"report written to {written}", err=True)
+        typer.echo(say("report_written", lang.value, path=written), err=True)
     if save is not None:
         result.save(save)
-        typer.echo(f"evaluation saved to {save}", err=True)
+        typer.echo(say("saved", lang.value, path=save), err=True)
 
 
-def _files(files: list[Path] | None, qrels: Path | None, run: Path | None,
-           span_qrels: Path | None) -> tuple[Path | None, Path]:
-    """The qrels and run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run."""
+def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
+           span_qrels: Path | None) -> tuple[Path | None, list[Path]]:
+    """The qrels file and the run files: positional (QRELS RUN, as trec_eval takes them) or --qrels / --run (more
+    runs after --run are the shell's expansion of ``--run runs/*.gz``; a quoted pattern is expanded here)."""
+    from rankscope.cli.evaluate_many import expand_runs
     from rankscope.errors import InvalidParameterError
 
+    if run and (qrels is not None or span_qrels is not None):
+        return qrels, expand_runs([*run, *(files or [])])
     if files:
-        if qrels is not None or run is not None or span_qrels is not None:
+        if qrels is not None or run or span_qrels is not None:
             raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
                                         "and --run, not both")
         if len(files) != 2:
             raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
                                         + " ".join(map(str, files)))
-        return files[0], files[1]
-    if run is None:
+        return files[0], [files[1]]
+    if not run:
         raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
                                     "rankscope evaluate QRELS RUN")
-    return qrels, run
+    return qrels, expand_runs(run)
 
 
 def _verdict(result: EvaluationResult, scenario: str | None, lang: str) -> dict[str, Any]:
@@ -222,37 +270,45 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     from rich.table import Table
     from rich.text import Text
 
+    from rankscope.choices import term
     from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
+    from rankscope.report.wrap import print_prose
 
     lang = verdict["lang"]
-    table = Table(title=f"run {result.run_name}", title_justify="left")
-    table.add_column("query" if per_query else "metric")
+    table = Table(title=say("run_title", lang, run=result.run_name), title_justify="left")
+    table.add_column(say("query", lang) if per_query else say("metric", lang))
     if per_query:
         for label in result.labels:
             table.add_column(label, justify="right")
         for qid, row in result.per_query.to_dict().items():
             table.add_row(qid, *(f"{v:.4f}" for v in row.values()))
-        table.add_row("[bold]all[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
+        table.add_row(f"[bold]{say('all', lang)}[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
-        table.add_column("value", justify="right")
-        table.add_column("rating")
+        table.add_column(say("value", lang), justify="right")
+        table.add_column(say("rating", lang))
         for label, v in result.mean().items():
             r = verdict["ratings"][label]
             table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
     console.print(table)
-    console.print(
-        f"{q.evaluated} queries evaluated (missing={result.policies.missing}); "
-        f"{q.missing_from_run} qrels queries missing from the run; {q.not_in_qrels} run queries not in the qrels"
-        + "".join(f"; {n.text(lang)}" for n in result.notices), highlight=False, soft_wrap=True,
-    )
+    summary = say("summary", lang, evaluated=q.evaluated, missing=term(result.policies.missing, lang, "missing"),
+                  missing_from_run=q.missing_from_run, not_in_qrels=q.not_in_qrels)
+    summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
+    if lang == "zh":
+        print_prose(console, summary)
+    else:
+        console.print(summary, highlight=False, soft_wrap=True)
     spans = result.spans
     if spans is not None:
         from rankscope.data.span_rules import SpanCoverage
 
-        console.print(f"span judgments on chunking {spans['chunking']!r}; chunk qrels by rule {spans['chunk_rule']}; "
-                      + SpanCoverage(**spans["coverage"]).message()
-                      + (f" {spans['queries_without_chunk']} queries have no span any chunk touches."
-                         if spans["queries_without_chunk"] else ""), highlight=False)
+        text = (say("spans", lang, chunking=spans["chunking"], rule=spans["chunk_rule"])
+                + SpanCoverage(**spans["coverage"]).message(lang)
+                + (say("spans_untouched", lang, n=spans["queries_without_chunk"])
+                   if spans["queries_without_chunk"] else ""))
+        if lang == "zh":
+            print_prose(console, text)
+        else:
+            console.print(text, highlight=False)
     print_run_verdict(verdict, console)

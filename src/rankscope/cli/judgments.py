@@ -31,14 +31,12 @@ def read_judgments(qrels: Path, provenance: Path | None = None) -> tuple[Any, An
     return labels, labels.qrels, note
 
 
-def result_lines(result: Any, lang: str = "en") -> list[str]:
-    """judged@k of the result's run and every warning the query-count line does not already say."""
+def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:
+    """judged@k of the result's run, and every warning the query-count line does not already say."""
     from rankscope.interpret.coverage import judged_line
+    from rankscope.interpret.i18n import message
 
-    lines = []
-    if result.judged is not None:
-        line = judged_line({result.run_name: result.judged.to_dict()}, lang)
-        lines += [line] if line else []
-    lines += [f"warning: {w.text(lang)}" for w in result.warnings()
-              if w.kind not in ("missing_zero", "missing_ignore", "not_in_qrels")]
-    return lines
+    judged = judged_line({result.run_name: result.judged.to_dict()}, lang) if result.judged is not None else ""
+    warnings = [message("cli.warning", lang, text=w.text(lang)) for w in result.warnings()
+                if w.kind not in ("missing_zero", "missing_ignore", "not_in_qrels")]
+    return ([judged] if judged else []), warnings

@@ -21,29 +21,64 @@ from typing import Any
 
 from rankscope.errors import RankscopeError
 
-__all__ = ["user_error_message", "float32_notices"]
+__all__ = ["user_error_message", "float32_notices", "say", "print_lines"]
 
 
-def user_error_message(exc: BaseException) -> str | None:
-    """The message to print after ``rankscope: error:`` for ``exc``, or ``None`` when it is not a user mistake."""
+def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> None:
+    """Print lines of prose: as they are in English (one line each, as logs grep them); in Chinese wrapped to the
+    terminal's width in display cells (:mod:`rankscope.report.wrap`), continuation lines indented."""
+    import typer
+
+    if lang != "zh":
+        for line in lines:
+            typer.echo(line, err=err)
+        return
+    from rich.console import Console
+
+    from rankscope.report.wrap import print_prose
+
+    console = Console(stderr=err, highlight=False)
+    for line in lines:
+        print_prose(console, line, rest="    ")
+
+
+def say(key: str, lang: str = "en", **values: Any) -> str:
+    """The command-line message ``cli.<key>`` in ``lang``.
+
+    >>> say("report_written", "zh", path="out.html")
+    '报告已写入 out.html'
+    """
+    from rankscope.interpret.i18n import message
+
+    return message(f"cli.{key}", lang, **values)
+
+
+def user_error_message(exc: BaseException, lang: str = "en") -> str | None:
+    """The message to print after ``rankscope: error:`` for ``exc`` in ``lang``, or ``None`` when it is not a user
+    mistake."""
+    from rankscope.interpret.i18n import message
+
     if isinstance(exc, RankscopeError):
-        return str(exc)
+        return exc.text(lang)
     if isinstance(exc, FileNotFoundError):
-        return f"{exc.filename}: no such file{_missing_folder(exc.filename)}"
+        folder = _missing_folder(exc.filename)
+        if folder is None:
+            return message("error.no_such_file", lang, path=exc.filename)
+        return message("error.no_such_folder", lang, path=exc.filename, folder=folder)
     if isinstance(exc, IsADirectoryError):
-        return f"{exc.filename}: is a directory"
+        return message("error.is_a_directory", lang, path=exc.filename)
     if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = message("error.where", lang, source=exc.filename) if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     return None
 
 
-def _missing_folder(filename: object) -> str:
-    """`` (folder X does not exist)`` when that is why ``filename`` could not be opened or created."""
+def _missing_folder(filename: object) -> Path | None:
+    """The folder of ``filename`` when it does not exist (why the file could not be opened or created)."""
     if not filename:
-        return ""
+        return None
     parent = Path(str(filename)).parent
-    return "" if parent.is_dir() else f" (folder {parent} does not exist)"
+    return None if parent.is_dir() else parent
 
 
 def float32_notices(results: Iterable[Any], lang: str = "en") -> list[str]:

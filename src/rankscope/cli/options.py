@@ -18,7 +18,7 @@ from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest
 __all__ = ["PairedTest", "Missing", "Correction", "Lang", "QrelsFile", "RelevanceLevel", "MissingPolicy", "Depth",
            "ScorePrecisionOption", "Permutations", "MaxPermutations", "Plugins", "MaxDropTest", "Unjudged",
            "UnjudgedOption", "ProvenanceFile", "RunColumns", "run_reader_options", "ReportFiles", "ScenarioOption",
-           "LangOption"]
+           "LangOption", "MemoryLimit", "BlockRows", "Engine", "Address", "PerQueryDir"]
 
 
 QrelsFile = Annotated[
@@ -59,6 +59,32 @@ Plugins = Annotated[
     typer.Option("--plugin", metavar="MODULE", show_default="none",
                  help="import this module first (it may register custom metrics), repeatable"),
 ]
+MemoryLimit = Annotated[
+    Optional[str],
+    typer.Option("--memory-limit", metavar="SIZE", show_default="1GiB",
+                 help="score run files (TREC, Parquet, Arrow) in blocks of whole queries sized to stay near this much "
+                 "memory: 1GiB, 512MB, 4G"),
+]
+BlockRows = Annotated[
+    Optional[int],
+    typer.Option("--block-rows", min=1, metavar="N", show_default="from --memory-limit",
+                 help="rows per block of a streamed run file (instead of --memory-limit)"),
+]
+Engine = Annotated[
+    str,
+    typer.Option("--engine", metavar="local|ray",
+                 help="local (this machine) or ray (a Ray cluster: pip install 'rankscope[ray]')"),
+]
+Address = Annotated[
+    Optional[str],
+    typer.Option("--address", metavar="ADDRESS", show_default="a new local Ray",
+                 help="Ray cluster to use with --engine ray: auto, ray://host:10001"),
+]
+PerQueryDir = Annotated[
+    Optional[Path],
+    typer.Option("--per-query-dir", metavar="DIR", show_default="none",
+                 help="write one per-query TSV per run into this folder"),
+]
 RunColumns = Annotated[
     Optional[str],
     typer.Option("--columns", metavar="NAMES",
@@ -82,4 +108,8 @@ ScenarioOption = Annotated[
                  help="check the means against a scenario's benchmark figures: faq, document_qa, academic_search, "
                       "enterprise_kb, production_monitoring"),
 ]
-LangOption = Annotated[Lang, typer.Option("--lang", help="language of the verdict, advice and reports")]
+LangOption = Annotated[
+    Optional[Lang],
+    typer.Option("--lang", show_default="RANKSCOPE_LANG, else zh under a zh_* locale, else en",
+                 help="language of the messages, verdict, advice and reports (errors too)"),
+]

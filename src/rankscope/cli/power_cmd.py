@@ -8,8 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 
+from rankscope.choices import term
 from rankscope.cli.app import app, fail, user_errors
-from rankscope.cli.options import RelevanceLevel
+from rankscope.cli.messages import print_lines
+from rankscope.cli.options import LangOption, RelevanceLevel
 
 
 class Alternative(str, Enum):
@@ -42,6 +44,7 @@ def power_command(
         Alternative.two_sided
     ),
     relevance_level: RelevanceLevel = 1,
+    lang: LangOption = None,
 ) -> None:
     """Queries needed to detect a mean difference DELTA with a paired t-test at ALPHA and POWER.
 
@@ -54,22 +57,27 @@ def power_command(
 
       rankscope power bm25.trec dense.trec --qrels qrels.txt -m ndcg@10 --delta 0.02
     """
-    from rankscope.stats.power import OBSERVED_POWER, SD_ZERO, estimate, queries_needed
+    from rankscope.interpret.i18n import message
+    from rankscope.stats.power import SD_ZERO, estimate, queries_needed
 
+    assert lang is not None  # settled by user_errors
+    lg = lang.value
     alt = alternative.value
+    out: list[str] = []
+    warn = {SD_ZERO: message("power.sd_zero", lg)}
     if sd is not None and runs:
-        fail("give either two runs or --sd, not both")
+        fail(message("power.both", lg))
     if delta is None:
-        fail(f"--delta is required: {OBSERVED_POWER}")
+        fail(message("power.delta_required", lg, why=message("power.observed", lg)))
     if sd is not None:
         n = queries_needed(sd, delta, alpha, power, alt)
         if sd == 0:
-            typer.echo(f"warning: {SD_ZERO}", err=True)
-        typer.echo(f"queries needed: {n} (sd of per-query differences {sd:g}, delta {delta:g}, "
-                   f"alpha {alpha:g}, power {power:g}, {alt} paired t-test)")
+            print_lines([message("power.warning", lg, text=warn[SD_ZERO])], lg, err=True)
+        print_lines([message("power.needed_sd", lg, n=n, sd=f"{sd:g}", delta=f"{delta:g}", alpha=f"{alpha:g}",
+                             power=f"{power:g}", alt=term(alt, lg))], lg)
         return
     if not runs or len(runs) != 2 or qrels is None:
-        fail("give two run files and --qrels, or --sd and --delta")
+        fail(message("power.inputs", lg))
     from rankscope.cli.compare_cmd import run_stem
     from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator
@@ -79,9 +87,10 @@ def power_command(
     a, b = (ev.evaluate(read_run(p), name=f"run{i}") for i, p in enumerate(runs))
     _, scores = aligned_scores([a, b])
     est = estimate(scores[1, :, 0] - scores[0, :, 0], delta, alpha, power, alt)
-    for w in est.warnings:
-        typer.echo(f"warning: {w}", err=True)
-    typer.echo(f"metric {metric}: {est.n} queries, mean difference {est.mean_diff:+.4f} "
-               f"({run_stem(runs[1])} - {run_stem(runs[0])}), sd of per-query differences {est.sd_diff:.4f}")
-    typer.echo(f"power to detect {est.delta:+.4f} with {est.n} queries: {est.current_power:.3f}")
-    typer.echo(f"queries needed for power {power:g} at alpha {alpha:g} ({alt}): {est.queries_needed}")
+    print_lines([message("power.warning", lg, text=warn.get(w, w)) for w in est.warnings], lg, err=True)
+    out.append(message("power.measured", lg, metric=metric, n=est.n, diff=f"{est.mean_diff:+.4f}",
+                       b=run_stem(runs[1]), a=run_stem(runs[0]), sd=f"{est.sd_diff:.4f}"))
+    out.append(message("power.current", lg, delta=f"{est.delta:+.4f}", n=est.n, power=f"{est.current_power:.3f}"))
+    out.append(message("power.needed", lg, power=f"{power:g}", alpha=f"{alpha:g}", alt=term(alt, lg),
+                       n=est.queries_needed))
+    print_lines(out, lg)

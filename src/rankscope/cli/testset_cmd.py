@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
-from rankscope.cli.options import RelevanceLevel
+from rankscope.cli.options import LangOption, RelevanceLevel
 
 testset_app = typer.Typer(help="Inspect test sets (queries + judgments).", no_args_is_help=True)
 app.add_typer(testset_app, name="testset")
@@ -38,6 +38,7 @@ def check_command(
     near: Annotated[float, typer.Option("--near", help="trigram Jaccard for near-duplicates")] = 0.8,
     relevance_level: RelevanceLevel = 1,
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any problem is found")] = False,
+    lang: LangOption = None,
 ) -> None:
     """Audit FILE: what reading it found (unknown keys, null or empty ids), duplicate / near-duplicate /
     empty queries, queries without a relevant id, relevant ids missing from the corpus, grade distribution.
@@ -60,51 +61,57 @@ def check_command(
     if fmt is CheckFormat.json:
         typer.echo(json.dumps(audit.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _print_table(audit)
+        _print_table(audit, lang.value if lang is not None else "en")
     if strict and audit.problems:
         raise typer.Exit(1)
 
 
-def _print_table(audit: Any) -> None:
+def _print_table(audit: Any, lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"test set {audit.name}", title_justify="left")
-    table.add_column("check")
-    table.add_column("count", justify="right")
-    table.add_column("examples")
-    table.add_row("queries", str(audit.queries), "")
-    table.add_row("judged queries", str(audit.judged_queries), f"{audit.judgments} judgments")
+    from rankscope.interpret.i18n import colon, message
+
+    def m(key: str, **values: Any) -> str:
+        return message(f"testset.{key}", lang, **values)
+
+    table = Table(title=m("title", name=audit.name), title_justify="left")
+    table.add_column(m("check"))
+    table.add_column(m("count"), justify="right")
+    table.add_column(m("examples"))
+    table.add_row(m("queries"), str(audit.queries), "")
+    table.add_row(m("judged"), str(audit.judged_queries), m("judgments", n=audit.judgments))
     if audit.with_answers:
-        table.add_row("queries with reference answers", str(audit.with_answers), "")
+        table.add_row(m("with_answers"), str(audit.with_answers), "")
     if audit.corpus_size is not None:
-        table.add_row("corpus documents", str(audit.corpus_size), "")
+        table.add_row(m("corpus"), str(audit.corpus_size), "")
     table.add_section()
     dup_ids = [" = ".join(g) for g in audit.duplicates]
-    table.add_row("duplicate queries (groups)", str(len(audit.duplicates)), _ids(dup_ids, 4))
+    table.add_row(m("duplicates"), str(len(audit.duplicates)), _ids(dup_ids, 4))
     near = [f"{a} ~ {b} ({s:.2f})" for a, b, s in audit.near_duplicates]
-    table.add_row(f"near-duplicate pairs (≥ {audit.near_threshold:g})", str(len(near)), _ids(near, 4))
-    table.add_row("empty queries", str(len(audit.empty)), _ids(audit.empty))
-    note = f"; {len(audit.no_relevant_with_answers)} have answers" if audit.no_relevant_with_answers else ""
-    table.add_row("queries without a relevant id", str(len(audit.no_relevant)), _ids(audit.no_relevant) + note)
+    table.add_row(m("near", t=f"{audit.near_threshold:g}"), str(len(near)), _ids(near, 4))
+    table.add_row(m("empty"), str(len(audit.empty)), _ids(audit.empty))
+    note = m("have_answers", n=len(audit.no_relevant_with_answers)) if audit.no_relevant_with_answers else ""
+    table.add_row(m("no_relevant"), str(len(audit.no_relevant)), _ids(audit.no_relevant) + note)
     if audit.corpus_size is not None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
-        table.add_row("relevant ids missing from corpus", str(len(miss)), _ids(miss, 4))
+        table.add_row(m("missing_corpus"), str(len(miss)), _ids(miss, 4))
     if audit.load_issues:
         table.add_section()
         for issue in audit.load_issues:
-            where = f"{issue.where}: " if issue.where else ""
-            table.add_row(f"{issue.severity}: {issue.field or 'record'}", str(issue.count), f"{where}{issue.message}")
+            where = f"{issue.where}{colon(lang)}" if issue.where else ""
+            table.add_row(f"{m('severity.' + issue.severity)}{colon(lang)}{issue.field or m('record')}",
+                          str(issue.count), f"{where}{issue.message}")
     table.add_section()
     for grade, n in sorted(audit.grades.items()):
-        table.add_row(f"judgments with grade {grade}", str(n), "")
+        table.add_row(m("grade", grade=grade), str(n), "")
     if audit.relevant_per_query:
         r = audit.relevant_per_query
-        table.add_row("relevant ids per query", "",
-                      f"min {r['min']:g}, median {r['median']:g}, mean {r['mean']:.2f}, max {r['max']:g}")
+        table.add_row(m("per_query"), "", m("per_query_stats", min=f"{r['min']:g}", median=f"{r['median']:g}",
+                                              mean=f"{r['mean']:.2f}", max=f"{r['max']:g}"))
     console = Console()
     console.print(table)
-    console.print(f"{audit.problems} problem(s) found" if audit.problems else "no problem found")
+    console.print(m("problems", n=audit.problems) if audit.problems else m("no_problem"))
 
 
 class ConvertFormat(str, Enum):
@@ -122,6 +129,7 @@ def convert_command(
         Optional[ConvertFormat], typer.Option("--to", show_default="from TARGET", help="output format")
     ] = None,
     split: Annotated[str, typer.Option("--split", help="BEIR qrels split to read / write")] = "test",
+    lang: LangOption = None,
 ) -> None:
     """Convert a test set between JSON, JSONL and BEIR folders.
 
@@ -144,4 +152,7 @@ def convert_command(
         ts.to_jsonl(target)
     else:
         ts.to_beir(target, split=split)
-    typer.echo(f"{len(ts)} queries, {len(ts.qrels)} judgments -> {target} ({fmt.value})")
+    from rankscope.interpret.i18n import message
+
+    typer.echo(message("testset.converted", lang.value if lang is not None else "en", n=len(ts),
+                       judgments=len(ts.qrels), target=target, fmt=fmt.value))

@@ -74,8 +74,14 @@ def suggest(key: str, known: Any) -> str:
     >>> suggest("relevant_doc_idz", _KNOWN)
     " (did you mean 'relevant_doc_ids'?)"
     """
+    close = closest(key, known)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def closest(key: str, known: Any) -> str | None:
+    """The closest of ``known`` to ``key`` (difflib ratio at least 0.6), or ``None``."""
     close = difflib.get_close_matches(key.lower(), sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
 
 
 class Reader:
@@ -114,7 +120,9 @@ class Reader:
                        f"{suggest(key, known)}")
             if self.strict:
                 raise ParseError(f"{message}; rename it, or read without --strict to ignore it", source=src,
-                                 line=line)
+                                 line=line).keyed("unknown_key_strict" + ("_suggest" if closest(key, known) else ""),
+                                                  field=repr(key), count=count, where=where,
+                                                  close=repr(closest(key, known)))
             issue = LoadIssue(src, where, key, message, count=count)
             self.issues.append(issue)
             warnings.warn(f"{src}: {message}", TestSetWarning, stacklevel=4)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
 from rankscope.engine.ceilings import Ceilings
 from rankscope.engine.judged import JudgedAtK, diagnose_ids
 from rankscope.engine.policies import Policies
-from rankscope.engine.prepare import QrelsIndex, prepare
+from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
 from rankscope.engine.scoring import score
 from rankscope.errors import EmptyInputError, InvalidParameterError
@@ -97,7 +98,7 @@ class Evaluator:
             raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels")
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
-            raise EmptyInputError("the qrels hold no judgment")
+            raise EmptyInputError("the qrels hold no judgment").keyed("no_judgment")
         pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
         if not pairs:
             raise InvalidParameterError("no metric given")
@@ -141,15 +142,30 @@ class Evaluator:
     def depth(self) -> int | None:
         return self.policies.depth
 
-    def evaluate(self, run: Any, name: str | None = None, *, allow_empty: bool = False) -> EvaluationResult:
+    def evaluate(
+        self, run: Any, name: str | None = None, *, allow_empty: bool = False, memory_limit: int | str | None = None,
+        block_rows: int | None = None,
+    ) -> EvaluationResult:
         """Score one run (a :class:`Run` or anything :func:`rankscope.io.as_run` accepts).
 
         A run with no row is an :class:`~rankscope.errors.EmptyInputError` (a result of 0.0 would hide a
         wrong file), unless ``allow_empty``: a live retriever that returned nothing for every query
         did retrieve nothing, and its caller says so.
+
+        A run given as a path to a TREC, Parquet or Arrow file larger than one block is
+        read and scored in blocks of whole queries (:mod:`rankscope.engine.stream`): peak
+        memory follows ``memory_limit`` (bytes, or ``"1GiB"``, ``"512MB"``; default
+        :data:`~rankscope.engine.stream.DEFAULT_MEMORY_LIMIT`) or ``block_rows``, not the
+        run's size; the result is the same as reading the run whole.
         """
         from rankscope.io.convert import as_run
 
+        if isinstance(run, (str, Path)) and self.spans is None:
+            from rankscope.engine.stream import evaluate_path
+
+            streamed = evaluate_path(self, run, name, memory_limit=memory_limit, block_rows=block_rows)
+            if streamed is not None:
+                return streamed
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
         if len(run) == 0 and not allow_empty:
             raise EmptyInputError(
@@ -161,24 +177,30 @@ class Evaluator:
         judged = JudgedAtK.of(top)
         if judged.nothing_judged:  # every score is 0 because no id matches: say why it looks so
             judged = judged.with_mismatch(diagnose_ids(prepared, self.qrels, run, top.top))
-        n_metrics = len(self.measures)
         data = prepared.data
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
             data = replace(data, spans=self.spans.input_for(prepared))
         matrix = score(data, self.measures + self.diagnostics)
+        return self.result(run.name, prepared.query_ids, matrix, counts, judged, run.notices)
+
+    def result(self, run_name: str, query_ids: Any, matrix: Any, counts: PolicyCounts, judged: JudgedAtK | None,
+               notices: tuple[Any, ...] = ()) -> EvaluationResult:
+        """The :class:`EvaluationResult` of a ``(queries, measures + diagnostics)`` matrix from :func:`score`;
+        ``judged``: judged@k of the run; ``notices``: what reading the run noticed (:mod:`rankscope.data.notices`)."""
+        n_metrics = len(self.measures)
         return EvaluationResult(
-            run_name=run.name,
+            run_name=run_name,
             labels=self.labels,
             measures=self.measures,
-            per_query=PerQueryScores(prepared.query_ids, self.labels, matrix[:, :n_metrics], self.measures),
+            per_query=PerQueryScores(query_ids, self.labels, matrix[:, :n_metrics], self.measures),
             queries=counts,
             policies=self.policies,
-            diagnostics=PerQueryScores(prepared.query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
+            diagnostics=PerQueryScores(query_ids, DIAGNOSTICS, matrix[:, n_metrics:], self.diagnostics)
             if self.diagnostics else None,
             spans=self.spans.policy() if self.spans is not None else None,
             judged=judged,
-            notices=run.notices,
-            ceilings=self.ceilings(prepared.query_ids),
+            notices=notices,
+            ceilings=self.ceilings(query_ids),
         )
 
 
@@ -204,8 +226,13 @@ def evaluate(
     chunking: Any = None,
     rule: str = "any",
     unjudged: UnjudgedPolicy = "keep",
+    memory_limit: int | str | None = None,
+    block_rows: int | None = None,
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` with ``metrics`` (see :class:`Evaluator`).
+
+    A run file (TREC, Parquet, Arrow) is scored in blocks of whole queries within
+    ``memory_limit`` (or ``block_rows`` rows a block), see :meth:`Evaluator.evaluate`.
 
     With span judgments: ``evaluate(span_qrels, run, ["span_recall@5", "ndcg@10"], chunking=chunking)``.
 
@@ -226,4 +253,5 @@ def evaluate(
     """
     policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
                            score_precision=score_precision, duplicates=duplicates, unjudged=unjudged)
-    return Evaluator(qrels, metrics, policies=policies, chunking=chunking, rule=rule).evaluate(run)
+    return Evaluator(qrels, metrics, policies=policies, chunking=chunking, rule=rule).evaluate(
+        run, memory_limit=memory_limit, block_rows=block_rows)

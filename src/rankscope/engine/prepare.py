@@ -23,9 +23,9 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.choices import JUDGED_K, MissingPolicy
 from rankscope.data import Qrels, Run
-from rankscope.data._columns import positions
+from rankscope.data._columns import positions, take, to_numpy
 from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
-from rankscope.data._strings import StringBuffers, row_ranges
+from rankscope.data._strings import StringBuffers, fingerprint, row_ranges
 from rankscope.engine.judged import TopCounts
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
@@ -60,6 +60,7 @@ class QrelsIndex:
         self.ideal_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.ideal_offsets))
         self._join: _JoinTables | None = None  # built on the first large run
         self._query_ids_arrow: pa.Array | None = None
+        self._query_fp: tuple[np.ndarray, np.ndarray] | None = None  # sorted query id fingerprints, their rows
 
     @property
     def query_ids_arrow(self) -> pa.Array:
@@ -67,6 +68,34 @@ class QrelsIndex:
         if self._query_ids_arrow is None:
             self._query_ids_arrow = _arrow_ids(self.query_ids)
         return self._query_ids_arrow
+
+    def positions_of(self, ids: pa.Array) -> np.ndarray:
+        """Position of each id in the sorted qrels query ids, -1 when absent (int64).
+
+        Many qrels queries: the 64-bit fingerprints of the qrels ids are sorted once,
+        each id's fingerprint is binary-searched among them and every hit is confirmed
+        by comparing the strings (a block of a streamed run asks this again and again;
+        an Arrow hash lookup would hash every qrels id again each time).
+        """
+        if len(self.query_ids) < _FINGERPRINT_JOIN_MIN_ROWS:
+            return positions(pc.index_in(ids, value_set=self.query_ids_arrow)).astype(np.int64)
+        if self._query_fp is None:
+            fp = fingerprint(self.query_ids_arrow)
+            order = np.argsort(fp)
+            self._query_fp = (fp[order], order)
+        sfp, order = self._query_fp
+        fp = fingerprint(ids)
+        at = np.searchsorted(sfp, fp)
+        # equal fingerprints of two qrels ids: the first one is found, the exact check below may refuse it
+        pos = np.full(len(ids), -1, dtype=np.int64)
+        found = np.flatnonzero(sfp[np.minimum(at, len(sfp) - 1)] == fp)
+        pos[found] = order[at[found]]
+        if len(found):
+            same = to_numpy(pc.equal(take(ids, found), take(self.query_ids_arrow, pos[found])))
+            wrong = found[~same]
+            if len(wrong):  # a fingerprint collision: ask Arrow for those ids
+                pos[wrong] = positions(pc.index_in(take(ids, wrong), value_set=self.query_ids_arrow))
+        return pos
 
     def _join_tables(self) -> _JoinTables:
         if self._join is None:
@@ -142,7 +171,7 @@ def _query_positions(ids: np.ndarray, index: QrelsIndex) -> np.ndarray:
     """Position of each id in the qrels' sorted query ids, -1 when absent (int64)."""
     qrels_q = index.query_ids
     if len(ids) > 256 and len(qrels_q):  # many ids: an Arrow hash lookup, no Python string comparisons
-        return positions(pc.index_in(_arrow_ids(ids), value_set=index.query_ids_arrow)).astype(np.int64)
+        return index.positions_of(_arrow_ids(ids))
     if len(qrels_q) == 0:
         return np.full(len(ids), -1, dtype=np.int64)
     pos = np.minimum(np.searchsorted(qrels_q, ids), len(qrels_q) - 1)
@@ -271,7 +300,10 @@ def prepare(
     run_has[present_q[present_q >= 0]] = True
     not_in_qrels = int((present_q < 0).sum())
     if not run_has.any() and len(run):
-        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q))
+        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q)).keyed(
+            "no_common_query", run=repr(run.name), n_run=len(present_codes),
+            run_example=repr(run.query_ids[present_codes[0]]), n_qrels=len(qrels_q),
+            qrels_example=repr(qrels_q[0] if len(qrels_q) else None))
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)

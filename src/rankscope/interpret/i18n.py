@@ -19,7 +19,7 @@ from typing import Any
 from rankscope.choices import LANGS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
 
-__all__ = ["LANGS", "check_lang", "message", "load_data", "pick"]
+__all__ = ["LANGS", "check_lang", "message", "load_data", "pick", "setting_text", "paren", "colon"]
 
 
 
@@ -42,7 +42,7 @@ def pick(texts: dict[str, str], lang: str) -> str:
     return texts[check_lang(lang)]
 
 
-def message(key: str, lang: str = "en", **values: Any) -> str:
+def message(key: str, lang: str = "en", /, **values: Any) -> str:
     """The message ``key`` in ``lang``, formatted with ``values``."""
     table = load_data(f"messages/{check_lang(lang)}.json")
     try:
@@ -50,3 +50,33 @@ def message(key: str, lang: str = "en", **values: Any) -> str:
     except KeyError:
         raise KeyError(f"no message {key!r} in messages/{lang}.json") from None
     return str(template).format(**values) if values else str(template)
+
+
+def setting_text(setting: str, value: object, lang: str = "en") -> str:
+    """How a report states a setting's value: message ``<setting>.<value>`` (``test.t``, ``correction.holm``,
+    ``policy.missing.zero``), whose Chinese text holds the term of :data:`rankscope.choices.TERMS` (``{term}``).
+
+    >>> setting_text("test", "t", "en"), setting_text("test", "t", "zh")
+    ('paired t test', '配对 t 检验（t）')
+    >>> setting_text("policy.missing", "zero", "zh")
+    '缺失查询计零（missing=zero）'
+    """
+    from rankscope.choices import term
+
+    text = str(getattr(value, "value", value))
+    kind = setting.rsplit(".", 1)[-1]
+    return message(f"{setting}.{text}", lang, term=term(text, lang, kind if kind == "missing" else None))
+
+
+def paren(text: str, lang: str = "en") -> str:
+    """``text`` as an aside after a word: `` (text)`` in English, ``（text）`` (full width, no space) in Chinese.
+
+    >>> "bm25" + paren("baseline"), "bm25" + paren("基线", "zh")
+    ('bm25 (baseline)', 'bm25（基线）')
+    """
+    return f"（{text}）" if lang == "zh" else f" ({text})"
+
+
+def colon(lang: str = "en") -> str:
+    """The colon after a label: ``": "`` in English, ``"："`` (full width) in Chinese."""
+    return "：" if lang == "zh" else ": "

@@ -40,7 +40,7 @@ def read_bytes(path: str | Path) -> bytes:
         with open(p, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
+        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
     except OSError as exc:
         raise ParseError(f"cannot read file ({exc.strerror or exc})", source=str(p)) from None
     if data[:2] == GZIP_MAGIC:

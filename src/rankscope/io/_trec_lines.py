@@ -50,7 +50,7 @@ class Columns:
 
 def empty_error(source: str) -> EmptyInputError:
     """The error for a file without a single data line."""
-    return EmptyInputError(f"{source}: no entries (empty file)")
+    return EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
 
 
 def width_error(kind: str, parts: list[str], text: str, source: str, line: int) -> ParseError:
@@ -61,7 +61,8 @@ def width_error(kind: str, parts: list[str], text: str, source: str, line: int) 
     msg = f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {text.strip()[:80]!r}"
     other = other_kind(kind, parts)
     if other is not None:
-        return WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=line)
+        return WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=line).keyed(
+            f"looks_like_{other}", want=want, got=len(parts))
     return ParseError(msg, source=source, line=line)
 
 

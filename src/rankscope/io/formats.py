@@ -101,7 +101,7 @@ def _head(p: Path, size: int = 1 << 16) -> bytes:
             with gzip.open(p, "rb") as fh:
                 head = fh.read(size)
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
+        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
     except (OSError, EOFError) as exc:
         raise ParseError(f"cannot read file ({exc})", source=str(p)) from None
     return head

@@ -57,7 +57,7 @@ def load_json(path: str | Path, source: str | None = None) -> Any:
     source = source or str(path)
     text = decode(read_bytes(path), source)
     if not text.strip():
-        raise EmptyInputError(f"{source}: no entries (empty file)")
+        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -208,7 +208,7 @@ def _jsonl_table(path: str | Path, kind: str) -> tuple[pa.Table, Any]:
         return table, lambda: line_numbers(data)
     numbered = _json_lines(data, source)
     if not numbered:
-        raise EmptyInputError(f"{source}: no entries (empty file)")
+        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
     lines = [i for i, _ in numbered]
     numbers = np.asarray(lines)
     return _records_table([rec for _, rec in numbered], source, lines, kind), lambda: numbers

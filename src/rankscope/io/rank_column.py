@@ -87,7 +87,7 @@ def third_column(
         f"nor scores (decreasing down the file): query {qid!r} has {listed}; say which it is with {COLUMNS_HINT}",
         source=source,
         line=int(lines()[row]) if lines is not None else None,
-    )
+    ).keyed("ambiguous_rank_column", qid=repr(qid), listed=listed, hint=COLUMNS_HINT)
 
 
 def check_columns(columns: str | Sequence[str], width: int | None = None) -> list[str]:

@@ -82,10 +82,14 @@ def to_arrow(obj: Any) -> pa.Table:
     return pa.Table.from_pandas(obj, preserve_index=False)
 
 
-def _row_locator(source: str | None, lines: Callable[[], np.ndarray] | None) -> Callable[[int], dict[str, Any]]:
+def _row_locator(
+    source: str | None, lines: Callable[[], np.ndarray] | None, rows: Callable[[], np.ndarray] | None = None
+) -> Callable[[int], dict[str, Any]]:
     def locate(row: int) -> dict[str, Any]:
         if lines is not None:
             return {"source": source, "line": int(lines()[row])}
+        if rows is not None:  # a block of a larger table: its rows' 0-based numbers in the whole table
+            row = int(rows()[row])
         return {"source": source, "prefix": f"row {row + 1}: "}
 
     return locate
@@ -185,8 +189,12 @@ def run_from_table(
     *,
     name: str | None = None,
     duplicates: DuplicatePolicy = "error",
+    rows: Callable[[], np.ndarray] | None = None,
 ) -> Run:
     """A run from a table with query, doc and score (or rank) columns.
+
+    ``rows()`` (a block of a larger table, see :mod:`rankscope.io.stream`) gives the
+    0-based number of every row in the whole table, for error messages.
 
     >>> run_from_table(pa.table({"qid": ["q1", "q1"], "pid": ["d1", "d2"], "rank": [2, 1]})).to_dict()
     {'q1': {'d1': -2.0, 'd2': -1.0}}
@@ -195,7 +203,7 @@ def run_from_table(
     cols = list(table.column_names)
     q = find_column(cols, QUERY, "query id", source)
     d = find_column(cols, DOC, "doc id", source)
-    locate = _row_locator(source, lines)
+    locate = _row_locator(source, lines, rows)
     s = _maybe_column(cols, SCORE)
     if s is not None:
         scores = _numbers(table.column(s), "score", False, locate)
@@ -224,6 +232,6 @@ def _duplicate(exc: DuplicateEntryError, locate: Callable[[int], dict[str, Any]]
         return exc
     first, second = exc.rows
     where_first, where = locate(first), locate(second)
-    first_at = f"line {where_first['line']}" if "line" in where_first else f"row {first + 1}"
+    first_at = f"line {where_first['line']}" if "line" in where_first else where_first["prefix"].removesuffix(": ")
     msg = where.get("prefix", "") + str(exc).split(" (rows")[0] + f" (first at {first_at})"
     return DuplicateLineError(msg, source=where["source"], line=where.get("line")).with_rows(first, second)

@@ -80,7 +80,7 @@ def _csv_table(
     lines = text_lines(text)
     first_no = next((i for i, s in enumerate(lines) if s.strip()), None)
     if first_no is None:
-        raise EmptyInputError(f"{source}: no entries (empty file)")
+        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
     first = next(csv.reader([lines[first_no]], delimiter=delim))
     has_header = header if header is not None else any(c.strip().lower() in _KNOWN for c in first)
     value = "relevance" if kind == "qrels" else "score"
@@ -119,7 +119,7 @@ def _csv_table(
         return _nonblank(lines)[skip:]
 
     if table.num_rows == 0:
-        raise EmptyInputError(f"{source}: no entries (only a header)")
+        raise EmptyInputError(f"{source}: no entries (only a header)").keyed("empty_file", source=source)
     return table, row_lines, guessed
 
 

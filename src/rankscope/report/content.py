@@ -35,7 +35,7 @@ from rankscope.interpret.analysis import (
 )
 from rankscope.interpret.bands import metric_profile
 from rankscope.interpret.explain import display_name
-from rankscope.interpret.i18n import check_lang, message
+from rankscope.interpret.i18n import check_lang, message, setting_text
 from rankscope.report.tables import percent
 from rankscope.report.verdict import scenario_section, system_verdict
 
@@ -220,8 +220,8 @@ def build_report(
 
     names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
     level = percent(1 - comparison.alpha)
-    test_name = message(f"test.{comparison.test}", lang)
-    correction_name = message(f"correction.{comparison.correction}", lang)
+    test_name = setting_text("test", comparison.test, lang)
+    correction_name = setting_text("correction", comparison.correction, lang)
     pairs = comparison.to_dict()["pairs"]
     near = [f"{_pair_name(p, names)} p = {p['p_adjusted']:.3g} ± {p['p_mc_se']:.2g}" for p in pairs
             if p["near_alpha"] and p["p_mc_se"] is not None]

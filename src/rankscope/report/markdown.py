@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankscope.interpret.i18n import message
+from rankscope.interpret.i18n import colon, message, paren
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -80,7 +80,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     out.append(policy_line(report))
     out.append("")
     if report["warnings"]:
-        out += [f"> ⚠️ **{t('report.warning')}:** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
+        warn_head = f"{t('report.warning')}{colon(report['lang']).rstrip()}"
+        out += [f"> ⚠️ **{warn_head}** {_esc(w)}" + ("  " if i < len(report["warnings"]) - 1 else "")
                 for i, w in enumerate(report["warnings"])]
         out.append("")
     out += notices_markdown(report)
@@ -89,7 +90,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     header = [t("report.system")] + [names[m] for m in report["metrics"]]
     rows = []
     for s, cells in summary_rows(report):
-        sys_cell = _esc(system_label(report, s)) + (f" ({t('report.baseline')})" if s == ref else "")
+        sys_cell = _esc(system_label(report, s)) + (paren(t("report.baseline"), report["lang"]) if s == ref else "")
         row = [sys_cell]
         for c in cells:
             text = f"**{c.text}**" if c.best else c.text

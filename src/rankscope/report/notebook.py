@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.interpret.i18n import message
+from rankscope.choices import term
+from rankscope.interpret.i18n import message, setting_text
 from rankscope.report.tables import fmt
 
 __all__ = ["html_result", "html_comparison", "html_testset", "html_gate", "comparison_frame", "plot_result",
@@ -108,15 +109,10 @@ def _result_warnings(result: Any, lang: str) -> list[str]:
 
 
 def notebook_lang(lang: str | None = None) -> str:
-    """The language of the displays: ``lang``, else ``RANKSCOPE_LANG`` when it names one, else English."""
-    import os
+    """The language of the displays: ``lang``, else the default of :func:`rankscope.choices.resolve_lang`."""
+    from rankscope.choices import resolve_lang
 
-    from rankscope.interpret.i18n import LANGS, check_lang
-
-    if lang is not None:
-        return check_lang(lang)
-    env = os.environ.get("RANKSCOPE_LANG", "").strip().lower()
-    return env if env in LANGS else "en"
+    return resolve_lang(lang)
 
 
 def html_result(result: Any, lang: str | None = None) -> str:
@@ -142,7 +138,8 @@ def html_result(result: Any, lang: str | None = None) -> str:
     depth = pol.get("depth")
     head = (f'<p class="head">{escape(result.run_name)} · {escape(message("n_queries", lang, n=n))}</p>'
             f'<p class="meta">' + escape(message("nb.meta", lang, level=pol.get("relevance_level", 1),
-                                                   missing=pol.get("missing"), depth="–" if depth is None else depth,
+                                                   missing=term(pol.get("missing"), lang, "missing"),
+                                                   depth="–" if depth is None else depth,
                                                    ci="95%")) + "</p>")
     std = verdict["standards"]
     colon = "：" if lang == "zh" else ": "
@@ -196,8 +193,8 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
         tag = "" if baseline is not None else f"<sup>{letters[i]}</sup> "
         base = f' <span class="ci">({escape(message("report.baseline", lang))})</span>' if s == baseline else ""
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
-    values = {"test": message(f"test.{comparison.test}", lang),
-              "correction": message(f"correction.{comparison.correction}", lang),
+    values = {"test": setting_text("test", comparison.test, lang),
+              "correction": setting_text("correction", comparison.correction, lang),
               "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
     legend = message("nb.legend_letters", lang, **values) if baseline is None else \
         message("nb.legend_baseline", lang, baseline=baseline, **values)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rankscope.interpret.i18n import message
 from rankscope.report.tables import rated_value
 from rankscope.report.terminal import BAND_STYLES, print_scenario
+from rankscope.report.wrap import print_prose
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,10 +41,17 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
     if rated:
         console.print(Text(message("report.advice", lang), style="bold"))
         for m, r in rated:
+            if lang == "zh":  # wrapped by display cells, at word boundaries
+                print_prose(console, f"{report['display_names'][m]} {rated_value(r, lang)} {r['level_name']}"
+                                     f"{_colon(lang)}{r['advice']}", first="  • ")
+                continue
             line = Text(f"  • {report['display_names'][m]} {rated_value(r, lang)} ")
             line.append(r["level_name"], style=BAND_STYLES.get(r["level"], ""))
             line.append(f"{_colon(lang)}{r['advice']}")
             console.print(line)
         if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-            console.print(message("report.ceiling_note", lang), style="dim", highlight=False)
+            if lang == "zh":
+                print_prose(console, message("report.ceiling_note", lang), style="dim")
+            else:
+                console.print(message("report.ceiling_note", lang), style="dim", highlight=False)
     print_scenario(report, console)

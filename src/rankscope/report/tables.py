@@ -73,10 +73,11 @@ def percent(level: float) -> str:
 
 def system_label(report: dict[str, Any], system: str, lang: str | None = None) -> str:
     """A system's name, with its TREC tag when it differs (``bm25+rm3+bert (TREC tag T5-P)``)."""
-    from rankscope.interpret.i18n import message
+    from rankscope.interpret.i18n import message, paren
 
     tag = report.get("tags", {}).get(system)
-    return system if not tag else f"{system} ({message('report.tag', lang or report['lang'], tag=tag)})"
+    lang = lang or report["lang"]
+    return system if not tag else system + paren(message("report.tag", lang, tag=tag), lang)
 
 
 def reachable_line(report: dict[str, Any]) -> str | None:
@@ -116,12 +117,12 @@ def policy_line(report: dict[str, Any]) -> str:
     """One line: number of queries, relevance level, missing-query policy, depth, condensed lists when used,
     and judged@k of every run."""
     from rankscope.interpret.coverage import judged_line
-    from rankscope.interpret.i18n import message
+    from rankscope.interpret.i18n import message, setting_text
 
     lang = report["lang"]
     pol = report["policies"]
     depth = pol.get("depth")
-    missing = message(f"policy.missing.{pol.get('missing', 'zero')}", lang)
+    missing = setting_text("policy.missing", pol.get("missing", "zero"), lang)
     line = message("n_queries", lang, n=report["n_queries"]) + " · " + message(
         "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=missing,
         depth="–" if depth is None else depth)

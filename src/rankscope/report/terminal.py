@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankscope.interpret.i18n import message
+from rankscope.interpret.i18n import colon, message, paren
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -25,6 +25,7 @@ from rankscope.report.tables import (
     summary_rows,
     system_label,
 )
+from rankscope.report.wrap import print_prose
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -49,14 +50,16 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     comp = report["comparison"]
 
     for w in report["warnings"]:  # what the numbers rest on comes first
-        console.print(Text(f"⚠ {message('report.warning', lang)}: {w}", style="bold yellow"))
+        console.print(Text(f"⚠ {message('report.warning', lang)}{colon(lang)}{w}", style="bold yellow"))
     print_notices(report, console)
-    table = Table(title=message("report.title", lang), caption=policy_line(report), show_lines=False)
+    # Chinese: the policy line is printed under the table, wrapped by cells (a caption wraps inside words)
+    table = Table(title=message("report.title", lang), caption=None if lang == "zh" else policy_line(report),
+                  show_lines=False)
     table.add_column(message("report.system", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
     for s, cells in summary_rows(report):
-        row: list[Any] = [system_label(report, s) + (f" ({message('report.baseline', lang)})" if s == ref else "")]
+        row: list[Any] = [system_label(report, s) + (paren(message("report.baseline", lang), lang) if s == ref else "")]
         for c in cells:
             style = BAND_STYLES.get(c.level or "", "")
             if c.best:
@@ -64,10 +67,12 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
         table.add_row(*row)
     console.print(table)
-    console.print("★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], style="dim")
+    if lang == "zh":
+        print_prose(console, policy_line(report), style="dim")
+    _prose(console, "★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
     reach = reachable_line(report)
     if reach:
-        console.print(reach, style="dim")
+        _prose(console, reach, lang, "dim")
     if report["groups"]:
         gt = Table(title=report["groups_title"])
         gt.add_column(message("report.system", lang), style="bold")
@@ -81,7 +86,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for p in comp["pairs"]:
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
-        pt = Table(title=f"{message('report.comparisons', lang)}: {b} vs {a}")
+        pt = Table(title=f"{message('report.comparisons', lang)}{colon(lang)}{b} vs {a}")
         for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
             head = report["ci_label"] if key == "ci" else message(key, lang)
             pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
@@ -101,15 +106,18 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         for s in report["systems"]:
             console.print(Text(system_label(report, s), style="bold"))
             for text in report["explanations"][s].values():
-                if lang == "zh":
-                    # Chinese has no spaces to wrap at: cut the sentence by display width instead
-                    from rich.cells import chop_cells
-
-                    lines = chop_cells(text, max(console.width - 4, 20))
-                    console.print("\n".join(("  • " if i == 0 else "    ") + ln for i, ln in enumerate(lines)),
-                                  highlight=False, soft_wrap=True)
+                if lang == "zh":  # wrapped by display cells, at word boundaries
+                    print_prose(console, text, first="  • ")
                 else:
                     console.print("  • " + text, highlight=False)
+
+
+def _prose(console: Console, text: str, lang: str, style: str = "") -> None:
+    """A sentence: wrapped by display cells at word boundaries in Chinese, by rich at spaces in English."""
+    if lang == "zh":
+        print_prose(console, text, style=style)
+    else:
+        console.print(text, style=style)
 
 
 def print_notices(report: dict[str, Any], console: Console) -> None:
@@ -117,7 +125,7 @@ def print_notices(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     for n in notice_lines(report):
-        console.print(Text(f"ℹ {message('report.notices', report['lang'])}: {n}", style="cyan"))
+        console.print(Text(f"ℹ {message('report.notices', report['lang'])}{colon(report['lang'])}{n}", style="cyan"))
 
 
 def print_scenario(report: dict[str, Any], console: Console) -> None:

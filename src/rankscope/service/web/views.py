@@ -206,9 +206,10 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
 
 def sig_legend(lang: str) -> str:
     """The reports' legend of the significance marks (the dashboard uses the same test and marks)."""
-    from rankscope.interpret.i18n import message
+    from rankscope.interpret.i18n import message, setting_text
 
-    return message("report.sig_legend", lang, test="t", alpha=0.05, correction="holm")
+    return message("report.sig_legend", lang, test=setting_text("test", "t", lang), alpha=0.05,
+                   correction=setting_text("correction", "holm", lang))
 
 
 def _best(metrics: list[str], means: list[dict[str, Any]]) -> dict[str, float]:

@@ -1,0 +1,173 @@
+"""``rankscope evaluate`` with several runs (``--run runs/*.gz``) or on a Ray cluster (``--engine ray``).
+
+The qrels are indexed once (one :class:`~rankscope.engine.Evaluator`); the runs are
+scored in parallel on threads (each run file streamed in blocks, the memory limit
+shared between the runs in flight: the engine's numpy and Arrow passes release the
+GIL) and reported in one table, one row per run, with every never-silent count;
+``--per-query-dir`` writes one per-query file per run.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rankscope.choices import JUDGED_K
+from rankscope.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    from rankscope.engine import EvaluationResult, Evaluator
+
+__all__ = ["expand_runs", "evaluate_runs", "print_runs", "write_per_query"]
+
+COUNTS = ("evaluated", "missing_from_run", "not_in_qrels", "float32_reordered", "no_relevant")
+
+
+def expand_runs(runs: Sequence[Path | str]) -> list[Path]:
+    """The run files: each argument a path or a glob pattern (``'runs/*.gz'``, for shells that do not expand it).
+
+    >>> expand_runs(["no-such-file.trec"])
+    [PosixPath('no-such-file.trec')]
+    """
+    out: list[Path] = []
+    for r in runs:
+        text = str(r)
+        hits = sorted(glob.glob(text)) if any(c in text for c in "*?[") else []
+        out += [Path(h) for h in hits] if hits else [Path(text)]
+    seen: set[Path] = set()
+    return [p for p in out if not (p in seen or seen.add(p))]  # type: ignore[func-returns-value]
+
+
+def evaluate_runs(
+    evaluator: Evaluator, runs: Sequence[Path], *, memory_limit: str | None = None, block_rows: int | None = None,
+    workers: int | None = None, engine: str = "local", address: str | None = None,
+) -> list[EvaluationResult]:
+    """Every run scored against one evaluator, in the order given."""
+    if engine == "ray":
+        from rankscope import ray as rray
+
+        pol = evaluator.policies
+        return [rray.evaluate(evaluator.qrels, run, list(evaluator.labels), address=address,
+                              relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
+                              score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
+    if engine != "local":
+        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}")
+    from rankscope._threads import worker_count
+    from rankscope.engine.stream import DEFAULT_MEMORY_LIMIT, parse_size
+
+    n = max(1, min(workers or worker_count(), len(runs)))
+    share = parse_size(memory_limit if memory_limit is not None else DEFAULT_MEMORY_LIMIT) // n
+
+    def one(run: Path) -> EvaluationResult:
+        return evaluator.evaluate(run, memory_limit=share, block_rows=block_rows)
+
+    if n == 1:
+        return [one(r) for r in runs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(n, thread_name_prefix="rankscope-run") as pool:
+        return list(pool.map(one, runs))
+
+
+def _unique_names(results: Sequence[EvaluationResult], runs: Sequence[Path]) -> list[str]:
+    names = [r.run_name for r in results]
+    if len(set(names)) == len(names):
+        return names
+    return [p.name for p in runs]  # two runs with one TREC tag: the file names tell them apart
+
+
+def write_per_query(results: Sequence[EvaluationResult], runs: Sequence[Path], folder: Path) -> list[Path]:
+    """One TSV per run in ``folder``: ``query_id`` and one column per metric (``<run name>.tsv``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, res in zip(_unique_names(results, runs), results):
+        path = folder / f"{name.replace('/', '_')}.tsv"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\t".join(["query_id", *res.labels]) + "\n")
+            for qid, row in zip(res.per_query.query_ids.tolist(), res.per_query.values.tolist()):
+                fh.write("\t".join([str(qid), *(f"{v:.6g}" for v in row)]) + "\n")
+        written.append(path)
+    return written
+
+
+def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: str, echo: Any) -> None:
+    """One table of every run: the means of each metric and the never-silent counts."""
+    names = _unique_names(results, runs)
+    if fmt == "json":
+        echo(json.dumps([r.to_dict(per_query=False) for r in results], ensure_ascii=False, indent=2))
+        return
+    labels = list(results[0].labels)
+    if fmt == "csv":
+        import csv
+        import sys
+
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(["run", *labels, *COUNTS, f"judged@{JUDGED_K}"])
+        for name, r in zip(names, results):
+            w.writerow([name, *(f"{v:.6g}" for v in r.mean().values()), *(getattr(r.queries, c) for c in COUNTS),
+                        _judged(r, "{:.6g}")])
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(results)} runs", title_justify="left")
+    table.add_column("run")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for c in ("evaluated", "missing", "not in qrels", "float32 reordered", "no relevant", f"judged@{JUDGED_K}"):
+        table.add_column(c, justify="right")
+    for name, r in zip(names, results):
+        table.add_row(name, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in COUNTS),
+                      _judged(r, "{:.3f}"))
+    Console().print(table)
+    Console().print(f"policies: missing={results[0].policies.missing}; 'missing' = qrels queries absent from the "
+                    "run, 'not in qrels' = run queries without judgments", highlight=False)
+
+
+def _judged(result: EvaluationResult, fmt: str) -> str:
+    """judged@k of ``result`` formatted, or ``–`` when the run retrieved nothing."""
+    mean = result.judged.mean if result.judged is not None else None
+    return "–" if mean is None else fmt.format(mean)
+
+
+def evaluate_command_many(
+    qrels: Path | None, runs: Sequence[Path | str], metric: list[str] | None, relevance_level: int, missing: str,
+    depth: int | None, score_precision: str, fmt: str, memory_limit: str | None, block_rows: int | None,
+    engine: str, address: str | None, per_query_dir: Path | None, unjudged: str = "keep",
+    provenance: Path | None = None, lang: str = "en",
+) -> None:
+    """What ``rankscope evaluate`` does with several runs, ``--per-query-dir`` or ``--engine ray``."""
+    import typer
+
+    from rankscope.engine import Evaluator
+
+    if qrels is None:
+        raise InvalidParameterError("give --qrels")
+    paths = expand_runs(runs)
+    for p in paths:
+        if str(p).startswith("-"):
+            raise InvalidParameterError(f"unknown option {p}")
+    from rankscope.cli.judgments import read_judgments, result_lines
+
+    judgments, _, source_note = read_judgments(qrels, provenance)
+    if source_note:
+        typer.echo(source_note, err=True)
+    ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
+                   missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
+                   unjudged=unjudged)  # type: ignore[arg-type]
+    results = evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
+                            address=address)
+    print_runs(results, paths, fmt, typer.echo)
+    if per_query_dir is not None:
+        written = write_per_query(results, paths, per_query_dir)
+        typer.echo(f"per-query values of {len(written)} runs written to {per_query_dir}", err=True)
+    from rankscope.cli.messages import float32_notices
+
+    for line in float32_notices(results, lang):
+        typer.echo(line, err=True)
+    for r in results:  # ids that never match, mostly unjudged, model labels, condensed lists
+        for line in result_lines(r, lang)[1]:
+            typer.echo(line, err=True)

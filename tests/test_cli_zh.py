@@ -1,0 +1,240 @@
+"""Chinese as a first language on the command line (issue 17 §5).
+
+Every command that prints prose takes ``--lang zh|en``; the default comes from ``RANKSCOPE_LANG``, else a
+``zh_*`` locale, else English (:func:`rankscope.choices.resolve_lang`).  In Chinese, sentences use full-width
+punctuation (no ASCII ``:`` or ``,`` right after a Chinese character) and lines fit the terminal measured in
+display cells; ``rankscope trec_eval`` prints the same bytes whatever the language.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from rankscope.choices import TERMS, resolve_lang, term
+from rankscope.report.wrap import wrap_cells
+
+WIDTH = 60
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: an ASCII colon, comma, semicolon or parenthesis right after a Chinese character (mixed punctuation)
+MIXED = re.compile(r"[\u4e00-\u9fff][:,;()]")
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _cli(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
+    base.update({"LANG": "C.UTF-8", "COLUMNS": str(WIDTH), "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8",
+                 **(env or {})})
+    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
+                          capture_output=True, text=True, encoding="utf-8", env=base, cwd=cwd, timeout=120)
+
+
+def _flat(text: str) -> str:
+    """``text`` with its line breaks (and the indentation after them) taken out: wrapped sentences whole again."""
+    return re.sub(r"\n\s*", "", text)
+
+
+def _typography(text: str) -> None:
+    """Chinese output: no mixed punctuation, every line within the terminal width in cells."""
+    for line in text.splitlines():
+        assert not MIXED.search(line), line
+        assert cell_len(line) <= WIDTH, (cell_len(line), line)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("zh")
+    qids = [f"q{i}" for i in range(12)]
+    (d / "qrels.txt").write_text("".join(f"{q} 0 d{q}a 1\n{q} 0 d{q}b 1\n" for q in qids))
+    # bm25 finds the first relevant document at rank 1 or 3, dense at rank 2 or 4
+    (d / "bm25.trec").write_text("".join(
+        f"{q} Q0 {doc} {r + 1} {10 - r} bm25\n"
+        for i, q in enumerate(qids)
+        for r, doc in enumerate([f"d{q}a", "x1", "x2", f"d{q}b"] if i % 2 else ["x1", "x2", f"d{q}a", "x3"])))
+    (d / "dense.trec").write_text("".join(
+        f"{q} Q0 {doc} {r + 1} {10 - r} dense\n"
+        for i, q in enumerate(qids)
+        for r, doc in enumerate(["x1", f"d{q}a", "x2", f"d{q}b"] if i % 2 else ["x1", "x2", "x3", f"d{q}a"])))
+    (d / "ts.jsonl").write_text("".join(json.dumps({"id": q, "query": f"问题 {q}", "relevant_doc_ids": [f"d{q}a"]},
+                                                   ensure_ascii=False) + "\n" for q in qids))
+    return {"dir": d, "qrels": d / "qrels.txt", "bm25": d / "bm25.trec", "dense": d / "dense.trec",
+            "ts": d / "ts.jsonl"}
+
+
+def test_the_language_is_decided_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve_lang() == "en"
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert resolve_lang() == "zh"
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")  # LC_ALL wins over LANG, as gettext reads them
+    assert resolve_lang() == "en"
+    monkeypatch.setenv("RANKSCOPE_LANG", "zh")  # RANKSCOPE_LANG wins over the locale
+    assert resolve_lang() == "zh"
+    assert resolve_lang("en") == "en"  # an explicit --lang / lang= wins over everything
+    from rankscope.report.notebook import notebook_lang
+
+    assert notebook_lang() == "zh"
+    monkeypatch.setenv("RANKSCOPE_LANG", "fr")
+    from rankscope.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="RANKSCOPE_LANG"):
+        resolve_lang()
+
+
+def test_the_term_table_names_values_in_chinese_with_their_english_name() -> None:
+    from rankscope.choices import CORRECTIONS, MISSING_POLICIES, TESTS
+
+    for value in (*TESTS, *CORRECTIONS):
+        assert f"（{value}）" in term(value, "zh") and term(value, "en") == value
+    for value in MISSING_POLICIES:
+        assert term(value, "zh", "missing").endswith(f"（missing={value}）")
+    for text in TERMS.values():
+        assert CJK.search(text) and not MIXED.search(text)
+
+
+def test_evaluate_in_chinese_and_english(files: dict[str, Path]) -> None:
+    zh = _cli("evaluate", files["qrels"], files["bm25"], "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert "指标" in zh.stdout and "评级" in zh.stdout and "建议" in zh.stdout
+    assert "缺失查询计零（missing=zero）" in _flat(zh.stdout)
+    _typography(zh.stdout)
+    en = _cli("evaluate", files["qrels"], files["bm25"])
+    assert "queries evaluated (missing=zero)" in en.stdout and "rating" in en.stdout
+    assert not CJK.search(en.stdout)
+
+
+def test_the_language_default_follows_rankscope_lang_then_the_locale(files: dict[str, Path]) -> None:
+    args = ("evaluate", files["qrels"], files["bm25"], "-m", "mrr")
+    by_env = _cli(*args, env={"RANKSCOPE_LANG": "zh"}).stdout
+    by_locale = _cli(*args, env={"LANG": "zh_CN.UTF-8"}).stdout
+    explicit = _cli(*args, "--lang", "zh").stdout
+    assert "共评估" in explicit and by_env == explicit == by_locale
+    assert "共评估" not in _cli(*args, "--lang", "en", env={"LANG": "zh_CN.UTF-8"}).stdout
+
+
+def test_compare_in_chinese(files: dict[str, Path]) -> None:
+    zh = _cli("compare", files["bm25"], files["dense"], "--qrels", files["qrels"], "-m", "mrr", "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    flat = _flat(zh.stdout)
+    assert "配对比较：" in flat and "配对 t 检验（t）" in flat and "Holm 校正（holm）" in flat
+    assert "（基线）" in flat and "缺失查询计零（missing=zero）" in flat
+    _typography(zh.stdout)
+    en = _cli("compare", files["bm25"], files["dense"], "--qrels", files["qrels"], "-m", "mrr")
+    assert "paired t test" in en.stdout and not CJK.search(en.stdout)
+
+
+def test_check_gate_lines_in_chinese(files: dict[str, Path], tmp_path: Path) -> None:
+    args = ["check", "--qrels", files["qrels"], "--run", files["dense"], "-r", "mrr>=0.9",
+            "--baseline", files["bm25"], "--max-drop", "mrr=0.01", "--summary", tmp_path / "s.md"]
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 1, zh.stderr
+    assert "未通过  mrr >= 0.9" in zh.stdout and "门禁未通过" in zh.stdout and "配对 t 检验（t）" in _flat(zh.stdout)
+    _typography(zh.stdout)
+    md = (tmp_path / "s.md").read_text(encoding="utf-8")
+    assert md.startswith("## rankscope 门禁未通过：") and "| | 要求 | 实测 | 详情 |" in md
+    en = _cli(*args)
+    assert "FAIL  mrr >= 0.9: " in en.stdout and "gate FAILED: 2 of 2 requirement(s) not met" in en.stdout
+    assert (tmp_path / "s.md").read_text(encoding="utf-8").startswith("## rankscope gate FAILED: ")
+
+
+def test_testset_check_and_convert_in_chinese(files: dict[str, Path]) -> None:
+    zh = _cli("testset", "check", files["ts"], "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert "测试集" in zh.stdout and "有标注的查询" in zh.stdout
+    _typography(zh.stdout)
+    assert "judged queries" in _cli("testset", "check", files["ts"]).stdout
+    out = _cli("testset", "convert", files["ts"], files["dir"] / "ts.json", "--lang", "zh").stdout
+    assert "12 个查询，12 条标注" in out
+
+
+def test_power_in_chinese() -> None:
+    zh = _cli("power", "--delta", "0.02", "--sd", "0.15", "--lang", "zh")
+    assert zh.returncode == 0 and "所需查询数：444" in _flat(zh.stdout) and "双侧（two-sided）" in _flat(zh.stdout)
+    _typography(zh.stdout)
+    assert _cli("power", "--delta", "0.02", "--sd", "0.15").stdout.startswith("queries needed: 444 ")
+    err = _cli("power", "--sd", "0.1", "--lang", "zh")
+    assert err.returncode == 2 and err.stderr.startswith("rankscope：错误：必须给出 --delta")
+
+
+@pytest.mark.parametrize("case", ["missing", "metric", "swapped", "empty", "no_common", "ambiguous"])
+def test_first_hour_errors_in_chinese(files: dict[str, Path], case: str) -> None:
+    d = files["dir"]
+    (d / "empty.trec").write_text("")
+    (d / "other.trec").write_text("z1 Q0 a 1 1.0 t\n")
+    (d / "shuffled.tsv").write_text("q1\tda\t2\nq1\tdb\t1\nq1\tdc\t3\n")
+    args, expect = {
+        "missing": ((files["qrels"], d / "nope.trec"), "nope.trec：文件不存在"),
+        "metric": ((files["qrels"], files["bm25"], "-m", "ndcg10"), "未知指标 'ndcg10'；是否想写：ndcg@10"),
+        "swapped": ((files["bm25"], files["qrels"]), "位置颠倒了"),
+        "empty": ((files["qrels"], d / "empty.trec"), "没有任何条目（空文件）"),
+        "no_common": ((files["qrels"], d / "other.trec"), "没有共同的查询"),
+        "ambiguous": ((files["qrels"], d / "shuffled.tsv"), "既不是名次"),
+    }[case]
+    res = _cli("evaluate", *args, "--lang", "zh")
+    assert res.returncode == 2 and res.stderr.startswith("rankscope：错误：") and expect in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1 and not MIXED.search(res.stderr)
+    en = _cli("evaluate", *args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)
+
+
+def test_unknown_key_error_in_chinese(tmp_path: Path) -> None:
+    from rankscope.data.testset import TestSet
+    from rankscope.errors import ParseError
+
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "q1", "query": "x", "relevant_doc_idz": ["d1"]}\n')
+    with pytest.raises(ParseError) as info:
+        TestSet.from_file(path, strict=True)
+    assert "relevant_doc_ids" in info.value.text("zh") and "未知字段" in info.value.text("zh")
+    assert info.value.text("en") == str(info.value)
+
+
+def test_trec_eval_output_never_changes_with_the_language(files: dict[str, Path]) -> None:
+    args = ("trec_eval", "-q", "-m", "all_trec", files["qrels"], files["bm25"])
+    en = _cli(*args)
+    assert en.returncode == 0 and en.stdout
+    for env in ({"RANKSCOPE_LANG": "zh"}, {"LANG": "zh_CN.UTF-8"}, {"LC_ALL": "zh_CN.UTF-8"}):
+        assert _cli(*args, env=env).stdout == en.stdout
+    bad = ("trec_eval", files["qrels"], files["dir"] / "nope.trec")
+    assert _cli(*bad, env={"RANKSCOPE_LANG": "zh"}).stderr == _cli(*bad).stderr
+
+
+@pytest.mark.parametrize("width", [10, 17, 24, 40])
+def test_wrapping_by_cells_never_splits_a_word(width: int) -> None:
+    text = ("评级和生产标准将每个均值与完美排序在这些qrels上能达到的最佳值（可达上限）比较：查询的相关文档多于k个时"
+            "Recall@k小于1，没有相关文档的查询在所有指标上都是0。")
+    lines = wrap_cells(text, width)
+    assert "".join(lines) == text
+    for i, line in enumerate(lines):
+        assert cell_len(line) <= width
+        assert not line.startswith(("，", "。", "：", "）")) and not line.endswith("（")
+        if i:
+            assert not (lines[i - 1].endswith("评") and line.startswith("级"))
+            assert not (lines[i - 1][-1:].isascii() and lines[i - 1][-1:].isalnum() and line[:1].isascii()
+                        and line[:1].isalnum())  # a Latin word or number is never cut
+
+
+def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from rankscope import Qrels, Run
+    from rankscope.cli.demo_cmd import METRICS, SYSTEMS, print_table
+    from rankscope.comparison import compare
+
+    qids = [f"q{i}" for i in range(6)]
+    qrels = Qrels.from_dict({q: {f"{q}a": 1} for q in qids})
+    runs = {s: Run.from_dict({q: {f"{q}a": 1.0 / (1 + (i + k) % 3), "x": 0.5} for i, q in enumerate(qids)},
+                             name=s) for k, s in enumerate(SYSTEMS)}
+    comparison = compare(qrels, runs, METRICS, baseline="bm25")
+    summary = {"_comparison": comparison, "documents": 7, "queries": 6, "dense": {"model": "m"},
+               "systems": {s: {"metrics": comparison.results[s].mean(), "latency_ms": {}, "warnings": []}
+                           for s in SYSTEMS}}
+    for lang, legend in (("en", "▲/▼: significantly better/worse than bm25"), ("zh", "▲/▼：显著优于/差于 bm25")):
+        print_table("t", {"title": "T", "language": "en"}, summary, lang)
+        lines = capsys.readouterr().out.splitlines()
+        last_row = max(i for i, ln in enumerate(lines) if ln.startswith("hybrid"))
+        assert lines[last_row + 1].startswith(legend)
