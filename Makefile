@@ -35,7 +35,7 @@ $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
 	touch $@
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff check src tests bench scripts conftest.py
 
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy

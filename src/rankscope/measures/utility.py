@@ -17,6 +17,7 @@ r"""Set utility and the relevance string (trec_eval ``utility``, ``relstring``).
 
 >>> from rankscope import evaluate, Qrels, Run
 >>> from rankscope.engine.prepare import QrelsIndex, prepare
+>>> from rankscope.measures.utility import relstrings
 >>> qrels = Qrels.from_dict({"q": {"a": 2, "b": 0, "c": -1}})
 >>> run = Run.from_ranked_lists({"q": ["a", "x", "b", "c"]})
 >>> evaluate(qrels, run, ["utility", "utility(a=2,b=-1)"]).mean()

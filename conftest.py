@@ -1,0 +1,354 @@
+"""Every code block of README.md, README.zh-CN.md and docs/**/*.md runs in the test suite (sybil).
+
+Each page runs in its own temporary folder ``<tmp>/work`` beside a link ``<tmp>/shared`` to the real data,
+so ``../shared/data/...`` in a page means what it means beside the repository; the folder also holds
+the files the short examples name (``qrels.txt``, ``bm25.run``, ``dense.run``, ... real DL-HARD runs,
+see ``GENERIC``; copies, as a page may overwrite them) and a copy of ``examples/``. Blocks, by the
+language of their fence:
+
+* ``python`` — executed, one namespace per page, in order (a block starting with ``>>>`` is a doctest);
+  ``pycon`` — a doctest (the output shown must be the output printed);
+* ``bash`` / ``sh`` / ``shell`` — each ``rankscope ...`` command runs (in-process, the worktree's code)
+  and must exit 0 (``rankscope check``: 0 or 1, its verdict); a ``text`` block right after a command
+  is that command's output, compared line by line; ``console`` — ``$ rankscope ...`` lines, each
+  followed by the output it prints;
+* ``json`` — parses (each line, or the whole block); ``yaml`` — parses;
+* ``bash llm`` / ``python llm`` — a real LLM endpoint: each ``rankscope judge`` / ``synth`` command
+  runs as written with ``--dry-run`` (nothing is sent), then against a local stand-in server in
+  place of ``--base-url``; lines starting a server (``vllm serve``, ``ollama pull``) are not run;
+  ``python llm`` blocks get the stand-in's URL for ``http://localhost:8000/v1``;
+* ``bash serve`` — ``rankscope serve``: the service is started on a free port (SQLite in the page's
+  folder) and ``python service`` blocks run with its address for ``http://127.0.0.1:8000``.
+
+Any other command or language fails: a block that cannot run here (a server, a key, minutes of
+work) carries a visible ``<!-- skip: next "why" -->`` before it. ``scripts/doc_blocks.py`` counts them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import io
+import json
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sybil import Document, Example, Region, Sybil
+from sybil.evaluators.doctest import DocTestEvaluator
+from sybil.parsers.abstract.doctest import DocTestStringParser
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
+
+ROOT = Path(__file__).resolve().parent
+DATA = (ROOT / ".." / "shared" / "data").resolve()
+DL_HARD = DATA / "runs_dl_hard" / "dataset"
+_RUNS = DL_HARD / "baselines" / "passage"
+# the files the short examples name, each a real file of the DL-HARD passage task
+GENERIC = {
+    **dict.fromkeys(("qrels.txt", "qrels.trec", "qrels.tsv"), DL_HARD / "dl_hard-passage.qrels"),
+    **dict.fromkeys(("run.txt", "bm25.run", "bm25.trec", "main.run", "a.run"), _RUNS / "bm25.run"),
+    **dict.fromkeys(("dense.run", "dense.trec", "new.run", "b.run"), _RUNS / "bm25+bert(zs).run"),
+    **dict.fromkeys(("hybrid.run", "hybrid.trec"), _RUNS / "bm25+rm3+bert(zs).run"),
+    "eval/qrels.txt": DL_HARD / "dl_hard-passage.qrels", "eval/baseline.run": _RUNS / "bm25.run",
+    "out/run.trec": _RUNS / "bm25+rm3.run", "questions.json": ROOT / "examples" / "questions.json",
+}
+MYMODULE = """from rankscope.retrieval import Hit
+
+
+def search(query: str, k: int) -> list[Hit]:  # a stand-in for your own retriever
+    return [Hit("d1", 1.0)][:k]
+"""
+DOCTEST_FLAGS = doctest.ELLIPSIS
+SHELL = ("bash", "sh", "shell")
+LLM_URL, SERVICE_URL = "http://localhost:8000/v1", "http://127.0.0.1:8000"
+KINDS = (*SHELL, "console", "text", "json", "yaml", "python", "pycon", "bash llm", "python llm", "bash serve",
+         "python service")
+
+
+# -- the page's folder -------------------------------------------------------------------------------------
+
+def _state(example: Example) -> dict[str, Any]:
+    return example.namespace.setdefault("__doc__state", {"last_out": None, "stack": contextlib.ExitStack()})
+
+
+@pytest.fixture
+def doc_workdir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The page's own folder (made at its first block), the current directory while a block runs."""
+    document: Document = request.node.example.document
+    work = document.namespace.get("__doc__work")
+    if work is None:
+        if not DL_HARD.exists():
+            pytest.fail(f"test data missing: {DL_HARD} (the docs need ../shared/data beside the repo)")
+        base = tmp_path_factory.mktemp(Path(document.path).stem.replace(".", "-"))
+        (base / "shared").symlink_to(DATA.parent, target_is_directory=True)
+        work = base / "work"
+        work.mkdir()
+        for name, source in GENERIC.items():  # copies, never links: a page may write to these names
+            if name in document.text:
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, work / name)
+        if "mymodule:search" in document.text:
+            (work / "mymodule.py").write_text(MYMODULE, encoding="utf-8")
+        shutil.copytree(ROOT / "examples", work / "examples")
+        if "spans.jsonl" in document.text:
+            _span_files(work)
+        document.namespace["__doc__work"] = work
+    monkeypatch.chdir(work)
+    for var in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
+        monkeypatch.setenv(var, f"test-key-{var.lower()}")
+    return work
+
+
+def _span_files(work: Path) -> None:
+    """``spans.jsonl``, ``chunks.csv`` and ``run.trec``: the small example of docs/chunking.md."""
+    import rankscope as rs
+    from rankscope.io import write_run
+
+    corpus = {"d1": "Paris is the capital of France. The Seine flows through Paris. The Louvre is a museum.",
+              "d2": "Berlin is the capital of Germany. The Spree flows through Berlin."}
+    rs.SpanQrels.from_records([{"query_id": "q1", "doc_id": "d1", "start": 32, "end": 62, "grade": 2},
+                               {"query_id": "q2", "doc_id": "d2", "start": 34, "end": 65}],
+                              corpus=corpus).to_file(work / "spans.jsonl")
+    rs.Chunking.from_records([{"chunk_id": f"d1#{i}", "doc_id": "d1", "start": s, "end": e}
+                              for i, (s, e) in enumerate([(0, 31), (31, 62), (62, 86)])]
+                             + [{"chunk_id": "d2#0", "doc_id": "d2", "start": 0, "end": 65}],
+                             corpus=corpus).to_file(work / "chunks.csv")
+    write_run(rs.Run.from_ranked_lists({"q1": ["d1#1", "d1#0"], "q2": ["d1#0", "d2#0"]}), work / "run.trec")
+
+
+def _close(namespace: dict[str, Any]) -> None:
+    state = namespace.get("__doc__state")
+    if state:
+        state["stack"].close()
+
+
+# -- shell blocks ------------------------------------------------------------------------------------------
+
+def commands(body: str) -> list[str]:
+    """The command lines of a shell block: continuation lines joined, comments and blank lines dropped."""
+    joined = re.sub(r"\\\n\s*", " ", body)
+    return [shlex.join(words) for words in (shlex.split(line, comments=True) for line in joined.splitlines()) if words]
+
+
+class _Tee(io.StringIO):
+    """stdout (or stderr) of a command that also goes to the terminal-like buffer ``both``."""
+
+    def __init__(self, both: io.StringIO) -> None:
+        super().__init__()
+        self.both = both
+
+    def write(self, text: str) -> int:
+        self.both.write(text)
+        return super().write(text)
+
+
+def run_rankscope(cmd: str, check_exit: bool = True) -> tuple[int, str, str]:
+    """Run one ``rankscope`` command line in-process: (exit code, stdout, stdout and stderr as a terminal shows
+    them). Unless ``check_exit`` is false, the command must exit 0 (``rankscope check``: 0 or 1, its verdict)."""
+    args = shlex.split(cmd, comments=True)
+    if args[0] != "rankscope":
+        raise AssertionError(f"not a rankscope command: {cmd!r} (mark the block <!-- skip: next \"why\" -->)")
+    from rankscope.cli.app import main
+
+    both = io.StringIO()
+    out, err = _Tee(both), _Tee(both)
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(args[1:])
+        except SystemExit as stop:
+            code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
+    allowed = (0, 1) if args[1:2] == ["check"] else (0,)
+    if check_exit and code not in allowed:
+        raise AssertionError(f"{cmd}\nexit {code}\n{both.getvalue()[-3000:]}")
+    return code, out.getvalue(), both.getvalue()
+
+
+def same_output(shown: str, got: str, cmd: str) -> None:
+    want = [line.rstrip() for line in shown.strip().splitlines()]
+    have = [line.rstrip() for line in got.strip().splitlines()]
+    if have != want:
+        raise AssertionError(f"output of {cmd!r} differs from the page:\n" + "\n".join(have))
+
+
+def eval_shell(example: Example) -> None:
+    state = _state(example)
+    for cmd in commands(example.parsed):
+        state["last_out"] = (cmd, run_rankscope(cmd)[1])
+
+
+ASSIGN = re.compile(r"^\s*(\w+)=(\S*)\s*$")
+
+
+def eval_console(example: Example) -> None:
+    """``$ cmd`` lines, each followed by what the terminal shows (stdout and stderr). Besides ``rankscope``,
+    a line may set shell variables (``D=path; P=$D/x``, used as ``$D`` later) or show ``echo $?``."""
+    variables: dict[str, str] = {}
+    code: int | None = None
+    for part in re.split(r"^\$ ", example.parsed, flags=re.MULTILINE)[1:]:
+        lines = part.splitlines()
+        n = 1
+        while lines[n - 1].rstrip().endswith("\\"):
+            n += 1
+        def expand(text: str) -> str:
+            return re.sub(r"\$(\w+)", lambda m: variables[m.group(1)], text)
+
+        cmd = re.sub(r"\\\n\s*", " ", "\n".join(lines[:n]))
+        shown = "\n".join(lines[n:])
+        if all(ASSIGN.match(x) for x in cmd.split(";")):
+            for name, value in (ASSIGN.match(x).groups() for x in cmd.split(";")):  # type: ignore[union-attr]
+                variables[name] = expand(value)
+            continue
+        cmd = expand(cmd)
+        if cmd.strip() == "echo $?":
+            got = str(code)
+        else:
+            code, _, got = run_rankscope(cmd, check_exit=False)
+            if not shown.strip() and code != 0:
+                raise AssertionError(f"{cmd}\nexit {code} (no `echo $?` shows it)\n{got[-3000:]}")
+        if shown.strip():
+            same_output(shown, got, cmd)
+    _state(example)["last_out"] = None
+
+
+def eval_text(example: Example) -> None:
+    state = _state(example)
+    if state["last_out"] is None:
+        raise AssertionError("a text block must follow a command (it shows that command's output)")
+    cmd, out = state["last_out"]
+    same_output(example.parsed, out, cmd)
+    state["last_out"] = None
+
+
+def eval_json(example: Example) -> None:
+    body = example.parsed.strip()
+    try:
+        json.loads(body)
+    except json.JSONDecodeError:
+        for line in body.splitlines():
+            json.loads(line)
+
+
+def eval_yaml(example: Example) -> None:
+    import yaml
+
+    assert yaml.safe_load(example.parsed) is not None
+
+
+# -- blocks that talk to a server --------------------------------------------------------------------------
+
+def _tests_on_path() -> None:
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+
+
+def _llm(example: Example) -> Any:
+    state = _state(example)
+    if "llm" not in state:
+        _tests_on_path()
+        from labels.fake_llm import FakeLLM
+
+        state["llm"] = state["stack"].enter_context(FakeLLM())
+    return state["llm"]
+
+
+def eval_bash_llm(example: Example) -> None:
+    llm, state = _llm(example), _state(example)
+    for cmd in commands(example.parsed):
+        if cmd.startswith(("vllm ", "ollama ")):
+            continue  # starts a real model server: the stand-in plays it
+        sent = cmd.startswith(("rankscope judge", "rankscope synth")) and "--dry-run" not in cmd
+        if sent:
+            run_rankscope(cmd + " --dry-run")
+        cmd = re.sub(r"--base-url \S+", f"--base-url {llm.url}", cmd)
+        calls = llm.calls
+        state["last_out"] = (cmd, run_rankscope(cmd)[1])
+        if sent and llm.calls == calls and "0 judged now" not in state["last_out"][1]:
+            raise AssertionError(f"{cmd}: the endpoint was never called")
+
+
+def _python(example: Example, old: str, new: str) -> None:
+    code = compile(example.parsed.replace(old, new), example.path, "exec")
+    exec(code, example.namespace)
+    _state(example)["last_out"] = None
+
+
+def eval_python_llm(example: Example) -> None:
+    _python(example, LLM_URL, _llm(example).url)
+
+
+def eval_bash_serve(example: Example) -> None:
+    cmds = commands(example.parsed)
+    assert [c.split()[:2] for c in cmds] == [["rankscope", "serve"]], "a `bash serve` block holds `rankscope serve`"
+    _tests_on_path()
+    from service.live_server import LiveServer
+
+    state = _state(example)
+    state["service"] = state["stack"].enter_context(LiveServer(f"sqlite:///{Path.cwd() / 'service.sqlite3'}"))
+
+
+def eval_python_service(example: Example) -> None:
+    server = _state(example).get("service")
+    assert server is not None, "a `python service` block needs a `bash serve` block before it"
+    _python(example, SERVICE_URL, server.url)
+
+
+def eval_python(example: Example) -> None:
+    _python(example, "", "")
+
+
+def unknown_kind(example: Example) -> None:
+    raise AssertionError(f"no rule runs a {example.region.lexemes.get('arguments')!r} block: use one of {KINDS}"
+                         " or mark it <!-- skip: next \"why\" -->")
+
+
+# -- parsers -----------------------------------------------------------------------------------------------
+
+class PyconParser:
+    """``pycon`` fences: a doctest session."""
+
+    def __init__(self) -> None:
+        self.blocks = CodeBlockParser("pycon")
+        self.doctest = DocTestStringParser(DocTestEvaluator(DOCTEST_FLAGS))
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        for region in self.blocks(document):
+            for found in self.doctest(region.parsed, document.path):
+                found.adjust(region, region.parsed)
+                yield found
+
+
+class OtherParser:
+    """Every fence whose language no rule runs (none given included): a failing example, never a silent skip."""
+
+    def __init__(self) -> None:
+        self.lexer = FencedCodeBlockLexer(language=r".*", mapping={"language": "arguments", "source": "source"})
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        for region in self.lexer(document):
+            if region.lexemes["arguments"].strip() not in KINDS:
+                region.evaluator = unknown_kind
+                yield region
+
+
+EVALUATORS: dict[str, Callable[[Example], None]] = {
+    **dict.fromkeys(SHELL, eval_shell), "console": eval_console, "text": eval_text, "json": eval_json,
+    "yaml": eval_yaml, "bash llm": eval_bash_llm, "python llm": eval_python_llm, "bash serve": eval_bash_serve,
+    "python service": eval_python_service,
+}
+PARSERS: list[Any] = [
+    SkipParser(), PythonCodeBlockParser(doctest_optionflags=DOCTEST_FLAGS), PyconParser(), OtherParser(),
+    *(CodeBlockParser(kind, evaluator) for kind, evaluator in EVALUATORS.items()),
+]
+DOC_PATTERNS = ["README.md", "README.zh-CN.md", "docs/*.md", "docs/*/*.md"]
+
+pytest_collect_file = Sybil(
+    parsers=PARSERS, patterns=DOC_PATTERNS, fixtures=["doc_workdir"], teardown=_close,
+).pytest()
