@@ -220,6 +220,18 @@ def test_wrapping_by_cells_never_splits_a_word(width: int) -> None:
                         and line[:1].isalnum())  # a Latin word or number is never cut
 
 
+def test_wrapping_counts_the_space_before_a_word() -> None:
+    # a space before a word that ends just at the width once pushed the line over it, and the cut by cells then
+    # started the next line with 、 (seen in `check --lang zh` at 200 columns)
+    text = "请评判它的候选池（rankscope pool、rankscope judge），或用 unjudged=condense（压缩列表）进行比较。"
+    for width in range(12, 60):
+        lines = wrap_cells(text, width)
+        assert "".join("".join(lines).split()) == "".join(text.split())
+        for line in lines:
+            assert cell_len(line) <= width
+            assert not line.startswith(("，", "。", "、", "：", "）")), (width, lines)
+
+
 def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -> None:
     from rankscope import Qrels, Run
     from rankscope.cli.demo_cmd import METRICS, SYSTEMS, print_table

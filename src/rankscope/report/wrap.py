@@ -87,7 +87,7 @@ def wrap_cells(text: str, width: int) -> list[str]:
                 if line:
                     line += tok
                 continue
-            if cell_len(line.rstrip() + tok) <= width or not line.strip():
+            if cell_len(line + tok) <= width or not line.strip():  # the space before tok counts too
                 line = line + tok if line.strip() else tok
             else:
                 lines.append(line.rstrip())
