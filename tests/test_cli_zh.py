@@ -242,7 +242,7 @@ def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -
     runs = {s: Run.from_dict({q: {f"{q}a": 1.0 / (1 + (i + k) % 3), "x": 0.5} for i, q in enumerate(qids)},
                              name=s) for k, s in enumerate(SYSTEMS)}
     comparison = compare(qrels, runs, METRICS, baseline="bm25")
-    summary = {"_comparison": comparison, "documents": 7, "queries": 6, "dense": {"model": "m"},
+    summary = {"_comparison": comparison, "_notes": {s: [] for s in SYSTEMS}, "documents": 7, "queries": 6, "dense": {"model": "m"},
                "systems": {s: {"metrics": comparison.results[s].mean(), "latency_ms": {}, "warnings": []}
                            for s in SYSTEMS}}
     for lang, legend in (("en", "▲/▼: significantly better/worse than bm25"), ("zh", "▲/▼：显著优于/差于 bm25")):
@@ -250,3 +250,55 @@ def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -
         lines = capsys.readouterr().out.splitlines()
         last_row = max(i for i, ln in enumerate(lines) if ln.startswith("hybrid"))
         assert lines[last_row + 1].startswith(legend)
+
+
+def _zh_sentence(text: str) -> None:
+    assert CJK.search(text) and not MIXED.search(text), text
+
+
+def test_retriever_warnings_say_themselves_in_chinese() -> None:
+    """Every warning of a retriever evaluation is keyed: Chinese in a zh session, the same English otherwise."""
+    import warnings
+
+    from rankscope.data.testset import Query, TestSet
+    from rankscope.interpret.i18n import message
+    from rankscope.retrieval import Hit
+    from rankscope.retrieval.evaluation import RetrieverWarning
+    from rankscope.retrieval.runner import evaluate_retriever
+
+    def search(query: str, k: int) -> list[Hit]:
+        n = int(query.split()[-1])
+        if n == 0:
+            raise RuntimeError("boom")
+        # few hits, repeated ids, increasing scores (distances), ids no judgment knows
+        return [Hit(f"zz{n}", 1.0), Hit(f"zz{n}", 1.0), Hit(f"d{n}", 2.0)] if n == 1 else []
+
+    ts = TestSet([Query(f"q{i}", f"question {i}") for i in range(8)], {f"q{i}": {f"d{i}": 1} for i in range(6)},
+                 name="t")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate_retriever(search, ts, ["mrr", "ndcg@20"], k=10, retries=0, workers=1)
+    codes = {w.code for w in ev.warnings}
+    assert {"unscored", "failed", "empty", "duplicates", "scores_replaced", "cutoff"} <= codes, codes
+    issued = [w.message for w in caught if issubclass(w.category, RetrieverWarning)]
+    assert [str(w) for w in issued] == [n.message for n in ev.warnings]
+    for notice, warning in zip(ev.warnings, issued):
+        assert isinstance(warning, RetrieverWarning) and warning.text("zh") == notice.text("zh")
+        _zh_sentence(notice.text("zh"))
+        assert notice.text("en") == notice.message
+        # the English message file says what the code says: one sentence, two sources kept equal
+        values = {k: v.text("en") if hasattr(v, "text") else v for k, v in notice.values}
+        assert message(f"warning.{notice.key}", "en", **values) == notice.message
+
+
+def test_warnings_of_a_command_are_one_line_in_its_language(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "q1", "query": "x", "relevant_doc_ids": ["d1"], "relevant_doc_idz": ["d2"]}\n')
+    zh = _cli("testset", "convert", path, tmp_path / "t.json", "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert zh.stderr.startswith("rankscope：警告：") and "未知字段 'relevant_doc_idz'" in _flat(zh.stderr), zh.stderr
+    assert "第 1 行" in zh.stderr and "Warning" not in zh.stderr and not MIXED.search(zh.stderr)
+    _typography(zh.stderr)
+    en = _cli("testset", "convert", path, tmp_path / "t.json")
+    assert en.stderr.startswith("rankscope: warning: ") and "unknown key 'relevant_doc_idz'" in en.stderr
+    assert en.stderr.count("\n") == 1 and not CJK.search(en.stderr)

@@ -115,6 +115,23 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _show_warnings(shown: Callable[..., None]) -> Callable[..., None]:
+    """How a command shows a warning: rankscope's own (:class:`~rankscope.errors.RankscopeWarning`) as one line
+    ``rankscope: warning: ...`` in the command's language, any other as ``shown`` (Python's way) shows it."""
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        from rankscope.cli.messages import print_lines, say
+        from rankscope.errors import RankscopeWarning
+
+        if not isinstance(message, RankscopeWarning):
+            return shown(message, category, *args, **kwargs)
+        lang = _LANG.get()
+        print_lines([say("warning_line", lang, text=message.text(lang))], lang, err=True)
+        return None
+
+    return show
+
+
 def user_errors(func: F) -> F:
     """Decorator: turn user mistakes into a one-line message and exit code 2.
 
@@ -127,6 +144,8 @@ def user_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+
         token = _LANG.set("en")
         try:
             if "lang" in kwargs:
@@ -134,7 +153,9 @@ def user_errors(func: F) -> F:
                 _LANG.set(kwargs["lang"].value)
             else:
                 _LANG.set(resolve_lang())
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warnings(warnings.showwarning)
+                return func(*args, **kwargs)
         except (RankscopeError, OSError) as exc:
             message = user_error_message(exc, _LANG.get())
             if message is None:

@@ -123,9 +123,13 @@ class Reader:
                                  line=line).keyed("unknown_key_strict" + ("_suggest" if closest(key, known) else ""),
                                                   field=repr(key), count=count, where=where,
                                                   close=repr(closest(key, known)))
-            issue = LoadIssue(src, where, key, message, count=count)
+            close = closest(key, known)
+            issue = LoadIssue(src, where, key, message, count=count,
+                              key="unknown_key" + ("_suggest" if close else ""),
+                              values=(("field", repr(key)), ("count", count), ("close", repr(close))))
             self.issues.append(issue)
-            warnings.warn(f"{src}: {message}", TestSetWarning, stacklevel=4)
+            said = issue.warning().values  # source, where and the values: keyed as the issue is
+            warnings.warn(TestSetWarning(f"{src}: {message}").keyed(f"testset.{issue.key}", **said), stacklevel=4)
         self._unknown.clear()
         return self.issues
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from rankscope.data.run import Run
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, RankscopeWarning
 from rankscope.retrieval.unknown import UnknownIds
 
 __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
@@ -30,8 +30,12 @@ __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVE
 LEVELS = ("retrieved", "document")
 
 
-class RetrieverWarning(UserWarning):
+class RetrieverWarning(RankscopeWarning):
     """Something changed what a retriever evaluation measures (failures, empty rankings, ...)."""
+
+
+class UnknownIdsWarning(RetrieverWarning):
+    """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,20 @@ class Notice:
 
     code: str
     message: str
+    key: str | None = None
+    values: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return self.message
+
+    def warning(self) -> RetrieverWarning:
+        """The notice as the warning issued (keyed: message ``warning.<key>`` says it in other languages)."""
+        kind = UnknownIdsWarning if self.code == "unknown_ids" else RetrieverWarning
+        return kind(self.message).keyed(self.key, **dict(self.values)) if self.key else kind(self.message)
+
+    def text(self, lang: str = "en") -> str:
+        """The notice as one sentence in ``lang`` (the English :attr:`message`, or its keyed translation)."""
+        return self.warning().text(lang)
 
 
 @dataclass(frozen=True)
