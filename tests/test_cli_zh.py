@@ -242,7 +242,8 @@ def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -
     runs = {s: Run.from_dict({q: {f"{q}a": 1.0 / (1 + (i + k) % 3), "x": 0.5} for i, q in enumerate(qids)},
                              name=s) for k, s in enumerate(SYSTEMS)}
     comparison = compare(qrels, runs, METRICS, baseline="bm25")
-    summary = {"_comparison": comparison, "_notes": {s: [] for s in SYSTEMS}, "documents": 7, "queries": 6, "dense": {"model": "m"},
+    summary = {"_comparison": comparison, "_notes": {s: [] for s in SYSTEMS}, "documents": 7, "queries": 6,
+               "dense": {"model": "m"},
                "systems": {s: {"metrics": comparison.results[s].mean(), "latency_ms": {}, "warnings": []}
                            for s in SYSTEMS}}
     for lang, legend in (("en", "▲/▼: significantly better/worse than bm25"), ("zh", "▲/▼：显著优于/差于 bm25")):
@@ -302,3 +303,31 @@ def test_warnings_of_a_command_are_one_line_in_its_language(tmp_path: Path) -> N
     en = _cli("testset", "convert", path, tmp_path / "t.json")
     assert en.stderr.startswith("rankscope: warning: ") and "unknown key 'relevant_doc_idz'" in en.stderr
     assert en.stderr.count("\n") == 1 and not CJK.search(en.stderr)
+
+
+@pytest.mark.parametrize("case", ["option", "choice", "number", "missing", "command", "needs_value", "two_files"])
+def test_usage_errors_in_chinese(files: dict[str, Path], case: str) -> None:
+    """click's usage errors (typer parses with click) in the command's language: one line, the hint, exit 2."""
+    args, expect, hint = {
+        "option": (("evaluate", files["qrels"], files["bm25"], "--lng", "zh"), "没有选项 --lng（可能的选项：",
+                   "rankscope evaluate --help"),
+        "choice": (("evaluate", files["qrels"], files["bm25"], "-f", "xml"), "'xml' 不是 'table'、'json'、'csv' 之一",
+                   "rankscope evaluate --help"),
+        "number": (("power", "--delta", "abc"), "'--delta' 的值无效：'abc' 不是数字", "rankscope power --help"),
+        "missing": (("testset", "convert"), "缺少参数 'source'", "rankscope testset convert --help"),
+        "command": (("evaluat",), "没有命令 'evaluat'（是否想写：'evaluate'？）", "rankscope --help"),
+        "needs_value": (("evaluate", files["qrels"], files["bm25"], "-m"), "选项 -m 需要一个值",
+                        "rankscope evaluate --help"),
+        "two_files": (("evaluate", files["qrels"]), "需要两个文件，实际给了 1 个", ""),
+    }[case]
+    zh = _cli(*args, env={"RANKSCOPE_LANG": "zh"})
+    assert zh.returncode == 2, zh.stderr
+    assert zh.stderr.startswith("rankscope：错误：") and expect in zh.stderr and hint in zh.stderr, zh.stderr
+    assert zh.stderr.count("\n") == 1 and not MIXED.search(zh.stderr)
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)
+    if case == "option":
+        assert "No such option: --lng (Possible options: " in en.stderr and "--lang" in en.stderr
+        assert en.stderr.endswith(") (see 'rankscope evaluate --help')\n") and "、--lang" in zh.stderr
+    if case not in ("command", "needs_value"):  # --lang zh on the command line decides too, though it does not parse
+        assert _cli(*args, "--lang", "zh").stderr.startswith("rankscope：错误：")

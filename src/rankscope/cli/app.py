@@ -193,11 +193,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=args, prog_name="rankscope", standalone_mode=False)
     except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
-        ctx = getattr(exc, "ctx", None)
         if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
             raise SystemExit(exc.exit_code) from None
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        typer.echo(f"rankscope: error: {' '.join(exc.format_message().split())}{hint}", err=True)
+        from rankscope.cli.usage import usage_lang, usage_line
+
+        typer.echo(usage_line(exc, usage_lang(args), args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
         typer.echo("Aborted!", err=True)
