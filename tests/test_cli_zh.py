@@ -331,3 +331,37 @@ def test_usage_errors_in_chinese(files: dict[str, Path], case: str) -> None:
         assert en.stderr.endswith(") (see 'rankscope evaluate --help')\n") and "、--lang" in zh.stderr
     if case not in ("command", "needs_value"):  # --lang zh on the command line decides too, though it does not parse
         assert _cli(*args, "--lang", "zh").stderr.startswith("rankscope：错误：")
+
+
+def test_run_pool_and_datasets_in_chinese(files: dict[str, Path]) -> None:
+    """``--lang`` on run, pool and datasets: their summary lines and notices in Chinese, English unchanged."""
+    d = files["dir"]
+    docs = [{"_id": f"dq{i}a", "text": f"问题 q{i} 的答案"} for i in range(12)]
+    (d / "corpus.jsonl").write_text("".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in docs), "utf-8")
+    args = ("run", "bm25", "--testset", files["ts"], "--corpus", d / "corpus.jsonl", "--out", d / "b.trec", "-k", "5",
+            "-m", "ndcg@10", "-m", "mrr")
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    flat = _flat(zh.stdout)
+    assert "bm25：评分了 12 个查询，k=5，相关性来自相关性标注" in flat
+    assert "检索结果层（按相关性标注，12 个查询）" in flat
+    assert "警告：ndcg@10：截断值大于 k=5" in flat and "运行结果已写入" in flat
+    _typography(zh.stdout)
+    en = _cli(*args)
+    assert en.stdout.startswith("bm25: 12 queries scored, k=5, relevance from qrels\n  retrieved (qrels, 12 queries): ")
+    assert "  warning: ndcg@10: cutoff above k=5; each ranking holds at most 5 hits\nrun written to " in en.stdout
+    assert not CJK.search(en.stdout)
+
+    pool = ("pool", "--runs", files["bm25"], "--qrels", files["qrels"], "-k", "4")
+    zh = _cli(*pool, "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert "评判前的 judged@4" in zh.stdout and "大多未评判" in zh.stdout
+    prose = zh.stdout[zh.stdout.index("标注："):]
+    assert "候选池：12 个查询共" in _flat(prose)
+    _typography(prose)
+    en = _cli(*pool).stdout
+    assert "labels: 24 human, 0 model, 0 failed model judgments (counted as unjudged)\npool: " in en
+
+    zh = _cli("datasets", "list", "--lang", "zh")
+    assert "自带数据集" in zh.stdout and "来源：" in zh.stdout
+    assert "Bundled datasets" in _cli("datasets", "list").stdout

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
-from rankscope.cli.options import RelevanceLevel
+from rankscope.cli.options import LangOption, RelevanceLevel
 
 DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
@@ -141,6 +141,7 @@ def run_command(
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bar (default: on a terminal)")
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Run a baseline (bm25, dense, hybrid) or --retriever module:object over a test set; write the TREC run.
 
@@ -191,8 +192,11 @@ def run_command(
         write_trec_qrels(ts.qrels, qrels_out)
     if json_out is not None:
         json_out.write_text(json.dumps(ev.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    typer.echo(ev.summary())
-    written = f"run written to {out} ({len(ev.doc_run)} rows)"
+    from rankscope.cli.messages import print_lines
+    from rankscope.interpret.i18n import message
+
+    lg = lang.value if lang is not None else "en"
+    written = message("retriever.run_written", lg, out=out, n=len(ev.doc_run))
     if qrels_out is not None:
-        written += f"; judgments to {qrels_out}"
-    typer.echo(written)
+        written += message("retriever.qrels_written", lg, out=qrels_out)
+    print_lines([*ev.summary(lg).splitlines(), written], lg)
