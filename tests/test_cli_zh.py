@@ -365,3 +365,37 @@ def test_run_pool_and_datasets_in_chinese(files: dict[str, Path]) -> None:
     zh = _cli("datasets", "list", "--lang", "zh")
     assert "自带数据集" in zh.stdout and "来源：" in zh.stdout
     assert "Bundled datasets" in _cli("datasets", "list").stdout
+
+
+@pytest.mark.parametrize("case", ["width", "score", "grade", "columns", "json", "directory"])
+def test_file_errors_in_chinese_keep_file_and_line(files: dict[str, Path], case: str) -> None:
+    d = files["dir"]
+    name, text, expect = {
+        "width": ("w.trec", "q1 Q0 d1 1 2.0\n", "w.trec 第 1 行：至少应有 6 列"),
+        "score": ("s.trec", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 high t\n", "s.trec 第 2 行：得分必须是数字，实际为 'high'"),
+        "grade": ("g.qrels", "q1 0 d1 1\nq1 0 d2 yes\n", "g.qrels 第 2 行：相关性等级必须是整数，实际为 'yes'"),
+        "columns": ("c.tsv", "q1\td1\t1.0\nq1\td2\n", "c.tsv 第 2 行：应有 3 列，实际 2 列"),
+        "json": ("j.json", '{"q1": {"d1": 1.0,}}', "j.json 第 1 行：JSON 无效："),
+        "directory": ("folder", None, "folder：是一个文件夹"),
+    }[case]
+    path = d / name
+    if text is None:
+        path.mkdir(exist_ok=True)
+    else:
+        path.write_text(text)
+    args = (path, files["bm25"]) if case == "grade" else (files["qrels"], path)
+    res = _cli("evaluate", *args, "--lang", "zh")
+    assert res.returncode == 2 and res.stderr.startswith("rankscope：错误：") and expect in res.stderr, res.stderr
+    assert not MIXED.search(res.stderr)
+    en = _cli("evaluate", *args)
+    assert en.returncode == 2 and f"{path.name}" in en.stderr and not CJK.search(en.stderr)
+
+
+def test_test_set_record_errors_in_chinese(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('[{"id": "q1", "question": "x"}, {"id": "q2"}]')
+    zh = _cli("testset", "convert", path, tmp_path / "out.jsonl", "--lang", "zh")
+    en = _cli("testset", "convert", path, tmp_path / "out.jsonl")
+    assert zh.returncode == en.returncode == 2, zh.stderr
+    assert "第 1 条记录：没有查询文本（尝试过的字段：" in zh.stderr and not MIXED.search(zh.stderr), zh.stderr
+    assert "record 1: no query text (keys tried: " in en.stderr and not CJK.search(en.stderr)

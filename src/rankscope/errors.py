@@ -7,11 +7,13 @@ parameter, file or line, say what is allowed and what was given.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
     "RankscopeError",
     "RankscopeWarning",
+    "Said",
     "ParseError",
     "UnknownMetricError",
     "InvalidParameterError",
@@ -60,6 +62,26 @@ class Keyed:
 
         values = {k: v.text(lang) if callable(getattr(v, "text", None)) else v for k, v in self.values.items()}
         return self._where(lang) + message(f"{self.family}.{self.key}", lang, **values)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A phrase said in the reader's language: message ``key`` (``error.no_query_text``) filled with ``values`` (a
+    value that can say itself, with a ``text(lang)`` method, is said in that language too).  A keyed error or
+    warning takes one as a value to be said in pieces (``{where}: {said}``).
+
+    >>> Said("warning.testset.where_line", (("n", 4),)).text("zh")
+    '第 4 行'
+    """
+
+    key: str
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def text(self, lang: str = "en") -> str:
+        from rankscope.interpret.i18n import message
+
+        return message(self.key, lang, **{k: v.text(lang) if callable(getattr(v, "text", None)) else v
+                                          for k, v in self.values})
 
 
 class RankscopeError(Keyed, ValueError):

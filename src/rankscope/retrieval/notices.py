@@ -7,9 +7,9 @@ command line says it in the reader's language (:meth:`Notice.text`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rankscope.errors import Said
 from rankscope.retrieval.evaluation import Notice
 
 if TYPE_CHECKING:
@@ -28,16 +28,9 @@ def _pct(n: int, total: int) -> str:
     return f"{n / total:.0%}" if total else "-"
 
 
-@dataclass(frozen=True)
-class _Said:
-    """A word of a warning said in the reader's language: message ``warning.<key>``."""
-
-    key: str
-
-    def text(self, lang: str = "en") -> str:
-        from rankscope.interpret.i18n import message
-
-        return message(f"warning.{self.key}", lang)
+def _said(key: str) -> Said:
+    """A word of a warning (``warning.<key>``: a level's name, what a query lacks)."""
+    return Said(f"warning.{key}")
 
 
 def _note(code: str, english: str, key: str | None = None, /, **values: Any) -> Notice:
@@ -64,7 +57,7 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
         source = ev.relevance if ev.relevance in ("answers", "spans") else "qrels"
         out.append(_note("unscored", f"{n} of {len(ts)} queries are scored; {len(ts) - n} have no {what} "
                                      "and were not run", None, n=n, total=len(ts), left=len(ts) - n,
-                         what=_Said(f"retriever.what_{source}")))
+                         what=_said(f"retriever.what_{source}")))
     if ev.failures:
         first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
         attempts = max(f.attempts for f in ev.failures.values())
@@ -92,7 +85,7 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     for level in ("retrieved", "document"):
         if level == "document" and ev.doc_run is ev.run:
             break
-        said = _Said(f"retriever.level_{level}")
+        said = _said(f"retriever.level_{level}")
         if ev.judged_by[level] is None:
             why = ("the judgments name documents and the hits are chunks (see the document level)"
                    if ev.relevance == "qrels" else "answer matching needs the hits' text (or a corpus); they have "
@@ -141,6 +134,6 @@ def _judged_notices(ev: RetrieverEvaluation) -> list[Notice]:
         if ev.judged_by[level] != "qrels" or res is None or res.judged is None:
             continue
         ids, shares = judged_warnings({ev.run.name: res.judged})
-        out += [_note(w.kind, f"{level} level: {w.text()}", "level_warning", level=_Said(f"retriever.level_{level}"),
+        out += [_note(w.kind, f"{level} level: {w.text()}", "level_warning", level=_said(f"retriever.level_{level}"),
                       warning=w) for w in ids + shares]
     return out
