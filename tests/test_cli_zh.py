@@ -351,6 +351,9 @@ def test_run_pool_and_datasets_in_chinese(files: dict[str, Path]) -> None:
     assert en.stdout.startswith("bm25: 12 queries scored, k=5, relevance from qrels\n  retrieved (qrels, 12 queries): ")
     assert "  warning: ndcg@10: cutoff above k=5; each ranking holds at most 5 hits\nrun written to " in en.stdout
     assert not CJK.search(en.stdout)
+    no_corpus = _cli("run", "bm25", "--testset", files["ts"], "--out", d / "x.trec", "--lang", "zh")
+    assert no_corpus.returncode == 2
+    assert no_corpus.stderr.startswith("rankscope：错误：bm25 需要文档：请用 --corpus FILE")
 
     pool = ("pool", "--runs", files["bm25"], "--qrels", files["qrels"], "-k", "4")
     zh = _cli(*pool, "--lang", "zh")

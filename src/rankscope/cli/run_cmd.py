@@ -160,11 +160,13 @@ def run_command(
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
-        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)")
+        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)").keyed(
+            "run_needs_testset")
     if out == Path():
-        raise InvalidParameterError("--out is required (the TREC run file to write)")
+        raise InvalidParameterError("--out is required (the TREC run file to write)").keyed("run_needs_out")
     if (system is None) == (retriever is None):
-        raise InvalidParameterError("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of them")
+        raise InvalidParameterError("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of them"
+                                    ).keyed("run_one_system")
     show = sys.stderr.isatty() if progress is None else progress
     with warnings.catch_warnings():  # every warning is in the summary printed below
         warnings.simplefilter("ignore")
@@ -177,7 +179,8 @@ def run_command(
             assert system is not None
             if ts.corpus is None:
                 raise InvalidParameterError(f"{system.value} needs the documents: pass --corpus FILE, or a test set "
-                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)")
+                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)").keyed(
+                                                "run_needs_corpus", system=system.value)
             r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show)
         run_name = name or (system.value if system is not None else None)
         ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
