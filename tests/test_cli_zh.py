@@ -402,3 +402,5 @@ def test_test_set_record_errors_in_chinese(tmp_path: Path) -> None:
     assert zh.returncode == en.returncode == 2, zh.stderr
     assert "第 1 条记录：没有查询文本（尝试过的字段：" in zh.stderr and not MIXED.search(zh.stderr), zh.stderr
     assert "record 1: no query text (keys tried: " in en.stderr and not CJK.search(en.stderr)
+    check = _cli("testset", "check", path, "--lang", "zh")  # the lenient reading lists the problem in the table
+    assert "没有查询文本" in check.stdout and "no query text" not in check.stdout, check.stdout

@@ -32,7 +32,7 @@ from typing import Any
 
 from rankscope.data.qrels import Qrels
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError, RankscopeWarning
+from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError, RankscopeWarning, Said
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
@@ -70,12 +70,24 @@ class LoadIssue:
     def __str__(self) -> str:
         return f"{self.source}: {self.where}: {self.message}" if self.where else f"{self.source}: {self.message}"
 
+    def said(self) -> Said | None:
+        """What was found, without the place: message ``warning.testset.<key>`` (``None`` when not keyed)."""
+        return None if self.key is None else Said(f"warning.testset.{self.key}", self.values)
+
+    def reason(self, lang: str = "en") -> str:
+        """What was found in ``lang``, without the place (the English :attr:`message`)."""
+        said = self.said()
+        return self.message if lang == "en" or said is None else said.text(lang)
+
     def warning(self) -> TestSetWarning:
-        """The finding as the warning issued: keyed ``warning.testset.<key>`` (source, where and the values)."""
+        """The finding as a warning, keyed ``warning.testset.placed`` (source, where, what was found)."""
         warning = TestSetWarning(str(self))
-        if self.key is None:
+        said = self.said()
+        if said is None:
             return warning
-        return warning.keyed(f"testset.{self.key}", source=self.source, where=Where(self.where), **dict(self.values))
+        if not self.where:
+            return warning.keyed("testset.placed_file", source=self.source, said=said)
+        return warning.keyed("testset.placed", source=self.source, where=Where(self.where), said=said)
 
     def text(self, lang: str = "en") -> str:
         """The finding as one sentence in ``lang``."""

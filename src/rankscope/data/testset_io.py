@@ -116,7 +116,8 @@ class Reader:
         if not self.lenient:
             raise placed(ParseError(message if line is not None else f"{where}: {message}", source=src, line=line),
                          said, where if line is None else None)
-        self.issues.append(LoadIssue(src, where, field, message, severity="error"))
+        self.issues.append(LoadIssue(src, where, field, message, severity="error",
+                                     key=None if said is None else "problem", values=(("said", said),)))
 
     def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
         for key in keys:
@@ -125,7 +126,7 @@ class Reader:
                 slot[1] += 1
 
     def finish(self) -> list[LoadIssue]:
-        from rankscope.data.testset import LoadIssue, TestSetWarning
+        from rankscope.data.testset import LoadIssue, TestSetWarning, Where
 
         for (src, key), (where, count, known, line) in self._unknown.items():
             records = "record" if count == 1 else "records"
@@ -139,10 +140,11 @@ class Reader:
             close = closest(key, known)
             issue = LoadIssue(src, where, key, message, count=count,
                               key="unknown_key" + ("_suggest" if close else ""),
-                              values=(("field", repr(key)), ("count", count), ("close", repr(close))))
+                              values=(("field", repr(key)), ("count", count), ("first", Where(where)),
+                                      ("close", repr(close))))
             self.issues.append(issue)
-            said = issue.warning().values  # source, where and the values: keyed as the issue is
-            warnings.warn(TestSetWarning(f"{src}: {message}").keyed(f"testset.{issue.key}", **said), stacklevel=4)
+            warnings.warn(TestSetWarning(f"{src}: {message}").keyed("testset.placed_file", source=src,
+                                                                    said=issue.said()), stacklevel=4)
         self._unknown.clear()
         return self.issues
 
