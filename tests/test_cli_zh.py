@@ -404,3 +404,17 @@ def test_test_set_record_errors_in_chinese(tmp_path: Path) -> None:
     assert "record 1: no query text (keys tried: " in en.stderr and not CJK.search(en.stderr)
     check = _cli("testset", "check", path, "--lang", "zh")  # the lenient reading lists the problem in the table
     assert "没有查询文本" in check.stdout and "no query text" not in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize("case", ["one_run", "no_qrels", "max_drop"])
+def test_command_checks_in_chinese(files: dict[str, Path], case: str) -> None:
+    args, expect = {
+        "one_run": (("compare", files["bm25"], "--qrels", files["qrels"]), "compare 至少需要 2 个结果文件"),
+        "no_qrels": (("compare", files["bm25"], files["dense"]), "需要 --qrels 才能为结果文件评分"),
+        "max_drop": (("check", "--qrels", files["qrels"], "--run", files["bm25"], "--max-drop", "mrr=0.01"),
+                     "--max-drop 需要 --baseline RUN"),
+    }[case]
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2 and zh.stderr.startswith("rankscope：错误：") and expect in zh.stderr, zh.stderr
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)

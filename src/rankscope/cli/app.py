@@ -107,11 +107,14 @@ COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 _LANG: ContextVar[str] = ContextVar("rankscope_cli_lang", default="en")
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error (in the command's language) and exit."""
+def fail(message: str, code: int = 2, *, key: str | None = None, **values: Any) -> NoReturn:
+    """Print a one-line error in the command's language and exit: ``message`` (English), said in another language by
+    the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is."""
     from rankscope.cli.messages import say
 
-    typer.echo(say("error", _LANG.get(), message=message), err=True)
+    lang = _LANG.get()
+    text = RankscopeError(message).keyed(key, **values).text(lang) if key else message
+    typer.echo(say("error", lang, message=text), err=True)
     raise typer.Exit(code)
 
 

@@ -73,7 +73,7 @@ def pool_command(
         pool.write_jsonl(out)
     if combined_out is not None:
         if labels is None:
-            fail("--combined-out needs --qrels and/or --judged")
+            fail("--combined-out needs --qrels and/or --judged", key="combined_needs_labels")
         labels.write(combined_out)
     if fmt is Output.json:
         data = pool.to_dict(per_query)
