@@ -23,6 +23,7 @@ same values as evaluating :func:`perfect_run`, at a small fraction of the cost.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -102,10 +103,8 @@ class Ceilings:
             ms = [measures[j] for j in self.columns]
             # queries in chunks of about CHUNK_JUDGMENTS judgments (a query is never split)
             cuts = np.searchsorted(index.ideal_offsets, np.arange(0, int(index.ideal_offsets[-1]), CHUNK_JUDGMENTS))
-            bounds = np.unique(np.concatenate((cuts, [len(self.query_ids)]))).tolist()
-            if bounds[0] != 0:
-                bounds.insert(0, 0)
-            for lo, hi in zip(bounds[:-1], bounds[1:], strict=False):
+            bounds = np.unique(np.concatenate(([0], cuts, [len(self.query_ids)]))).tolist()
+            for lo, hi in itertools.pairwise(bounds):
                 self.values[lo:hi] = score(perfect_input(index, policies, lo, hi), ms)
 
     def means(self, query_ids: Any) -> dict[int, float]:
