@@ -181,8 +181,9 @@ class StreamScorer:
         elif self.diagnosis is None:
             self.diagnosis = (prepared, run, tc.top)
 
-    def judged(self, evaluated: np.ndarray) -> JudgedAtK:
-        """judged@k over the ``evaluated`` qrels queries (a query the run never ranked retrieved nothing)."""
+    def judged(self, evaluated: np.ndarray | slice) -> JudgedAtK:
+        """judged@k over the ``evaluated`` qrels queries (a mask, or ``slice(None)``: all of them; a query the run
+        never ranked retrieved nothing)."""
         t = self.top
         counts = TopCounts(self.k, t["top"][evaluated], t["judged"][evaluated],
                            t["model"][evaluated] if "model" in t else None, self.matched,
@@ -264,8 +265,9 @@ class StreamScorer:
             no_relevant=int((relevant[evaluated] == 0).sum()),
             **self.summed,
         )
-        return ev.result(run_name, index.query_ids[evaluated], self.values[evaluated], counts,
-                         self.judged(evaluated))
+        # every qrels query evaluated (the usual case): views, not copies of the per-query arrays
+        rows: np.ndarray | slice = slice(None) if counts.evaluated == n else evaluated
+        return ev.result(run_name, index.query_ids[rows], self.values[rows], counts, self.judged(rows))
 
 
 def evaluate_source(evaluator: Evaluator, source: BlockSource) -> EvaluationResult:
