@@ -135,7 +135,7 @@ class QrelsIndex:
         # exact check: equal fingerprints and lengths prove equal ids up to 8 bytes; longer ids compare bytes
         run_docs = StringBuffers(run.doc_column())
         length = run_docs.lengths(cand)
-        exact = (run.doc_fingerprints64()[cand] == jt.fp[qrow]) & (length == jt.lengths[qrow])
+        exact = (run.doc_fingerprints64()[cand] == jt.fp[qrow]) & (length == jt.docs.lengths(qrow))
         longer = np.flatnonzero(exact & (length > 8))
         if len(longer):
             exact[longer] = run_docs.equal_rows(cand[longer], jt.docs, qrow[longer])
@@ -186,15 +186,14 @@ def _arrow_ids(ids: np.ndarray) -> pa.Array:
 class _JoinTables:
     """What the fingerprint join needs from the qrels (see :class:`QrelsIndex`).
 
-    Kept for the life of the index, one entry per judgment: the sorted keys (8 bytes), their
-    qrels rows and the doc ids' byte lengths (4 bytes each); built without keeping a second
-    copy of a per-judgment array alive longer than it takes to make the next one.
+    Kept for the life of the index, one entry per judgment: the sorted keys (8 bytes) and their
+    qrels rows (4 bytes; the doc ids, their fingerprints and lengths are the qrels' own); built
+    without keeping a second copy of a per-judgment array alive longer than it takes to make the next.
     """
 
     def __init__(self, qrels: Qrels) -> None:
         self.docs = StringBuffers(qrels.doc_column())
         self.fp = qrels.doc_fingerprints64()
-        self.lengths = self.docs.lengths().astype(np.int32)  # doc ids are shorter than 2 GiB
         fph = qrels.doc_fingerprints()
         self.doc_bits = _BitTable(fph)
         order = _key_order(qrels, fph)
