@@ -40,8 +40,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy
 
+# one worker per core; a file's tests stay on one worker (module fixtures: a Ray cluster, a service, a doc page)
 pytest: $(VENV)/.installed-test system-deps
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto --dist loadfile
 
 test: lint typecheck pytest
 
