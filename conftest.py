@@ -27,10 +27,10 @@ work) carries a visible ``<!-- skip: next "why" -->`` before it. ``scripts/doc_b
 from __future__ import annotations
 
 import contextlib
-import os
 import doctest
 import io
 import json
+import os
 import re
 import shlex
 import shutil

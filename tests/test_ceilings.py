@@ -53,3 +53,15 @@ def test_ceilings_equal_an_evaluated_perfect_run(seed: int, level: int, depth: i
         for qid, value in zip(res.per_query.query_ids, res.per_query[label], strict=True):
             assert got[qid][j] == pytest.approx(value, abs=1e-12), (label, qid)
 
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50])
+def test_ceilings_scored_in_chunks_of_queries_are_the_same(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Large qrels are scored a few judgments at a time (bounded memory): same values as all at once."""
+    import rankscope.engine.ceilings as ceilings
+
+    qrels = _random_qrels(3)
+    whole = Ceilings(QrelsIndex(qrels), Policies(depth=5), MEASURES).values
+    monkeypatch.setattr(ceilings, "CHUNK_JUDGMENTS", chunk)
+    chunked = Ceilings(QrelsIndex(qrels), Policies(depth=5), MEASURES).values
+    assert chunked.shape == whole.shape and np.array_equal(chunked, whole)

@@ -120,3 +120,19 @@ def test_cli_evaluate_file_mistakes(args: list[str], needle: str, capsys: pytest
     code, out, err = run_main(["evaluate", *args], capsys)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and needle in err
+
+
+def test_summary_report_leaves_out_only_the_per_query_lists() -> None:
+    """The command line's verdict (per_query=False) is the full report's verdict without the per-query lists."""
+    from rankscope.report.run_report import build_run_report
+
+    qrels, runs = shared_inputs()
+    result = rs.evaluate(qrels, next(iter(runs.values())), METRICS)
+    full = build_run_report(result)
+    summary = build_run_report(result, per_query=False)
+    per_query_keys = {"query_ids", "per_query", "first_ranks", "worst"}
+    assert full["query_ids"] and full["worst"] and not summary["query_ids"] and not summary["worst"]
+    assert not summary["per_query"] and not summary["first_ranks"]
+    assert json.dumps({k: v for k, v in summary.items() if k not in per_query_keys | {"generated"}}, sort_keys=True,
+                      default=str) == json.dumps({k: v for k, v in full.items() if k not in per_query_keys |
+                                                  {"generated"}}, sort_keys=True, default=str)

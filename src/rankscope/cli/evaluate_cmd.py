@@ -251,7 +251,7 @@ def _verdict(result: EvaluationResult, scenario: str | None, lang: str) -> dict[
     """The one-run report of ``result`` without the per-query parts (ratings, standards, scenario)."""
     from rankscope.report.run_report import build_run_report
 
-    return build_run_report(result, lang=lang, scenario=scenario)
+    return build_run_report(result, lang=lang, scenario=scenario, per_query=False)
 
 
 def _print_csv(result: EvaluationResult, per_query: bool) -> None:

@@ -50,7 +50,9 @@ def blocks_in_order(codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
     border = np.argsort(codes[starts], kind="stable")
     lengths = np.diff(bounds)[border]
     new_start = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-    return np.arange(n, dtype=np.int64) + np.repeat(starts[border] - new_start, lengths)
+    rows = np.repeat(starts[border] - new_start, lengths)
+    rows += np.arange(n, dtype=np.int64)
+    return rows
 
 
 def argsort_within_blocks(values: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
@@ -69,8 +71,18 @@ def argsort_within_blocks(values: np.ndarray, starts: np.ndarray) -> np.ndarray 
         return np.zeros(0, dtype=np.int64)
     if int(lengths.max()) >= 2**31:
         return None
-    local = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
+    first = np.repeat(starts.astype(np.int64), lengths)  # each row's block start
     # value in the high half, position within the block in the low half: one sort orders both
-    packed = (values.astype(np.uint64) << np.uint64(32)) | local.astype(np.uint64)
+    # (in place where numpy allows: these are the largest arrays of a qrels index while it is built)
+    packed = values.astype(np.uint64)
+    packed <<= np.uint64(32)
+    local = np.arange(n, dtype=np.int64)
+    local -= first
+    packed |= local.view(np.uint64)
+    del local
     srt = sort_segments(packed, bounds)
-    return np.repeat(starts, lengths) + (srt & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    del packed
+    srt &= np.uint64(0xFFFFFFFF)
+    rows = srt.view(np.int64)
+    rows += first
+    return rows

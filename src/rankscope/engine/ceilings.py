@@ -23,6 +23,7 @@ same values as evaluating :func:`perfect_run`, at a small fraction of the cost.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,14 +54,20 @@ def perfect_run(qrels: Any) -> Any:
                "perfect")
 
 
-def perfect_input(index: QrelsIndex, policies: Policies) -> KernelInput:
-    """The kernel input of :func:`perfect_run` over every qrels query (``missing="zero"``), cut at the depth.
+def perfect_input(index: QrelsIndex, policies: Policies, lo: int = 0, hi: int | None = None) -> KernelInput:
+    """The kernel input of :func:`perfect_run` over the qrels queries ``lo:hi`` (default: all; ``missing="zero"``),
+    cut at the depth.
 
     The ideal grades of a query are sorted descending, so its positive grades are a prefix
     of its ideal segment: they are the perfect ranking (every row judged, rank 0, 1, ...).
     """
-    ideal, ideal_q = index.ideal_grade, index.ideal_query
-    n = len(index.ideal_offsets) - 1
+    n_all = len(index.ideal_offsets) - 1
+    hi = n_all if hi is None else hi
+    a, b = int(index.ideal_offsets[lo]), int(index.ideal_offsets[hi])
+    ideal = index.ideal_grade[a:b]
+    ideal_q = index.ideal_query[a:b] - np.int32(lo) if lo else index.ideal_query[a:b]
+    ideal_offsets = index.ideal_offsets[lo : hi + 1] - a
+    n = hi - lo
     keep = ideal > 0
     qidx = ideal_q[keep].astype(np.int32)
     grade = ideal[keep].astype(np.int64)
@@ -75,10 +82,14 @@ def perfect_input(index: QrelsIndex, policies: Policies) -> KernelInput:
     return KernelInput(
         offsets=np.concatenate(([0], np.cumsum(num_ret))).astype(np.int64),
         qidx=qidx, rank=rank, grade=grade, judged=np.ones(len(qidx), dtype=bool), num_ret=num_ret,
-        ideal_offsets=index.ideal_offsets, ideal_grade=ideal, ideal_query=ideal_q,
+        ideal_offsets=ideal_offsets, ideal_grade=ideal, ideal_query=ideal_q,
         relevant=count_relevant(ideal, ideal_q, policies.relevance_level, n),
         in_run=counts > 0, relevance_level=policies.relevance_level, all_rows=True,
     )
+
+
+#: judgments scored at a time: the kernels' temporaries stay small (a query's values depend on its rows only)
+CHUNK_JUDGMENTS = 1 << 19
 
 
 class Ceilings:
@@ -89,7 +100,12 @@ class Ceilings:
         self.query_ids = np.asarray(index.query_ids)
         self.values = np.zeros((len(self.query_ids), len(self.columns)))
         if self.columns and len(self.query_ids):
-            self.values = score(perfect_input(index, policies), [measures[j] for j in self.columns])
+            ms = [measures[j] for j in self.columns]
+            # queries in chunks of about CHUNK_JUDGMENTS judgments (a query is never split)
+            cuts = np.searchsorted(index.ideal_offsets, np.arange(0, int(index.ideal_offsets[-1]), CHUNK_JUDGMENTS))
+            bounds = np.unique(np.concatenate(([0], cuts, [len(self.query_ids)]))).tolist()
+            for lo, hi in itertools.pairwise(bounds):
+                self.values[lo:hi] = score(perfect_input(index, policies, lo, hi), ms)
 
     def means(self, query_ids: Any) -> dict[int, float]:
         """``{measure column: mean ceiling over query_ids}`` (a query unknown to the qrels counts 0)."""

@@ -57,7 +57,8 @@ class QrelsIndex:
         self.query_ids = qrels.query_ids
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
-        self.ideal_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.ideal_offsets))
+        # int32: one per judgment, kept for the life of the index
+        self.ideal_query = np.repeat(np.arange(len(self.query_ids), dtype=np.int32), np.diff(self.ideal_offsets))
         self._join: _JoinTables | None = None  # built on the first large run
         self._query_ids_arrow: pa.Array | None = None
         self._query_fp: tuple[np.ndarray, np.ndarray] | None = None  # sorted query id fingerprints, their rows
@@ -134,7 +135,7 @@ class QrelsIndex:
         # exact check: equal fingerprints and lengths prove equal ids up to 8 bytes; longer ids compare bytes
         run_docs = StringBuffers(run.doc_column())
         length = run_docs.lengths(cand)
-        exact = (run.doc_fingerprints64()[cand] == jt.fp[qrow]) & (length == jt.lengths[qrow])
+        exact = (run.doc_fingerprints64()[cand] == jt.fp[qrow]) & (length == jt.docs.lengths(qrow))
         longer = np.flatnonzero(exact & (length > 8))
         if len(longer):
             exact[longer] = run_docs.equal_rows(cand[longer], jt.docs, qrow[longer])
@@ -183,20 +184,25 @@ def _arrow_ids(ids: np.ndarray) -> pa.Array:
 
 
 class _JoinTables:
-    """What the fingerprint join needs from the qrels (see :class:`QrelsIndex`)."""
+    """What the fingerprint join needs from the qrels (see :class:`QrelsIndex`).
+
+    Kept for the life of the index, one entry per judgment: the sorted keys (8 bytes) and their
+    qrels rows (4 bytes; the doc ids, their fingerprints and lengths are the qrels' own); built
+    without keeping a second copy of a per-judgment array alive longer than it takes to make the next.
+    """
 
     def __init__(self, qrels: Qrels) -> None:
         self.docs = StringBuffers(qrels.doc_column())
         self.fp = qrels.doc_fingerprints64()
-        self.lengths = self.docs.lengths()
         fph = qrels.doc_fingerprints()
-        keys = _pair_keys(qrels.qcode, fph)
-        order = _key_order(qrels, fph)
-        self.keys, self.key_rows = keys[order], order
-        # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
-        self.distinct = len(keys) > 0 and not bool((self.keys[1:] == self.keys[:-1]).any())
         self.doc_bits = _BitTable(fph)
-        self.pair_bits = _BitTable(_mix32(keys))
+        order = _key_order(qrels, fph)
+        self.key_rows = order.astype(np.int32) if len(order) < 2**31 else order
+        del order
+        self.keys = _pair_keys(qrels.qcode[self.key_rows], fph[self.key_rows])
+        # equal keys (two docs of one query with equal 32-bit fingerprints): the exact lookup decides
+        self.distinct = len(self.keys) > 0 and not bool((self.keys[1:] == self.keys[:-1]).any())
+        self.pair_bits = _BitTable(_mix32(self.keys))
 
 
 def _key_order(qrels: Qrels, fph: np.ndarray) -> np.ndarray:
@@ -205,7 +211,7 @@ def _key_order(qrels: Qrels, fph: np.ndarray) -> np.ndarray:
     if starts is not None:
         within = argsort_within_blocks(fph, starts)  # fingerprint order inside each query block
         if within is not None:
-            return within[blocks_in_order(qrels.qcode[within], starts)]
+            return within[blocks_in_order(qrels.qcode, starts)]  # a block's code is the same in any row order
     return np.argsort(_pair_keys(qrels.qcode, fph))
 
 

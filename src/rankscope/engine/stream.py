@@ -136,7 +136,8 @@ class StreamScorer:
         self.run_queries = 0
         self.block_policies = replace(evaluator.policies, missing="ignore")
         # judged@k: per-query counts of every block (TopCounts), over the qrels queries
-        self.top = {"top": np.zeros(n, dtype=np.int64), "judged": np.zeros(n, dtype=np.int64)}
+        # documents in a query's top k (at most k): int32, one per qrels query, kept to the end
+        self.top = {"top": np.zeros(n, dtype=np.int32), "judged": np.zeros(n, dtype=np.int32)}
         self.matched = 0
         self.k = JUDGED_K
         self.diagnosis: tuple[Any, Run, np.ndarray] | None = None  # a block to explain a run that matched nothing
@@ -174,15 +175,16 @@ class StreamScorer:
         for name in ("top", "judged", "model", "judgeable"):
             values = getattr(tc, name)
             if values is not None:
-                self.top.setdefault(name, np.zeros(len(self.seen), dtype=np.int64))[rows] = values
+                self.top.setdefault(name, np.zeros(len(self.seen), dtype=np.int32))[rows] = values
         self.matched += tc.matched
         if self.matched:
             self.diagnosis = None
         elif self.diagnosis is None:
             self.diagnosis = (prepared, run, tc.top)
 
-    def judged(self, evaluated: np.ndarray) -> JudgedAtK:
-        """judged@k over the ``evaluated`` qrels queries (a query the run never ranked retrieved nothing)."""
+    def judged(self, evaluated: np.ndarray | slice) -> JudgedAtK:
+        """judged@k over the ``evaluated`` qrels queries (a mask, or ``slice(None)``: all of them; a query the run
+        never ranked retrieved nothing)."""
         t = self.top
         counts = TopCounts(self.k, t["top"][evaluated], t["judged"][evaluated],
                            t["model"][evaluated] if "model" in t else None, self.matched,
@@ -225,7 +227,7 @@ class StreamScorer:
         self.values[seen] = state["values"]
         self.seen[seen] = True
         for name, values in state["top"].items():
-            self.top.setdefault(name, np.zeros(len(self.seen), dtype=np.int64))[seen] = values
+            self.top.setdefault(name, np.zeros(len(self.seen), dtype=np.int32))[seen] = values
         self.matched += state["matched"]
         self.k = state["k"]
         foreign = state["foreign"]
@@ -264,8 +266,9 @@ class StreamScorer:
             no_relevant=int((relevant[evaluated] == 0).sum()),
             **self.summed,
         )
-        return ev.result(run_name, index.query_ids[evaluated], self.values[evaluated], counts,
-                         self.judged(evaluated))
+        # every qrels query evaluated (the usual case): views, not copies of the per-query arrays
+        rows: np.ndarray | slice = slice(None) if counts.evaluated == n else evaluated
+        return ev.result(run_name, index.query_ids[rows], self.values[rows], counts, self.judged(rows))
 
 
 def evaluate_source(evaluator: Evaluator, source: BlockSource) -> EvaluationResult:

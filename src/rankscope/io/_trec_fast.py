@@ -56,7 +56,8 @@ Data: TypeAlias = "bytes | pa.Buffer"
 _FIRST_LINE = re.compile(rb"[^\n]+")
 _TO_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
 _BLOCK = 1 << 20  # bytes per step of the scan: the temporary stays in the CPU cache
-_ARROW_BLOCK = 1 << 24  # bytes per block of Arrow's parser (a longer line goes to the line parser)
+_ARROW_BLOCK = 1 << 24  # bytes per block of Arrow's parser, at most (a longer line goes to the line parser)
+_MIN_ARROW_BLOCK = 1 << 20
 # ``byte ^ 0x6A`` maps \n (10) to 96, printable ASCII (32..127) onto 0..95 and every other byte
 # (control characters, non-ASCII) above 96, so one maximum tells whether a block is plain text
 _XOR, _PLAIN_MAX = 0x6A, 96
@@ -203,6 +204,13 @@ def fast_columns(data: Data, kind: Kind, source: str) -> Columns | None:
     return _attempt(normalise_whitespace(raw), kind, source, clean=False)
 
 
+def _block_size(data: Data) -> int:
+    """Bytes per block of Arrow's parser: at most :data:`_ARROW_BLOCK`, and small enough that every core parses
+    two blocks of ``data`` (a piece of a streamed run is a few MB: one block would be parsed by one thread)."""
+    size = len(data) if isinstance(data, bytes) else data.size
+    return min(_ARROW_BLOCK, max(_MIN_ARROW_BLOCK, size // (2 * (os.cpu_count() or 1)) + 1))
+
+
 def _attempt(data: Data, kind: Kind, source: str, *, clean: bool) -> Columns | None:
     """Arrow on whitespace-clean ``data`` (``clean``: found clean by :func:`scan`); ``None``: ask the line parser."""
     ascii_only = clean or (isinstance(data, bytes) and data.isascii())
@@ -223,7 +231,7 @@ def _attempt(data: Data, kind: Kind, source: str, *, clean: bool) -> Columns | N
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=_ARROW_BLOCK),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=_block_size(data)),
             parse_options=pcsv.ParseOptions(
                 delimiter=" ", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=True
             ),

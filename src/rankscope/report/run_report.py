@@ -135,8 +135,13 @@ def build_run_report(
     kmax: int = 100,
     curves: bool = False,
     scenario: str | None = None,
+    per_query: bool = True,
 ) -> dict[str, Any]:
     """Gather the report of one :class:`~rankscope.engine.EvaluationResult` (see module doc).
+
+    ``per_query=False`` leaves out what is listed per query (``query_ids``, ``per_query``,
+    ``first_ranks``, ``worst``): the summary a command line prints, without Python lists of a
+    million queries' values.
 
     ``scenario`` (a :func:`~rankscope.interpret.presets.scenario_names` key) adds its recommended
     metrics and benchmark figures, checked against the means.
@@ -165,7 +170,7 @@ def build_run_report(
     ranks, source = _first_ranks(result, qrels, run, first_ranks)
     k_fail = _failing_k(measures)
     worst = []
-    if n and labels:
+    if n and labels and per_query:
         order = np.lexsort((ids.astype(str), values[:, 0]))[:top_n]
         worst = [{"query_id": str(ids[i]), "value": float(values[i, 0])} for i in order]
     counts = result.queries
@@ -205,9 +210,9 @@ def build_run_report(
             "failing": {} if ranks is None else {name: failing_queries(ids, ranks, k_fail)},
         },
         "live": None if live is None else _live_section(live),
-        "query_ids": [str(q) for q in ids],
-        "per_query": {name: {label: values[:, j].tolist() for j, label in enumerate(labels)}},
-        "first_ranks": {} if ranks is None else {name: ranks.tolist()},
+        "query_ids": [str(q) for q in ids] if per_query else [],
+        "per_query": {name: {label: values[:, j].tolist() for j, label in enumerate(labels)}} if per_query else {},
+        "first_ranks": {} if ranks is None or not per_query else {name: ranks.tolist()},
         "curves": None,
     }
     if curves and qrels is not None and run is not None and n:
