@@ -242,7 +242,8 @@ def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -
     runs = {s: Run.from_dict({q: {f"{q}a": 1.0 / (1 + (i + k) % 3), "x": 0.5} for i, q in enumerate(qids)},
                              name=s) for k, s in enumerate(SYSTEMS)}
     comparison = compare(qrels, runs, METRICS, baseline="bm25")
-    summary = {"_comparison": comparison, "documents": 7, "queries": 6, "dense": {"model": "m"},
+    summary = {"_comparison": comparison, "_notes": {s: [] for s in SYSTEMS}, "documents": 7, "queries": 6,
+               "dense": {"model": "m"},
                "systems": {s: {"metrics": comparison.results[s].mean(), "latency_ms": {}, "warnings": []}
                            for s in SYSTEMS}}
     for lang, legend in (("en", "▲/▼: significantly better/worse than bm25"), ("zh", "▲/▼：显著优于/差于 bm25")):
@@ -250,3 +251,170 @@ def test_the_demo_legend_follows_its_table(capsys: pytest.CaptureFixture[str]) -
         lines = capsys.readouterr().out.splitlines()
         last_row = max(i for i, ln in enumerate(lines) if ln.startswith("hybrid"))
         assert lines[last_row + 1].startswith(legend)
+
+
+def _zh_sentence(text: str) -> None:
+    assert CJK.search(text) and not MIXED.search(text), text
+
+
+def test_retriever_warnings_say_themselves_in_chinese() -> None:
+    """Every warning of a retriever evaluation is keyed: Chinese in a zh session, the same English otherwise."""
+    import warnings
+
+    from rankscope.data.testset import Query, TestSet
+    from rankscope.interpret.i18n import message
+    from rankscope.retrieval import Hit
+    from rankscope.retrieval.evaluation import RetrieverWarning
+    from rankscope.retrieval.runner import evaluate_retriever
+
+    def search(query: str, k: int) -> list[Hit]:
+        n = int(query.split()[-1])
+        if n == 0:
+            raise RuntimeError("boom")
+        # few hits, repeated ids, increasing scores (distances), ids no judgment knows
+        return [Hit(f"zz{n}", 1.0), Hit(f"zz{n}", 1.0), Hit(f"d{n}", 2.0)] if n == 1 else []
+
+    ts = TestSet([Query(f"q{i}", f"question {i}") for i in range(8)], {f"q{i}": {f"d{i}": 1} for i in range(6)},
+                 name="t")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate_retriever(search, ts, ["mrr", "ndcg@20"], k=10, retries=0, workers=1)
+    codes = {w.code for w in ev.warnings}
+    assert {"unscored", "failed", "empty", "duplicates", "scores_replaced", "cutoff"} <= codes, codes
+    issued = [w.message for w in caught if issubclass(w.category, RetrieverWarning)]
+    assert [str(w) for w in issued] == [n.message for n in ev.warnings]
+    for notice, warning in zip(ev.warnings, issued):
+        assert isinstance(warning, RetrieverWarning) and warning.text("zh") == notice.text("zh")
+        _zh_sentence(notice.text("zh"))
+        assert notice.text("en") == notice.message
+        # the English message file says what the code says: one sentence, two sources kept equal
+        values = {k: v.text("en") if hasattr(v, "text") else v for k, v in notice.values}
+        assert message(f"warning.{notice.key}", "en", **values) == notice.message
+
+
+def test_warnings_of_a_command_are_one_line_in_its_language(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "q1", "query": "x", "relevant_doc_ids": ["d1"], "relevant_doc_idz": ["d2"]}\n')
+    zh = _cli("testset", "convert", path, tmp_path / "t.json", "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert zh.stderr.startswith("rankscope：警告：") and "未知字段 'relevant_doc_idz'" in _flat(zh.stderr), zh.stderr
+    assert "第 1 行" in zh.stderr and "Warning" not in zh.stderr and not MIXED.search(zh.stderr)
+    _typography(zh.stderr)
+    en = _cli("testset", "convert", path, tmp_path / "t.json")
+    assert en.stderr.startswith("rankscope: warning: ") and "unknown key 'relevant_doc_idz'" in en.stderr
+    assert en.stderr.count("\n") == 1 and not CJK.search(en.stderr)
+
+
+@pytest.mark.parametrize("case", ["option", "choice", "number", "missing", "command", "needs_value", "two_files"])
+def test_usage_errors_in_chinese(files: dict[str, Path], case: str) -> None:
+    """click's usage errors (typer parses with click) in the command's language: one line, the hint, exit 2."""
+    args, expect, hint = {
+        "option": (("evaluate", files["qrels"], files["bm25"], "--lng", "zh"), "没有选项 --lng（可能的选项：",
+                   "rankscope evaluate --help"),
+        "choice": (("evaluate", files["qrels"], files["bm25"], "-f", "xml"), "'xml' 不是 'table'、'json'、'csv' 之一",
+                   "rankscope evaluate --help"),
+        "number": (("power", "--delta", "abc"), "'--delta' 的值无效：'abc' 不是数字", "rankscope power --help"),
+        "missing": (("testset", "convert"), "缺少参数 'source'", "rankscope testset convert --help"),
+        "command": (("evaluat",), "没有命令 'evaluat'（是否想写：'evaluate'？）", "rankscope --help"),
+        "needs_value": (("evaluate", files["qrels"], files["bm25"], "-m"), "选项 -m 需要一个值",
+                        "rankscope evaluate --help"),
+        "two_files": (("evaluate", files["qrels"]), "需要两个文件，实际给了 1 个", ""),
+    }[case]
+    zh = _cli(*args, env={"RANKSCOPE_LANG": "zh"})
+    assert zh.returncode == 2, zh.stderr
+    assert zh.stderr.startswith("rankscope：错误：") and expect in zh.stderr and hint in zh.stderr, zh.stderr
+    assert zh.stderr.count("\n") == 1 and not MIXED.search(zh.stderr)
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)
+    if case == "option":
+        assert "No such option: --lng (Possible options: " in en.stderr and "--lang" in en.stderr
+        assert en.stderr.endswith(") (see 'rankscope evaluate --help')\n") and "、--lang" in zh.stderr
+    if case not in ("command", "needs_value"):  # --lang zh on the command line decides too, though it does not parse
+        assert _cli(*args, "--lang", "zh").stderr.startswith("rankscope：错误：")
+
+
+def test_run_pool_and_datasets_in_chinese(files: dict[str, Path]) -> None:
+    """``--lang`` on run, pool and datasets: their summary lines and notices in Chinese, English unchanged."""
+    d = files["dir"]
+    docs = [{"_id": f"dq{i}a", "text": f"问题 q{i} 的答案"} for i in range(12)]
+    (d / "corpus.jsonl").write_text("".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in docs), "utf-8")
+    args = ("run", "bm25", "--testset", files["ts"], "--corpus", d / "corpus.jsonl", "--out", d / "b.trec", "-k", "5",
+            "-m", "ndcg@10", "-m", "mrr")
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    flat = _flat(zh.stdout)
+    assert "bm25：评分了 12 个查询，k=5，相关性来自相关性标注" in flat
+    assert "检索结果层（按相关性标注，12 个查询）" in flat
+    assert "警告：ndcg@10：截断值大于 k=5" in flat and "运行结果已写入" in flat
+    _typography(zh.stdout)
+    en = _cli(*args)
+    assert en.stdout.startswith("bm25: 12 queries scored, k=5, relevance from qrels\n  retrieved (qrels, 12 queries): ")
+    assert "  warning: ndcg@10: cutoff above k=5; each ranking holds at most 5 hits\nrun written to " in en.stdout
+    assert not CJK.search(en.stdout)
+    no_corpus = _cli("run", "bm25", "--testset", files["ts"], "--out", d / "x.trec", "--lang", "zh")
+    assert no_corpus.returncode == 2
+    assert no_corpus.stderr.startswith("rankscope：错误：bm25 需要文档：请用 --corpus FILE")
+
+    pool = ("pool", "--runs", files["bm25"], "--qrels", files["qrels"], "-k", "4")
+    zh = _cli(*pool, "--lang", "zh")
+    assert zh.returncode == 0, zh.stderr
+    assert "评判前的 judged@4" in zh.stdout and "大多未评判" in zh.stdout
+    prose = zh.stdout[zh.stdout.index("标注："):]
+    assert "候选池：12 个查询共" in _flat(prose)
+    _typography(prose)
+    en = _cli(*pool).stdout
+    assert "labels: 24 human, 0 model, 0 failed model judgments (counted as unjudged)\npool: " in en
+
+    zh = _cli("datasets", "list", "--lang", "zh")
+    assert "自带数据集" in zh.stdout and "来源：" in zh.stdout
+    assert "Bundled datasets" in _cli("datasets", "list").stdout
+
+
+@pytest.mark.parametrize("case", ["width", "score", "grade", "columns", "json", "directory"])
+def test_file_errors_in_chinese_keep_file_and_line(files: dict[str, Path], case: str) -> None:
+    d = files["dir"]
+    name, text, expect = {
+        "width": ("w.trec", "q1 Q0 d1 1 2.0\n", "w.trec 第 1 行：至少应有 6 列"),
+        "score": ("s.trec", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 high t\n", "s.trec 第 2 行：得分必须是数字，实际为 'high'"),
+        "grade": ("g.qrels", "q1 0 d1 1\nq1 0 d2 yes\n", "g.qrels 第 2 行：相关性等级必须是整数，实际为 'yes'"),
+        "columns": ("c.tsv", "q1\td1\t1.0\nq1\td2\n", "c.tsv 第 2 行：应有 3 列，实际 2 列"),
+        "json": ("j.json", '{"q1": {"d1": 1.0,}}', "j.json 第 1 行：JSON 无效："),
+        "directory": ("folder", None, "folder：是一个文件夹"),
+    }[case]
+    path = d / name
+    if text is None:
+        path.mkdir(exist_ok=True)
+    else:
+        path.write_text(text)
+    args = (path, files["bm25"]) if case == "grade" else (files["qrels"], path)
+    res = _cli("evaluate", *args, "--lang", "zh")
+    assert res.returncode == 2 and res.stderr.startswith("rankscope：错误：") and expect in res.stderr, res.stderr
+    assert not MIXED.search(res.stderr)
+    en = _cli("evaluate", *args)
+    assert en.returncode == 2 and f"{path.name}" in en.stderr and not CJK.search(en.stderr)
+
+
+def test_test_set_record_errors_in_chinese(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('[{"id": "q1", "question": "x"}, {"id": "q2"}]')
+    zh = _cli("testset", "convert", path, tmp_path / "out.jsonl", "--lang", "zh")
+    en = _cli("testset", "convert", path, tmp_path / "out.jsonl")
+    assert zh.returncode == en.returncode == 2, zh.stderr
+    assert "第 1 条记录：没有查询文本（尝试过的字段：" in zh.stderr and not MIXED.search(zh.stderr), zh.stderr
+    assert "record 1: no query text (keys tried: " in en.stderr and not CJK.search(en.stderr)
+    check = _cli("testset", "check", path, "--lang", "zh")  # the lenient reading lists the problem in the table
+    assert "没有查询文本" in check.stdout and "no query text" not in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize("case", ["one_run", "no_qrels", "max_drop"])
+def test_command_checks_in_chinese(files: dict[str, Path], case: str) -> None:
+    args, expect = {
+        "one_run": (("compare", files["bm25"], "--qrels", files["qrels"]), "compare 至少需要 2 个结果文件"),
+        "no_qrels": (("compare", files["bm25"], files["dense"]), "需要 --qrels 才能为结果文件评分"),
+        "max_drop": (("check", "--qrels", files["qrels"], "--run", files["bm25"], "--max-drop", "mrr=0.01"),
+                     "--max-drop 需要 --baseline RUN"),
+    }[case]
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2 and zh.stderr.startswith("rankscope：错误：") and expect in zh.stderr, zh.stderr
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)

@@ -7,10 +7,13 @@ parameter, file or line, say what is allowed and what was given.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
     "RankscopeError",
+    "RankscopeWarning",
+    "Said",
     "ParseError",
     "UnknownMetricError",
     "InvalidParameterError",
@@ -24,10 +27,64 @@ __all__ = [
 ]
 
 
-E = TypeVar("E", bound="RankscopeError")
+K = TypeVar("K", bound="Keyed")
 
 
-class RankscopeError(ValueError):
+class Keyed:
+    """Something said to the user that can say itself in every language: an error or a warning.
+
+    ``str(self)`` is the English message.  :meth:`keyed` attaches the id of its message in
+    ``interpret/messages/*.json`` (``<family>.<key>``: ``error.`` for errors, ``warning.`` for warnings) and the
+    values that fill it, so that :meth:`text` can say it in another language (the command line prints
+    ``text(lang)``).
+    """
+
+    family = "error"
+    key: str | None = None
+    values: dict[str, Any] = {}
+
+    def keyed(self: K, key: str, /, **values: Any) -> K:
+        """This error or warning, able to say itself in every language: message ``<family>.<key>`` filled with
+        ``values``."""
+        self.key, self.values = key, values
+        return self
+
+    def _where(self, lang: str) -> str:
+        """Where it is (file, line) as a prefix of the message in ``lang``; none here."""
+        return ""
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang``: the English ``str(self)``, or the keyed message's translation (a value that can
+        say itself, one with a ``text(lang)`` method, is said in ``lang`` too)."""
+        if lang == "en" or self.key is None:
+            return str(self)
+        from rankscope.interpret.i18n import message
+
+        values = {k: v.text(lang) if callable(getattr(v, "text", None)) else v for k, v in self.values.items()}
+        return self._where(lang) + message(f"{self.family}.{self.key}", lang, **values)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A phrase said in the reader's language: message ``key`` (``error.no_query_text``) filled with ``values`` (a
+    value that can say itself, with a ``text(lang)`` method, is said in that language too).  A keyed error or
+    warning takes one as a value to be said in pieces (``{where}: {said}``).
+
+    >>> Said("warning.testset.where_line", (("n", 4),)).text("zh")
+    '第 4 行'
+    """
+
+    key: str
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def text(self, lang: str = "en") -> str:
+        from rankscope.interpret.i18n import message
+
+        return message(self.key, lang, **{k: v.text(lang) if callable(getattr(v, "text", None)) else v
+                                          for k, v in self.values})
+
+
+class RankscopeError(Keyed, ValueError):
     """Base class of every error caused by user input.
 
     ``str(error)`` is the English message.  An error raised with :meth:`keyed` also carries the id of its message
@@ -35,25 +92,18 @@ class RankscopeError(ValueError):
     another language (the command line prints ``error.text(lang)``).
     """
 
-    key: str | None = None
-    values: dict[str, Any] = {}
 
-    def keyed(self: E, key: str, /, **values: Any) -> E:
-        """This error, able to say itself in every language: message ``error.<key>`` filled with ``values``."""
-        self.key, self.values = key, values
-        return self
+class RankscopeWarning(Keyed, UserWarning):
+    """Base class of the warnings rankscope issues (something in the input changed what is measured).
 
-    def _where(self, lang: str) -> str:
-        """Where the error is (file, line) as a prefix of the message in ``lang``; none here."""
-        return ""
+    Keyed as errors are (message ``warning.<key>``), so that the command line says them in the user's language:
 
-    def text(self, lang: str = "en") -> str:
-        """The message in ``lang``: the English ``str(self)``, or the keyed message's translation."""
-        if lang == "en" or self.key is None:
-            return str(self)
-        from rankscope.interpret.i18n import message
+    >>> w = RankscopeWarning("2 queries returned scores ...").keyed("retriever.scores_replaced", n=2)
+    >>> str(w) == w.text("en"), w.text("zh")[:24]
+    (True, '2 个查询返回的得分没有沿列表递减（是距离吗？）')
+    """
 
-        return self._where(lang) + message(f"error.{self.key}", lang, **self.values)
+    family = "warning"
 
 
 class ParseError(RankscopeError):

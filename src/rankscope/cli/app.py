@@ -107,12 +107,32 @@ COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 _LANG: ContextVar[str] = ContextVar("rankscope_cli_lang", default="en")
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error (in the command's language) and exit."""
+def fail(message: str, code: int = 2, *, key: str | None = None, **values: Any) -> NoReturn:
+    """Print a one-line error in the command's language and exit: ``message`` (English), said in another language by
+    the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is."""
     from rankscope.cli.messages import say
 
-    typer.echo(say("error", _LANG.get(), message=message), err=True)
+    lang = _LANG.get()
+    text = RankscopeError(message).keyed(key, **values).text(lang) if key else message
+    typer.echo(say("error", lang, message=text), err=True)
     raise typer.Exit(code)
+
+
+def _show_warnings(shown: Callable[..., None]) -> Callable[..., None]:
+    """How a command shows a warning: rankscope's own (:class:`~rankscope.errors.RankscopeWarning`) as one line
+    ``rankscope: warning: ...`` in the command's language, any other as ``shown`` (Python's way) shows it."""
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        from rankscope.cli.messages import print_lines, say
+        from rankscope.errors import RankscopeWarning
+
+        if not isinstance(message, RankscopeWarning):
+            return shown(message, category, *args, **kwargs)
+        lang = _LANG.get()
+        print_lines([say("warning_line", lang, text=message.text(lang))], lang, err=True)
+        return None
+
+    return show
 
 
 def user_errors(func: F) -> F:
@@ -127,6 +147,8 @@ def user_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+
         token = _LANG.set("en")
         try:
             if "lang" in kwargs:
@@ -134,7 +156,9 @@ def user_errors(func: F) -> F:
                 _LANG.set(kwargs["lang"].value)
             else:
                 _LANG.set(resolve_lang())
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warnings(warnings.showwarning)
+                return func(*args, **kwargs)
         except (RankscopeError, OSError) as exc:
             message = user_error_message(exc, _LANG.get())
             if message is None:
@@ -172,11 +196,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=args, prog_name="rankscope", standalone_mode=False)
     except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
-        ctx = getattr(exc, "ctx", None)
         if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
             raise SystemExit(exc.exit_code) from None
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        typer.echo(f"rankscope: error: {' '.join(exc.format_message().split())}{hint}", err=True)
+        from rankscope.cli.usage import usage_lang, usage_line
+
+        typer.echo(usage_line(exc, usage_lang(args), args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
         typer.echo("Aborted!", err=True)

@@ -109,12 +109,13 @@ def check_command(
     from rankscope.gate import check
 
     if max_drop and baseline is None:
-        fail("--max-drop needs --baseline RUN")
+        fail("--max-drop needs --baseline RUN", key="max_drop_needs_baseline")
     if baseline is not None and not max_drop:
-        fail("--baseline needs at least one --max-drop METRIC=DROP")
+        fail("--baseline needs at least one --max-drop METRIC=DROP", key="baseline_needs_max_drop")
     for path in (summary, json_out):
         if path is not None and not path.parent.exists():
-            fail(f"cannot write {path}: folder {path.parent} does not exist")
+            fail(f"cannot write {path}: folder {path.parent} does not exist", key="no_folder_to_write", path=path,
+                 folder=path.parent)
     # runs are named by their file stem; a TREC tag that differs is shown
     files = [run] if baseline is None else [run, baseline]
     with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):

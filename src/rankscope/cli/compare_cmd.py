@@ -66,7 +66,7 @@ def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict
         if len(set(names)) == len(names):
             break
     else:
-        fail("the same run file is given twice")
+        fail("the same run file is given twice", key="same_run_twice")
     own = [str(getattr(run, "name", None) or getattr(run, "run_name", "")) for run in runs]  # a TREC tag, a saved name
     tags = {name: tag for name, tag in zip(names, own) if tag not in (name, "run", "")}
     return dict(zip(names, runs)), tags
@@ -169,7 +169,7 @@ def compare_command(
     from rankscope.comparison import compare
 
     if len(runs) < 2:
-        fail("compare needs at least 2 run files")
+        fail("compare needs at least 2 run files", key="compare_needs_two")
     if scenario is not None:
         from rankscope.interpret.presets import get_scenario
 
@@ -182,7 +182,8 @@ def compare_command(
         judgments, q, source_note = (None, None, None) if qrels is None else read_judgments(qrels, provenance)
         named, tags = read_named_runs(runs, columns)
     if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):
-        fail("--qrels is needed to score the run files (only saved evaluations compare without it)")
+        fail("--qrels is needed to score the run files (only saved evaluations compare without it)",
+             key="compare_needs_qrels")
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     if source_note:
         typer.echo(source_note, err=fmt is Output.json)

@@ -7,6 +7,7 @@ import json
 import typer
 
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.options import LangOption
 
 datasets_app = typer.Typer(help="The test collections bundled with rankscope.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
@@ -16,6 +17,7 @@ app.add_typer(datasets_app, name="datasets")
 @user_errors
 def list_command(
     as_json: bool = typer.Option(False, "--json", help="print the catalog as JSON"),
+    lang: LangOption = None,
 ) -> None:
     """List the bundled datasets: language, size, licence and source.
 
@@ -34,16 +36,20 @@ def list_command(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Bundled datasets (load with rankscope.load_dataset(name))", title_justify="left")
+    from rankscope.cli.messages import say
+
+    lg = lang.value if lang is not None else "en"
+    table = Table(title=say("datasets.title", lg), title_justify="left")
     for col, justify in [("name", "left"), ("language", "left"), ("documents", "right"), ("queries", "right"),
                          ("judgments", "right"), ("graded", "left"), ("licence", "left")]:
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        table.add_column(say(f"datasets.{col}", lg), justify=justify)  # type: ignore[arg-type]
     for d in rows:
         table.add_row(d["name"], d["language"], str(d["documents"]), str(d["queries"]), str(d["judgments"]),
-                      "yes" if d["graded"] else "no", d["licence"])
+                      say("datasets.yes" if d["graded"] else "datasets.no", lg), d["licence"])
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
     console.print(table)
     for d in rows:
-        console.print(f"[bold]{d['name']}[/bold]: {d['description']} Source: {d['source']}", highlight=False)
+        console.print(f"[bold]{d['name']}[/bold]" + say("datasets.about", lg, description=d["description"],
+                                                        source=d["source"]), highlight=False)

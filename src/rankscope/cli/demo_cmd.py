@@ -37,6 +37,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -132,7 +133,9 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
         bm25 = BM25Retriever(corpus, tokenizer="auto", progress=advance, with_text=False)
     timings["bm25_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ev_bm25 = evaluate_retriever(bm25, ts, METRICS, k=DEPTH, progress=progress, name="bm25", batch_size=1)
+    with warnings.catch_warnings():  # every warning is in the table's notes (print_table), in the reader's language
+        warnings.simplefilter("ignore")
+        ev_bm25 = evaluate_retriever(bm25, ts, METRICS, k=DEPTH, progress=progress, name="bm25", batch_size=1)
     timings["bm25_search"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -143,7 +146,9 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
                                prebuilt_dir=prebuilt_dir(name))
     timings["dense_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ev_dense = evaluate_retriever(dense, ts, METRICS, k=DEPTH, progress=progress, name="dense", batch_size=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev_dense = evaluate_retriever(dense, ts, METRICS, k=DEPTH, progress=progress, name="dense", batch_size=1)
     timings["dense_search"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -156,7 +161,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
                   for q in ev_bm25.latencies}
 
     results = {"bm25": ev_bm25.primary, "dense": ev_dense.primary, "hybrid": hybrid_result}
-    notes = {"bm25": [str(w) for w in ev_bm25.warnings], "dense": [str(w) for w in ev_dense.warnings], "hybrid": []}
+    notes = {"bm25": ev_bm25.warnings, "dense": ev_dense.warnings, "hybrid": []}
     runs = {"bm25": ev_bm25.run, "dense": ev_dense.run, "hybrid": hybrid_run}
     latencies = {"bm25": ev_bm25.latencies, "dense": ev_dense.latencies, "hybrid": hybrid_lat}
     comparison = compare(None, results, METRICS, baseline="bm25")
@@ -172,7 +177,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
             "latency_ms": _latency_ms(latencies[system]),
             "latency_kind": "per query",
             "run_file": str(path.relative_to(out)),
-            "warnings": notes[system],
+            "warnings": [str(w) for w in notes[system]],
         }
     return {
         "documents": len(corpus),
@@ -185,6 +190,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
         "comparison": comparison.to_dict(),
         "timings_seconds": {k: round(v, 3) for k, v in timings.items()},
         "_comparison": comparison,
+        "_notes": notes,
     }
 
 
@@ -241,8 +247,8 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
                      correction=setting_text("correction", comparison.correction, lang))
     print_prose(console, legend, style="dim")
     for system in SYSTEMS:
-        for note in summary["systems"][system]["warnings"]:
-            print_prose(console, message("demo.warning", lang, system=system, note=note))
+        for note in summary["_notes"][system]:
+            print_prose(console, message("demo.warning", lang, system=system, note=note.text(lang)))
     console.print()
 
 
@@ -313,7 +319,7 @@ def demo_command(
         ts = shrink(load_dataset(name), max_queries or None, quick)
         summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show, language=infos[name]["language"])
         print_table(name, infos[name], summary, lang.value if lang is not None else "en")
-        summary.pop("_comparison")
+        summary.pop("_comparison"), summary.pop("_notes")
         report["datasets"][name] = {"info": infos[name], **summary}
     if "cmrc2018" in names:  # chunk sizes compared on answer spans (rankscope.cli.demo_chunking)
         from rankscope.cli.demo_chunking import run_chunking_demo

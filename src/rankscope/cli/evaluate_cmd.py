@@ -235,14 +235,15 @@ def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
     if files:
         if qrels is not None or run or span_qrels is not None:
             raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
-                                        "and --run, not both")
+                                        "and --run, not both").keyed("files_twice")
         if len(files) != 2:
+            given = " ".join(map(str, files))
             raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
-                                        + " ".join(map(str, files)))
+                                        + given).keyed("two_files", n=len(files), files=given)
         return files[0], [files[1]]
     if not run:
         raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
-                                    "rankscope evaluate QRELS RUN")
+                                    "rankscope evaluate QRELS RUN").keyed("no_run")
     return qrels, expand_runs(run)
 
 

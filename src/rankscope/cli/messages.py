@@ -38,8 +38,10 @@ def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> No
     from rankscope.report.wrap import print_prose
 
     console = Console(stderr=err, highlight=False)
-    for line in lines:
-        print_prose(console, line, rest="    ")
+    for line in lines:  # an indented line keeps its indentation, its continuation lines four more
+        text = line.lstrip(" ")
+        indent = line[:len(line) - len(text)]
+        print_prose(console, text, first=indent, rest=indent + "    ")
 
 
 def say(key: str, lang: str = "en", **values: Any) -> str:

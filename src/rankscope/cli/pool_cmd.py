@@ -10,6 +10,7 @@ import typer
 
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
+from rankscope.cli.options import LangOption
 
 if TYPE_CHECKING:
     from rankscope.labels.pool import Pool
@@ -48,6 +49,7 @@ def pool_command(
     ] = None,
     per_query: Annotated[bool, typer.Option("--per-query", help="judged@k per query in the JSON output")] = False,
     fmt: Format = Output.table,
+    lang: LangOption = None,
 ) -> None:
     """Pool the top DEPTH documents of RUNS that have no label yet; print judged@DEPTH per run.
 
@@ -71,7 +73,7 @@ def pool_command(
         pool.write_jsonl(out)
     if combined_out is not None:
         if labels is None:
-            fail("--combined-out needs --qrels and/or --judged")
+            fail("--combined-out needs --qrels and/or --judged", key="combined_needs_labels")
         labels.write(combined_out)
     if fmt is Output.json:
         data = pool.to_dict(per_query)
@@ -79,35 +81,38 @@ def pool_command(
                      "out": str(out) if out else None})
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        _print(pool, labels, merged, out, combined_out)
+        _print(pool, labels, merged, out, combined_out, lang.value if lang is not None else "en")
 
 
-def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | None, combined: Path | None) -> None:
+def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | None, combined: Path | None,
+           lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from rankscope.cli.messages import print_lines, say
+
     k = pool.depth
     has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
-    table = Table(title=f"judged@{k} before judging", title_justify="left")
-    for col in ("run", "queries", f"top-{k} docs", "judged", f"judged@{k}", *([f"model@{k}"] if has_model else []),
-                ""):
-        table.add_column(col, justify="left" if col in ("run", "") else "right")
+    table = Table(title=say("pool.title", lang, k=k), title_justify="left")
+    columns = [say("pool.run", lang), say("pool.queries", lang), say("pool.top", lang, k=k), say("pool.judged", lang),
+               f"judged@{k}", *([f"model@{k}"] if has_model else []), ""]
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i in (0, len(columns) - 1) else "right")
     for s in pool.summaries:
-        flag = "mostly unjudged: its scores may be underestimated" if s.mostly_unjudged else ""
+        flag = say("pool.mostly_unjudged", lang) if s.mostly_unjudged else ""
         model = [f"{s.model_at_k:.3f}"] if has_model and s.model_at_k is not None else []
         table.add_row(s.run, str(s.queries), str(s.retrieved), str(s.judged), f"{s.judged_at_k:.3f}", *model, flag)
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
     console.print(table)
+    lines = []
     if labels is not None:
-        c = labels.counts()
-        typer.echo(f"labels: {c['human']} human, {c['model']} model, {c['failed']} failed model judgments "
-                      "(counted as unjudged)")
+        lines.append(say("pool.labels", lang, **labels.counts()))
     if merged is not None:
-        typer.echo(f"combined: {merged['overridden']} model labels replaced by a human label "
-                      f"({merged['disagreements']} of them with another grade)")
-    where = f" -> {out}" if out else " (give --out to write it)"
-    typer.echo(f"pool: {len(pool)} documents to judge over {pool.queries} queries (depth {k}){where}")
+        lines.append(say("pool.combined", lang, **merged))
+    where = say("pool.out", lang, out=out) if out else say("pool.no_out", lang)
+    lines.append(say("pool.summary", lang, n=len(pool), queries=pool.queries, k=k, where=where))
     if combined is not None:
-        typer.echo(f"combined labels -> {combined} (+ provenance sidecar)")
+        lines.append(say("pool.combined_out", lang, out=combined))
+    print_lines(lines, lang)

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
-from rankscope.cli.options import RelevanceLevel
+from rankscope.cli.options import LangOption, RelevanceLevel
 
 DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
@@ -141,6 +141,7 @@ def run_command(
     progress: Annotated[
         Optional[bool], typer.Option("--progress/--no-progress", help="progress bar (default: on a terminal)")
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Run a baseline (bm25, dense, hybrid) or --retriever module:object over a test set; write the TREC run.
 
@@ -159,11 +160,13 @@ def run_command(
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
-        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)")
+        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)").keyed(
+            "run_needs_testset")
     if out == Path():
-        raise InvalidParameterError("--out is required (the TREC run file to write)")
+        raise InvalidParameterError("--out is required (the TREC run file to write)").keyed("run_needs_out")
     if (system is None) == (retriever is None):
-        raise InvalidParameterError("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of them")
+        raise InvalidParameterError("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of them"
+                                    ).keyed("run_one_system")
     show = sys.stderr.isatty() if progress is None else progress
     with warnings.catch_warnings():  # every warning is in the summary printed below
         warnings.simplefilter("ignore")
@@ -176,7 +179,8 @@ def run_command(
             assert system is not None
             if ts.corpus is None:
                 raise InvalidParameterError(f"{system.value} needs the documents: pass --corpus FILE, or a test set "
-                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)")
+                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)").keyed(
+                                                "run_needs_corpus", system=system.value)
             r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show)
         run_name = name or (system.value if system is not None else None)
         ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
@@ -191,8 +195,11 @@ def run_command(
         write_trec_qrels(ts.qrels, qrels_out)
     if json_out is not None:
         json_out.write_text(json.dumps(ev.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    typer.echo(ev.summary())
-    written = f"run written to {out} ({len(ev.doc_run)} rows)"
+    from rankscope.cli.messages import print_lines
+    from rankscope.interpret.i18n import message
+
+    lg = lang.value if lang is not None else "en"
+    written = message("retriever.run_written", lg, out=out, n=len(ev.doc_run))
     if qrels_out is not None:
-        written += f"; judgments to {qrels_out}"
-    typer.echo(written)
+        written += message("retriever.qrels_written", lg, out=qrels_out)
+    print_lines([*ev.summary(lg).splitlines(), written], lg)

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.messages import print_lines, say
+from rankscope.cli.options import LangOption
 
 spans_app = typer.Typer(help="Span judgments: derive chunk qrels for a chunking, write chunk tables.",
                         no_args_is_help=True)
@@ -24,6 +26,7 @@ def to_qrels_command(
         str, typer.Option("--rule", help="a chunk is relevant when it overlaps a span: any, contains, chars>=N, "
                                          "fraction>=F")
     ] = "any",
+    lang: LangOption = None,
 ) -> None:
     """Write the chunk qrels of CHUNKS derived from SPAN_QRELS, so every measure, comparison and gate works on them.
 
@@ -39,8 +42,9 @@ def to_qrels_command(
 
     qrels = SpanQrels.from_file(span_qrels).to_qrels(Chunking.from_file(chunks), rule)
     write_qrels(qrels, out)
-    typer.echo(f"{len(qrels)} chunk judgments of {len(qrels.queries)} queries written to {out} (rule {qrels.rule}); "
-               + qrels.coverage.message(), err=True)
+    lg = lang.value if lang is not None else "en"
+    print_lines([say("spans.qrels_written", lg, n=len(qrels), queries=len(qrels.queries), out=out, rule=qrels.rule)
+                 + qrels.coverage.message(lg)], lg, err=True)
 
 
 @spans_app.command("split")
@@ -53,6 +57,7 @@ def split_command(
         Optional[Path], typer.Option("--span-qrels", show_default="none",
                                      help="also report how these spans fall on the chunks")
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Cut the corpus of TESTSET with a splitter and write the chunk table (chunk_id, doc_id, start, end).
 
@@ -73,8 +78,10 @@ def split_command(
     chunking = split(ts.corpus, spec)
     chunking.to_file(out)
     s = chunking.summary()
-    typer.echo(f"{s['chunks']} chunks of {s['documents']} documents (mean {s['mean_size']:.0f} characters) "
-               f"written to {out}", err=True)
+    lg = lang.value if lang is not None else "en"
+    lines = [say("spans.chunks_written", lg, chunks=s["chunks"], documents=s["documents"], size=f"{s['mean_size']:.0f}",
+                 out=out)]
     spans = SpanQrels.from_file(span_qrels, corpus=ts.corpus) if span_qrels is not None else ts.spans
     if spans is not None:
-        typer.echo(spans.coverage(chunking).message(), err=True)
+        lines.append(spans.coverage(chunking).message(lg))
+    print_lines(lines, lg, err=True)

@@ -97,11 +97,13 @@ def _print_table(audit: Any, lang: str = "en") -> None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
         table.add_row(m("missing_corpus"), str(len(miss)), _ids(miss, 4))
     if audit.load_issues:
+        from rankscope.data.testset import Where
+
         table.add_section()
         for issue in audit.load_issues:
-            where = f"{issue.where}{colon(lang)}" if issue.where else ""
+            where = f"{Where(issue.where).text(lang)}{colon(lang)}" if issue.where else ""
             table.add_row(f"{m('severity.' + issue.severity)}{colon(lang)}{issue.field or m('record')}",
-                          str(issue.count), f"{where}{issue.message}")
+                          str(issue.count), f"{where}{issue.reason(lang)}")
     table.add_section()
     for grade, n in sorted(audit.grades.items()):
         table.add_row(m("grade", grade=grade), str(n), "")

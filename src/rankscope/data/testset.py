@@ -32,14 +32,14 @@ from typing import Any
 
 from rankscope.data.qrels import Qrels
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError
+from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError, RankscopeWarning, Said
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-class TestSetWarning(UserWarning):
+class TestSetWarning(RankscopeWarning):
     """Something in a test set file was not used as written (an unknown key, a dropped value)."""
 
     __test__ = False
@@ -64,14 +64,58 @@ class LoadIssue:
     message: str
     severity: str = "warning"
     count: int = 1
+    key: str | None = None
+    values: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.source}: {self.where}: {self.message}" if self.where else f"{self.source}: {self.message}"
+
+    def said(self) -> Said | None:
+        """What was found, without the place: message ``warning.testset.<key>`` (``None`` when not keyed)."""
+        return None if self.key is None else Said(f"warning.testset.{self.key}", self.values)
+
+    def reason(self, lang: str = "en") -> str:
+        """What was found in ``lang``, without the place (the English :attr:`message`)."""
+        said = self.said()
+        return self.message if lang == "en" or said is None else said.text(lang)
+
+    def warning(self) -> TestSetWarning:
+        """The finding as a warning, keyed ``warning.testset.placed`` (source, where, what was found)."""
+        warning = TestSetWarning(str(self))
+        said = self.said()
+        if said is None:
+            return warning
+        if not self.where:
+            return warning.keyed("testset.placed_file", source=self.source, said=said)
+        return warning.keyed("testset.placed", source=self.source, where=Where(self.where), said=said)
+
+    def text(self, lang: str = "en") -> str:
+        """The finding as one sentence in ``lang``."""
+        return self.warning().text(lang)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"source": self.source, "where": self.where, "field": self.field, "message": self.message,
                 "severity": self.severity, "count": self.count}
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in a test set file (``record 3``, ``line 4``) said in the reader's language.
+
+    >>> Where("line 4").text("zh"), Where("record 0").text("en")
+    ('第 4 行', 'record 0')
+    """
+
+    where: str
+
+    def text(self, lang: str = "en") -> str:
+        kind, _, n = self.where.partition(" ")
+        if lang == "en" or kind not in ("record", "line") or not n.isdigit():
+            return self.where
+        from rankscope.interpret.i18n import message
+
+        return message(f"warning.testset.where_{kind}", lang, n=n)
 
 
 @dataclass(frozen=True)

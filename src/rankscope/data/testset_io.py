@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from rankscope.data.qrels import Qrels
-from rankscope.errors import EmptyInputError, ParseError, RankscopeError
+from rankscope.errors import EmptyInputError, ParseError, RankscopeError, Said
 
 if TYPE_CHECKING:
     from rankscope.data.testset import LoadIssue, TestSet
@@ -78,6 +78,17 @@ def suggest(key: str, known: Any) -> str:
     return f" (did you mean {close!r}?)" if close else ""
 
 
+def placed(error: ParseError, said: Said | None, where: str | None) -> ParseError:
+    """``error`` keyed to say ``said`` in other languages, after ``where`` (``record 3``) when it has no line."""
+    from rankscope.data.testset import Where
+
+    if said is None:
+        return error
+    if where is None:
+        return error.keyed("said", said=said)
+    return error.keyed("at_place", where=Where(where), said=said)
+
+
 def closest(key: str, known: Any) -> str | None:
     """The closest of ``known`` to ``key`` (difflib ratio at least 0.6), or ``None``."""
     close = difflib.get_close_matches(key.lower(), sorted(known), n=1, cutoff=0.6)
@@ -97,13 +108,16 @@ class Reader:
         self._unknown: dict[tuple[str, str], list[Any]] = {}  # (source, key) -> [first where, count, known, line]
 
     def problem(self, message: str, where: str, field: str | None, line: int | None = None,
-                source: str | None = None) -> None:
+                source: str | None = None, said: Said | None = None) -> None:
+        """A value that cannot be used: raised (``said`` says ``message`` in other languages), or kept when lenient."""
         from rankscope.data.testset import LoadIssue
 
         src = source or self.source
         if not self.lenient:
-            raise ParseError(message if line is not None else f"{where}: {message}", source=src, line=line)
-        self.issues.append(LoadIssue(src, where, field, message, severity="error"))
+            raise placed(ParseError(message if line is not None else f"{where}: {message}", source=src, line=line),
+                         said, where if line is None else None)
+        self.issues.append(LoadIssue(src, where, field, message, severity="error",
+                                     key=None if said is None else "problem", values=(("said", said),)))
 
     def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
         for key in keys:
@@ -112,7 +126,7 @@ class Reader:
                 slot[1] += 1
 
     def finish(self) -> list[LoadIssue]:
-        from rankscope.data.testset import LoadIssue, TestSetWarning
+        from rankscope.data.testset import LoadIssue, TestSetWarning, Where
 
         for (src, key), (where, count, known, line) in self._unknown.items():
             records = "record" if count == 1 else "records"
@@ -123,9 +137,14 @@ class Reader:
                                  line=line).keyed("unknown_key_strict" + ("_suggest" if closest(key, known) else ""),
                                                   field=repr(key), count=count, where=where,
                                                   close=repr(closest(key, known)))
-            issue = LoadIssue(src, where, key, message, count=count)
+            close = closest(key, known)
+            issue = LoadIssue(src, where, key, message, count=count,
+                              key="unknown_key" + ("_suggest" if close else ""),
+                              values=(("field", repr(key)), ("count", count), ("first", Where(where)),
+                                      ("close", repr(close))))
             self.issues.append(issue)
-            warnings.warn(f"{src}: {message}", TestSetWarning, stacklevel=4)
+            warnings.warn(TestSetWarning(f"{src}: {message}").keyed("testset.placed_file", source=src,
+                                                                    said=issue.said()), stacklevel=4)
         self._unknown.clear()
         return self.issues
 
@@ -152,11 +171,12 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
     reader = reader or Reader(source)
     where = f"line {line}" if line is not None else f"record {index}"
 
-    def error(message: str, field: str | None) -> None:
-        reader.problem(message, where, field, line)
+    def error(message: str, field: str | None, said: Said | None = None) -> None:
+        reader.problem(message, where, field, line, said=said)
 
     if not isinstance(record, Mapping):
-        error(f"expected an object, got {type(record).__name__}", None)
+        error(f"expected an object, got {type(record).__name__}", None,
+              Said("error.not_an_object", (("type", type(record).__name__),)))
         return None
     try:
         _, text = _pick(record, _TEXT, where)
@@ -168,10 +188,12 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
         error(str(exc), None)
         return None
     if text is None:
-        error(f"no query text (keys tried: {', '.join(_TEXT)})", None)
+        error(f"no query text (keys tried: {', '.join(_TEXT)})", None,
+              Said("error.no_query_text", (("keys", ", ".join(_TEXT)),)))
         return None
     if not isinstance(text, str):
-        error(f"the query text must be a string, got {text!r}", None)
+        error(f"the query text must be a string, got {text!r}", None,
+              Said("error.query_text_not_string", (("value", repr(text)),)))
         return None
     if id_key is None:
         qid = f"q{index + 1}"
@@ -301,7 +323,8 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
     try:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+        raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno).keyed(
+            "invalid_json", reason=exc.msg) from None
     corpus = None
     if isinstance(data, Mapping):
         if "queries" not in data:
@@ -353,12 +376,15 @@ def read_corpus(path: str | Path) -> dict[str, str]:
 
     def add(obj: Any, where: str, line: int | None) -> None:
         src = str(path)
+        place = None if line else where
         if not isinstance(obj, Mapping):
-            raise ParseError(f"{'' if line else where + ': '}expected an object", source=src, line=line)
+            raise placed(ParseError(f"{'' if line else where + ': '}expected an object", source=src, line=line),
+                         Said("error.not_an_object", (("type", type(obj).__name__),)), place)
         key = next((k for k in ("_id", "id", "doc_id", "docid", "pid") if k in obj), None)
         if key is None:
-            raise ParseError(f"{'' if line else where + ': '}no id (keys tried: _id, id, doc_id, docid, pid)",
-                             source=src, line=line)
+            raise placed(ParseError(f"{'' if line else where + ': '}no id (keys tried: _id, id, doc_id, docid, pid)",
+                                    source=src, line=line),
+                         Said("error.no_doc_id", (("keys", "_id, id, doc_id, docid, pid"),)), place)
         try:
             doc = check_id(obj[key], f"field {key!r}")
         except RankscopeError as exc:
@@ -366,8 +392,9 @@ def read_corpus(path: str | Path) -> dict[str, str]:
         title = str(obj.get("title") or "").strip()
         text = obj.get("text", obj.get("contents", obj.get("content")))
         if not isinstance(text, str):
-            raise ParseError(f"{'' if line else where + ': '}no text (keys tried: text, contents, content)",
-                             source=src, line=line)
+            raise placed(ParseError(f"{'' if line else where + ': '}no text (keys tried: text, contents, content)",
+                                    source=src, line=line),
+                         Said("error.no_doc_text", (("keys", "text, contents, content"),)), place)
         if doc in out:
             raise ParseError(f"{'' if line else where + ': '}document id {doc!r} occurs twice", source=src, line=line)
         out[doc] = f"{title} {text}" if title and text else (title or text)
@@ -379,7 +406,8 @@ def read_corpus(path: str | Path) -> dict[str, str]:
         try:
             data = json.loads(_read_text(path))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno).keyed(
+                "invalid_json", reason=exc.msg) from None
         if isinstance(data, Mapping) and all(isinstance(v, str) for v in data.values()):
             for i, (doc, text) in enumerate(data.items()):
                 add({"id": doc, "text": text}, f"entry {i}", None)
@@ -461,7 +489,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     yield line_no, json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no) from None
+                    raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
+                        "invalid_json", reason=exc.msg) from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
 

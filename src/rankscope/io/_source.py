@@ -36,7 +36,7 @@ def read_bytes(path: str | Path) -> bytes:
     p = Path(path)
     try:
         if p.is_dir():
-            raise ParseError("is a directory, expected a file", source=str(p))
+            raise ParseError("is a directory, expected a file", source=str(p)).keyed("directory_not_file")
         with open(p, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
@@ -47,7 +47,8 @@ def read_bytes(path: str | Path) -> bytes:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(f"corrupt gzip data ({exc})", source=str(p)) from None
+            raise ParseError(f"corrupt gzip data ({exc})", source=str(p)).keyed("corrupt_gzip",
+                                                                              reason=str(exc)) from None
     return data[3:] if data[:3] == UTF8_BOM else data
 
 
@@ -57,7 +58,8 @@ def decode(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source, line=line) from None
+        raise ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source, line=line).keyed(
+            "not_utf8", byte=exc.start) from None
     return text
 
 

@@ -58,12 +58,14 @@ def width_error(kind: str, parts: list[str], text: str, source: str, line: int) 
     lo, hi, _ = WIDTH[kind]
     want = f"{lo}" if hi == lo else f"at least {lo}"
     layout = "query iter doc relevance" if kind == "qrels" else "query Q0 doc rank score tag"
-    msg = f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {text.strip()[:80]!r}"
+    shown = repr(text.strip()[:80])
+    msg = f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {shown}"
     other = other_kind(kind, parts)
     if other is not None:
         return WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=line).keyed(
             f"looks_like_{other}", want=want, got=len(parts))
-    return ParseError(msg, source=source, line=line)
+    return ParseError(msg, source=source, line=line).keyed("bad_width" if hi == lo else "bad_width_min", want=lo,
+                                                           layout=layout, got=len(parts), text=shown)
 
 
 #: what a line of the other kind looks like, said in the error
@@ -103,9 +105,11 @@ def parse_score(token: str, source: str, line: int) -> float:
         except ValueError:
             value = None
     if value is None:
-        raise ParseError(f"score must be a number, got {token!r}", source=source, line=line)
+        raise ParseError(f"score must be a number, got {token!r}", source=source, line=line).keyed(
+            "bad_score", value=repr(token))
     if not np.isfinite(value):
-        raise ParseError(f"score must be a finite number, got {token!r}", source=source, line=line)
+        raise ParseError(f"score must be a finite number, got {token!r}", source=source, line=line).keyed(
+            "score_not_finite", value=repr(token))
     return value
 
 
@@ -116,10 +120,12 @@ def parse_grade(token: str, source: str, line: int) -> int:
     -1
     """
     if not _INT.fullmatch(token):
-        raise ParseError(f"relevance must be an integer, got {token!r}", source=source, line=line)
+        raise ParseError(f"relevance must be an integer, got {token!r}", source=source, line=line).keyed(
+            "bad_grade", value=repr(token))
     value = int(token)
     if not -(2**63) <= value < 2**63:
-        raise ParseError(f"relevance out of the 64-bit range, got {token!r}", source=source, line=line)
+        raise ParseError(f"relevance out of the 64-bit range, got {token!r}", source=source, line=line).keyed(
+            "grade_range", value=repr(token))
     return value
 
 

@@ -147,11 +147,12 @@ def _check(kind: str, fmt: str | None, path: str | Path, options: dict[str, Any]
     if fmt is None:
         fmt = detect_format(path)
         if fmt not in readers:
-            raise ParseError("is a folder; a run must be a file", source=str(path))
+            raise ParseError("is a folder; a run must be a file", source=str(path)).keyed("folder_not_run")
     fmt = fmt.lower()
     if fmt not in readers:
         choices = ", ".join(readers)
-        raise InvalidParameterError(f"unknown {kind} format {fmt!r}; choose one of: {choices}")
+        raise InvalidParameterError(f"unknown {kind} format {fmt!r}; choose one of: {choices}").keyed(
+            "unknown_format", kind=kind, format=repr(fmt), choices=choices)
     allowed = _OPTIONS[kind].get(fmt, {"name", "duplicates"} if kind == "run" else set())
     unknown = sorted(set(options) - allowed)
     if unknown:

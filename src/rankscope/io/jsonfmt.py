@@ -61,7 +61,8 @@ def load_json(path: str | Path, source: str | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno) from None
+        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno).keyed(
+            "invalid_json_column", reason=exc.msg, column=exc.colno) from None
 
 
 def _error(msg: str, source: str, where: str | int) -> ParseError:
@@ -237,7 +238,8 @@ def _json_lines(data: bytes, source: str) -> list[tuple[int, Any]]:
         try:
             out.append((i, json.loads(text)))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i) from None
+            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i).keyed(
+                "invalid_json_column", reason=exc.msg, column=exc.colno) from None
     return out
 
 

@@ -361,7 +361,8 @@ class _TrecPieces(_Pieces):
         except ParseError as exc:
             if exc.line is None:
                 raise
-            raise ParseError(exc.reason, source=self.source, line=exc.line + self._lines_before(offset)) from None
+            moved = ParseError(exc.reason, source=self.source, line=exc.line + self._lines_before(offset))
+            raise (moved.keyed(exc.key, **exc.values) if exc.key else moved) from None
 
     def _lines_before(self, offset: int) -> int:
         """Newlines in the file's bytes before ``offset`` (counted again from the start: errors only)."""

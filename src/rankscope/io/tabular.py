@@ -133,7 +133,9 @@ def _ragged(lines: list[str], delim: str, width: int, source: str, start: int, e
             continue
         fields = next(csv.reader([s], delimiter=delim))
         if len(fields) != width:
-            return ParseError(f"expected {width} columns, got {len(fields)}: {s.strip()[:80]!r}", source=source, line=i)
+            text = repr(s.strip()[:80])
+            return ParseError(f"expected {width} columns, got {len(fields)}: {text}", source=source, line=i).keyed(
+                "bad_columns", want=width, got=len(fields), text=text)
     return ParseError(f"cannot parse as CSV ({exc})", source=source)
 
 

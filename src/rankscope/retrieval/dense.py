@@ -403,8 +403,12 @@ class DenseRetriever(BatchSearcher):
         self.prebuilt_check = {"documents": len(picks), "min_cosine": worst}
         if worst >= 0.999:
             return True
-        warnings.warn(f"prebuilt embeddings {path} do not match this model here (cosine {worst:.4f} < 0.999 on "
-                      f"{len(picks)} re-embedded documents): embedding the corpus", UserWarning, stacklevel=4)
+        from rankscope.retrieval.evaluation import RetrieverWarning
+
+        warnings.warn(RetrieverWarning(
+            f"prebuilt embeddings {path} do not match this model here (cosine {worst:.4f} < 0.999 on {len(picks)} "
+            "re-embedded documents): embedding the corpus").keyed("retriever.prebuilt_mismatch", path=str(path),
+                                                                  cosine=f"{worst:.4f}", n=len(picks)), stacklevel=4)
         return False
 
     def _save(self, path: Path, emb: np.ndarray) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from rankscope.data.run import Run
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, RankscopeWarning
 from rankscope.retrieval.unknown import UnknownIds
 
 __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
@@ -30,8 +30,12 @@ __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVE
 LEVELS = ("retrieved", "document")
 
 
-class RetrieverWarning(UserWarning):
+class RetrieverWarning(RankscopeWarning):
     """Something changed what a retriever evaluation measures (failures, empty rankings, ...)."""
+
+
+class UnknownIdsWarning(RetrieverWarning):
+    """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,20 @@ class Notice:
 
     code: str
     message: str
+    key: str | None = None
+    values: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return self.message
+
+    def warning(self) -> RetrieverWarning:
+        """The notice as the warning issued (keyed: message ``warning.<key>`` says it in other languages)."""
+        kind = UnknownIdsWarning if self.code == "unknown_ids" else RetrieverWarning
+        return kind(self.message).keyed(self.key, **dict(self.values)) if self.key else kind(self.message)
+
+    def text(self, lang: str = "en") -> str:
+        """The notice as one sentence in ``lang`` (the English :attr:`message`, or its keyed translation)."""
+        return self.warning().text(lang)
 
 
 @dataclass(frozen=True)
@@ -221,31 +236,44 @@ class RetrieverEvaluation:
             "from_cache": self.from_cache,
         }
 
-    def _latency_text(self) -> str:
+    def _latency_text(self, lang: str = "en") -> str:
+        from rankscope.interpret.i18n import message
+
         summary = self.latency_summary()
         if not summary:
-            return "no latency"
+            return message("retriever.no_latency", lang)
         if self.latency_kind != "per query":
-            return f"latency {summary['mean'] * 1000:.1f} ms/query (batch average)"
-        return f"p50 latency {summary['p50'] * 1000:.1f} ms, p95 {summary['p95'] * 1000:.1f} ms"
+            return message("retriever.latency_batch", lang, mean=f"{summary['mean'] * 1000:.1f}")
+        p50, p95 = (f"{summary[q] * 1000:.1f}" for q in ("p50", "p95"))
+        return message("retriever.latency", lang, p50=p50, p95=p95)
 
     def _shown_levels(self) -> dict[str, dict[str, float | None]]:
         """The levels people see: both when chunks were folded, else one (they are the same ranking)."""
         means = self.mean()
         return means if self.doc_run is not self.run else {"retrieved": means["retrieved"]}
 
-    def summary(self) -> str:
-        """A few lines for people: the metrics per level (with coverage), latency, then every warning."""
-        lines = [f"{self.run.name}: {self.queries} queries scored, k={self.k}, relevance from {self.relevance}"]
+    def summary(self, lang: str = "en") -> str:
+        """A few lines for people, in ``lang``: the metrics per level (with coverage), latency, then every warning."""
+        from rankscope.interpret.i18n import message
+
+        def said(key: str, value: str | None) -> str:
+            try:
+                return message(f"retriever.{key}.{value}", lang)
+            except KeyError:  # a value without a word of its own
+                return str(value)
+
+        lines = [message("retriever.summary", lang, run=self.run.name, n=self.queries, k=self.k,
+                         relevance=said("from", self.relevance))]
         for level, means in self._shown_levels().items():
             judged = self.judged_by.get(level)
             if judged is None:
-                lines.append(f"  {level}: not judged")
+                lines.append(message("retriever.level_not_judged", lang, level=said("level", level)))
                 continue
             cells = ", ".join(f"{m}={v:.4f}" for m, v in means.items() if v is not None)
-            lines.append(f"  {level} ({judged}, {self.coverage.get(level, 0)} queries): {cells}")
-        lines.append(f"  {self._latency_text()}; {len(self.errors)} failed")
-        lines += [f"  warning: {w.message}" for w in self.warnings]
+            lines.append(message("retriever.level_line", lang, level=said("level", level), judged=said("by", judged),
+                                 n=self.coverage.get(level, 0), cells=cells))
+        lines.append(message("retriever.latency_line", lang, latency=self._latency_text(lang), failed=len(self.errors)))
+        lines += ["  " + message("cli.warning", lang, text=w.text(lang)) for w in self.warnings]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -73,18 +73,15 @@ from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.measures.base import Measure
 from rankscope.retrieval.cache import QueryOutcome, RunCache, testset_fingerprint
 from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
-from rankscope.retrieval.evaluation import Notice, RetrieverEvaluation, RetrieverWarning
+from rankscope.retrieval.evaluation import RetrieverEvaluation, RetrieverWarning, UnknownIdsWarning
 from rankscope.retrieval.execute import Collector, execute
+from rankscope.retrieval.notices import notices
 from rankscope.retrieval.protocol import as_retriever, retriever_identity
 from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 __all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverWarning", "UnknownIdsWarning", "default_metrics"]
 
 Relevance = Literal["auto", "qrels", "answers", "spans"]
-
-
-class UnknownIdsWarning(RetrieverWarning):
-    """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
 
 
 def default_metrics(k: int) -> list[str]:
@@ -274,10 +271,9 @@ def evaluate_retriever(
     ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
     ev.retries, ev.from_cache = collector.retried, len(done)
-    ev.warnings = _notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep)
+    ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep)
     for notice in ev.warnings:
-        warnings.warn(notice.message, UnknownIdsWarning if notice.code == "unknown_ids" else RetrieverWarning,
-                      stacklevel=2)
+        warnings.warn(notice.warning(), stacklevel=2)
     return ev
 
 
@@ -428,90 +424,3 @@ def _cover(qrels: Qrels, query_ids: Iterable[str]) -> Qrels:
         qrels.doc_column().to_pylist() + [NO_HIT] * len(missing),
         np.concatenate([qrels.grades, np.zeros(len(missing), dtype=np.int64)]),
     )
-
-
-# -- warnings ---------------------------------------------------------------------------------
-def _share(n: int, total: int) -> str:
-    return f"{n} of {total} queries ({n / total:.0%})" if total else f"{n} queries"
-
-
-def _notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], ev: RetrieverEvaluation, *,
-             relevance: str, k: int, deep: list[str]) -> list[Notice]:
-    import numpy as np
-
-    out = [Notice("testset", str(issue)) for issue in ts.issues]
-    n = len(scorable)
-    if ev.relevance == "answers" and relevance == "auto":
-        out.append(Notice("relevance", "the test set has no relevance judgments: relevance comes from answer "
-                                       "matching (a retrieved text that contains a reference answer is relevant)"))
-    elif ev.relevance == "qrels" and ev.judged_by["retrieved"] == "answers":
-        out.append(Notice("relevance", "the judgments name documents, the hits are chunks: the retrieved level is "
-                                       "judged by answer matching, the document level by the judgments"))
-    if n < len(ts):
-        what = {"answers": "reference answers", "spans": "span judgments"}.get(ev.relevance, "relevance judgments")
-        out.append(Notice("unscored", f"{n} of {len(ts)} queries are scored; {len(ts) - n} have no {what} "
-                                      "and were not run"))
-    if ev.failures:
-        first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
-        attempts = max(f.attempts for f in ev.failures.values())
-        out.append(Notice("failed", f"{_share(len(ev.failures), n)} failed after {attempts} attempt(s) and score "
-                                    f"as empty rankings; first: {first}"))
-    ok = [finished[q.id] for q in scorable if q.id in finished]
-    if ok and ev.empty * 2 > len(ok):
-        out.append(Notice("empty", f"{_share(ev.empty, len(ok))} returned no hit"))
-    limit = min(k, len(ts.corpus)) if ts.corpus else k
-    short = [len(e.ids) for e in ok if 0 < len(e.ids) < limit]
-    if ok and len(short) * 2 > len(ok):
-        median = int(np.median(short))
-        out.append(Notice("fewer_hits", f"the retriever returned fewer than k={k} hits for "
-                                        f"{_share(len(short), len(ok))} (median {median}): metrics @{k} see only "
-                                        "those (its own top-k: LangChain search_kwargs['k'], LlamaIndex "
-                                        "similarity_top_k; or only matching documents, as BM25 returns)"))
-    if ev.duplicates:
-        out.append(Notice("duplicates", f"the retriever returned repeated ids in {len(ev.duplicates)} queries "
-                                        f"({sum(ev.duplicates.values())} duplicates dropped, the first occurrence "
-                                        "kept)"))
-    for level in ("retrieved", "document"):
-        if level == "document" and ev.doc_run is ev.run:
-            break
-        if ev.judged_by[level] is None:
-            why = ("the judgments name documents and the hits are chunks (see the document level)"
-                   if ev.relevance == "qrels" else "answer matching needs the hits' text (or a corpus); they have "
-                   "none")
-            out.append(Notice("not_judged", f"{level} level not judged: {why}"))
-        elif ev.judged_by[level] == "answers" and ev.coverage[level] < n:
-            no_answer = sum(1 for q in scorable if not q.answers)
-            reasons = [f"{no_answer} have no reference answer"] if no_answer else []
-            if n - no_answer > ev.coverage[level]:
-                reasons.append(f"the hits of {n - no_answer - ev.coverage[level]} carry no text")
-            out.append(Notice("not_judged", f"{level} level: answer matching judged {ev.coverage[level]} of {n} "
-                                            f"queries; the others are not judged ({', '.join(reasons)})"))
-    replaced = sum(e.scores_replaced for e in ok)
-    if replaced:
-        out.append(Notice("scores_replaced", f"{replaced} queries returned scores that do not decrease down the "
-                                             "list (distances?): ranked by list order, scores replaced by n, ..., 1"))
-    ties = sum(e.ties_reordered for e in ok)
-    if ties:
-        out.append(Notice("ties", f"scores tie in {ties} queries whose list order is not doc id descending: tied "
-                                  "hits are ranked by doc id descending, as trec_eval ranks them"))
-    if deep:
-        out.append(Notice("cutoff", f"{', '.join(deep)}: cutoff above k={k}; each ranking holds at most {k} hits"))
-    if ev.unknown_ids.suspicious:
-        out.append(Notice("unknown_ids", ev.unknown_ids.message()))
-    return out + _judged_notices(ev)
-
-
-def _judged_notices(ev: RetrieverEvaluation) -> list[Notice]:
-    """Levels judged by the test set's judgments: no retrieved id judged (with the likely cause and an example),
-    or a top k mostly unjudged (see :mod:`rankscope.engine.judged`)."""
-    from rankscope.interpret.coverage import judged_warnings
-
-    out = []
-    for level, res in (("retrieved", ev.result), ("document", ev.doc_result)):
-        if level == "document" and ev.doc_run is ev.run:
-            break
-        if ev.judged_by[level] != "qrels" or res is None or res.judged is None:
-            continue
-        ids, shares = judged_warnings({ev.run.name: res.judged})
-        out += [Notice(w.kind, f"{level} level: {w.text()}") for w in ids + shares]
-    return out

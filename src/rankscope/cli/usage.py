@@ -1,0 +1,88 @@
+"""The one line for a command-line usage mistake (an unknown option or command, a bad choice, a missing
+argument), said in the command's language.
+
+typer parses the command line with (its copy of) click, whose errors are English sentences.  In English they are
+printed as click words them; in another language each kind of mistake is said from its parts (the option, the
+value given, the choices, click's close-match suggestions), with the ``rankscope COMMAND --help`` hint.
+
+>>> from typer._click.exceptions import NoSuchOption
+>>> usage_line(NoSuchOption("--lng", possibilities=["--lang"]), "zh", ["evaluate", "--lng"])
+'rankscope：错误：没有选项 --lng（可能的选项：--lang）（用法见 rankscope evaluate --help）'
+>>> usage_line(NoSuchOption("--lng", possibilities=["--lang"]), "en", ["evaluate", "--lng"])
+'rankscope: error: No such option: --lng (Possible options: --lang)'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rankscope.cli.messages import say
+
+__all__ = ["usage_line", "usage_lang"]
+
+#: commands whose ``--lang`` is the language of the prompts they write, not of what they print
+PROMPT_LANG = ("judge", "synth")
+
+
+def usage_lang(args: list[str]) -> str:
+    """The language of a command line that could not be parsed: its ``--lang`` if valid, else the default."""
+    from rankscope.choices import LANGS, resolve_lang
+    from rankscope.errors import RankscopeError
+
+    if not args or args[0] not in PROMPT_LANG:
+        for i, arg in enumerate(args):
+            value = arg.partition("=")[2] if arg.startswith("--lang=") else args[i + 1] if (
+                arg == "--lang" and i + 1 < len(args)) else None
+            if value in LANGS:
+                return value
+    try:
+        return resolve_lang()
+    except RankscopeError:  # a bad RANKSCOPE_LANG: the usage mistake first, in English
+        return "en"
+
+
+def usage_line(exc: Any, lang: str, args: list[str]) -> str:
+    """The line printed for the click usage error ``exc``: ``rankscope: error: ... (see '... --help')``."""
+    ctx = getattr(exc, "ctx", None)
+    if lang == "en":
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        return f"rankscope: error: {' '.join(exc.format_message().split())}{hint}"
+    path = ctx.command_path if ctx is not None else "rankscope" + (f" {args[0]}" if args else "")
+    return say("error", lang, message=_said(exc, lang) + say("usage.hint", lang, command=path))
+
+
+def _said(exc: Any, lang: str) -> str:
+    """The mistake in ``lang``, from its parts."""
+    name = type(exc).__name__
+    option = getattr(exc, "option_name", None)
+    if name == "NoSuchOption":
+        found = sorted(getattr(exc, "possibilities", None) or [])
+        return say("usage.no_such_option", lang, option=option) + (
+            say("usage.possible", lang, options="、".join(found) if lang == "zh" else ", ".join(found))
+            if found else "")
+    if name == "BadOptionUsage" and exc.message.endswith("requires an argument."):
+        return say("usage.needs_value", lang, option=option)
+    param = getattr(exc, "param", None)
+    if name == "MissingParameter" and param is not None:
+        kind = "argument" if getattr(param, "param_type_name", "") == "argument" else "option"
+        return say(f"usage.missing_{kind}", lang, name=param.get_error_hint())
+    if name == "BadParameter" and param is not None:
+        errors = exc.__cause__.errors() if hasattr(exc.__cause__, "errors") else [{}]
+        kind, given = errors[0].get("type"), errors[0].get("input")
+        choices = getattr(getattr(param, "type_descriptor", None), "choices", None)
+        if choices and kind == "value_error":
+            listed = ("、" if lang == "zh" else ", ").join(repr(getattr(c, "value", c)) for c in choices)
+            return say("usage.bad_choice", lang, option=param.get_error_hint(), value=repr(given), choices=listed)
+        if kind in ("float_parsing", "int_parsing", "int_from_float"):
+            return say(f"usage.{kind.split('_')[0]}", lang, option=param.get_error_hint(), value=repr(given))
+        return say("usage.bad_value", lang, option=param.get_error_hint(), reason=exc.message)
+    command = re.fullmatch(r"No such command '(.+?)'\.(?: Did you mean (.+)\?)?", exc.message)
+    if command:
+        return say("usage.no_such_command", lang, command=repr(command[1])) + (
+            say("usage.did_you_mean", lang, suggestions=command[2]) if command[2] else "")
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", exc.message)
+    if extra:
+        return say("usage.extra", lang, args=extra[1])
+    return say("usage.other", lang, reason=" ".join(exc.format_message().split()))
+
