@@ -11,7 +11,7 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices, say
+from rankscope.cli.messages import float32_notices, print_lines, say
 from rankscope.cli.options import (
     Address,
     BlockRows,
@@ -201,17 +201,7 @@ def evaluate_command(
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
     judged, warnings = result_lines(result, lang.value)
     lines = ([source_note] if source_note else []) + judged + warnings
-    if fmt is OutputFormat.table:
-        from rich.console import Console
-
-        from rankscope.report.wrap import print_prose
-
-        console = Console()
-        for line in lines:
-            print_prose(console, line)
-    else:
-        for line in lines if fmt is not OutputFormat.json else warnings:
-            typer.echo(line, err=True)
+    print_lines(warnings if fmt is OutputFormat.json else lines, lang.value, err=fmt is not OutputFormat.table)
     for path in report or []:
         from rankscope.report import write_report
 
