@@ -38,6 +38,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from sybil import Document, Example, Region, Sybil
@@ -161,18 +162,12 @@ def run_rankscope(cmd: str, check_exit: bool = True) -> tuple[int, str, str]:
     both = io.StringIO()
     out, err = _Tee(both), _Tee(both)
     code = 0
-    width = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # the pages show output wrapped at 100 columns, whatever the terminal
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # the pages show output wrapped at 100 columns, whatever the terminal
+    with mock.patch.dict(os.environ, COLUMNS="100"), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main(args[1:])
         except SystemExit as stop:
             code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
-        finally:
-            if width is None:
-                del os.environ["COLUMNS"]
-            else:
-                os.environ["COLUMNS"] = width
     allowed = (0, 1) if args[1:2] == ["check"] else (0,)
     if check_exit and code not in allowed:
         raise AssertionError(f"{cmd}\nexit {code}\n{both.getvalue()[-3000:]}")
