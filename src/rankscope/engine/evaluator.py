@@ -9,7 +9,7 @@ from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
 from rankscope.engine.ceilings import Ceilings
-from rankscope.engine.judged import JudgedAtK, diagnose_ids
+from rankscope.engine.judged import JudgedAtK, judged_at_k
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
@@ -174,9 +174,7 @@ class Evaluator:
         prepared, counts = prepare(self.index, run, self.policies)
         top = prepared.top_counts
         assert top is not None
-        judged = JudgedAtK.of(top)
-        if judged.nothing_judged:  # every score is 0 because no id matches: say why it looks so
-            judged = judged.with_mismatch(diagnose_ids(prepared, self.qrels, run, top.top))
+        judged = judged_at_k(top, self.qrels, (prepared, run, top.top))
         data = prepared.data
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
             data = replace(data, spans=self.spans.input_for(prepared))

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from rankscope.engine.prepared import Prepared
 
 __all__ = ["JUDGED_K", "MOSTLY_UNJUDGED", "CAUSES", "IdMismatch", "JudgedAtK", "TopCounts", "diagnose_ids",
-           "id_relation"]
+           "judged_at_k", "id_relation"]
 
 MOSTLY_UNJUDGED = 0.5
 """A run whose judged@k is below this is flagged as mostly unjudged."""
@@ -238,6 +238,16 @@ def id_relation(a: np.ndarray, b: np.ndarray) -> tuple[str, str] | None:
         if prefix:
             return "prefix", prefix
     return None
+
+
+def judged_at_k(counts: TopCounts, qrels: Qrels, block: tuple[Prepared, Run, np.ndarray] | None) -> JudgedAtK:
+    """judged@k of ``counts``; when nothing is judged, explained (:func:`diagnose_ids`) from ``block``
+    (a prepared run, the run and its per-query top counts), when one is given."""
+    judged = JudgedAtK.of(counts)
+    if judged.nothing_judged and block is not None:  # every score is 0 because no id matches: say why
+        prepared, run, top = block
+        judged = judged.with_mismatch(diagnose_ids(prepared, qrels, run, top))
+    return judged
 
 
 def diagnose_ids(prepared: Prepared, qrels: Qrels, run: Run, top: np.ndarray) -> IdMismatch:

@@ -44,7 +44,7 @@ import pyarrow as pa
 
 from rankscope.data import Run
 from rankscope.data._strings import fingerprint
-from rankscope.engine.judged import JUDGED_K, JudgedAtK, TopCounts, diagnose_ids
+from rankscope.engine.judged import JUDGED_K, JudgedAtK, TopCounts, judged_at_k
 from rankscope.engine.prepare import PolicyCounts, _query_positions, prepare
 from rankscope.engine.result import EvaluationResult
 from rankscope.engine.scoring import score
@@ -189,11 +189,7 @@ class StreamScorer:
         counts = TopCounts(self.k, t["top"][evaluated], t["judged"][evaluated],
                            t["model"][evaluated] if "model" in t else None, self.matched,
                            t["judgeable"][evaluated] if "judgeable" in t else None)
-        judged = JudgedAtK.of(counts)
-        if judged.nothing_judged and self.diagnosis is not None:
-            prepared, run, top = self.diagnosis
-            judged = judged.with_mismatch(diagnose_ids(prepared, self.ev.qrels, run, top))
-        return judged
+        return judged_at_k(counts, self.ev.qrels, self.diagnosis)
 
     def _check_foreign(self, ids: np.ndarray) -> None:
         """Remember run queries not in the qrels; one met before means the run is not grouped."""
