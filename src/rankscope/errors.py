@@ -7,6 +7,7 @@ parameter, file or line, say what is allowed and what was given.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -14,6 +15,7 @@ __all__ = [
     "RankscopeError",
     "RankscopeWarning",
     "Said",
+    "Items",
     "ParseError",
     "UnknownMetricError",
     "InvalidParameterError",
@@ -45,8 +47,18 @@ class Keyed:
 
     def keyed(self: K, key: str, /, **values: Any) -> K:
         """This error or warning, able to say itself in every language: message ``<family>.<key>`` filled with
-        ``values``."""
+        ``values``.
+
+        With ``RANKSCOPE_CHECK_MESSAGES=1`` (set for the test suite) the English message file must say exactly
+        what the code says (``text("en") == str(self)`` through the message file): the two sources of one sentence
+        are checked equal wherever a test reaches them.
+        """
         self.key, self.values = key, values
+        if os.environ.get("RANKSCOPE_CHECK_MESSAGES") == "1":
+            said = self._said("en")
+            if said != str(self):
+                raise AssertionError(f"message {self.family}.{key} in messages/en says {said!r}; "
+                                     f"the code says {str(self)!r}")
         return self
 
     def _where(self, lang: str) -> str:
@@ -58,6 +70,10 @@ class Keyed:
         say itself, one with a ``text(lang)`` method, is said in ``lang`` too)."""
         if lang == "en" or self.key is None:
             return str(self)
+        return self._said(lang)
+
+    def _said(self, lang: str) -> str:
+        """The keyed message in ``lang``, from the message files."""
         from rankscope.interpret.i18n import message
 
         values = {k: v.text(lang) if callable(getattr(v, "text", None)) else v for k, v in self.values.items()}
@@ -77,11 +93,52 @@ class Said:
     key: str
     values: tuple[tuple[str, Any], ...] = ()
 
+    @classmethod
+    def counted(cls, key: str, n: int) -> Said:
+        """``n`` things, in the plural form ``n`` takes: message ``<key>.one`` for 1, else ``<key>.other``, filled with
+        ``n``.
+
+        >>> Said.counted("n_records", 1).text("en"), Said.counted("n_records", 3).text("en")
+        ('1 record', '3 records')
+        >>> Said.counted("n_records", 3).text("zh")
+        '3 条记录'
+        """
+        return cls(f"{key}.{'one' if n == 1 else 'other'}", (("n", n),))
+
     def text(self, lang: str = "en") -> str:
         from rankscope.interpret.i18n import message
 
         return message(self.key, lang, **{k: v.text(lang) if callable(getattr(v, "text", None)) else v
                                           for k, v in self.values})
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
+@dataclass(frozen=True)
+class Items:
+    """Values listed in the reader's language: ``a, b, c`` in English, ``a、b、c`` in Chinese; ``quote`` shows each
+    as Python shows a string (``'a'``).  A keyed message takes one as a value; in an English f-string it reads as
+    ``str(items)``.
+
+    >>> names = Items(("ndcg@10", "map"), quote=True)
+    >>> f"{names}", names.text("zh")
+    ("'ndcg@10', 'map'", "'ndcg@10'、'map'")
+    """
+
+    items: tuple[Any, ...]
+    quote: bool = False
+
+    def text(self, lang: str = "en") -> str:
+        shown = [repr(str(v)) if self.quote else (v.text(lang) if callable(getattr(v, "text", None)) else str(v))
+                 for v in self.items]
+        return ("、" if lang == "zh" else ", ").join(shown)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 class RankscopeError(Keyed, ValueError):
@@ -98,9 +155,10 @@ class RankscopeWarning(Keyed, UserWarning):
 
     Keyed as errors are (message ``warning.<key>``), so that the command line says them in the user's language:
 
-    >>> w = RankscopeWarning("2 queries returned scores ...").keyed("retriever.scores_replaced", n=2)
-    >>> str(w) == w.text("en"), w.text("zh")[:24]
-    (True, '2 个查询返回的得分没有沿列表递减（是距离吗？）')
+    >>> w = RankscopeWarning("the retriever returned repeated ids in 2 queries (3 duplicates dropped, the first "
+    ...                      "occurrence kept)").keyed("retriever.duplicates", n=2, dropped=3)
+    >>> w.text("zh")
+    '检索器在 2 个查询中返回了重复的ID（丢弃 3 个重复项，保留首次出现）'
     """
 
     family = "warning"

@@ -111,3 +111,17 @@ def test_prebuilt_embeddings_that_do_not_match_are_ignored(tmp_path: Path) -> No
     with pytest.warns(UserWarning, match="do not match"):
         again = DenseRetriever(corpus, Toy(), model_id="toy", cache_dir=tmp_path / "c2", prebuilt_dir=tmp_path / "bad")
     assert again.embeddings_source == "computed" and np.allclose(again.embeddings, built.embeddings)
+
+
+def test_the_shipped_embeddings_serve_any_retriever_by_default(tmp_path: Path) -> None:
+    """``rankscope run dense`` on a test set cut from CMRC 2018 (README.zh-CN.md) reuses the shipped passage vectors
+    without being told where they are: a fresh machine does not spend ~25 min of two cores embedding them."""
+    from rankscope import load_dataset
+
+    ts = load_dataset("cmrc2018")
+    few = dict(list(ts.corpus.items())[:40]) | {"new": "一段不在随包向量里的新文本。"}
+    dense = DenseRetriever(few, "multilingual-e5-small", cache_dir=tmp_path)
+    assert dense.embeddings_source.startswith("prebuilt: 40 of 41 documents from ")
+    assert dense.prebuilt_path is not None and dense.prebuilt_path.parent == SHIPPED
+    other = DenseRetriever({"a": "x"}, "multilingual-e5-small", cache=False)  # a text the shipped file lacks
+    assert other.embeddings_source == "computed"

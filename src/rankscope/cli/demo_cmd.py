@@ -107,14 +107,6 @@ def _bar(label: str, total: int, enabled: bool) -> Iterator[Callable[[int, int],
         yield lambda done, tot: bar.update(task, completed=done, total=tot)
 
 
-def prebuilt_dir(name: str) -> Path | None:
-    """The folder of shipped document embeddings of a bundled dataset, if it has one."""
-    import rankscope.datasets as datasets
-
-    folder = Path(datasets.__file__).parent / name / "embeddings"
-    return folder if folder.is_dir() else None
-
-
 def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool,
                 language: str = "en") -> dict[str, Any]:
     """Run the three systems on one test set; write the runs; return the JSON-ready summary."""
@@ -142,8 +134,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
     model = DENSE_MODELS.get(language, DENSE_MODELS["zh"])
     with _bar(f"{name}: embedding the corpus", len(corpus), progress) as advance:
         dense = DenseRetriever(corpus, model, cache_dir=cache_dir, precision="auto",
-                               max_seq_length=DENSE_MAX_SEQ.get(model), progress=advance, with_text=False,
-                               prebuilt_dir=prebuilt_dir(name))
+                               max_seq_length=DENSE_MAX_SEQ.get(model), progress=advance, with_text=False)
     timings["dense_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     with warnings.catch_warnings():

@@ -129,18 +129,18 @@ class Reader:
         from rankscope.data.testset import LoadIssue, TestSetWarning, Where
 
         for (src, key), (where, count, known, line) in self._unknown.items():
-            records = "record" if count == 1 else "records"
-            message = (f"unknown key {key!r} in {count} {records} (first: {where}) is not used for scoring"
+            records = Said.counted("n_records", count)
+            message = (f"unknown key {key!r} in {records} (first: {where}) is not used for scoring"
                        f"{suggest(key, known)}")
+            close = closest(key, known)
             if self.strict:
                 raise ParseError(f"{message}; rename it, or read without --strict to ignore it", source=src,
-                                 line=line).keyed("unknown_key_strict" + ("_suggest" if closest(key, known) else ""),
-                                                  field=repr(key), count=count, where=where,
-                                                  close=repr(closest(key, known)))
-            close = closest(key, known)
+                                 line=line).keyed("unknown_key_strict" + ("_suggest" if close else ""),
+                                                  field=repr(key), records=records, where=Where(where),
+                                                  close=repr(close))
             issue = LoadIssue(src, where, key, message, count=count,
                               key="unknown_key" + ("_suggest" if close else ""),
-                              values=(("field", repr(key)), ("count", count), ("first", Where(where)),
+                              values=(("field", repr(key)), ("records", records), ("first", Where(where)),
                                       ("close", repr(close))))
             self.issues.append(issue)
             warnings.warn(TestSetWarning(f"{src}: {message}").keyed("testset.placed_file", source=src,

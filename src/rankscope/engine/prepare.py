@@ -30,7 +30,7 @@ from rankscope.engine.judged import TopCounts
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
-from rankscope.errors import NoOverlapError
+from rankscope.errors import NoOverlapError, Said
 from rankscope.measures.kernel_input import KernelInput, count_relevant
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
@@ -248,19 +248,21 @@ class _BitTable:
         return np.flatnonzero(self.contains(hashes[lo:hi])) + lo
 
 
-def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> str:
-    """The message of a run that shares no query with the qrels: both sides' ids and a hint."""
+def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> NoOverlapError:
+    """The error of a run that shares no query with the qrels: both sides' ids and a hint."""
     from rankscope.engine.judged import id_relation
 
-    msg = (f"run {run.name!r} and the qrels have no query in common (run: {len(run_q)} queries such as "
-           f"{run_q[0]!r}; qrels: {len(qrels_q)} queries such as {qrels_q[0] if len(qrels_q) else None!r}); ")
     rel = id_relation(run_q, qrels_q) if len(qrels_q) else None
     if rel is not None and rel[0] == "prefix":
-        return msg + f"hint: the query ids differ by the prefix {rel[1]!r}: strip it from one side"
-    if rel is not None:
-        return msg + "hint: the run's query ids extend the qrels' ones (a suffix): strip it from the run"
-    return msg + ("hint: check that the run answers the topics of these qrels (query ids are compared as "
-                  "exact strings)")
+        hint = Said("error.hint.query_prefix", (("prefix", repr(rel[1])),))
+    else:
+        hint = Said("error.hint.query_suffix" if rel is not None else "error.hint.query_exact")
+    qrels_example = qrels_q[0] if len(qrels_q) else None
+    return NoOverlapError(
+        f"run {run.name!r} and the qrels have no query in common (run: {len(run_q)} queries such as "
+        f"{run_q[0]!r}; qrels: {len(qrels_q)} queries such as {qrels_example!r}); {hint}").keyed(
+        "no_common_query", run=repr(run.name), n_run=len(run_q), run_example=repr(run_q[0]), n_qrels=len(qrels_q),
+        qrels_example=repr(qrels_example), hint=hint)
 
 
 @dataclass(frozen=True)
@@ -306,10 +308,7 @@ def prepare(
     run_has[present_q[present_q >= 0]] = True
     not_in_qrels = int((present_q < 0).sum())
     if not run_has.any() and len(run):
-        raise NoOverlapError(_no_overlap(run, run.query_ids[present_codes], qrels_q)).keyed(
-            "no_common_query", run=repr(run.name), n_run=len(present_codes),
-            run_example=repr(run.query_ids[present_codes[0]]), n_qrels=len(qrels_q),
-            qrels_example=repr(qrels_q[0] if len(qrels_q) else None))
+        raise _no_overlap(run, run.query_ids[present_codes], qrels_q)
     eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)

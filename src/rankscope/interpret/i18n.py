@@ -1,7 +1,8 @@
 """Languages and message lookup for the interpretation and the reports.
 
-Texts live in ``messages/en.json`` and ``messages/zh.json`` (same keys); a
-message is a :meth:`str.format` template filled with keyword arguments.
+Texts live in ``messages/<lang>.json`` and ``messages/<lang>/*.json`` (one file per part of the package:
+``io.json``, ``labels.json`` ...), the same keys in every language, each key in one file; a message is a
+:meth:`str.format` template filled with keyword arguments.
 
 >>> message("best", "en"), message("best", "zh")
 ('best', '最佳')
@@ -19,7 +20,7 @@ from typing import Any
 from rankscope.choices import LANGS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
 
-__all__ = ["LANGS", "check_lang", "message", "load_data", "pick", "setting_text", "paren", "colon"]
+__all__ = ["LANGS", "check_lang", "message", "messages", "load_data", "pick", "setting_text", "paren", "colon"]
 
 
 
@@ -37,6 +38,23 @@ def load_data(name: str) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@cache
+def messages(lang: str) -> dict[str, str]:
+    """Every message in ``lang``: ``messages/<lang>.json`` and the files of ``messages/<lang>/``, merged (a key said
+    in two files is a packaging mistake, raised as such)."""
+    folder = resources.files("rankscope.interpret").joinpath("messages")
+    table: dict[str, str] = dict(load_data(f"messages/{lang}.json"))
+    part_dir = folder.joinpath(lang)
+    parts = sorted((f for f in part_dir.iterdir() if f.name.endswith(".json")), key=lambda f: f.name) \
+        if part_dir.is_dir() else []
+    for part in parts:
+        for key, text in json.loads(part.read_text(encoding="utf-8")).items():
+            if key in table:
+                raise RuntimeError(f"message {key!r} is in messages/{lang}/{part.name} and in another file")
+            table[key] = text
+    return table
+
+
 def pick(texts: dict[str, str], lang: str) -> str:
     """The ``lang`` entry of a ``{"en": ..., "zh": ...}`` dict."""
     return texts[check_lang(lang)]
@@ -44,11 +62,11 @@ def pick(texts: dict[str, str], lang: str) -> str:
 
 def message(key: str, lang: str = "en", /, **values: Any) -> str:
     """The message ``key`` in ``lang``, formatted with ``values``."""
-    table = load_data(f"messages/{check_lang(lang)}.json")
+    table = messages(check_lang(lang))
     try:
         template = table[key]
     except KeyError:
-        raise KeyError(f"no message {key!r} in messages/{lang}.json") from None
+        raise KeyError(f"no message {key!r} in messages/{lang}") from None
     return str(template).format(**values) if values else str(template)
 
 

@@ -59,7 +59,7 @@ def decode(data: bytes, source: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source, line=line).keyed(
-            "not_utf8", byte=exc.start) from None
+            "not_utf8", reason=exc.reason, byte=exc.start) from None
     return text
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.errors import EmptyInputError, ParseError, WrongKindError
+from rankscope.errors import EmptyInputError, ParseError, Said, WrongKindError
 
 __all__ = ["Kind", "Columns", "parse_lines", "parse_score", "parse_grade", "empty_error", "WIDTH"]
 
@@ -56,23 +56,18 @@ def empty_error(source: str) -> EmptyInputError:
 def width_error(kind: str, parts: list[str], text: str, source: str, line: int) -> ParseError:
     """The error for a line with the wrong number of columns (a line of the other kind says so)."""
     lo, hi, _ = WIDTH[kind]
-    want = f"{lo}" if hi == lo else f"at least {lo}"
     layout = "query iter doc relevance" if kind == "qrels" else "query Q0 doc rank score tag"
-    shown = repr(text.strip()[:80])
-    msg = f"expected {want} whitespace-separated columns ({layout}), got {len(parts)}: {shown}"
+    said = Said("error.bad_width" if hi == lo else "error.bad_width_min",
+                (("want", lo), ("layout", layout), ("got", len(parts)), ("text", repr(text.strip()[:80]))))
     other = other_kind(kind, parts)
     if other is not None:
-        return WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=line).keyed(
-            f"looks_like_{other}", want=want, got=len(parts))
-    return ParseError(msg, source=source, line=line).keyed("bad_width" if hi == lo else "bad_width_min", want=lo,
-                                                           layout=layout, got=len(parts), text=shown)
+        return WrongKindError(f"{said}; {KIND_HINT[other]}", looks_like=other, source=source, line=line).keyed(
+            "wrong_kind", said=said, hint=KIND_HINT[other])
+    return ParseError(str(said), source=source, line=line).keyed("said", said=said)
 
 
 #: what a line of the other kind looks like, said in the error
-KIND_HINT = {
-    "run": "this looks like a run (query Q0 doc rank score tag), not qrels: are the qrels and the run swapped?",
-    "qrels": "this looks like qrels (query iter doc relevance), not a run: are the qrels and the run swapped?",
-}
+KIND_HINT = {kind: Said(f"error.hint.looks_like_{kind}") for kind in ("run", "qrels")}
 
 
 def other_kind(kind: str, parts: list[str]) -> str | None:

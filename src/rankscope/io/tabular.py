@@ -119,7 +119,7 @@ def _csv_table(
         return _nonblank(lines)[skip:]
 
     if table.num_rows == 0:
-        raise EmptyInputError(f"{source}: no entries (only a header)").keyed("empty_file", source=source)
+        raise EmptyInputError(f"{source}: no entries (only a header)").keyed("header_only", source=source)
     return table, row_lines, guessed
 
 

@@ -25,8 +25,9 @@ hashed from the model identity and every (doc id, text) pair, so a changed
 corpus or model never reuses stale vectors.  The default cache directory is
 ``$RANKSCOPE_CACHE_DIR/embeddings``, else ``$XDG_CACHE_HOME/rankscope/embeddings``,
 else ``~/.cache/rankscope/embeddings``.  ``prebuilt_dir`` names a read-only
-folder of document embeddings computed ahead (the demo ships CMRC 2018's,
-built by ``scripts/build_prebuilt_embeddings.py``): one ``<model hash>.npz``
+folder of document embeddings computed ahead (by default the ones rankscope
+ships: CMRC 2018's passages for multilingual-e5-small, built by
+``scripts/build_prebuilt_embeddings.py``): one ``<model hash>.npz``
 per model identity holding vectors keyed by the SHA-256 of each document's
 text (prefix included), so any subset of those documents reuses them.  They
 are used after re-embedding ``verify`` of the documents found and checking
@@ -60,7 +61,7 @@ from rankscope.retrieval.protocol import Hit
 from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 
 __all__ = ["DenseRetriever", "DEFAULT_MODEL", "default_cache_dir", "load_model", "native_bf16", "resolve_precision",
-           "corpus_key", "prebuilt_file", "write_prebuilt", "text_hashes"]
+           "corpus_key", "prebuilt_file", "shipped_prebuilt", "write_prebuilt", "text_hashes"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _BUNDLED_NAMES = {DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
@@ -148,6 +149,15 @@ def prebuilt_file(folder: str | Path, model_id: str) -> Path:
     return Path(folder) / f"{hashlib.sha256(model_id.encode()).hexdigest()[:16]}.npz"
 
 
+def shipped_prebuilt(model_id: str) -> Path | None:
+    """The embeddings of ``model_id`` that rankscope ships (``datasets/<name>/embeddings/``), if any: CMRC 2018's
+    passages for multilingual-e5-small.  Used by default, keyed by text and verified like any prebuilt file."""
+    import rankscope.datasets as datasets
+
+    found = sorted(Path(datasets.__file__).parent.glob(f"*/embeddings/{prebuilt_file('', model_id).name}"))
+    return found[0] if found else None
+
+
 def write_prebuilt(folder: str | Path, model_id: str, texts: list[str], vectors: np.ndarray) -> Path:
     """Write (replace) the prebuilt embeddings of ``texts`` (prefix included) for ``model_id``."""
     path = prebuilt_file(folder, model_id)
@@ -211,7 +221,8 @@ class DenseRetriever(BatchSearcher):
         instructions and the model is a torch module, else float32).  Part of the
         cache key.
     prebuilt_dir:
-        A read-only folder of embeddings computed ahead under the same keys (see the module doc).
+        A read-only folder of embeddings computed ahead under the same keys (see the module doc); default: the
+        embeddings rankscope ships for this model, if any (:func:`shipped_prebuilt`).
     verify:
         Documents re-embedded to check prebuilt embeddings (default 4).
     progress:
@@ -278,8 +289,9 @@ class DenseRetriever(BatchSearcher):
             key = _corpus_key(self.model_id, self._ids, self._texts, doc_prefix)
             folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
             self.cache_path = folder / f"{key}.npy"
-            if prebuilt_dir is not None:
-                self.prebuilt_path = prebuilt_file(prebuilt_dir, self.model_id)
+        if self.model_id is not None:
+            self.prebuilt_path = (prebuilt_file(prebuilt_dir, self.model_id) if prebuilt_dir is not None
+                                  else shipped_prebuilt(self.model_id))
         self.verify = verify
         self.prebuilt_check: dict[str, float] | None = None
         self.embeddings = self._document_embeddings(progress)
