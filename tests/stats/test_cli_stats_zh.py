@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from prose import assert_chinese
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -72,7 +73,7 @@ CASES = {
 
 def _args(args: list[str], files: dict[str, Path]) -> list[str | Path]:
     if args[0] == "check":
-        shown = [files[a] if a in files else a for a in args[1:]]
+        shown = [files.get(a, a) for a in args[1:]]
         return ["check", "--qrels", files["qrels"], "--run", files["dense"], *shown]
     if args[0] == "compare":
         return ["compare", files["bm25"], files["dense"], "--qrels", files["qrels"], "-m", "mrr", *args[1:]]
