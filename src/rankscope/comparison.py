@@ -39,7 +39,7 @@ import numpy as np
 
 from rankscope.comparison_inputs import aligned_scores, ceilings, evaluate_all, named_runs, without_relevant
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
@@ -182,11 +182,15 @@ class Comparison:
         m = parse_metric(metric)
         if m in self.measures:
             return self.measures.index(m)
-        raise InvalidParameterError(f"metric {metric!r} is not in this comparison (have: {', '.join(self.labels)})")
+        have = Items(self.labels)
+        raise InvalidParameterError(f"metric {metric!r} is not in this comparison (have: {have})").keyed(
+            "comparison.no_metric", metric=metric, have=have)
 
     def _system(self, name: str) -> None:
         if name not in self.systems:
-            raise InvalidParameterError(f"no system {name!r} in this comparison (have: {', '.join(self.systems)})")
+            have = Items(self.systems)
+            raise InvalidParameterError(f"no system {name!r} in this comparison (have: {have})").keyed(
+                "comparison.no_system", name=name, have=have)
 
     def leaders(self, metric: str) -> tuple[str, ...]:
         """Every system with the best mean of ``metric`` (several when tied), in system order."""
@@ -214,7 +218,8 @@ class Comparison:
                 return p
             if p.metric == label and p.a == b and p.b == a:
                 return p.flipped(self.test)
-        raise InvalidParameterError(f"{a!r} and {b!r} were not compared (pairs are against baseline {self.baseline!r})")
+        raise InvalidParameterError(f"{a!r} and {b!r} were not compared (pairs are against baseline {self.baseline!r})"
+                                    ).keyed("comparison.not_compared", a=a, b=b, baseline=self.baseline)
 
     def per_query(self, metric: str) -> tuple[np.ndarray, np.ndarray]:
         """``(query_ids, matrix)``: per-query values of ``metric``, one row per system."""
@@ -246,7 +251,8 @@ class Comparison:
 
         obj = load(path)
         if not isinstance(obj, cls):
-            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not a Comparison")
+            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not a Comparison").keyed(
+                "comparison.not_a_comparison", path=path, kind=type(obj).__name__)
         return obj
 
     def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
@@ -325,7 +331,8 @@ def _generator(rng: np.random.Generator | int | None) -> tuple[np.random.Generat
     if isinstance(rng, np.random.Generator):
         return rng, None
     if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
-        raise InvalidParameterError(f"rng must be a seed (int), a numpy Generator or None, got {rng!r}")
+        raise InvalidParameterError(f"rng must be a seed (int), a numpy Generator or None, got {rng!r}").keyed(
+            "comparison.rng", value=rng)
     return np.random.default_rng(int(rng)), int(rng)
 
 
@@ -398,20 +405,28 @@ def compare(
 
     qrels, runs = resolve_retrievers(qrels, runs, metrics)  # RetrieverEvaluations, {name: retriever} + a TestSet
     if test not in paired.TESTS:
-        raise InvalidParameterError(f"test must be one of {', '.join(paired.TESTS)}, got {test!r}")
+        tests = Items(paired.TESTS)
+        raise InvalidParameterError(f"test must be one of {tests}, got {test!r}").keyed(
+            "comparison.test_choice", tests=tests, value=test)
     if test == TUKEY and correction is not None:
+        from rankscope.stats.terms import Term
+
+        given = Term(correction)
         raise InvalidParameterError(
             f"the tukey-hsd test already controls the family-wise error over all pairs of systems (per metric); "
-            f"leave the correction unset instead of {correction!r}"
-        )
+            f"leave the correction unset instead of {given}"
+        ).keyed("comparison.tukey_correction", correction=given)
     method = TUKEY if test == TUKEY else corrections._method("holm" if correction is None else correction)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
+            "stats.alpha", value=alpha)
     gen, seed = _generator(rng)
     items, tags = named_runs(runs)
     systems = tuple(n for n, _ in items)
     if baseline is not None and baseline not in systems:
-        raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({', '.join(systems)})")
+        names = Items(systems)
+        raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({names})").keyed(
+            "comparison.baseline_not_a_run", name=baseline, names=names)
 
     results, labels, measures, ev = evaluate_all(
         qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
@@ -420,8 +435,10 @@ def compare(
     )
     mixed = sorted({str(dict(results[s].policies or {}).get("unjudged", "keep")) for s in systems})
     if len(mixed) > 1:  # condensed scores are not comparable with scores that keep unjudged documents
-        raise InvalidParameterError(f"the results were evaluated with different unjudged policies ({', '.join(mixed)})"
-                                    "; evaluate them all with the same one")
+        policies = Items(tuple(mixed))
+        raise InvalidParameterError(f"the results were evaluated with different unjudged policies ({policies})"
+                                    "; evaluate them all with the same one").keyed("comparison.mixed_unjudged",
+                                                                                   policies=policies)
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape
     hib = np.array([m.spec.higher_is_better for m in measures])

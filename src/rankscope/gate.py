@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankscope.choices import term
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Said
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
@@ -69,16 +69,23 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 _REQ = re.compile(r"^\s*(?P<metric>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<value>[^<>=\s]+)\s*$")
 
 
+#: what :func:`_number` reads, as its errors name it (message ``error.gate.what.<key>`` in other languages)
+_WHAT = {"threshold": "the threshold", "max_drop": "the maximum drop"}
+
+
 def _number(text: str, what: str, original: str) -> tuple[float, bool]:
-    """A float, and whether it was written as a percentage."""
+    """A float, and whether it was written as a percentage; ``what`` is ``threshold`` or ``max_drop``."""
     t = text.strip()
     pct = t.endswith("%")
+    said = Said(f"error.gate.what.{what}")
     try:
         v = float(t[:-1] if pct else t)
     except ValueError:
-        raise InvalidParameterError(f"{what} in {original!r} must be a number, got {text.strip()!r}") from None
+        raise InvalidParameterError(f"{_WHAT[what]} in {original!r} must be a number, got {t!r}").keyed(
+            "gate.not_a_number", what=said, text=original, value=t) from None
     if not math.isfinite(v):
-        raise InvalidParameterError(f"{what} in {original!r} must be a finite number, got {text.strip()!r}")
+        raise InvalidParameterError(f"{_WHAT[what]} in {original!r} must be a finite number, got {t!r}").keyed(
+            "gate.not_finite", what=said, text=original, value=t)
     return (v / 100.0 if pct else v), pct
 
 
@@ -137,8 +144,8 @@ def parse_requirement(text: str, source: str = "--require") -> Requirement:
     if m is None or m["metric"].endswith(("=", "!")):
         raise InvalidParameterError(
             f"cannot read the requirement {text!r}; write it as METRIC>=VALUE (or <=, >, <), e.g. recall@5>=0.8"
-        )
-    value, _ = _number(m["value"], "the threshold", text)
+        ).keyed("gate.unreadable_requirement", text=text)
+    value, _ = _number(m["value"], "threshold", text)
     label = m["metric"]
     measure = parse_metric(label)
     bounds = measure.spec.bounds
@@ -146,7 +153,7 @@ def parse_requirement(text: str, source: str = "--require") -> Requirement:
         raise InvalidParameterError(
             f"the threshold in {text!r} is outside the range of {label}: it lies between {bounds[0]:g} and "
             f"{bounds[1]:g}, got {value:g}"
-        )
+        ).keyed("gate.threshold_range", text=text, label=label, low=bounds[0], high=bounds[1], value=value)
     return Requirement(label, measure, m["op"], value, source)
 
 
@@ -163,19 +170,21 @@ def parse_max_drop(text: str) -> MaxDrop:
     if not sep or not label:
         raise InvalidParameterError(
             f"cannot read the maximum drop {text!r}; write it as METRIC=DROP, e.g. ndcg@10=0.02"
-        )
-    drop, pct = _number(value, "the maximum drop", text)
+        ).keyed("gate.unreadable_max_drop", text=text)
+    drop, pct = _number(value, "max_drop", text)
     if drop < 0:
-        raise InvalidParameterError(f"the maximum drop in {text!r} must be >= 0, got {value.strip()!r}")
+        raise InvalidParameterError(f"the maximum drop in {text!r} must be >= 0, got {value.strip()!r}").keyed(
+            "gate.negative_drop", text=text, value=value.strip())
     measure = parse_metric(label)
     bounds = measure.spec.bounds
     if pct and drop > 1:
-        raise InvalidParameterError(f"the maximum drop in {text!r} is more than 100% of the baseline's mean")
+        raise InvalidParameterError(f"the maximum drop in {text!r} is more than 100% of the baseline's mean").keyed(
+            "gate.drop_over_100", text=text)
     if not pct and bounds is not None and drop > bounds[1] - bounds[0]:
         raise InvalidParameterError(
             f"the maximum drop in {text!r} is larger than the whole range of {label} ({bounds[0]:g} to "
             f"{bounds[1]:g}), got {drop:g}"
-        )
+        ).keyed("gate.drop_over_range", text=text, label=label, low=bounds[0], high=bounds[1], value=drop)
     return MaxDrop(label, measure, drop, pct)
 
 
@@ -428,15 +437,19 @@ def check(
         unique.setdefault((d.measure, d.max_drop, d.relative), d)  # a repeated maximum drop is one check
     drops = list(unique.values())
     if not reqs and not drops:
-        raise InvalidParameterError("nothing to check: give at least one requirement, preset or maximum drop")
+        raise InvalidParameterError("nothing to check: give at least one requirement, preset or maximum drop").keyed(
+            "gate.nothing_to_check")
     if drops and baseline is None:
-        raise InvalidParameterError("a maximum drop needs a baseline run to compare with")
+        raise InvalidParameterError("a maximum drop needs a baseline run to compare with").keyed(
+            "gate.drop_needs_baseline")
     if baseline is not None and not drops:
-        raise InvalidParameterError("a baseline run needs at least one maximum drop (e.g. ndcg@10=0.02)")
+        raise InvalidParameterError("a baseline run needs at least one maximum drop (e.g. ndcg@10=0.02)").keyed(
+            "gate.baseline_needs_drop")
     if drops or test != "wilcoxon":  # the test only matters for a maximum drop
         refuse_wilcoxon(test)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
+            "stats.alpha", value=alpha)
     seed = int(np.random.default_rng(0 if rng is None else rng).integers(0, 2**63 - 1))
 
     measures: list[Measure] = []

@@ -33,9 +33,11 @@ def bootstrap_means(
     """
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2:
-        raise InvalidParameterError(f"scores must be a 2-D matrix, got shape {x.shape}")
+        raise InvalidParameterError(f"scores must be a 2-D matrix, got shape {x.shape}").keyed(
+            "stats.matrix_2d", shape=x.shape)
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
-        raise InvalidParameterError(f"bootstrap resamples must be a positive integer, got {resamples!r}")
+        raise InvalidParameterError(f"bootstrap resamples must be a positive integer, got {resamples!r}").keyed(
+            "stats.bootstrap_positive", value=resamples)
     rows, n = x.shape
     if n == 0:
         return np.full((rows, resamples), np.nan)
@@ -61,6 +63,7 @@ def percentile_ci(samples: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray,
     (5.0, 95.0)
     """
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
+                                                                                            value=alpha)
     q = np.quantile(np.asarray(samples, dtype=np.float64), [alpha / 2, 1 - alpha / 2], axis=-1)
     return q[0], q[1]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.choices import CORRECTIONS  # declared once, with the CLI and service choices
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["CORRECTIONS", "adjust", "reject"]
 
@@ -28,9 +28,9 @@ _ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "benjamini_hochberg": "b
 def _method(method: str) -> str:
     key = _ALIASES.get(str(method).lower(), str(method).lower())
     if key not in CORRECTIONS:
-        raise InvalidParameterError(
-            f"correction must be one of {', '.join(CORRECTIONS)}, got {method!r}"
-        )
+        choices = Items(CORRECTIONS)
+        raise InvalidParameterError(f"correction must be one of {choices}, got {method!r}").keyed(
+            "stats.correction_choice", choices=choices, value=method)
     return key
 
 
@@ -45,9 +45,10 @@ def adjust(pvalues: np.ndarray, method: str = "holm") -> np.ndarray:
     method = _method(method)
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1:
-        raise InvalidParameterError(f"p-values must be a 1-D array, got shape {p.shape}")
+        raise InvalidParameterError(f"p-values must be a 1-D array, got shape {p.shape}").keyed(
+            "stats.pvalues_1d", shape=p.shape)
     if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise InvalidParameterError("p-values must be numbers between 0 and 1")
+        raise InvalidParameterError("p-values must be numbers between 0 and 1").keyed("stats.pvalues_range")
     m = len(p)
     if m == 0 or method == "none":
         return p.copy()
@@ -71,5 +72,6 @@ def reject(adjusted: np.ndarray, alpha: float) -> np.ndarray:
     [True, True, False]
     """
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
+                                                                                            value=alpha)
     return np.asarray(adjusted) <= alpha

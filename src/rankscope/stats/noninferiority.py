@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.stats.montecarlo import Z_UNCERTAIN
 
 __all__ = ["NON_INFERIORITY_TESTS", "NonInferiority", "non_inferiority", "Z_UNCERTAIN", "refuse_wilcoxon"]
@@ -62,11 +62,11 @@ _WILCOXON = (
 def refuse_wilcoxon(test: str) -> None:
     """Raise the explanation of why Wilcoxon cannot test a margin on a mean (and the other unknown tests)."""
     if test == "wilcoxon":
-        raise InvalidParameterError(_WILCOXON)
+        raise InvalidParameterError(_WILCOXON).keyed("stats.wilcoxon_max_drop")
     if test not in NON_INFERIORITY_TESTS:
-        raise InvalidParameterError(
-            f"the test of a maximum drop must be one of {', '.join(NON_INFERIORITY_TESTS)}, got {test!r}"
-        )
+        tests = Items(NON_INFERIORITY_TESTS)
+        raise InvalidParameterError(f"the test of a maximum drop must be one of {tests}, got {test!r}").keyed(
+            "stats.max_drop_test", tests=tests, value=test)
 
 
 @dataclass(frozen=True)
@@ -195,13 +195,17 @@ def non_inferiority(
     refuse_wilcoxon(test)
     d = np.asarray(diffs, dtype=np.float64).ravel()
     if not np.all(np.isfinite(d)):
-        raise InvalidParameterError("per-query differences must be finite numbers (got nan or inf)")
+        raise InvalidParameterError("per-query differences must be finite numbers (got nan or inf)").keyed(
+            "stats.diffs_finite")
     if not (math.isfinite(margin) and margin >= 0):
-        raise InvalidParameterError(f"the margin must be a finite number >= 0, got {margin!r}")
+        raise InvalidParameterError(f"the margin must be a finite number >= 0, got {margin!r}").keyed(
+            "stats.margin_range", value=margin)
     if isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
+            "stats.alpha", value=alpha)
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
-        raise InvalidParameterError(f"resamples must be a positive integer, got {resamples!r}")
+        raise InvalidParameterError(f"resamples must be a positive integer, got {resamples!r}").keyed(
+            "stats.positive_int", name="resamples", value=resamples)
     n = len(d)
     mean = float(d.mean()) if n else math.nan
     if test == "t":

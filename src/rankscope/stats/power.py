@@ -40,13 +40,17 @@ OBSERVED_POWER = (
 
 def _validate(sd: float, delta: float, alpha: float, alternative: str) -> None:
     if not (math.isfinite(sd) and sd >= 0):
-        raise InvalidParameterError(f"the standard deviation must be a finite number >= 0, got {sd!r}")
+        raise InvalidParameterError(f"the standard deviation must be a finite number >= 0, got {sd!r}").keyed(
+            "stats.sd_range", value=sd)
     if not (math.isfinite(delta) and delta != 0):
-        raise InvalidParameterError(f"the difference to detect must be a non-zero number, got {delta!r}")
+        raise InvalidParameterError(f"the difference to detect must be a non-zero number, got {delta!r}").keyed(
+            "stats.delta_nonzero", value=delta)
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
+                                                                                            value=alpha)
     if alternative not in ("two-sided", "one-sided"):
-        raise InvalidParameterError(f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}")
+        raise InvalidParameterError(f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}").keyed(
+            "stats.alternative_power", value=alternative)
 
 
 def power_of(n: int, sd: float, delta: float, alpha: float = 0.05, alternative: str = "two-sided") -> float:
@@ -84,7 +88,8 @@ def queries_needed(
 
     _validate(sd, delta, alpha, alternative)
     if not 0 < power < 1:
-        raise InvalidParameterError(f"power must be between 0 and 1, got {power!r}")
+        raise InvalidParameterError(f"power must be between 0 and 1, got {power!r}").keyed("stats.power_range",
+                                                                                            value=power)
     if sd == 0:
         return 2
     tail = alpha / 2 if alternative == "two-sided" else alpha
@@ -128,9 +133,10 @@ def estimate(
     """
     d = np.asarray(diffs, dtype=np.float64).ravel()
     if len(d) < 2:
-        raise InvalidParameterError(f"power analysis needs at least 2 queries, got {len(d)}")
+        raise InvalidParameterError(f"power analysis needs at least 2 queries, got {len(d)}").keyed(
+            "stats.power_two_queries", n=len(d))
     if delta is None:
-        raise InvalidParameterError(OBSERVED_POWER)
+        raise InvalidParameterError(OBSERVED_POWER).keyed("stats.delta_required")
     sd = 0.0 if np.all(d == d[0]) else float(d.std(ddof=1))
     mean = float(d.mean())
     target = float(delta)
