@@ -49,7 +49,7 @@ import numpy as np
 from rankscope.choices import DuplicatePolicy, MissingPolicy, ScorePrecisionValue
 from rankscope.engine.evaluator import Evaluator
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Said
 
 __all__ = ["evaluate", "evaluate_retriever", "judge_pairs", "connect", "ActorPool"]
 
@@ -58,7 +58,8 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:  # pragma: no cover - depends on the installation
-        raise InvalidParameterError("the Ray engine needs Ray: pip install 'rankscope[ray]'") from None
+        raise InvalidParameterError("the Ray engine needs Ray: pip install 'rankscope[ray]'").keyed(
+            "retrieval.needs_ray") from None
     return ray
 
 
@@ -146,13 +147,15 @@ def _score_part(token: str, spec: dict[str, Any], *tables: Any) -> dict[str, Any
     return scorer.state()
 
 
-def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str]:
-    """What the workers read, a name for the run and a source for error messages."""
+def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str | Said]:
+    """What the workers read, a name for the run and a source for error messages (a path, or a phrase said in the
+    reader's language: "ray dataset", "3 files")."""
     if type(run).__name__ in ("Dataset", "MaterializedDataset") and type(run).__module__.startswith("ray.data"):
-        return list(run.to_arrow_refs()), "ray", "ray dataset"
+        return list(run.to_arrow_refs()), "ray", Said("error.retrieval.ray_dataset")
     paths = [run] if isinstance(run, (str, Path)) else list(run)
     if not paths:
-        raise InvalidParameterError("no run given: a ray.data.Dataset or one or more Parquet / Arrow / TREC paths")
+        raise InvalidParameterError("no run given: a ray.data.Dataset or one or more Parquet / Arrow / TREC paths"
+                                    ).keyed("retrieval.ray_no_run")
     from rankscope.io.formats import detect_format
 
     pieces: list[Any] = []
@@ -165,7 +168,8 @@ def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str]:
             pieces += [(str(path), fmt, [g]) for g in range(groups)]
         else:  # one file, one piece (TREC, Arrow, JSON ... read whole on a worker)
             pieces.append((str(path), fmt, duplicates))
-    return pieces, _run_name(paths[0]), str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
+    return pieces, _run_name(paths[0]), str(paths[0]) if len(paths) == 1 else Said.counted("retrieval.n_files",
+                                                                                          len(paths))
 
 
 def _run_name(path: str | Path) -> str:
@@ -214,10 +218,11 @@ def evaluate(
     pieces, stem, source = _pieces(run, duplicates)
     n_parts = partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
-        raise InvalidParameterError(f"partitions must be a positive int, got {partitions!r}")
+        raise InvalidParameterError(f"partitions must be a positive int, got {partitions!r}").keyed(
+            "retrieval.ray_partitions", value=partitions)
     q = ev.qrels
     spec = {"qrels": q.to_arrow(), "measures": [str(m) for m in ev.labels], "policies": ev.policies,
-            "source": source, "name": name or stem}
+            "source": str(source), "name": name or stem}
     spec_ref, token = ray.put(spec), uuid.uuid4().hex
     split = ray.remote(_split).options(num_returns=n_parts, max_retries=3) if n_parts > 1 else None
     score_part = ray.remote(_score_part).options(max_retries=3)
@@ -235,7 +240,7 @@ def evaluate(
     if scorer.rows == 0:
         from rankscope.errors import EmptyInputError
 
-        raise EmptyInputError(f"{source}: no entries (empty run)")
+        raise EmptyInputError(f"{source}: no entries (empty run)").keyed("retrieval.ray_empty", source=source)
     return scorer.result(name or stem)
 
 
@@ -252,7 +257,8 @@ class ActorPool:
                  num_cpus: float = 1.0, address: str | None = None) -> None:
         for value, what in ((size, "actors"), (concurrency, "concurrency")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(f"{what} must be an integer >= 1, got {value!r}")
+                raise InvalidParameterError(f"{what} must be an integer >= 1, got {value!r}").keyed(
+                    "retrieval.int_at_least", name=what, minimum=1, value=value)
         ray = connect(address)
         remote = ray.remote(cls).options(max_concurrency=concurrency, max_restarts=-1, max_task_retries=-1,
                                          num_cpus=num_cpus)
@@ -356,7 +362,7 @@ def evaluate_retriever(
     from rankscope.retrieval.runner import evaluate_retriever as run_locally
 
     if "workers" in options:
-        raise InvalidParameterError("workers= is set by actors * concurrency on Ray")
+        raise InvalidParameterError("workers= is set by actors * concurrency on Ray").keyed("retrieval.ray_workers")
     pool = ActorPool(_RetrieverActor, (factory,), size=actors, concurrency=concurrency, num_cpus=num_cpus,
                      address=address)
     try:

@@ -63,9 +63,12 @@ def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
     ident = _metadata_id(meta, id_key) if id_key else None
     if ident is None and not id_key:
         ident = getattr(doc, "id", None) or _metadata_id(meta, None)
+    if ident is None and id_key:
+        raise RetrieverContractError(f"a LangChain document has no metadata[{id_key!r}]; give the documents ids or "
+                                     "pass id_key=").keyed("retrieval.langchain_no_id_key", id_key=id_key)
     if ident is None:
-        key = f"metadata[{id_key!r}]" if id_key else "an id (Document.id or metadata 'id'/'doc_id')"
-        raise RetrieverContractError(f"a LangChain document has no {key}; give the documents ids or pass id_key=")
+        raise RetrieverContractError("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); give "
+                                     "the documents ids or pass id_key=").keyed("retrieval.langchain_no_id")
     return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
 
 
@@ -82,7 +85,8 @@ def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
     ident = _metadata_id(meta, id_key) if id_key else node.node_id
     if ident is None:
         raise RetrieverContractError(
-            f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key")
+            f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key").keyed(
+                "retrieval.llamaindex_no_id_key", id_key=id_key)
     get_content = getattr(node, "get_content", None)
     text = get_content() if callable(get_content) else getattr(node, "text", None)
     return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)

@@ -33,15 +33,28 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from rankscope.errors import InvalidParameterError, ParseError
+from rankscope.errors import InvalidParameterError, ParseError, Said
 
 __all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint"]
 
 VERSION = 2
 _FIELDS = ("k", "retriever", "identity", "testset", "testset_fingerprint", "texts", "docs_key", "places")
-_LABELS = {"k": "k", "retriever": "retriever name", "identity": "retriever", "testset": "test set name",
-           "testset_fingerprint": "test set (query ids and texts)", "texts": "hit texts kept",
-           "docs_key": "chunk metadata key", "places": "chunk places kept"}
+#: each field as a cache refusal names it ("retriever name", "test set name" ...: ``error.retrieval.cache_field.*``)
+_LABELS = {key: Said(f"error.retrieval.cache_field.{key}") for key in _FIELDS}
+
+
+@dataclass(frozen=True)
+class _Differences:
+    """What differs between a cache and the evaluation, said in the reader's language: ``a; b`` in English,
+    ``a；b`` in Chinese (each part a :class:`~rankscope.errors.Said`)."""
+
+    parts: tuple[Said, ...]
+
+    def text(self, lang: str = "en") -> str:
+        return ("；" if lang == "zh" else "; ").join(p.text(lang) for p in self.parts)
+
+    def __str__(self) -> str:
+        return self.text("en")
 
 
 @dataclass(frozen=True)
@@ -123,11 +136,12 @@ class RunCache:
         self._fh: IO[str] | None = None
         self._lock = threading.Lock()
 
-    def _refuse(self, differences: list[str]) -> InvalidParameterError:
+    def _refuse(self, differences: list[Said]) -> InvalidParameterError:
+        said = _Differences(tuple(differences))
         return InvalidParameterError(
-            f"cache {self.path} was written by another evaluation ({'; '.join(differences)}); "
+            f"cache {self.path} was written by another evaluation ({said}); "
             "pass overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, or use another cache file"
-        )
+        ).keyed("retrieval.cache_other", path=str(self.path), differences=said)
 
     def load(self) -> dict[str, QueryOutcome]:
         """The queries finished without error, by id (empty when the file does not exist or is overwritten)."""
@@ -145,14 +159,17 @@ class RunCache:
         try:
             head = json.loads(lines[0])
         except json.JSONDecodeError:
-            raise ParseError("not a rankscope cache (bad header line)", source=src, line=1) from None
+            raise ParseError("not a rankscope cache (bad header line)", source=src, line=1).keyed(
+                "retrieval.cache_bad_header") from None
         if not isinstance(head, dict) or "rankscope_cache" not in head:
-            raise ParseError("not a rankscope cache (no 'rankscope_cache' header)", source=src, line=1)
+            raise ParseError("not a rankscope cache (no 'rankscope_cache' header)", source=src, line=1).keyed(
+                "retrieval.cache_no_header")
         if head.get("rankscope_cache") != VERSION:
-            raise self._refuse([f"cache format {head.get('rankscope_cache')} without the fingerprint of "
-                                f"format {VERSION}"])
-        differences = [f"{_LABELS[key]} differs" if key == "testset_fingerprint"
-                       else f"{_LABELS[key]} {head.get(key)!r} there, {self.header[key]!r} now"
+            raise self._refuse([Said("error.retrieval.cache_format",
+                                     (("found", head.get("rankscope_cache")), ("version", VERSION)))])
+        differences = [Said("error.retrieval.cache_differs", (("what", _LABELS[key]),)) if key == "testset_fingerprint"
+                       else Said("error.retrieval.cache_was", (("what", _LABELS[key]), ("there", repr(head.get(key))),
+                                                               ("now", repr(self.header[key]))))
                        for key in _FIELDS if head.get(key) != self.header[key]]
         if differences:
             raise self._refuse(differences)
@@ -163,9 +180,11 @@ class RunCache:
             try:
                 entry = QueryOutcome.from_record(json.loads(line))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ParseError(f"malformed cache line ({exc})", source=src, line=line_no) from None
+                raise ParseError(f"malformed cache line ({exc})", source=src, line=line_no).keyed(
+                    "retrieval.cache_bad_line", error=exc) from None
             if len(entry.ids) != len(entry.scores):
-                raise ParseError("ids and scores differ in length", source=src, line=line_no)
+                raise ParseError("ids and scores differ in length", source=src, line=line_no).keyed(
+                    "retrieval.cache_lengths")
             if entry.error is None:
                 done[entry.query_id] = entry
             else:

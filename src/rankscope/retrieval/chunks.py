@@ -45,6 +45,8 @@ __all__ = ["ChunkToDoc", "map_chunk_ids", "fold_chunks", "pattern_regex", "trec_
 ChunkToDoc = Union[str, Mapping[str, str], Callable[[str], Any]]
 
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: the field a pattern must hold, and a pattern that holds it (shown in the errors)
+_DOC_ID, _EXAMPLE = "{doc_id}", "'{doc_id}#{chunk}'"
 
 
 def pattern_regex(pattern: str) -> str:
@@ -56,8 +58,8 @@ def pattern_regex(pattern: str) -> str:
     fields = _FIELD.findall(pattern)
     if fields.count("doc_id") != 1:
         raise InvalidParameterError(
-            f"chunk_to_doc pattern {pattern!r} must contain {{doc_id}} exactly once, e.g. '{{doc_id}}#{{chunk}}'"
-        )
+            f"chunk_to_doc pattern {pattern!r} must contain {_DOC_ID} exactly once, e.g. {_EXAMPLE}"
+        ).keyed("retrieval.chunk_pattern_doc_id", pattern=pattern, field=_DOC_ID, example=_EXAMPLE)
     out, pos = ["^"], 0
     for m in _FIELD.finditer(pattern):
         out.append(re.escape(pattern[pos:m.start()]))
@@ -79,8 +81,8 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
     if isinstance(chunk_to_doc, str):
         if "{" not in chunk_to_doc:
             raise InvalidParameterError(
-                f"chunk_to_doc={chunk_to_doc!r} is not a pattern; write it like '{{doc_id}}#{{chunk}}'"
-            )
+                f"chunk_to_doc={chunk_to_doc!r} is not a pattern; write it like {_EXAMPLE}"
+            ).keyed("retrieval.chunk_not_pattern", value=chunk_to_doc, example=_EXAMPLE)
         mapped = pc.struct_field(pc.extract_regex(ids, pattern=pattern_regex(chunk_to_doc)), "doc_id")
     elif isinstance(chunk_to_doc, Mapping):
         keys = pa.array([str(k) for k in chunk_to_doc], type=pa.string())
@@ -92,7 +94,7 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
     else:
         raise InvalidParameterError(
             f"chunk_to_doc must be a pattern string, a dict or a function, got {type(chunk_to_doc).__name__}"
-        )
+        ).keyed("retrieval.chunk_to_doc_type", type=type(chunk_to_doc).__name__)
     unmapped = int(mapped.null_count)
     return pc.coalesce(mapped, ids), unmapped
 

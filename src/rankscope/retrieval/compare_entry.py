@@ -79,12 +79,13 @@ def _run_retrievers(qrels: Any, items: list[tuple[Any, Any]] | None, values: lis
 
     if isinstance(qrels, (str, Path)):
         qrels = TestSet.from_file(qrels)
+    example = "compare(testset, {name: retriever, ...}, metrics)"
     if not isinstance(qrels, TestSet):
-        raise InvalidParameterError(
-            "to compare retrievers, pass the test set first: compare(testset, {name: retriever, ...}, metrics)"
-        )
+        raise InvalidParameterError(f"to compare retrievers, pass the test set first: {example}").keyed(
+            "retrieval.compare_needs_testset", example=example)
     if items is None:
-        raise InvalidParameterError("name the retrievers: compare(testset, {name: retriever, ...}, metrics)")
+        raise InvalidParameterError(f"name the retrievers: {example}").keyed("retrieval.compare_name_retrievers",
+                                                                            example=example)
     if metrics is None:
         metrics = default_metrics(10)
     cutoffs = [m.cutoff for _, m in parse_metrics(metrics if isinstance(metrics, str) else list(metrics))

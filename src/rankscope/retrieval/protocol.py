@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.errors import InvalidParameterError, Items, RankscopeError, Said
 
 __all__ = ["Hit", "Retriever", "BatchRetriever", "RetrieverContractError", "as_retriever", "to_hits", "dedupe",
            "ranking_scores", "retriever_identity"]
@@ -51,6 +51,10 @@ __all__ = ["Hit", "Retriever", "BatchRetriever", "RetrieverContractError", "as_r
 _ID_KEYS = ("id", "doc_id", "docid", "_id", "chunk_id", "corpus_id", "corpus-id", "pid")
 _SCORE_KEYS = ("score", "similarity", "sim", "relevance_score")
 _TEXT_KEYS = ("text", "content", "page_content", "passage", "chunk")
+#: who returned the items, when no name is known: "retriever" (said in the reader's language)
+RETRIEVER = Said("error.retrieval.where_retriever")
+
+Where = str | Said
 
 
 class RetrieverContractError(RankscopeError):
@@ -90,21 +94,23 @@ class BatchRetriever(Protocol):
     def search_batch(self, queries: list[str], k: int) -> list[list[Hit]]: ...
 
 
-def _as_id(value: Any, where: str) -> str:
+def _as_id(value: Any, where: Where) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    raise RetrieverContractError(f"{where}: a retrieved id must be a string or an integer, got {value!r}")
+    raise RetrieverContractError(f"{where}: a retrieved id must be a string or an integer, got {value!r}").keyed(
+        "retrieval.bad_id", where=where, value=value)
 
 
-def _as_score(value: Any, where: str) -> float:
+def _as_score(value: Any, where: Where) -> float:
     if value is None:
         return math.nan
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise RetrieverContractError(f"{where}: a score must be a number, got {value!r}") from None
+        raise RetrieverContractError(f"{where}: a score must be a number, got {value!r}").keyed(
+            "retrieval.bad_score", where=where, value=value) from None
 
 
 def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -114,7 +120,7 @@ def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
     return None
 
 
-def to_hit(item: Any, where: str = "retriever") -> Hit:
+def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
     """Normalise one returned item (Hit, id, ``(id, score)``, dict, LangChain / LlamaIndex object).
 
     A missing score is NaN; :func:`ranking_scores` replaces it.
@@ -136,7 +142,9 @@ def to_hit(item: Any, where: str = "retriever") -> Hit:
     if isinstance(item, Mapping):
         ident = _first(item, _ID_KEYS)
         if ident is None:
-            raise RetrieverContractError(f"{where}: a returned dict has no id (keys tried: {', '.join(_ID_KEYS)})")
+            keys = Items(_ID_KEYS)
+            raise RetrieverContractError(f"{where}: a returned dict has no id (keys tried: {keys})").keyed(
+                "retrieval.dict_no_id", where=where, keys=keys)
         meta = item.get("metadata")
         return Hit(
             _as_id(ident, where),
@@ -158,10 +166,10 @@ def to_hit(item: Any, where: str = "retriever") -> Hit:
     raise RetrieverContractError(
         f"{where}: cannot read a retrieved item of type {type(item).__name__}; "
         "return Hit objects, ids, (id, score) pairs or dicts with 'id' and 'score'"
-    )
+    ).keyed("retrieval.unreadable_hit", where=where, type=type(item).__name__)
 
 
-def to_hits(items: Any, k: int | None = None, where: str = "retriever") -> list[Hit]:
+def to_hits(items: Any, k: int | None = None, where: Where = RETRIEVER) -> list[Hit]:
     """Normalise a returned list: keep the first occurrence of each id, cut at ``k``.
 
     ``None`` or a non-list raises :class:`RetrieverContractError`.
@@ -172,12 +180,14 @@ def to_hits(items: Any, k: int | None = None, where: str = "retriever") -> list[
     return dedupe(normalise(items, where), k)[0]
 
 
-def normalise(items: Any, where: str = "retriever") -> list[Hit]:
+def normalise(items: Any, where: Where = RETRIEVER) -> list[Hit]:
     """Every returned item as a :class:`Hit` (duplicates and all); ``None`` or a non-list raises."""
     if items is None:
-        raise RetrieverContractError(f"{where} returned None instead of a list of hits (a missing 'return'?)")
+        raise RetrieverContractError(f"{where} returned None instead of a list of hits (a missing 'return'?)").keyed(
+            "retrieval.returned_none", where=where)
     if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
-        raise RetrieverContractError(f"{where}: expected a list of hits, got a {type(items).__name__}")
+        raise RetrieverContractError(f"{where}: expected a list of hits, got a {type(items).__name__}").keyed(
+            "retrieval.not_a_list", where=where, type=type(items).__name__)
     return [to_hit(item, where) for item in items]
 
 
@@ -314,12 +324,13 @@ class _NormalisingRetriever:
 
     def _batch_lists(self, results: Any, n: int) -> list[list[Hit]]:
         if results is None:
-            raise RetrieverContractError(f"{self.name}.search_batch returned None (a missing 'return'?)")
+            raise RetrieverContractError(f"{self.name}.search_batch returned None (a missing 'return'?)").keyed(
+                "retrieval.batch_none", name=self.name)
         results = list(results)
         if len(results) != n:
             raise RetrieverContractError(
                 f"{self.name}.search_batch returned {len(results)} result lists for {n} queries"
-            )
+            ).keyed("retrieval.batch_count", name=self.name, got=len(results), n=n)
         return [normalise(r, self.name) for r in results]
 
     def search_batch_raw(self, queries: list[str], k: int) -> list[list[Hit]]:
@@ -373,4 +384,4 @@ def as_retriever(obj: Any) -> Any:
     raise InvalidParameterError(
         f"cannot use a {type(obj).__name__} as a retriever: give an object with search(query, k), "
         "a callable fn(query, k), a LangChain retriever or vector store, or a LlamaIndex retriever or index"
-    )
+    ).keyed("retrieval.not_a_retriever", type=type(obj).__name__)

@@ -95,7 +95,8 @@ def default_metrics(k: int) -> list[str]:
 
 def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}").keyed(
+            "retrieval.int_at_least", name=name, minimum=minimum, value=value)
     return value
 
 
@@ -124,7 +125,7 @@ def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
         metrics = list(metrics)
     pairs = parse_metrics(metrics)
     if not pairs:
-        raise InvalidParameterError("no metric given")
+        raise InvalidParameterError("no metric given").keyed("retrieval.no_metric")
     return metrics, [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
 
 
@@ -133,7 +134,8 @@ def _resolve_testset(testset: Any) -> TestSet:
         return testset
     if isinstance(testset, (str, Path)):
         return TestSet.from_file(testset)
-    raise InvalidParameterError(f"testset must be a TestSet or a path, got {type(testset).__name__}")
+    raise InvalidParameterError(f"testset must be a TestSet or a path, got {type(testset).__name__}").keyed(
+        "retrieval.testset_type", type=type(testset).__name__)
 
 
 def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: str) -> Run:
@@ -205,25 +207,32 @@ def evaluate_retriever(
     retries = _positive_int(retries, "retries", minimum=0)
     batch_size = _positive_int(batch_size, "batch_size")
     if relevance not in ("auto", "qrels", "answers", "spans"):
-        raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}")
+        raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}"
+                                    ).keyed("retrieval.relevance_choice", value=relevance)
     mode = relevance
     if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
         mode = "spans"
     if mode == "spans":
         if ts.spans is None:
             raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
-                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)")
+                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)").keyed(
+                                      "retrieval.no_spans", name=ts.name)
         if chunk_to_doc is not None:
-            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc")
+            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc"
+                                        ).keyed("retrieval.spans_no_chunk_to_doc")
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
     if mode == "qrels" and len(ts.qrels) == 0:
         raise EmptyInputError(f"test set {ts.name!r} has no relevance judgments"
-                              + ("; use relevance='answers'" if ts.has_answers else ""))
+                              + ("; use relevance='answers'" if ts.has_answers else "")).keyed(
+                                  "retrieval.no_qrels_answers" if ts.has_answers else "retrieval.no_qrels",
+                                  name=ts.name)
     if mode == "answers" and not ts.has_answers:
-        raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match")
+        raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match").keyed(
+            "retrieval.no_answers", name=ts.name)
     if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
-        raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}")
+        raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}").keyed(
+            "retrieval.retry_wait", value=retry_wait)
     metric_list, deep = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):

@@ -76,7 +76,8 @@ def load_stopwords(language: str) -> frozenset[str]:
     (True, False)
     """
     if language not in ("en", "zh"):
-        raise InvalidParameterError(f"stop words exist for 'en' and 'zh', got {language!r}")
+        raise InvalidParameterError(f"stop words exist for 'en' and 'zh', got {language!r}").keyed(
+            "retrieval.stopwords_lang", value=language)
     text = resources.files("rankscope.retrieval").joinpath(f"stopwords/{language}.txt").read_text("utf-8")
     return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
 
@@ -86,9 +87,8 @@ def _jieba() -> Any:
     try:
         import jieba
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError(
-            "Chinese tokenization needs jieba: pip install 'rankscope[bm25]'"
-        ) from None
+        raise RankscopeError("Chinese tokenization needs jieba: pip install 'rankscope[bm25]'").keyed(
+            "retrieval.needs_jieba") from None
     import logging
 
     jieba.setLogLevel(logging.WARNING)
@@ -101,7 +101,8 @@ def _stemmer() -> Any:
     try:
         import Stemmer
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError("English stemming needs PyStemmer: pip install 'rankscope[bm25]'") from None
+        raise RankscopeError("English stemming needs PyStemmer: pip install 'rankscope[bm25]'").keyed(
+            "retrieval.needs_stemmer") from None
     return Stemmer.Stemmer("english")
 
 
@@ -136,9 +137,11 @@ class Tokenizer:
         zh_mode: str = "default",
     ) -> None:
         if language not in ("auto", "en", "zh"):
-            raise InvalidParameterError(f"tokenizer language must be 'auto', 'en' or 'zh', got {language!r}")
+            raise InvalidParameterError(f"tokenizer language must be 'auto', 'en' or 'zh', got {language!r}").keyed(
+                "retrieval.tokenizer_lang", value=language)
         if zh_mode not in ("default", "search"):
-            raise InvalidParameterError(f"zh_mode must be 'default' or 'search', got {zh_mode!r}")
+            raise InvalidParameterError(f"zh_mode must be 'default' or 'search', got {zh_mode!r}").keyed(
+                "retrieval.zh_mode", value=zh_mode)
         self.language = language
         self.stem = stem
         self.stopwords = stopwords
@@ -152,7 +155,8 @@ class Tokenizer:
 
     def __call__(self, text: str) -> list[str]:
         if not isinstance(text, str):
-            raise RankscopeError(f"tokenizer: expected a string, got {type(text).__name__}")
+            raise RankscopeError(f"tokenizer: expected a string, got {type(text).__name__}").keyed(
+                "retrieval.tokenizer_input", type=type(text).__name__)
         language = detect_language(text) if self.language == "auto" else self.language
         if language == "zh":
             jieba = _jieba()
@@ -186,4 +190,4 @@ def make_tokenizer(spec: str | Callable[[str], list[str]] | Tokenizer) -> Callab
         return spec
     raise InvalidParameterError(
         f"tokenizer must be 'auto', 'en', 'zh' or a callable str -> list[str], got {type(spec).__name__}"
-    )
+    ).keyed("retrieval.tokenizer_type", type=type(spec).__name__)
