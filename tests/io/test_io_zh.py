@@ -18,9 +18,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from prose import assert_chinese
 
 import rankscope
+from prose import assert_chinese
 from rankscope.constraints import Interval, OneOf, check
 from rankscope.errors import Keyed, RankscopeError
 
