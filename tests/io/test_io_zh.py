@@ -177,3 +177,19 @@ def test_evaluate_says_an_unknown_column_name_in_chinese(tmp_path: Path) -> None
     assert_chinese(zh.stderr.replace(str(tmp_path), "DIR"), allowed=("query_id, qid, ...", "doc_id, docid, pid, ..."))
     en = _cli("evaluate", qrels, run, "--columns", "qid,docid,rnk")
     assert "columns: 'rnk' is not a known column name; a run needs a query column" in en.stderr, en.stderr
+
+
+def test_a_streamed_run_says_its_duplicate_line_as_the_whole_file_does(tmp_path: Path) -> None:
+    from rankscope.errors import DuplicateLineError
+
+    text = "".join(f"q{i // 10} Q0 d{i % 10} 1 {10 - i % 10} t\n" for i in range(60)) + "q5 Q0 d3 1 0.5 t\n"
+    path = _write(tmp_path, "run.trec", text)
+    qrels = rankscope.Qrels.from_dict({"q5": {"d3": 1}})
+    with pytest.raises(DuplicateLineError) as whole:
+        rankscope.evaluate(qrels, rankscope.read_run(path), ["map"])
+    with pytest.raises(DuplicateLineError) as streamed:
+        rankscope.evaluate(qrels, path, ["map"], block_rows=7)
+    assert streamed.value.text("zh") == whole.value.text("zh")
+    assert "run.trec 第 61 行：结果文件中查询 'q5'、文档 'd3' 的条目重复（首次出现于第 54 行）" in whole.value.text("zh")
+    assert str(streamed.value).endswith("run.trec:61: duplicate run entry for query 'q5', document 'd3' "
+                                        "(first at line 54)")
