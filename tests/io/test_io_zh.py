@@ -190,6 +190,7 @@ def test_a_streamed_run_says_its_duplicate_line_as_the_whole_file_does(tmp_path:
     with pytest.raises(DuplicateLineError) as streamed:
         rankscope.evaluate(qrels, path, ["map"], block_rows=7)
     assert streamed.value.text("zh") == whole.value.text("zh")
-    assert "run.trec 第 61 行：结果文件中查询 'q5'、文档 'd3' 的条目重复（首次出现于第 54 行）" in whole.value.text("zh")
+    zh = whole.value.text("zh")
+    assert "run.trec 第 61 行：结果文件中查询 'q5'、文档 'd3' 的条目重复（首次出现于第 54 行）" in zh, zh
     assert str(streamed.value).endswith("run.trec:61: duplicate run entry for query 'q5', document 'd3' "
                                         "(first at line 54)")
