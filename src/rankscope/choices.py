@@ -136,7 +136,7 @@ def resolve_lang(lang: str | Lang | None = None) -> str:
     >>> resolve_lang("zh"), resolve_lang(Lang.en)
     ('zh', 'en')
     """
-    from rankscope.errors import InvalidParameterError
+    from rankscope.errors import InvalidParameterError, Items
 
     if lang is None:
         env = os.environ.get("RANKSCOPE_LANG", "").strip().lower().replace("-", "_")
@@ -153,7 +153,9 @@ def resolve_lang(lang: str | Lang | None = None) -> str:
         return "en"
     value = str(lang.value if isinstance(lang, Enum) else lang)
     if value not in LANGS:
-        raise InvalidParameterError(f"lang must be one of {', '.join(LANGS)}, got {value!r}")
+        langs = Items(LANGS)
+        raise InvalidParameterError(f"lang must be one of {langs}, got {value!r}").keyed("core.bad_lang", langs=langs,
+                                                                                          value=value)
     return value
 
 

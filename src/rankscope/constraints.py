@@ -4,7 +4,9 @@ A setting declares what it accepts as a tuple of constraints (any one may hold),
 as scikit-learn's ``validate_params`` does; :func:`check` tests a value against
 it, returns the value normalised (a numpy integer becomes an ``int``) or raises
 :class:`~rankscope.errors.InvalidParameterError` with a message generated from
-the same declaration.
+the same declaration.  The description is said in the reader's language too: every piece of it is a
+:class:`~rankscope.errors.Said` phrase (:func:`said`), so a setting checked here reads in Chinese in a Chinese
+session.
 
 >>> check("depth", 10, (Interval(int, 1, None), None), "evaluate")
 10
@@ -29,9 +31,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, Union
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items, Said
 
-__all__ = ["Interval", "OneOf", "Constraint", "check", "describe"]
+__all__ = ["Interval", "OneOf", "Constraint", "check", "describe", "said"]
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,17 @@ class Interval:
     def normalise(self, value: Any) -> Any:
         return int(value) if self.kind is int else float(value)
 
-    def __str__(self) -> str:
+    def said(self) -> Said:
+        """This interval in words, in the reader's language (``an int in the range [1, inf)``)."""
         lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
         rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
         lo = "-inf" if self.left is None else f"{self.left:g}"
         hi = "inf" if self.right is None else f"{self.right:g}"
-        return f"{'an int' if self.kind is int else 'a float'} in the range {lb}{lo}, {hi}{rb}"
+        key = "error.core.int_in_range" if self.kind is int else "error.core.float_in_range"
+        return Said(key, (("range", f"{lb}{lo}, {hi}{rb}"),))
+
+    def __str__(self) -> str:
+        return str(self.said())
 
 
 @dataclass(frozen=True)
@@ -83,21 +90,35 @@ class OneOf:
     def normalise(self, value: Any) -> Any:
         return value.value if isinstance(value, Enum) else value
 
+    def said(self) -> Said:
+        """These values in words, in the reader's language (``one of 'zero', 'ignore'``)."""
+        return Said("error.core.one_of", (("values", Items(tuple(repr(v) for v in self.values))),))
+
     def __str__(self) -> str:
-        return "one of " + ", ".join(repr(v) for v in self.values)
+        return str(self.said())
 
 
 Constraint = Union[Interval, OneOf, None]
 
 
+def said(constraints: tuple[Constraint, ...]) -> Said:
+    """The declared constraints in words, said in the reader's language (``None`` reads "None").
+
+    >>> said((Interval(int, 1, None), None)).text("zh")
+    '[1, inf) 范围内的整数或 None'
+    """
+    parts = tuple(Said("error.core.none") if c is None else c.said() for c in constraints)
+    return parts[0] if len(parts) == 1 else Said("error.core.either", (("first", Items(parts[:-1])),
+                                                                          ("last", parts[-1])))
+
+
 def describe(constraints: tuple[Constraint, ...]) -> str:
-    """The declared constraints in words (``None`` reads "None").
+    """The declared constraints in words, in English (``None`` reads "None").
 
     >>> describe((Interval(int, 1, None), None))
     'an int in the range [1, inf) or None'
     """
-    parts = ["None" if c is None else str(c) for c in constraints]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+    return str(said(constraints))
 
 
 def check(name: str, value: Any, constraints: tuple[Constraint, ...], where: str) -> Any:
@@ -108,4 +129,6 @@ def check(name: str, value: Any, constraints: tuple[Constraint, ...], where: str
                 return None
         elif c.accepts(value):
             return c.normalise(value)
-    raise InvalidParameterError(f"the {name!r} parameter of {where} must be {describe(constraints)}; got {value!r}")
+    allowed = said(constraints)
+    raise InvalidParameterError(f"the {name!r} parameter of {where} must be {allowed}; got {value!r}").keyed(
+        "core.bad_setting", name=name, where=where, allowed=allowed, value=value)

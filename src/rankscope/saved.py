@@ -113,12 +113,14 @@ def _pair_in(d: dict[str, Any]) -> Any:
     return PairResult(**{**d, "diff_ci": None if ci is None else (float(ci[0]), float(ci[1]))})
 
 
-def _plain(value: Any, where: str) -> Any:
-    """A field value JSON can hold as it is (str, numbers, lists, dicts, None)."""
+def _plain(value: Any, field: str) -> Any:
+    """The value of ``field`` as JSON can hold it (str, numbers, lists, dicts, None)."""
     try:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"cannot save {where}: a {type(value).__name__} has no JSON form") from None
+        kind = type(value).__name__
+        raise InvalidParameterError(f"cannot save the field {field!r}: a {kind} has no JSON form").keyed(
+            "core.no_json_form", field=field, type=kind) from None
 
 
 def _judged_out(j: Any) -> dict[str, Any] | None:
@@ -163,7 +165,7 @@ _RESULT_IN: dict[str, Callable[[Any], Any]] = {
 
 def result_to_json(result: Any) -> dict[str, Any]:
     """Every field of an :class:`~rankscope.engine.EvaluationResult` as JSON-ready data."""
-    return {f.name: _RESULT_OUT.get(f.name, lambda v, n=f.name: _plain(v, f"the field {n!r}"))(getattr(result, f.name))
+    return {f.name: _RESULT_OUT.get(f.name, lambda v, n=f.name: _plain(v, n))(getattr(result, f.name))
             for f in fields(result)}
 
 
@@ -205,7 +207,7 @@ _COMPARISON_IN: dict[str, Callable[[Any], Any]] = {
 
 def comparison_to_json(comparison: Any) -> dict[str, Any]:
     """Every field of a :class:`~rankscope.comparison.Comparison` as JSON-ready data."""
-    return {f.name: _COMPARISON_OUT.get(f.name, lambda v, n=f.name: _plain(v, f"the field {n!r}"))(
+    return {f.name: _COMPARISON_OUT.get(f.name, lambda v, n=f.name: _plain(v, n))(
         getattr(comparison, f.name)) for f in fields(comparison)}
 
 
@@ -230,12 +232,14 @@ def save(obj: Any, path: str | Path) -> None:
     elif isinstance(obj, Comparison):
         kind, data = "comparison", comparison_to_json(obj)
     else:
-        raise InvalidParameterError(f"save takes an EvaluationResult or a Comparison, got {type(obj).__name__}")
+        raise InvalidParameterError(f"save takes an EvaluationResult or a Comparison, got {type(obj).__name__}").keyed(
+            "core.save_what", type=type(obj).__name__)
     doc = {"schema": SAVED_SCHEMA, "schema_version": SAVED_SCHEMA_VERSION, "kind": kind,
            "rankscope_version": __version__, "data": data}
     out = Path(path)
     if not out.parent.exists():
-        raise InvalidParameterError(f"cannot save to {str(out)!r}: folder {str(out.parent)!r} does not exist")
+        raise InvalidParameterError(f"cannot save to {str(out)!r}: folder {str(out.parent)!r} does not exist").keyed(
+            "core.save_no_folder", path=str(out), folder=str(out.parent))
     out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
 
 
@@ -257,19 +261,22 @@ def load(path: str | Path) -> Any:
     except FileNotFoundError:
         raise ParseError("no such file", source=source).keyed("no_such_file_here") from None
     except (OSError, ValueError) as exc:
-        raise ParseError(f"not a saved rankscope evaluation ({exc})", source=source) from None
+        raise ParseError(f"not a saved rankscope evaluation ({exc})", source=source).keyed(
+            "core.not_saved_reason", reason=str(exc)) from None
     if not isinstance(doc, dict) or doc.get("schema") != SAVED_SCHEMA:
         raise ParseError("not a saved rankscope evaluation (no \"schema\": \"rankscope.saved\"); save one with "
-                         "result.save(path) or comparison.save(path)", source=source)
+                         "result.save(path) or comparison.save(path)", source=source).keyed("core.not_saved")
     version = doc.get("schema_version")
     if version != SAVED_SCHEMA_VERSION:
         raise ParseError(f"saved with schema version {version}; this rankscope reads version {SAVED_SCHEMA_VERSION}",
-                         source=source)
+                         source=source).keyed("core.saved_version", version=version, expected=SAVED_SCHEMA_VERSION)
     try:
         if doc["kind"] == "evaluation":
             return result_from_json(doc["data"])
         if doc["kind"] == "comparison":
             return comparison_from_json(doc["data"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ParseError(f"damaged saved file ({type(exc).__name__}: {exc})", source=source) from None
-    raise ParseError(f"unknown kind {doc.get('kind')!r} (expected evaluation or comparison)", source=source)
+        raise ParseError(f"damaged saved file ({type(exc).__name__}: {exc})", source=source).keyed(
+            "core.saved_damaged", type=type(exc).__name__, reason=str(exc)) from None
+    raise ParseError(f"unknown kind {doc.get('kind')!r} (expected evaluation or comparison)", source=source).keyed(
+        "core.saved_kind", kind=doc.get("kind"))

@@ -28,7 +28,7 @@ from typing import Any
 
 from rankscope.data.qrels import Qrels
 from rankscope.data.testset import Query, TestSet
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["load_dataset", "list_datasets", "dataset_info"]
 
@@ -52,10 +52,10 @@ def dataset_info(name: str) -> dict[str, Any]:
     """The catalog entry of ``name``; :class:`~rankscope.errors.InvalidParameterError` if unknown."""
     catalog = _catalog()
     if name not in catalog:
+        names = Items(tuple(sorted(catalog)))
         raise InvalidParameterError(
-            f"unknown dataset {name!r}; bundled datasets: {', '.join(sorted(catalog))} "
-            "(run `rankscope datasets list`)"
-        )
+            f"unknown dataset {name!r}; bundled datasets: {names} (run `rankscope datasets list`)"
+        ).keyed("core.unknown_dataset", name=name, names=names)
     return {"name": name, **catalog[name]}
 
 

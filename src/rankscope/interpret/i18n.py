@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from rankscope.choices import LANGS  # declared once, with the CLI and service choices
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["LANGS", "check_lang", "message", "messages", "load_data", "pick", "setting_text", "paren", "colon"]
 
@@ -27,7 +27,9 @@ __all__ = ["LANGS", "check_lang", "message", "messages", "load_data", "pick", "s
 def check_lang(lang: str) -> str:
     """Return ``lang`` if it is a supported language code, else raise InvalidParameterError."""
     if lang not in LANGS:
-        raise InvalidParameterError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        langs = Items(LANGS)
+        raise InvalidParameterError(f"lang must be one of {langs}, got {lang!r}").keyed("core.bad_lang", langs=langs,
+                                                                                         value=lang)
     return lang
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
@@ -104,9 +104,9 @@ def get_scenario(name: str) -> Scenario:
     try:
         return _scenarios()[name]
     except KeyError:
-        raise InvalidParameterError(
-            f"unknown scenario {name!r}; known: {', '.join(scenario_names())}"
-        ) from None
+        known = Items(tuple(scenario_names()))
+        raise InvalidParameterError(f"unknown scenario {name!r}; known: {known}").keyed(
+            "core.unknown_scenario", name=name, known=known) from None
 
 
 def standard_names() -> list[str]:
@@ -126,12 +126,14 @@ def standard_requirements(name: str) -> list[Requirement]:
     elif kind == "benchmark" and key in _scenarios():
         if _scenarios()[key].benchmark:
             return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
+        metrics, known = Items(tuple(_scenarios()[key].recommended)), Items(tuple(standard_names()))
         raise InvalidParameterError(
             f"there is no standard {name!r}: seed 000 gives no benchmark figures for the scenario {key!r} "
-            f"(it only recommends the metrics {', '.join(_scenarios()[key].recommended)}); "
-            f"known: {', '.join(standard_names())}"
-        )
-    raise InvalidParameterError(f"unknown standard {name!r}; known: {', '.join(standard_names())}")
+            f"(it only recommends the metrics {metrics}); known: {known}"
+        ).keyed("core.no_benchmark", name=name, key=key, metrics=metrics, known=known)
+    known = Items(tuple(standard_names()))
+    raise InvalidParameterError(f"unknown standard {name!r}; known: {known}").keyed("core.unknown_standard",
+                                                                                      name=name, known=known)
 
 
 def _by_measure(values: Mapping[str, float]) -> dict[Measure, float]:

@@ -42,7 +42,8 @@ def read_bytes(path: str | Path) -> bytes:
     except FileNotFoundError:
         raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
     except OSError as exc:
-        raise ParseError(f"cannot read file ({exc.strerror or exc})", source=str(p)) from None
+        reason = str(exc.strerror or exc)
+        raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read", reason=reason) from None
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)

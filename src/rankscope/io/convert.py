@@ -48,7 +48,7 @@ def as_qrels(obj: Any) -> Qrels:
         return obj
     if isinstance(obj, Run):
         raise RankscopeError(f"got the run {obj.name!r} where qrels are expected: are the qrels and the run swapped? "
-                             "The judgments come first: evaluate(qrels, run)")
+                             "The judgments come first: evaluate(qrels, run)").keyed("io.run_as_qrels", name=obj.name)
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_qrels
 
@@ -65,10 +65,11 @@ def as_qrels(obj: Any) -> Qrels:
         rows = list(obj)
         if all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "relevance") for r in rows):
             return Qrels([r.query_id for r in rows], [r.doc_id for r in rows], [r.relevance for r in rows])
+    shape = "{query: {doc: grade}}"
     raise RankscopeError(
-        f"cannot use a {type(obj).__name__} as qrels; expected Qrels, a path, {{query: {{doc: grade}}}}, "
+        f"cannot use a {type(obj).__name__} as qrels; expected Qrels, a path, {shape}, "
         "a DataFrame/Arrow table, a ranx Qrels or ir_measures Qrel records"
-    )
+    ).keyed("io.not_qrels", type=type(obj).__name__, shape=shape)
 
 
 def _qrels_from_lists(obj: Mapping[Any, Any]) -> Qrels:
@@ -76,7 +77,9 @@ def _qrels_from_lists(obj: Mapping[Any, Any]) -> Qrels:
     ds: list[Any] = []
     for q, docs in obj.items():
         if isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
-            raise RankscopeError(f"qrels: query {q!r} maps to {docs!r}; expected {{doc: grade}} or a list of docs")
+            shape = "{doc: grade}"
+            raise RankscopeError(f"qrels: query {q!r} maps to {docs!r}; expected {shape} or a list of docs").keyed(
+                "io.qrels_maps_to", query=q, docs=docs, shape=shape)
         docs = list(docs)
         qs.extend([q] * len(docs))
         ds.extend(docs)
@@ -92,7 +95,7 @@ def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "
         return obj
     if isinstance(obj, Qrels):
         raise RankscopeError("got qrels where a run is expected: are the qrels and the run swapped? "
-                             "The judgments come first: evaluate(qrels, run)")
+                             "The judgments come first: evaluate(qrels, run)").keyed("io.qrels_as_run")
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_run
 
@@ -108,7 +111,8 @@ def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "
         if all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "score") for r in rows):
             scores = [r.score for r in rows]
             return Run([r.query_id for r in rows], [r.doc_id for r in rows], scores, name, duplicates=duplicates)
+    shapes = ("{query: {doc: score}}", "{query: [doc, ...]}")
     raise RankscopeError(
-        f"cannot use a {type(obj).__name__} as a run; expected Run, a path, {{query: {{doc: score}}}}, "
-        "{query: [doc, ...]}, a DataFrame/Arrow table, a ranx Run or ir_measures ScoredDoc records"
-    )
+        f"cannot use a {type(obj).__name__} as a run; expected Run, a path, {shapes[0]}, "
+        f"{shapes[1]}, a DataFrame/Arrow table, a ranx Run or ir_measures ScoredDoc records"
+    ).keyed("io.not_run", type=type(obj).__name__, shape=shapes[0], lists=shapes[1])

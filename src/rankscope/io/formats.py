@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.data import Qrels, Run
-from rankscope.errors import InvalidParameterError, ParseError
+from rankscope.errors import InvalidParameterError, Items, ParseError, Said
 from rankscope.io import jsonfmt, tabular, trec
 from rankscope.io._source import GZIP_MAGIC
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
@@ -103,7 +103,7 @@ def _head(p: Path, size: int = 1 << 16) -> bytes:
     except FileNotFoundError:
         raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
     except (OSError, EOFError) as exc:
-        raise ParseError(f"cannot read file ({exc})", source=str(p)) from None
+        raise ParseError(f"cannot read file ({exc})", source=str(p)).keyed("io.cannot_read", reason=str(exc)) from None
     return head
 
 
@@ -150,14 +150,15 @@ def _check(kind: str, fmt: str | None, path: str | Path, options: dict[str, Any]
             raise ParseError("is a folder; a run must be a file", source=str(path)).keyed("folder_not_run")
     fmt = fmt.lower()
     if fmt not in readers:
-        choices = ", ".join(readers)
+        choices = Items(tuple(readers))
         raise InvalidParameterError(f"unknown {kind} format {fmt!r}; choose one of: {choices}").keyed(
-            "unknown_format", kind=kind, format=repr(fmt), choices=choices)
+            "unknown_format", kind=Said(f"error.io.kind.{kind}"), format=repr(fmt), choices=choices)
     allowed = _OPTIONS[kind].get(fmt, {"name", "duplicates"} if kind == "run" else set())
     unknown = sorted(set(options) - allowed)
     if unknown:
-        ok = ", ".join(sorted(allowed)) or "none"
-        raise InvalidParameterError(f"option(s) {', '.join(unknown)} not supported for {fmt} {kind}; supported: {ok}")
+        names, ok = Items(tuple(unknown)), Items(tuple(sorted(allowed))) if allowed else Said("error.io.none")
+        raise InvalidParameterError(f"option(s) {names} not supported for {fmt} {kind}; supported: {ok}").keyed(
+            "io.unsupported_options", options=names, format=fmt, kind=Said(f"error.io.kind.{kind}"), supported=ok)
     return fmt
 
 
@@ -190,7 +191,8 @@ def read_run(path: str | Path, format: str | None = None, **options: Any) -> Run
             return tabular.read_csv_run(path, delimiter=delimiter, header=False, **options)
         if options.pop("columns", None) is not None:
             raise InvalidParameterError(f"{path}: columns= is for 3-column runs (qid, docid, rank|score); a "
-                                        "6-column TREC run is read as trec_eval reads it (score column)")
+                                        "6-column TREC run is read as trec_eval reads it (score column)").keyed(
+                "io.columns_for_3", path=str(path))
     return _RUN_READERS[fmt](path, **options)
 
 
@@ -201,7 +203,9 @@ def _writer_format(path: str | Path, format: str | None) -> str:
     fmt = format.lower()
     choices = ("trec", *_WRITERS)
     if fmt not in choices:
-        raise InvalidParameterError(f"unknown output format {fmt!r}; choose one of: {', '.join(choices)}")
+        listed = Items(choices)
+        raise InvalidParameterError(f"unknown output format {fmt!r}; choose one of: {listed}").keyed(
+            "io.unknown_output_format", format=fmt, choices=listed)
     return fmt
 
 

@@ -27,10 +27,28 @@ import pyarrow as pa
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, DuplicateLineError, EmptyInputError, ParseError, RankscopeError
+from rankscope.errors import (
+    DuplicateEntryError,
+    DuplicateLineError,
+    EmptyInputError,
+    ParseError,
+    RankscopeError,
+    Said,
+)
 from rankscope.io._source import decode, read_bytes, text_lines
 from rankscope.io._trec_fast import line_numbers
-from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE, find_column, qrels_from_table, run_from_table
+from rankscope.io.tables import (
+    DOC,
+    GRADE,
+    QUERY,
+    RANK,
+    SCORE,
+    duplicate_said,
+    find_column,
+    qrels_from_table,
+    run_from_table,
+    what_said,
+)
 
 __all__ = [
     "read_json_qrels",
@@ -65,32 +83,32 @@ def load_json(path: str | Path, source: str | None = None) -> Any:
             "invalid_json_column", reason=exc.msg, column=exc.colno) from None
 
 
-def _error(msg: str, source: str, where: str | int) -> ParseError:
-    """``where``: a line number, or a description such as "query 'q1', document 'd1'"."""
+def _error(said: Said, source: str, where: Said | int) -> ParseError:
+    """The error ``said`` at ``where``: a line number, or a place such as "query 'q1', document 'd1'"."""
     if isinstance(where, int):
-        return ParseError(msg, source=source, line=where)
-    return ParseError(f"{where}: {msg}", source=source)
+        return ParseError(str(said), source=source, line=where).keyed("said", said=said)
+    return ParseError(f"{where}: {said}", source=source).keyed("at_place", where=where, said=said)
 
 
-def _number(v: Any, what: str, where: str | int, source: str, integer: bool) -> float | int:
+def _number(v: Any, what: str, where: Said | int, source: str, integer: bool) -> float | int:
     ok = isinstance(v, (int, float)) and not isinstance(v, bool)
     if ok and integer and isinstance(v, float):
         ok = v.is_integer()
         v = int(v) if ok else v
     if not ok:
-        kind = "an integer" if integer else "a number"
-        raise _error(f"{what} must be {kind}, got {v!r}", source, where)
+        kind = "integer" if integer else "number"
+        raise _error(Said(f"error.io.must_be_{kind}", (("what", what_said(what)), ("value", v))), source, where)
     if not math.isfinite(v):
-        raise _error(f"{what} must be a finite number, got {v!r}", source, where)
+        raise _error(Said("error.io.must_be_finite", (("what", what_said(what)), ("value", v))), source, where)
     return v
 
 
-def _id(v: Any, what: str, where: str | int, source: str) -> str:
+def _id(v: Any, what: str, where: Said | int, source: str) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
-    raise _error(f"{what} must be a string or an integer, got {v!r}", source, where)
+    raise _error(Said("error.io.must_be_id", (("what", what_said(what)), ("value", v))), source, where)
 
 
 def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], list[str], list[Any]]:
@@ -103,27 +121,30 @@ def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], li
             for d, v in docs.items():
                 qs.append(q)
                 ds.append(d)
-                vs.append(_number(v, what, f"query {q!r}, document {d!r}", source, kind == "qrels"))
+                place = Said("error.io.where_query_doc", (("query", q), ("doc", d)))
+                vs.append(_number(v, what, place, source, kind == "qrels"))
         elif isinstance(docs, list):
             n = len(docs)
             for i, d in enumerate(docs):
                 qs.append(q)
-                ds.append(_id(d, "doc id", f"query {q!r}, position {i + 1}", source))
+                ds.append(_id(d, "doc id", Said("error.io.where_query_position", (("query", q), ("position", i + 1))),
+                              source))
                 vs.append(1 if kind == "qrels" else float(n - i))
         else:
+            shape = f"{{doc: {what}}}"
             raise ParseError(
-                f"query {q!r} maps to a {type(docs).__name__}; expected {{doc: {what}}} or a list of doc ids",
+                f"query {q!r} maps to a {type(docs).__name__}; expected {shape} or a list of doc ids",
                 source=source,
-            )
+            ).keyed("io.query_maps_to", query=q, type=type(docs).__name__, shape=shape)
     if not qs:
-        raise EmptyInputError(f"{source}: no entries")
+        raise EmptyInputError(f"{source}: no entries").keyed("io.no_entries", source=source)
     return qs, ds, vs
 
 
 def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: str) -> pa.Table:
     """Normalise records to a (query_id, doc_id, value) table; errors name the line (or the record)."""
     if not obj:
-        raise EmptyInputError(f"{source}: no entries")
+        raise EmptyInputError(f"{source}: no entries").keyed("io.no_entries", source=source)
     keys: dict[str, None] = {}
     for rec in obj:
         if isinstance(rec, dict):
@@ -140,12 +161,12 @@ def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: s
     ds: list[str] = []
     vs: list[Any] = []
     for i, rec in enumerate(obj):
-        where: str | int = lines[i] if lines is not None else f"record {i + 1}"
+        where: Said | int = lines[i] if lines is not None else Said("error.io.where_record", (("n", i + 1),))
         if not isinstance(rec, dict):
-            raise _error(f"expected a JSON object, got {type(rec).__name__}", source, where)
+            raise _error(Said("error.io.not_json_object", (("type", type(rec).__name__),)), source, where)
         for key in (q, d, v):
             if key not in rec:
-                raise _error(f"missing {key!r} (keys: {list(rec)})", source, where)
+                raise _error(Said("error.io.missing_key", (("key", key), ("keys", list(rec)))), source, where)
         qs.append(_id(rec[q], "query id", where, source))
         ds.append(_id(rec[d], "doc id", where, source))
         vs.append(_number(rec[v], vname, where, source, integer))
@@ -160,10 +181,11 @@ def read_json_qrels(path: str | Path) -> Qrels:
     if isinstance(obj, list):
         return qrels_from_table(_records_table(obj, source, None, "qrels"), source)
     if not isinstance(obj, dict):
-        raise ParseError(f"expected a JSON object {{query: {{doc: grade}}}} or a list, got {type(obj).__name__}",
-                         source=source)
+        shape = "{query: {doc: grade}}"
+        raise ParseError(f"expected a JSON object {shape} or a list, got {type(obj).__name__}", source=source).keyed(
+            "io.json_shape", shape=shape, type=type(obj).__name__)
     qs, ds, vs = _flatten(obj, source, "qrels")
-    return _build(lambda: Qrels(qs, ds, np.asarray(vs, dtype=np.int64)), source)
+    return _build(lambda: Qrels(qs, ds, np.asarray(vs, dtype=np.int64)), source, "qrels", qs, ds)
 
 
 def read_json_run(
@@ -177,19 +199,23 @@ def read_json_run(
         table = _records_table(obj, source, None, "run")
         return run_from_table(table, source, name=name, duplicates=duplicates)
     if not isinstance(obj, dict):
-        raise ParseError(f"expected a JSON object {{query: {{doc: score}}}} or a list, got {type(obj).__name__}",
-                         source=source)
+        shape = "{query: {doc: score}}"
+        raise ParseError(f"expected a JSON object {shape} or a list, got {type(obj).__name__}", source=source).keyed(
+            "io.json_shape", shape=shape, type=type(obj).__name__)
     qs, ds, vs = _flatten(obj, source, "run")
-    return _build(lambda: Run(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates), source)
+    return _build(lambda: Run(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates), source, "run",
+                  qs, ds)
 
 
-def _build(make: Any, source: str) -> Any:
+def _build(make: Any, source: str, kind: str, qs: list[str], ds: list[str]) -> Any:
+    """``make()``, its errors naming ``source`` (a repeated pair of ``qs``, ``ds`` said as ``kind`` says it)."""
     try:
         return make()
     except DuplicateEntryError as exc:
-        raise DuplicateLineError(str(exc).split(" (rows")[0], source=source) from None
+        said: Any = exc if exc.rows is None else duplicate_said(kind, qs, ds, exc.rows[1])
+        raise DuplicateLineError(str(exc).split(" (rows")[0], source=source).keyed("said", said=said) from None
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=source) from None
+        raise ParseError(str(exc), source=source).keyed("said", said=exc) from None
 
 
 def _stem(path: str | Path) -> str:

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.errors import InvalidParameterError, ParseError
+from rankscope.errors import InvalidParameterError, ParseError, Said
 
 __all__ = ["third_column", "check_columns", "COLUMNS_HINT"]
 
@@ -107,18 +107,23 @@ def check_columns(columns: str | Sequence[str], width: int | None = None) -> lis
 
     names = [c.strip() for c in columns.split(",")] if isinstance(columns, str) else [str(c).strip() for c in columns]
     known = {c.lower() for c in QUERY + DOC + SCORE + RANK} | {"_"}
-    hint = ("a run needs a query column (query_id, qid, ...), a doc column (doc_id, docid, pid, ...) and a score "
-            "(score, ...) or rank (rank, position) column, e.g. columns='qid,docid,rank'")
+    hint = Said("error.io.columns_hint")  # a run needs a query column (query_id, qid, ...), ...
     for name in names:
         if name.lower() not in known:
-            raise InvalidParameterError(f"columns: {name!r} is not a known column name; {hint}")
+            raise InvalidParameterError(f"columns: {name!r} is not a known column name; {hint}").keyed(
+                "io.columns_unknown", name=name, hint=hint)
     lower = [n.lower() for n in names]
+    listed = ",".join(names)
     for group in (QUERY, DOC):
         if not any(n in group for n in lower):
-            raise InvalidParameterError(f"columns: {','.join(names)} lacks a {group[0].split('_')[0]} column; {hint}")
+            what = group[0].split("_")[0]  # query, doc
+            raise InvalidParameterError(f"columns: {listed} lacks a {what} column; {hint}").keyed(
+                f"io.columns_no_{what}", names=listed, hint=hint)
     if not any(n in SCORE + RANK for n in lower):
-        raise InvalidParameterError(f"columns: {','.join(names)} names neither a score nor a rank column; {hint}")
+        raise InvalidParameterError(f"columns: {listed} names neither a score nor a rank column; {hint}").keyed(
+            "io.columns_no_value", names=listed, hint=hint)
     if width is not None and len(names) != width:
-        raise InvalidParameterError(f"columns: {len(names)} names given ({','.join(names)}), but the file has "
-                                    f"{width} columns (use _ for a column to skip)")
+        raise InvalidParameterError(f"columns: {len(names)} names given ({listed}), but the file has "
+                                    f"{width} columns (use _ for a column to skip)").keyed(
+            "io.columns_width", n=len(names), names=listed, width=width)
     return names

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankscope.data._spantable import Locator
-from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
+from rankscope.errors import EmptyInputError, InvalidParameterError, Items, ParseError
 from rankscope.io._source import decode, read_bytes, text_lines
 
 if TYPE_CHECKING:
@@ -51,7 +51,9 @@ def table_format(path: str | Path, format: str | None = None) -> str:
     """The format of a span / chunk table from ``format`` or the file name."""
     if format is not None:
         if format not in _FORMATS:
-            raise InvalidParameterError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
+            formats = Items(_FORMATS)
+            raise InvalidParameterError(f"format must be one of {formats}, got {format!r}").keyed(
+                "io.span_format", formats=formats, format=format)
         return format
     name = str(path).lower().removesuffix(".gz")
     for suffix, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"), (".csv", "csv"),
@@ -59,7 +61,8 @@ def table_format(path: str | Path, format: str | None = None) -> str:
         if name.endswith(suffix):
             return fmt
     raise InvalidParameterError(f"cannot tell the format of {str(path)!r} from its name; "
-                                f"use a .jsonl, .json, .csv, .tsv or .parquet file or pass format=")
+                                f"use a .jsonl, .json, .csv, .tsv or .parquet file or pass format=").keyed(
+        "io.span_format_unknown", path=str(path))
 
 
 def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
@@ -73,16 +76,19 @@ def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
         try:
             table = pq.read_table(pa.BufferReader(read_bytes(path)))
         except (pa.ArrowInvalid, OSError) as exc:
-            raise ParseError(f"not a readable Parquet file ({exc})", source=source) from None
+            raise ParseError(f"not a readable Parquet file ({exc})", source=source).keyed("io.not_parquet",
+                                                                                         reason=str(exc)) from None
         return table.to_pylist(), Locator(source, unit="row")
     text = decode(read_bytes(path), source)
     if fmt == "json":
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno).keyed(
+                "invalid_json", reason=exc.msg) from None
         if not isinstance(obj, list):
-            raise ParseError(f"expected a JSON list of records, got {type(obj).__name__}", source=source)
+            raise ParseError(f"expected a JSON list of records, got {type(obj).__name__}", source=source).keyed(
+                "io.not_json_list", type=type(obj).__name__)
         return obj, Locator(source)
     if fmt == "jsonl":
         recs, lines = [], []
@@ -92,19 +98,21 @@ def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
             try:
                 recs.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i) from None
+                raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i).keyed(
+                    "invalid_json_column", reason=exc.msg, column=exc.colno) from None
             lines.append(i)
         return recs, Locator(source, np.asarray(lines, dtype=np.int64))
     reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
     rows = [(reader.line_num, r) for r in reader if any(c.strip() for c in r)]
     if not rows:
-        raise EmptyInputError(f"{source}: no entries (empty file)")
+        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
     header = [h.strip() for h in rows[0][1]]
     recs, lines = [], []
     for line_no, r in rows[1:]:
         if len(r) != len(header):
-            raise ParseError(f"expected {len(header)} columns ({', '.join(header)}), got {len(r)}", source=source,
-                             line=line_no)
+            names = Items(tuple(header))
+            raise ParseError(f"expected {len(header)} columns ({names}), got {len(r)}", source=source,
+                             line=line_no).keyed("io.header_width", want=len(header), names=names, got=len(r))
         recs.append({h: _cell(v) for h, v in zip(header, r)})
         lines.append(line_no)
     return recs, Locator(source, np.asarray(lines, dtype=np.int64))
@@ -122,7 +130,8 @@ def _table_records(table: Any) -> list[dict[str, Any]]:
         return table.to_pylist()
     if hasattr(table, "to_dict"):  # pandas
         return list(table.to_dict(orient="records"))
-    raise InvalidParameterError(f"expected a pandas DataFrame or an Arrow table, got {type(table).__name__}")
+    raise InvalidParameterError(f"expected a pandas DataFrame or an Arrow table, got {type(table).__name__}").keyed(
+        "io.not_a_table", type=type(table).__name__)
 
 
 def read_span_qrels(path: str | Path, *, corpus: Mapping[str, Any] | None = None,
@@ -171,7 +180,8 @@ def write_table(records: list[dict[str, Any]], path: str | Path, format: str | N
     except InvalidParameterError:
         fmt = "jsonl"
     if str(path).lower().endswith(".gz"):
-        raise InvalidParameterError("writing .gz span / chunk files is not supported; write the plain file")
+        raise InvalidParameterError("writing .gz span / chunk files is not supported; write the plain file").keyed(
+            "io.no_gz_writing")
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -280,9 +280,10 @@ def _open_bytes(path: str | Path) -> tuple[BinaryIO, BinaryIO]:
     try:
         raw = open(p, "rb")  # noqa: SIM115 - closed by the caller
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
+        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
     except OSError as exc:
-        raise ParseError(f"cannot read file ({exc.strerror or exc})", source=str(p)) from None
+        reason = str(exc.strerror or exc)
+        raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read", reason=reason) from None
     head = raw.read(3)
     raw.seek(0)
     if head[:2] == GZIP_MAGIC:
@@ -361,8 +362,10 @@ class _TrecPieces(_Pieces):
         except ParseError as exc:
             if exc.line is None:
                 raise
-            moved = ParseError(exc.reason, source=self.source, line=exc.line + self._lines_before(offset))
-            raise (moved.keyed(exc.key, **exc.values) if exc.key else moved) from None
+            # the same message, keyed as the piece's was (an unkeyed reason is shown as it is)
+            key, values = (exc.key, exc.values) if exc.key else ("said", {"said": exc.reason})
+            line = exc.line + self._lines_before(offset)
+            raise ParseError(exc.reason, source=self.source, line=line).keyed(key, **values) from None
 
     def _lines_before(self, offset: int) -> int:
         """Newlines in the file's bytes before ``offset`` (counted again from the start: errors only)."""
@@ -410,7 +413,7 @@ class _TrecPieces(_Pieces):
             first, second = exc.rows
             numbers = np.zeros(second + 1, dtype=np.int64)
             numbers[[first, second]] = self.lines_of(rows()[[first, second]])
-            raise at_line(exc, self.source, numbers) from None
+            raise at_line(exc, self.source, numbers, "run", table.column("query"), table.column("doc")) from None
 
 
 def _last_newline(buf: np.ndarray, end: int) -> int:
@@ -462,7 +465,8 @@ class _TablePieces(_Pieces):
                 return self._ipc(mm).schema
         except (pa.ArrowInvalid, OSError) as exc:
             what = "Parquet" if self.fmt == "parquet" else "Arrow IPC / Feather"
-            raise ParseError(f"not a readable {what} file ({exc})", source=self.source) from None
+            raise ParseError(f"not a readable {what} file ({exc})", source=self.source).keyed(
+                "io.not_parquet" if self.fmt == "parquet" else "io.not_arrow", reason=str(exc)) from None
 
     @staticmethod
     def _ipc(mm: Any) -> Any:

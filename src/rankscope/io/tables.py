@@ -22,7 +22,7 @@ row).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, DuplicateLineError, ParseError, RankscopeError
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, ParseError, RankscopeError, Said
 
 __all__ = [
     "QUERY",
@@ -61,8 +61,36 @@ def find_column(columns: list[str], choices: tuple[str, ...], what: str, source:
     """
     col = _maybe_column(columns, choices)
     if col is None:
-        raise ParseError(f"no {what} column among {columns}; expected one of {list(choices)}", source=source)
+        raise ParseError(f"no {what} column among {columns}; expected one of {list(choices)}", source=source).keyed(
+            "io.no_column", what=what_said(what), columns=columns, choices=list(choices))
     return col
+
+
+def what_said(what: str) -> Said:
+    """A value's name (``query id``, ``doc id``, ``relevance``, ``score``, ``rank``) in the reader's language.
+
+    >>> what_said("doc id").text("zh")
+    '文档编号'
+    """
+    return Said(f"error.io.what.{what.replace(' ', '_')}")
+
+
+def duplicate_said(kind: str, query: Any, doc: Any, row: int) -> Said:
+    """The repeated (query, doc) pair at ``row`` of the columns ``query`` and ``doc`` of qrels or a run (``kind``),
+    in the reader's language: "duplicate run entry for query 'q1', document 'd1'"."""
+
+    def at(col: Any) -> Any:
+        value = col[row]
+        return value.as_py() if hasattr(value, "as_py") else value
+
+    return Said(f"error.io.duplicate_{kind}", (("query", at(query)), ("doc", at(doc))))
+
+
+def place_said(where: dict[str, Any]) -> Said:
+    """Where a row is, from a row locator: "line 3" of a file or "row 3" of a table."""
+    if "line" in where:
+        return Said("error.io.line_n", (("n", where["line"]),))
+    return Said("error.io.row_n", (("n", where["row"]),))
 
 
 def _maybe_column(columns: list[str], choices: tuple[str, ...]) -> str | None:
@@ -90,13 +118,17 @@ def _row_locator(
             return {"source": source, "line": int(lines()[row])}
         if rows is not None:  # a block of a larger table: its rows' 0-based numbers in the whole table
             row = int(rows()[row])
-        return {"source": source, "prefix": f"row {row + 1}: "}
+        return {"source": source, "row": row + 1}
 
     return locate
 
 
-def _error(msg: str, where: dict[str, Any]) -> ParseError:
-    return ParseError(where.get("prefix", "") + msg, source=where["source"], line=where.get("line"))
+def _error(said: Said, where: dict[str, Any], cls: type[ParseError] = ParseError) -> ParseError:
+    """The error ``said`` at a row of a table: at its file line, or after "row N: " (a table without lines)."""
+    if "row" in where:
+        return cls(f"row {where['row']}: {said}", source=where["source"]).keyed("io.at_row", row=where["row"],
+                                                                                  said=said)
+    return cls(str(said), source=where["source"], line=where.get("line")).keyed("said", said=said)
 
 
 def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dict[str, Any]]) -> pa.Array:
@@ -105,17 +137,20 @@ def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dic
         arr = arr.cast(arr.type.value_type)
     if arr.null_count:
         row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise _error(f"{what} is missing", locate(row))
+        raise _error(Said("error.io.value_missing", (("what", what_said(what)),)), locate(row))
     if pa.types.is_floating(arr.type):
         vals = arr.to_numpy(zero_copy_only=False)
         frac = np.flatnonzero(vals != np.round(vals))
         if len(frac):
-            raise _error(f"{what} must be a string or an integer, got {float(vals[frac[0]])!r}", locate(int(frac[0])))
+            raise _error(Said("error.io.must_be_id", (("what", what_said(what)), ("value", float(vals[frac[0]])))),
+                         locate(int(frac[0])))
         arr = pa.array(vals.astype(np.int64))
     if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type) or str(arr.type) == "string_view":
         arr = arr.cast(pa.string())
     if not pa.types.is_string(arr.type):
-        raise ParseError(f"{what} column must hold strings or integers, got {arr.type}", source=locate(0)["source"])
+        raise ParseError(f"{what} column must hold strings or integers, got {arr.type}",
+                         source=locate(0)["source"]).keyed("io.id_column_type", what=what_said(what),
+                                                           type=str(arr.type))
     return arr
 
 
@@ -125,22 +160,26 @@ def _numbers(
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if arr.null_count:
         row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise _error(f"{what} is missing", locate(row))
+        raise _error(Said("error.io.value_missing", (("what", what_said(what)),)), locate(row))
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         arr = _parse_strings(arr, what, integer, locate)
     if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)):
-        raise ParseError(f"{what} column must be numeric, got {arr.type}", source=locate(0)["source"])
+        raise ParseError(f"{what} column must be numeric, got {arr.type}", source=locate(0)["source"]).keyed(
+            "io.number_column_type", what=what_said(what), type=str(arr.type))
     vals = arr.to_numpy(zero_copy_only=False)
     if integer:
         if vals.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(vals) | (vals != np.round(vals)))
             if len(bad):
-                raise _error(f"{what} must be an integer, got {float(vals[bad[0]])!r}", locate(int(bad[0])))
+                bad_value = float(vals[bad[0]])
+                raise _error(Said("error.io.must_be_integer", (("what", what_said(what)), ("value", bad_value))),
+                             locate(int(bad[0])))
         return vals.astype(np.int64)
     vals = vals.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(vals))
     if len(bad):
-        raise _error(f"{what} must be a finite number, got {float(vals[bad[0]])!r}", locate(int(bad[0])))
+        raise _error(Said("error.io.must_be_finite", (("what", what_said(what)), ("value", float(vals[bad[0]])))),
+                     locate(int(bad[0])))
     return vals
 
 
@@ -150,13 +189,15 @@ def _parse_strings(arr: pa.Array, what: str, integer: bool, locate: Callable[[in
         return pc.cast(pc.utf8_trim_whitespace(arr), target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
-    kind = "an integer" if integer else "a number"
+    kind = "integer" if integer else "number"
     for row, text in enumerate(arr.to_pylist()):
         try:
             pc.cast(pa.array([text.strip()]), target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            raise _error(f"{what} must be {kind}, got {text!r}", locate(row)) from None
-    raise ParseError(f"{what} column cannot be read as {kind}", source=locate(0)["source"])  # pragma: no cover
+            raise _error(Said(f"error.io.must_be_{kind}", (("what", what_said(what)), ("value", text))),
+                         locate(row)) from None
+    raise ParseError(f"{what} column cannot be read as {'an integer' if integer else 'a number'}",  # pragma: no cover
+                     source=locate(0)["source"]).keyed(f"io.column_not_{kind}", what=what_said(what))
 
 
 def qrels_from_table(
@@ -176,10 +217,11 @@ def qrels_from_table(
     g = find_column(cols, GRADE, "relevance", source)
     locate = _row_locator(source, lines)
     grades = _numbers(table.column(g), "relevance", True, locate)
+    qs, ds = _ids(table.column(q), "query id", locate), _ids(table.column(d), "doc id", locate)
     try:
-        return Qrels(_ids(table.column(q), "query id", locate), _ids(table.column(d), "doc id", locate), grades)
+        return Qrels(qs, ds, grades)
     except DuplicateEntryError as exc:
-        raise _duplicate(exc, locate) from None
+        raise _duplicate(exc, locate, "qrels", qs, ds) from None
 
 
 def run_from_table(
@@ -213,25 +255,21 @@ def run_from_table(
             raise ParseError(
                 f"no score column among {cols}; expected one of {list(SCORE)} (or a rank column: {list(RANK)})",
                 source=source,
-            )
+            ).keyed("io.no_score_column", columns=cols, scores=list(SCORE), ranks=list(RANK))
         scores = -_numbers(table.column(r), "rank", False, locate)
+    qs, ds = _ids(table.column(q), "query id", locate), _ids(table.column(d), "doc id", locate)
     try:
-        return Run(
-            _ids(table.column(q), "query id", locate),
-            _ids(table.column(d), "doc id", locate),
-            scores,
-            name,
-            duplicates=duplicates,
-        )
+        return Run(qs, ds, scores, name, duplicates=duplicates)
     except DuplicateEntryError as exc:
-        raise _duplicate(exc, locate) from None
+        raise _duplicate(exc, locate, "run", qs, ds) from None
 
 
-def _duplicate(exc: DuplicateEntryError, locate: Callable[[int], dict[str, Any]]) -> RankscopeError:
+def _duplicate(exc: DuplicateEntryError, locate: Callable[[int], dict[str, Any]], kind: str, query: Any,
+               doc: Any) -> RankscopeError:
+    """The repeated pair of ``exc`` at its line (or row), naming where it first occurs."""
     if exc.rows is None:
         return exc
     first, second = exc.rows
-    where_first, where = locate(first), locate(second)
-    first_at = f"line {where_first['line']}" if "line" in where_first else where_first["prefix"].removesuffix(": ")
-    msg = where.get("prefix", "") + str(exc).split(" (rows")[0] + f" (first at {first_at})"
-    return DuplicateLineError(msg, source=where["source"], line=where.get("line")).with_rows(first, second)
+    said = Said("error.io.first_at", (("said", duplicate_said(kind, query, doc, second)),
+                                      ("first", place_said(locate(first)))))
+    return cast(DuplicateLineError, _error(said, locate(second), DuplicateLineError)).with_rows(first, second)

@@ -34,7 +34,7 @@ import pyarrow.csv as pcsv
 from rankscope.data import Qrels, Run
 from rankscope.data.notices import InputNotice
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError, WrongKindError
+from rankscope.errors import EmptyInputError, InvalidParameterError, Items, ParseError, Said, WrongKindError
 from rankscope.io._source import decode, read_bytes, text_lines
 from rankscope.io._trec_lines import KIND_HINT, other_kind
 from rankscope.io.jsonfmt import _stem
@@ -95,13 +95,14 @@ def _csv_table(
     elif len(first) == 3:
         names, guessed = ["query_id", "doc_id", value], True
     else:
-        msg = (f"a CSV/TSV file without a header must have 3 columns (query, doc, {value}), got {len(first)}; "
-               f"add a header such as query_id{delim}doc_id{delim}{value}"
-               + (" or read it with format='trec'" if len(first) in (4, 6) else ""))
+        said = Said("error.io.no_header_trec" if len(first) in (4, 6) else "error.io.no_header",
+                    (("value", value), ("got", len(first)), ("header", f"query_id{delim}doc_id{delim}{value}")))
+        # a CSV/TSV file without a header must have 3 columns (query, doc, score), got 4; add a header such as ...
         other = other_kind(kind, [c.strip() for c in first])
         if other is not None:
-            raise WrongKindError(f"{msg}; {KIND_HINT[other]}", looks_like=other, source=source, line=first_no + 1)
-        raise ParseError(msg, source=source, line=first_no + 1)
+            raise WrongKindError(f"{said}; {KIND_HINT[other]}", looks_like=other, source=source,
+                                 line=first_no + 1).keyed("wrong_kind", said=said, hint=KIND_HINT[other])
+        raise ParseError(str(said), source=source, line=first_no + 1).keyed("said", said=said)
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
@@ -136,7 +137,7 @@ def _ragged(lines: list[str], delim: str, width: int, source: str, start: int, e
             text = repr(s.strip()[:80])
             return ParseError(f"expected {width} columns, got {len(fields)}: {text}", source=source, line=i).keyed(
                 "bad_columns", want=width, got=len(fields), text=text)
-    return ParseError(f"cannot parse as CSV ({exc})", source=source)
+    return ParseError(f"cannot parse as CSV ({exc})", source=source).keyed("io.not_csv", reason=str(exc))
 
 
 def read_csv_qrels(path: str | Path, *, delimiter: str | None = None, header: bool | None = None) -> Qrels:
@@ -169,7 +170,8 @@ def read_csv_run(
     except _TrecLayout:
         if columns is not None:
             raise InvalidParameterError(f"{source}: columns= is for 3-column runs (qid, docid, rank|score); a "
-                                        "6-column TREC run is read as trec_eval reads it (score column)") from None
+                                        "6-column TREC run is read as trec_eval reads it (score column)").keyed(
+                "io.columns_for_3", path=source) from None
         return read_trec_run(path, name, duplicates=duplicates)
     notices: tuple[InputNotice, ...] = ()
     if guessed:
@@ -192,7 +194,8 @@ def _parquet(path: str | Path) -> pa.Table:
     try:
         return pq.read_table(pa.BufferReader(data))
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(f"not a readable Parquet file ({exc})", source=str(path)) from None
+        raise ParseError(f"not a readable Parquet file ({exc})", source=str(path)).keyed("io.not_parquet",
+                                                                                         reason=str(exc)) from None
 
 
 def _arrow(path: str | Path) -> pa.Table:
@@ -206,12 +209,13 @@ def _arrow(path: str | Path) -> pa.Table:
     try:
         return ipc.open_stream(pa.BufferReader(data)).read_all()
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(f"not a readable Arrow IPC / Feather file ({exc})", source=str(path)) from None
+        raise ParseError(f"not a readable Arrow IPC / Feather file ({exc})", source=str(path)).keyed(
+            "io.not_arrow", reason=str(exc)) from None
 
 
 def _nonempty(table: pa.Table, path: str | Path) -> pa.Table:
     if table.num_rows == 0:
-        raise EmptyInputError(f"{path}: no entries (empty table)")
+        raise EmptyInputError(f"{path}: no entries (empty table)").keyed("io.empty_table", path=str(path))
     return table
 
 
@@ -248,8 +252,12 @@ def beir_qrels_path(path: str | Path, split: str = "test") -> Path:
         if candidate.is_file():
             return candidate
     splits = sorted({f.stem for folder in (p / "qrels", p) if folder.is_dir() for f in folder.glob("*.tsv")})
-    hint = f"; available splits: {', '.join(splits)}" if splits else "; no qrels/*.tsv found (is this a BEIR folder?)"
-    raise ParseError(f"no qrels for split {split!r}{hint}", source=str(p))
+    if splits:
+        listed = Items(tuple(splits))
+        raise ParseError(f"no qrels for split {split!r}; available splits: {listed}", source=str(p)).keyed(
+            "io.no_split", split=split, splits=listed)
+    raise ParseError(f"no qrels for split {split!r}; no qrels/*.tsv found (is this a BEIR folder?)",
+                     source=str(p)).keyed("io.not_beir", split=split)
 
 
 def read_beir_qrels(path: str | Path, *, split: str = "test") -> Qrels:

@@ -22,13 +22,15 @@ Run('bm25', 1 queries, 2 rows)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError, Said
 from rankscope.io._trec_fast import read_columns
+from rankscope.io.tables import duplicate_said
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -40,7 +42,7 @@ def read_trec_qrels(path: str | Path, *, fast: bool = True) -> Qrels:
     try:
         return Qrels(cols.query, cols.doc, cols.values)
     except DuplicateEntryError as exc:
-        raise at_line(exc, source, cols.lines()) from None
+        raise at_line(exc, source, cols.lines(), "qrels", cols.query, cols.doc) from None
 
 
 def read_trec_run(
@@ -56,18 +58,25 @@ def read_trec_run(
     try:
         return Run(cols.query, cols.doc, cols.values, name or cols.tag, duplicates=duplicates)
     except DuplicateEntryError as exc:
-        raise at_line(exc, source, cols.lines()) from None
+        raise at_line(exc, source, cols.lines(), "run", cols.query, cols.doc) from None
 
 
-def at_line(exc: DuplicateEntryError, source: str, line_no: np.ndarray | None) -> DuplicateLineError:
-    """Turn the row numbers of a :class:`DuplicateEntryError` into file lines (``line_no=None``: row i is line i+1)."""
+def at_line(exc: DuplicateEntryError, source: str, line_no: np.ndarray | None, kind: str, query: Any,
+            doc: Any) -> DuplicateLineError:
+    """Turn the row numbers of a :class:`DuplicateEntryError` into file lines (``line_no=None``: row i is line i+1).
+
+    ``kind`` (``qrels`` or ``run``) and the ``query`` and ``doc`` columns the rows index say the repeated pair.
+    """
     if exc.rows is None:
-        return DuplicateLineError(str(exc), source=source)
+        return DuplicateLineError(str(exc), source=source).keyed("said", said=exc)
     first, second = exc.rows
     numbers = np.arange(1, second + 2) if line_no is None else line_no
     first_line, second_line = int(numbers[first]), int(numbers[second])
-    msg = str(exc).split(" (rows")[0] + f" (first at line {first_line})"
-    return DuplicateLineError(msg, source=source, line=second_line).with_rows(first, second)  # type: ignore[return-value]
+    said = duplicate_said(kind, query, doc, second)
+    first_at = Said("error.io.line_n", (("n", first_line),))
+    msg = str(exc).split(" (rows")[0] + f" (first at {first_at})"
+    return DuplicateLineError(msg, source=source, line=second_line).keyed(  # type: ignore[return-value]
+        "io.first_at", said=said, first=first_at).with_rows(first, second)
 
 
 def write_trec_qrels(qrels: Qrels, path: str | Path) -> None:
@@ -93,7 +102,8 @@ def write_trec_run(run: Run, path: str | Path, tag: str | None = None) -> None:
     rank = np.arange(len(qs)) - np.repeat(starts, np.diff(np.r_[starts, len(qs)])) + 1
     name = tag or run.name or "rankscope"
     if any(c.isspace() for c in name) or not name:
-        raise InvalidParameterError(f"a TREC run tag must be a non-empty word without whitespace, got {name!r}")
+        raise InvalidParameterError(f"a TREC run tag must be a non-empty word without whitespace, got {name!r}").keyed(
+            "io.bad_tag", tag=name)
     with open(path, "w", encoding="utf-8") as fh:
         fh.writelines(
             f"{q} Q0 {d} {r} {s!r} {name}\n"
