@@ -27,7 +27,7 @@ from rankscope.data.chunking import Chunking
 from rankscope.data.qrels import Qrels
 from rankscope.data.span_rules import ChunkRule
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.measures._spans import SpanArrays, SpanInput
 
 if TYPE_CHECKING:
