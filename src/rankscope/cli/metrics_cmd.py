@@ -7,6 +7,10 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
+from rankscope.cli.options import LangOption
+
+#: the table's columns: message ``cli.metrics.<column>``
+COLUMNS = ("metric", "cutoff", "ir_measures", "trec_eval", "aliases", "summary")
 
 
 @app.command("metrics")
@@ -14,6 +18,7 @@ from rankscope.cli.app import app, load_plugins, user_errors
 def metrics_command(
     plugin: Annotated[Optional[list[str]], typer.Option("--plugin", show_default="none",
                                                         help="import this module first")] = None,
+    lang: LangOption = None,
 ) -> None:
     """List the known metrics with their spellings.
 
@@ -21,18 +26,24 @@ def metrics_command(
 
       rankscope metrics
 
-      rankscope metrics --plugin mymetrics
+      rankscope metrics --plugin mymetrics --lang zh
     """
+    assert lang is not None  # settled by user_errors
     load_plugins(plugin)
     from rich.console import Console
     from rich.table import Table
 
+    from rankscope.cli.messages import say
     from rankscope.measures import all_specs
+    from rankscope.report.wrap import Prose
 
+    lg = lang.value
     table = Table()
-    for col in ("metric", "cutoff", "ir_measures", "trec_eval", "aliases", "what it measures"):
-        table.add_column(col)
+    for col in COLUMNS:
+        table.add_column(say(f"metrics.{col}", lg))
     for spec in all_specs():
         trec = ", ".join(spec.trec_spellings())
-        table.add_row(spec.name, spec.cutoff, spec.ir_measures or "", trec, ", ".join(spec.aliases), spec.summary)
+        summary = spec.summary_in(lg)  # a plugin metric's own summary when it has no translation
+        table.add_row(spec.name, say(f"metrics.cutoff.{spec.cutoff}", lg), spec.ir_measures or "", trec,
+                      ", ".join(spec.aliases), Prose(summary) if lg == "zh" else summary)  # Chinese wrapped by word
     Console().print(table)

@@ -95,19 +95,21 @@ class Evaluator:
             self.spans = SpanSource(qrels, chunking, rule)
             qrels = self.spans.qrels
         elif chunking is not None:
-            raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels")
+            raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels").keyed(
+                "engine.chunking_without_spans")
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
             raise EmptyInputError("the qrels hold no judgment").keyed("no_judgment")
         pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
         if not pairs:
-            raise InvalidParameterError("no metric given")
+            raise InvalidParameterError("no metric given").keyed("engine.no_metric_given")
         for label, m in pairs:
             if m.spec.text:
+                trec_name = m.spec.trec[0].name if m.spec.trec else m.name
                 raise InvalidParameterError(
                     f"{label} is string-valued and has no numeric score; use `rankscope trec_eval -q -m "
-                    f"{m.spec.trec[0].name if m.spec.trec else m.name}` to see it"
-                )
+                    f"{trec_name}` to see it"
+                ).keyed("engine.string_valued", label=label, trec_name=trec_name)
         self.labels = tuple(label for label, _ in pairs)
         self.measures = tuple(m for _, m in pairs)
         self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS) if diagnostics else ()
@@ -116,11 +118,12 @@ class Evaluator:
             if needs:
                 raise InvalidParameterError(
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
-                    "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line")
+                    "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line").keyed(
+                    "engine.needs_spans", label=needs[0])
         if self.spans is not None and self.policies.unjudged == "condense":
             raise InvalidParameterError(
                 "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
-                "judged text is unjudged, and condensing would drop them all")
+                "judged text is unjudged, and condensing would drop them all").keyed("engine.condense_spans")
         self.index = QrelsIndex(self.qrels, model=model)
         self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
 
@@ -170,7 +173,8 @@ class Evaluator:
         if len(run) == 0 and not allow_empty:
             raise EmptyInputError(
                 f"the run {run.name!r} holds no ranking (no query with a document): there is nothing to score; "
-                "hint: check that the run file is the one you meant, or, for a live retriever, that it answered")
+                "hint: check that the run file is the one you meant, or, for a live retriever, that it answered"
+            ).keyed("engine.empty_run", run=run.name)
         prepared, counts = prepare(self.index, run, self.policies)
         top = prepared.top_counts
         assert top is not None

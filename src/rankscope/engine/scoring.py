@@ -51,7 +51,8 @@ def score(data: KernelInput, measures: Sequence[Measure]) -> np.ndarray:
             view = complete
         values = np.asarray(spec.kernel(view, m), dtype=object if spec.text else np.float64)
         if values.shape != (data.n,):
-            raise InvalidParameterError(f"metric {m} returned shape {values.shape}, expected ({data.n},)")
+            raise InvalidParameterError(f"metric {m} returned shape {values.shape}, expected ({data.n},)").keyed(
+                "engine.kernel_shape", metric=str(m), shape=values.shape, n=data.n)
         out[:, j] = values
         column[m] = j
     return out

@@ -27,7 +27,7 @@ from rankscope.data.chunking import Chunking
 from rankscope.data.qrels import Qrels
 from rankscope.data.span_rules import ChunkRule
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.measures._spans import SpanArrays, SpanInput
 
 if TYPE_CHECKING:
@@ -43,12 +43,14 @@ class SpanSource:
 
     def __init__(self, spans: SpanQrels, chunking: Any, rule: str | ChunkRule = "any") -> None:
         if not isinstance(spans, SpanQrels):
-            raise InvalidParameterError(f"span judgments must be SpanQrels, got {type(spans).__name__}")
+            raise InvalidParameterError(f"span judgments must be SpanQrels, got {type(spans).__name__}").keyed(
+                "engine.not_span_qrels", type=type(spans).__name__)
         if not isinstance(chunking, Chunking):
             raise InvalidParameterError("span judgments need chunking= (a rankscope Chunking: chunk id -> "
-                                        f"document, start, end), got {type(chunking).__name__}")
+                                        f"document, start, end), got {type(chunking).__name__}").keyed(
+                "engine.needs_chunking", type=type(chunking).__name__)
         if len(spans) == 0:
-            raise InvalidParameterError("the span judgments hold no span")
+            raise InvalidParameterError("the span judgments hold no span").keyed("engine.no_span")
         self.spans = spans
         self.chunking = chunking
         self.rule = ChunkRule.parse(rule)
@@ -89,11 +91,12 @@ class SpanSource:
             row = np.empty(0, dtype=np.int64)
         unknown = np.flatnonzero(row < 0)
         if len(unknown):
-            examples = ", ".join(repr(docs[int(i)].as_py()) for i in unknown[:3])
+            examples = Items(tuple(docs[int(i)].as_py() for i in unknown[:3]), quote=True)
             raise InvalidParameterError(
                 f"{len(unknown)} of {len(row)} retrieved ids are not chunks of chunking {self.chunking.name!r} "
                 f"(e.g. {examples}); span measures need the place of every retrieved chunk: use the chunk ids "
-                "of that chunking in the run")
+                "of that chunking in the run").keyed("engine.not_chunks", n=len(unknown), total=len(row),
+                                                      chunking=self.chunking.name, examples=examples)
         ch = self.chunking
         arrays = SpanArrays(
             n=prepared.n, span_q=pos[keep], span_doc=self.span_doc[keep], span_start=self.spans.start[keep],

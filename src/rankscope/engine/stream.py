@@ -90,10 +90,12 @@ def parse_size(value: int | str) -> int:
     else:
         m = _SIZE.match(str(value))
         if m is None:
-            raise InvalidParameterError(f"memory limit {value!r}: expected a size such as 1GiB, 512MB or 2G")
+            raise InvalidParameterError(f"memory limit {value!r}: expected a size such as 1GiB, 512MB or 2G").keyed(
+                "engine.memory_limit", value=value)
         size = int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
     if size <= 0:
-        raise InvalidParameterError(f"memory limit must be positive, got {value!r}")
+        raise InvalidParameterError(f"memory limit must be positive, got {value!r}").keyed(
+            "engine.memory_limit_positive", value=value)
     return size
 
 
@@ -122,7 +124,8 @@ class StreamScorer:
 
     def __init__(self, evaluator: Evaluator) -> None:
         if evaluator.spans is not None:
-            raise InvalidParameterError("span judgments are scored with the whole run in memory, not in blocks")
+            raise InvalidParameterError("span judgments are scored with the whole run in memory, not in blocks").keyed(
+                "engine.spans_not_streamed")
         self.ev = evaluator
         self.index = evaluator.index
         n = len(self.index.query_ids)
@@ -241,11 +244,13 @@ class StreamScorer:
         ev, index = self.ev, self.index
         n = len(index.query_ids)
         if self.rows and not self.seen.any():
+            qrels_example = index.query_ids[0] if n else None
             raise NoOverlapError(
                 f"run {run_name!r} and the qrels have no query in common "
                 f"(run: {self.run_queries} queries such as {self.foreign_example!r}; "
-                f"qrels: {n} queries such as {index.query_ids[0] if n else None!r})"
-            )
+                f"qrels: {n} queries such as {qrels_example!r})"
+            ).keyed("engine.no_common_query", run=run_name, n_run=self.run_queries, run_example=self.foreign_example,
+                    n_qrels=n, qrels_example=qrels_example)
         if ev.policies.missing == "zero":
             evaluated = np.ones(n, dtype=bool)
             if not self.seen.all():  # the queries the run never ranked score as empty rankings
@@ -324,7 +329,8 @@ def evaluate_path(
     if not streamable(path, fmt):
         return None
     if block_rows is not None and (not isinstance(block_rows, int) or block_rows < 1):
-        raise InvalidParameterError(f"block_rows must be a positive int, got {block_rows!r}")
+        raise InvalidParameterError(f"block_rows must be a positive int, got {block_rows!r}").keyed(
+            "engine.block_rows", value=block_rows)
     rows = block_rows or block_rows_for(memory_limit, len(evaluator.qrels))
     source = run_blocks(path, fmt, block_rows=rows, name=name, duplicates=evaluator.policies.duplicates)
     return evaluate_source(evaluator, source)

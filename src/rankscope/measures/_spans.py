@@ -251,7 +251,7 @@ class SpanInput:
 
         if self.corpus is None:
             raise InvalidParameterError(f"unit {unit!r} needs the document texts: build the chunking with corpus= "
-                                        "(doc id -> text)")
+                                        "(doc id -> text)").keyed("measures.unit_needs_texts", unit=unit)
         index = TokenIndex(self.corpus, unit, self.doc_ids)
         a = self.chars
 

@@ -12,14 +12,17 @@ API validation, docs, report labels) is derived from the specs in the registry.
 
 from __future__ import annotations
 
+import json
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items, Said
 from rankscope.measures.kernel_input import KernelInput
 
 __all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate", "TrecName", "TrecSyntax",
@@ -96,11 +99,12 @@ class Param:
         except (TypeError, ValueError):
             raise InvalidParameterError(
                 f"parameter {self.name!r} of metric {metric!r} must be {self.type.__name__}, got {value!r}"
-            ) from None
+            ).keyed("measures.param_type", name=self.name, metric=metric, type=_type_said(self.type),
+                    value=value) from None
         if self.minimum is not None and out < self.minimum:
             raise InvalidParameterError(
                 f"parameter {self.name!r} of metric {metric!r} must be >= {self.minimum:g}, got {value!r}"
-            )
+            ).keyed("measures.param_minimum", name=self.name, metric=metric, minimum=self.minimum, value=value)
         if self.validate is not None:
             self.validate(out)
         return out
@@ -143,6 +147,20 @@ class MeasureSpec:
     def __post_init__(self) -> None:
         self.param_index.update({p.name: p for p in self.params})
 
+    def summary_in(self, lang: str = "en") -> str:
+        """What this metric measures, said in ``lang``: a built-in metric's translation (declared in
+        ``summaries.json`` of this package), else :attr:`summary` (a plugin metric's own words, in any language).
+
+        >>> from rankscope.measures import get_spec
+        >>> get_spec("mrr").summary_in("en"), get_spec("mrr").summary_in("zh")
+        ('reciprocal rank of the first relevant document', '第一个相关文档名次的倒数（倒数排名）')
+        """
+        if lang != "en" and self.builtin:
+            said = builtin_summaries(lang).get(self.name)
+            if said:
+                return str(said)
+        return self.summary
+
     def trec_spellings(self) -> tuple[str, ...]:
         """Short trec_eval spellings of this family: ``map``, ``map_cut_k``, ``iprec_at_recall_x``, ``ndcg.gains``."""
         out = []
@@ -182,22 +200,26 @@ class Measure:
         """Validate ``cutoff`` and ``params`` against ``spec``."""
         if cutoff is not None:
             if spec.cutoff == "none":
-                raise InvalidParameterError(f"metric {spec.name!r} takes no cutoff, got @{cutoff}")
+                raise InvalidParameterError(f"metric {spec.name!r} takes no cutoff, got @{cutoff}").keyed(
+                    "measures.no_cutoff", name=spec.name, cutoff=cutoff)
             if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Integral):
-                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff!r}")
+                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff!r}"
+                                            ).keyed("measures.cutoff_positive", name=spec.name, cutoff=cutoff)
             cutoff = int(cutoff)  # numpy integers too
             if cutoff < 1:
-                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff}")
+                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff}"
+                                            ).keyed("measures.cutoff_positive", name=spec.name, cutoff=cutoff)
         elif spec.cutoff == "required":
-            raise InvalidParameterError(f"metric {spec.name!r} needs a cutoff, e.g. {spec.name}@10")
+            raise InvalidParameterError(f"metric {spec.name!r} needs a cutoff, e.g. {spec.name}@10").keyed(
+                "measures.needs_cutoff", name=spec.name)
         kept: dict[str, Any] = {}
         for key, value in params.items():
             p = spec.param_index.get(key)
             if p is None:
-                allowed = ", ".join(spec.param_index) or "none"
+                allowed = Items(tuple(spec.param_index)) if spec.param_index else Said("measures.none")
                 raise InvalidParameterError(
                     f"metric {spec.name!r} has no parameter {key!r} (allowed: {allowed})"
-                )
+                ).keyed("measures.no_such_param", name=spec.name, key=key, allowed=allowed)
             v = p.coerce(spec.name, value)
             if v != p.default:
                 kept[key] = v
@@ -227,6 +249,18 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
+
+
+@cache
+def builtin_summaries(lang: str) -> dict[str, str]:
+    """The built-in metrics' summaries in ``lang`` (other than English): ``{name: summary}`` from ``summaries.json``."""
+    path = resources.files("rankscope.measures").joinpath("summaries.json")
+    return dict(json.loads(path.read_text(encoding="utf-8")).get(lang, {}))
+
+
+def _type_said(kind: type) -> Said | str:
+    """A parameter's type as a reader's word (``int``: 整数 in Chinese); a plugin's other types by their name."""
+    return Said(f"measures.type.{kind.__name__}") if kind in (int, float, str) else kind.__name__
 
 
 def _fmt(value: Any) -> str:

@@ -55,7 +55,7 @@ def parse_gains(text: str) -> tuple[tuple[int, float], ...]:
         except ValueError:
             raise InvalidParameterError(
                 f"gain map {text!r}: expected grade=gain pairs such as '1=3,2=9', got {part!r}"
-            ) from None
+            ).keyed("measures.gain_map", text=text, part=part) from None
     return tuple(sorted(out.items()))
 
 

@@ -77,9 +77,10 @@ def parse_levels(text: str) -> tuple[float, ...]:
     try:
         values = [float(v) for v in re.split(r"[,; ]", text) if v.strip()]
     except ValueError:
-        raise InvalidParameterError(f"recall levels must be comma-separated numbers, got {text!r}") from None
+        raise InvalidParameterError(f"recall levels must be comma-separated numbers, got {text!r}").keyed(
+            "measures.recall_levels", text=text) from None
     if not values:
-        raise InvalidParameterError(f"no recall level in {text!r}")
+        raise InvalidParameterError(f"no recall level in {text!r}").keyed("measures.no_recall_level", text=text)
     return tuple(sorted(values))
 
 

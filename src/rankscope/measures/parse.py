@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, UnknownMetricError
+from rankscope.errors import InvalidParameterError, Items, Keyed, Said, UnknownMetricError
 from rankscope.measures.base import Measure, MeasureSpec, TrecName
 from rankscope.measures.registry import generation, lookup_alias, suggest
 
@@ -49,8 +49,16 @@ class ParsedMetric(tuple[str, Measure]):
     __slots__ = ()
 
 
-def _unknown(text: str, reason: str | None = None) -> UnknownMetricError:
-    return UnknownMetricError(text, suggest(text), reason)
+def _unknown(text: str, reason: Said | Keyed | None = None) -> UnknownMetricError:
+    """The error of a name that is no metric, with close matches; ``reason`` (said in the reader's language) says why,
+    else it is an unknown name."""
+    found = tuple(suggest(text))
+    if reason is None:
+        return UnknownMetricError(text, list(found)).keyed(
+            "unknown_metric_suggest" if found else "unknown_metric", name=text, suggestions=Items(found))
+    return UnknownMetricError(text, list(found), str(reason)).keyed(
+        "measures.unknown_reason_suggest" if found else "measures.unknown_reason", reason=reason,
+        suggestions=Items(found))
 
 
 def split_metric_list(text: str) -> list[str]:
@@ -91,7 +99,7 @@ def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]
             out[last] += "," + part
             continue
         if "=" not in part:
-            raise _unknown(original, f"malformed parameter {part!r} in metric {original!r} (expected name=value)")
+            raise _unknown(original, Said("error.measures.malformed_param", (("part", part), ("metric", original))))
         k, v = (x.strip() for x in part.split("=", 1))
         out[k] = v
         last = k if k in spec.param_index else None
@@ -107,7 +115,7 @@ def _cutoff(text: str, original: str, name: str) -> int:
         raise InvalidParameterError(
             f"the cutoff in {original!r} must be a positive integer, got {text!r} "
             f"(several cutoffs are written {name}@1,3,5)"
-        )
+        ).keyed("measures.cutoff_in_name", original=original, text=text, name=name)
     return int(value)
 
 
@@ -157,14 +165,15 @@ def _numbers(form: TrecName, raw: str) -> list[float]:
     except ValueError:
         raise InvalidParameterError(
             f"parameters of measure '{form.name}' must be comma-separated numbers, got {raw!r}"
-        ) from None
+        ).keyed("measures.trec_numbers", name=form.name, raw=raw) from None
 
 
 def _distinct(form: TrecName, values: list[Any], raw: str, trec_eval: bool) -> list[Any]:
     values = sorted(values)
     if len(set(values)) != len(values):
         if trec_eval:
-            raise InvalidParameterError(f"measure '{form.name}': duplicate cutoffs in {raw!r}")
+            raise InvalidParameterError(f"measure '{form.name}': duplicate cutoffs in {raw!r}").keyed(
+                "measures.trec_duplicate_cutoffs", name=form.name, raw=raw)
         values = sorted(set(values))
     return values
 
@@ -194,9 +203,11 @@ def expand_trec(
     """
     fixed = {p: (options or {})[opt] for p, opt in form.options if opt in (options or {})}
     if raw is not None and not raw.strip():
-        raise InvalidParameterError(f"improper measure '{form.name}.' (nothing after '.')")
+        raise InvalidParameterError(f"improper measure '{form.name}.' (nothing after '.')").keyed(
+            "measures.trec_nothing_after_dot", name=form.name)
     if raw is not None and form.syntax == "none" and not trec_eval:
-        raise InvalidParameterError(f"measure '{form.name}' takes no parameters, got {raw!r}")
+        raise InvalidParameterError(f"measure '{form.name}' takes no parameters, got {raw!r}").keyed(
+            "measures.trec_no_params", name=form.name, raw=raw)
     if form.syntax == "cutoffs":
         if raw is None:
             cuts = [int(c) for c in form.default]
@@ -205,10 +216,12 @@ def expand_trec(
             for part in raw.split(","):
                 hit = _ATOL.match(part)
                 if not hit:
-                    raise InvalidParameterError(f"cutoff {part!r} of measure '{form.name}' is not an integer")
+                    raise InvalidParameterError(f"cutoff {part!r} of measure '{form.name}' is not an integer").keyed(
+                        "measures.trec_cutoff_not_int", part=part, name=form.name)
                 cuts.append(int(hit.group()))
             if min(cuts) <= 0:
-                raise InvalidParameterError(f"measure '{form.name}': cutoffs must be positive, got {raw!r}")
+                raise InvalidParameterError(f"measure '{form.name}': cutoffs must be positive, got {raw!r}").keyed(
+                    "measures.trec_cutoffs_positive", name=form.name, raw=raw)
             cuts = _distinct(form, cuts, raw, trec_eval)
         return [(f"{form.name}_{c}", spec.measure(c, **fixed)) for c in cuts]
     if form.syntax == "values":
@@ -220,10 +233,11 @@ def expand_trec(
         if form.arity is not None and len(values) != form.arity:
             raise InvalidParameterError(
                 f"measure '{form.name}' needs exactly {form.arity} parameters ({','.join(form.params)}), got {raw!r}"
-            )
+            ).keyed("measures.trec_arity", name=form.name, arity=form.arity, params=",".join(form.params), raw=raw)
         if len(values) > len(form.params):
             raise InvalidParameterError(f"measure '{form.name}' takes at most {len(form.params)} parameters, "
-                                        f"got {raw!r}")
+                                        f"got {raw!r}").keyed("measures.trec_too_many", name=form.name,
+                                                              n=len(form.params), raw=raw)
         return [(label, spec.measure(None, **dict(zip(form.params, values)), **fixed))]
     if form.syntax == "text" and raw is not None:
         return [(label, spec.measure(None, **{form.params[0]: raw}, **fixed))]
@@ -245,7 +259,7 @@ def _parse_trec(text: str) -> list[Measure] | None:
         try:
             return [measure for _, measure in expand_trec(*found, m.group("params"))]
         except InvalidParameterError as exc:
-            raise _unknown(text, str(exc)) from None
+            raise _unknown(text, exc) from None
     return None
 
 
@@ -280,7 +294,8 @@ def _parse_one(item: str | Measure) -> tuple[ParsedMetric, ...]:
         _ = item.spec  # validates the name
         return (ParsedMetric((str(item), item)),)
     if not isinstance(item, str):
-        raise UnknownMetricError(repr(item), [], f"a metric name must be a string, got {type(item).__name__}")
+        raise UnknownMetricError(repr(item), [], f"a metric name must be a string, got {type(item).__name__}").keyed(
+            "measures.name_not_string", type=type(item).__name__)
     return _parse_text(item, generation())
 
 
@@ -289,7 +304,7 @@ def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
     """Parse one text (a name or a comma-separated list); cached per registry generation."""
     parts = split_metric_list(item)
     if not parts:
-        raise UnknownMetricError(item, [], "empty metric name")
+        raise UnknownMetricError(item, [], "empty metric name").keyed("measures.empty_name")
     return tuple(pair for part in parts for pair in _parse_name(part))
 
 
@@ -317,5 +332,6 @@ def parse_metric(name: str | Measure) -> Measure:
     """
     pairs = _parse_one(name)
     if len(pairs) != 1:
-        raise InvalidParameterError(f"{name!r} denotes {len(pairs)} metrics; use parse_metrics")
+        raise InvalidParameterError(f"{name!r} denotes {len(pairs)} metrics; use parse_metrics").keyed(
+            "measures.several_metrics", name=name, n=len(pairs))
     return pairs[0][1]

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, UnknownMetricError
+from rankscope.errors import InvalidParameterError, Items, UnknownMetricError
 from rankscope.measures.base import Aggregate, CutoffRule, Kernel, MeasureSpec, Param
 
 __all__ = ["register", "register_metric", "get_spec", "all_specs", "lookup_alias", "unregister_metric"]
@@ -64,7 +64,8 @@ def register(spec: MeasureSpec) -> MeasureSpec:
             names.add(extra.lower())
     clash = sorted(n for n in names if n in _ALIASES)
     if spec.name in _SPECS or clash:
-        raise InvalidParameterError(f"metric {spec.name!r} is already registered (names taken: {clash})")
+        raise InvalidParameterError(f"metric {spec.name!r} is already registered (names taken: {clash})").keyed(
+            "measures.already_registered", name=spec.name, clash=clash)
     global _generation
     _SPECS[spec.name] = spec
     for n in names:
@@ -110,7 +111,7 @@ def register_metric(
     if not name or not name.replace("_", "").isalnum() or not name[0].isalpha():
         raise InvalidParameterError(
             f"metric name must start with a letter and hold only letters, digits and '_', got {name!r}"
-        )
+        ).keyed("measures.bad_name", name=name)
     if isinstance(params, dict):
         plist = tuple(Param(k, type(v), v, "") for k, v in params.items())
     else:
@@ -138,7 +139,8 @@ def unregister_metric(name: str) -> None:
     """Remove a custom metric (built-in ones cannot be removed)."""
     spec = _SPECS.get(name)
     if spec is None or spec.builtin:
-        raise InvalidParameterError(f"{name!r} is not a registered custom metric")
+        raise InvalidParameterError(f"{name!r} is not a registered custom metric").keyed(
+            "measures.not_custom", name=name)
     global _generation
     del _SPECS[name]
     _generation += 1
@@ -152,7 +154,9 @@ def get_spec(name: str) -> MeasureSpec:
     try:
         return _SPECS[name]
     except KeyError:
-        raise UnknownMetricError(name, suggest(name)) from None
+        found = tuple(suggest(name))
+        raise UnknownMetricError(name, list(found)).keyed(
+            "unknown_metric_suggest" if found else "unknown_metric", name=name, suggestions=Items(found)) from None
 
 
 def lookup_alias(name: str) -> MeasureSpec | None:

@@ -85,7 +85,7 @@ class _Weight(Param):
         text = str(value).strip().lower()
         if text not in ("binary", "graded"):
             raise InvalidParameterError(f"parameter 'weight' of metric {metric!r} must be 'binary' or 'graded', "
-                                        f"got {value!r}")
+                                        f"got {value!r}").keyed("measures.weight", metric=metric, value=value)
         return text
 
 
@@ -99,7 +99,8 @@ class _Unit(Param):
         try:
             return check_unit(str(value).strip())
         except InvalidParameterError as exc:
-            raise InvalidParameterError(f"parameter 'unit' of metric {metric!r}: {exc}") from None
+            raise InvalidParameterError(f"parameter 'unit' of metric {metric!r}: {exc}").keyed(
+                "measures.unit", metric=metric, reason=exc) from None
 
 
 WEIGHT = _Weight("weight", str, "binary",
@@ -110,7 +111,8 @@ UNIT = _Unit("unit", str, "chars", "chars, or a tokenizer: words, jieba, hf:NAME
 def _arrays(p: KernelInput, m: Measure) -> SpanArrays:
     if p.spans is None:
         raise InvalidParameterError(f"{m} needs span judgments and a chunking: "
-                                    "evaluate(span_qrels, run, metrics, chunking=chunking)")
+                                    "evaluate(span_qrels, run, metrics, chunking=chunking)").keyed(
+            "measures.span_needs_chunking", metric=str(m))
     return p.spans.arrays(m.param("unit"))
 
 

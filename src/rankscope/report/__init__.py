@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.report.content import REPORT_SCHEMA_VERSION, build_report
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def render_report(report: dict[str, Any], fmt: str) -> str:
         from rankscope.report.html import render_html
 
         return render_html(report)
-    raise InvalidParameterError(f"unknown report format {fmt!r}; known: json, markdown, latex, html")
+    raise InvalidParameterError(f"unknown report format {fmt!r}; known: json, markdown, latex, html").keyed(
+        "report.unknown_format", fmt=fmt)
 
 
 def write_report(
@@ -70,7 +71,7 @@ def write_report(
     if fmt is None:
         raise InvalidParameterError(
             f"cannot tell the report format from {str(path)!r}; use one of the extensions {', '.join(FORMATS)}"
-        )
+        ).keyed("report.unknown_extension", path=str(path), extensions=Items(tuple(FORMATS)))
     needs_curves = fmt in ("html", "json")
     if isinstance(comparison, EvaluationResult):
         from rankscope.report.run_render import render_run_report
@@ -87,9 +88,10 @@ def write_report(
     else:
         raise InvalidParameterError(
             f"write_report takes a Comparison (rankscope.compare) or an EvaluationResult (rankscope.evaluate), "
-            f"got {type(comparison).__name__}")
+            f"got {type(comparison).__name__}").keyed("report.not_reportable", type=type(comparison).__name__)
     if out.parent and not out.parent.exists():
-        raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist")
+        raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist").keyed(
+            "report.no_folder", folder=str(out.parent))
     out.write_text(text, encoding="utf-8")
     return out
 
@@ -103,7 +105,10 @@ def _one_run(runs: Any, name: str) -> Any:
             return runs[name]
         if len(runs) == 1:
             return next(iter(runs.values()))
-        raise InvalidParameterError(f"runs holds no run named {name!r} (it holds: {', '.join(map(str, runs))})")
+        held = Items(tuple(map(str, runs)))
+        raise InvalidParameterError(f"runs holds no run named {name!r} (it holds: {held})").keyed(
+            "report.no_run_named", name=name, held=held)
     if len(runs) == 1:
         return runs[0]
-    raise InvalidParameterError(f"a one-run report takes one run, got {len(runs)}")
+    raise InvalidParameterError(f"a one-run report takes one run, got {len(runs)}").keyed(
+        "report.one_run", n=len(runs))

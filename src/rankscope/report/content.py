@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.interpret.analysis import (
     biggest_differences,
     failing_queries,
@@ -65,7 +65,9 @@ def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[st
         named = {getattr(r, "name", None) or f"run{i + 1}": r for i, r in enumerate(runs)}
     missing = [s for s in comparison.systems if s not in named]
     if missing:
-        raise InvalidParameterError(f"runs given to the report lack system(s) {', '.join(missing)} of the comparison")
+        lacking = Items(tuple(missing))
+        raise InvalidParameterError(f"runs given to the report lack system(s) {lacking} of the comparison").keyed(
+            "report.runs_lack_systems", systems=lacking)
     from rankscope.engine.result import EvaluationResult
 
     if any(isinstance(named[s], EvaluationResult) for s in comparison.systems):
@@ -171,7 +173,8 @@ def build_report(
 
     check_lang(lang)
     if isinstance(kmax, bool) or not isinstance(kmax, int) or kmax < 1:
-        raise InvalidParameterError(f"kmax must be a positive integer, got {kmax!r}")
+        raise InvalidParameterError(f"kmax must be a positive integer, got {kmax!r}").keyed(
+            "report.kmax", value=kmax)
     qrels, named_runs = _inputs(comparison, qrels, runs)
     systems = list(comparison.systems)
     labels = list(comparison.labels)

@@ -299,17 +299,19 @@ def _only(report: dict[str, Any], metric: str | None, measures: Any, labels: Any
 
 
 def _figure(report: dict[str, Any], kind: str) -> Any:
-    from rankscope.errors import InvalidParameterError
+    from rankscope.errors import InvalidParameterError, Items, Said
     from rankscope.report.plots import FIGURES
 
     if kind not in FIGURES:
-        raise InvalidParameterError(f"unknown plot kind {kind!r}; choose one of: {', '.join(FIGURES)}")
+        kinds = Items(tuple(FIGURES))
+        raise InvalidParameterError(f"unknown plot kind {kind!r}; choose one of: {kinds}").keyed(
+            "report.unknown_plot", kind=kind, kinds=kinds)
     fig = FIGURES[kind](report)
     if fig is None:
-        need = {"curves": "curves need the qrels and the run(s): plot(kind='curves', qrels=qrels, run=run)",
-                "first_rank": "first-relevant ranks need the qrels and the run (plot(kind='first_rank', "
-                              "qrels=qrels, run=run)) or an uncut mrr among the metrics"}.get(kind, "nothing to draw")
-        raise InvalidParameterError(f"no {kind} plot for this result: {need}")
+        need = Said(f"error.report.plot_needs.{kind}" if kind in ("curves", "first_rank") else
+                    "error.report.plot_needs.nothing")
+        raise InvalidParameterError(f"no {kind} plot for this result: {need}").keyed(
+            "report.no_plot", kind=kind, need=need)
     return fig
 
 

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 from rankscope.interpret.bands import LEVELS, level_name
 from rankscope.interpret.i18n import check_lang, message
 from rankscope.report.markdown import notices_markdown, scenario_markdown
@@ -212,4 +212,6 @@ def render_run_report(report: dict[str, Any], fmt_name: str) -> str:
         from rankscope.report.run_latex import render_run_latex
 
         return render_run_latex(report)
-    raise InvalidParameterError(f"unknown format {fmt_name!r} for a one-run report; known: {', '.join(RUN_FORMATS)}")
+    known = Items(RUN_FORMATS)
+    raise InvalidParameterError(f"unknown format {fmt_name!r} for a one-run report; known: {known}").keyed(
+        "report.unknown_run_format", fmt=fmt_name, known=known)

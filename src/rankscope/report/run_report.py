@@ -155,7 +155,8 @@ def build_run_report(
 
     check_lang(lang)
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
-        raise InvalidParameterError(f"top_n must be a positive integer, got {top_n!r}")
+        raise InvalidParameterError(f"top_n must be a positive integer, got {top_n!r}").keyed(
+            "report.top_n", value=top_n)
     name = str(result.run_name)
     labels = list(result.labels)
     measures = list(result.measures)

@@ -22,7 +22,7 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["wrap_cells", "print_prose", "has_cjk"]
+__all__ = ["wrap_cells", "print_prose", "has_cjk", "Prose"]
 
 #: marks that never start a line, and marks that never end one
 _NO_START = set("，。、；：！？）」』》〉】…—％,.;:!?)]}%")
@@ -110,3 +110,44 @@ def print_prose(console: Any, text: str, *, first: str = "", rest: str | None = 
     lines = wrap_cells(text, console.width - max(cell_len(first), cell_len(rest)))
     body = "\n".join((first if i == 0 else rest) + ln for i, ln in enumerate(lines))
     console.print(Text(body, style=style), soft_wrap=True, highlight=False)
+
+
+class Prose:
+    """Prose as a rich renderable (a table cell) wrapped by :func:`wrap_cells` to the width rich gives it: Chinese
+    breaks between words, as rich (which breaks only at spaces) does not.
+
+    >>> from rich.console import Console
+    >>> from rich.table import Table
+    >>> table = Table.grid()
+    >>> table.add_column(width=10)
+    >>> table.add_row(Prose("前 k 个结果中相关文档的比例"))
+    >>> console = Console(width=40, color_system=None)
+    >>> with console.capture() as captured:
+    ...     console.print(table)
+    >>> for line in captured.get().splitlines():
+    ...     print(line.rstrip())
+    前 k 个
+    结果中相关
+    文档的比例
+    """
+
+    def __init__(self, text: str, style: str = "") -> None:
+        self.text = text
+        self.style = style
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+
+        widest = max((cell_len(w) for line in self.text.split("\n") for w in _words(line) if not w.isspace()),
+                     default=0)
+        longest = max((cell_len(line) for line in self.text.split("\n")), default=0)
+        return Measurement(min(widest, options.max_width), min(longest, options.max_width))
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        yield Text("\n".join(wrap_cells(self.text, options.max_width)), style=self.style)
+
+    def __str__(self) -> str:
+        return self.text
