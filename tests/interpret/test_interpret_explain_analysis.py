@@ -121,3 +121,15 @@ def test_biggest_differences_order_and_ties() -> None:
     assert [(d.query_id, d.diff) for d in losses] == [("q2", -1.0)]
     wins_all, _ = biggest_differences(ids, a, b, n=10)
     assert [w.query_id for w in wins_all] == ["q1", "q3", "q5"]  # ties (q4) are neither wins nor losses
+
+
+def test_a_measure_without_its_own_sentence_is_explained_by_its_summary_in_the_readers_language() -> None:
+    """bpref, iprec_at_recall ... have no sentence of their own: Chinese reports said their English summary."""
+    from prose import assert_chinese
+    from rankscope.measures import parse_metric
+
+    for name in ("bpref", "iprec_at_recall_0.50", "gm_map"):
+        zh = explain(name, np.array([0.5, 1.0]), "zh", measure=parse_metric(name))
+        assert_chinese(zh)
+        en = explain(name, np.array([0.5, 1.0]), "en", measure=parse_metric(name))
+        assert parse_metric(name).spec.summary.rstrip(".") in en

@@ -120,7 +120,8 @@ def explain(
         text = message(f"explain.{m.name}", lang, label=name, value=value, pct=_pct(mean, lang), top=top,
                        complete=int((np.round(values, 10) >= 1).sum()), n=n, size=f"{mean:.0f}", units=units)
     else:
-        text = message("explain.generic", lang, label=name, value=value, summary=m.spec.summary.rstrip("."))
+        text = message("explain.generic", lang, label=name, value=value,
+                       summary=m.spec.summary_in(lang).rstrip(".。"))
     if band and n:
         capped = ceiling if ceiling is not None and 0 < ceiling < 1 - 1e-9 else None
         rating = rate(m, min(mean / capped, 1.0) if capped else mean, lang)
