@@ -193,7 +193,8 @@ def judge_pairs(
     (``judge(query, doc, settings, client=...)``).
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}").keyed(
+            "labels.integer_at_least", name="concurrency", low=1, value=concurrency)
     work = _prepare(pairs, queries, corpus, settings)
     db, owned = _open_cache(cache)
     try:
@@ -280,7 +281,7 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Ite
                     done += 1
                     yield item, result
                 raise EndpointError(f"{fatal} ({done} answers of this batch were kept before it stopped; "
-                                    "run again to resume)")
+                                    "run again to resume)").keyed("labels.endpoint_stopped", error=fatal, done=done)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
