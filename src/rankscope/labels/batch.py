@@ -184,13 +184,14 @@ def judge_pairs(
     progress: bool | None = None,
     client: ChatClient | None = None,
     judge: Callable[..., Judgment] = judge_one,
+    progress_label: str | None = None,
 ) -> JudgeReport:
     """Judge every ``(query_id, doc_id)`` pair; see the module docstring.
 
     ``queries`` / ``corpus`` map ids to texts; ``cache`` is a :class:`LabelCache`
     or the path of its SQLite file (None: no cache); ``progress`` shows a bar
-    (default: when stderr is a terminal); ``judge`` is the per-item function
-    (``judge(query, doc, settings, client=...)``).
+    (default: when stderr is a terminal) labelled ``progress_label`` (default: ``judging with MODEL``); ``judge`` is
+    the per-item function (``judge(query, doc, settings, client=...)``).
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}").keyed(
@@ -206,7 +207,8 @@ def judge_pairs(
         if todo:
             chat = client or client_for(settings.endpoint, max_connections=concurrency)
             show = sys.stderr.isatty() if progress is None else bool(progress)
-            with progress_bar(len(todo), show, f"judging with {settings.model}") as advance:
+            label = progress_label or f"judging with {settings.model}"
+            with progress_bar(len(todo), show, label) as advance:
                 def one(key: CacheKey) -> Judgment:
                     return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
 

@@ -191,13 +191,15 @@ def synthesize(
     progress: bool | None = None,
     client: ChatClient | None = None,
     name: str = "synthetic",
+    progress_label: str | None = None,
 ) -> SynthResult:
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
     ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
     (tests) serves the generator, and the judge too when it has the same endpoint.
-    ``max_candidates`` (default ``3 n``) bounds the chunks tried.
+    ``max_candidates`` (default ``3 n``) bounds the chunks tried; ``progress_label`` labels the progress bar
+    (default: ``questions from MODEL``).
     """
     import sys
 
@@ -219,7 +221,7 @@ def synthesize(
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
-        with progress_bar(n, show, f"questions from {gen.model}") as advance:
+        with progress_bar(n, show, progress_label or f"questions from {gen.model}") as advance:
             while len(accepted) < n and tried < limit:
                 need = n - len(accepted)
                 wave = order[tried: min(limit, tried + max(concurrency, math.ceil(need * oversample)))]
