@@ -11,7 +11,7 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.compare_cmd import Correction
-from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files, say
 from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
 
 
@@ -79,47 +79,40 @@ def agreement_command(
     _print(agr, ra, lang.value)
 
 
-def _verdict(sign: int, v: Any) -> str:
-    return "no significant difference" if sign == 0 else f"{v.b if sign > 0 else v.a} better"
-
-
 def _print(agr: Any, ra: Any, lang: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from rankscope.cli.messages import print_lines
     from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
-    typer.echo(f"{agr.pairs} documents judged by both; {agr.human_only} by the human labels only, "
-                  f"{agr.model_only} by the model only; {agr.negative} left out (negative grade)")
-    cm = Table(title="confusion matrix", title_justify="left")
-    cm.add_column("human \\ model")
+    print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
+                     negative=agr.negative)], lang)
+    cm = Table(title=say("agreement.confusion", lang), title_justify="left")
+    cm.add_column(say("agreement.human_model", lang))
     for g in agr.grades:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
     console.print(cm)
-    typer.echo(f"exact agreement {agr.exact:.3f}; binary agreement (grade ≥ {agr.relevance_level}) "
-                  f"{agr.binary:.3f}; intervals: {agr.resamples} bootstrap resamples over documents, "
-                  f"level {1 - agr.alpha:g}")
-    for line in read_label_agreement(agr, lang):
-        typer.echo(line)
+    print_lines([say("agreement.rates", lang, exact=agr.exact, level=agr.relevance_level, binary=agr.binary,
+                     resamples=agr.resamples, confidence=1 - agr.alpha), *read_label_agreement(agr, lang)], lang)
     if ra is None:
         return
-    typer.echo(f"\nsystem ranking on {ra.queries} queries judged by both ({ra.human_only_queries} human-only "
-                  f"and {ra.model_only_queries} model-only queries left out)")
+    print_lines(["", say("agreement.ranking", lang, queries=ra.queries, human_only=ra.human_only_queries,
+                         model_only=ra.model_only_queries)], lang)
+    columns = [say(f"agreement.column.{c}", lang) for c in ("run", "human", "model", "rank_human", "rank_model")]
     for r in ra.rankings:
         t = Table(title=r.metric, title_justify="left")
-        for col in ("run", "human", "model", "rank (human)", "rank (model)"):
-            t.add_column(col, justify="left" if col == "run" else "right")
+        for i, col in enumerate(columns):
+            t.add_column(col, justify="left" if i == 0 else "right")
         ho, mo = r.order("human"), r.order("model")
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
         console.print(t)
-    for v in ra.flips:
-        typer.echo(f"flip ({v.kind}) {v.metric}: {v.b} vs {v.a}: human {v.human:+d} (p={v.human_p:.3g}), "
-                      f"model {v.model:+d} (p={v.model_p:.3g})")
-    for line in read_ranking_agreement(ra, lang):
-        typer.echo(line)
+    flips = [say("agreement.flip", lang, kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
+                 human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p) for v in ra.flips]
+    print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

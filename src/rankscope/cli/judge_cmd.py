@@ -17,7 +17,6 @@ from rankscope.cli.llm_options import (
     Concurrency,
     DryRun,
     Format,
-    Lang,
     LangOpt,
     MaxDocChars,
     MaxTokens,
@@ -31,12 +30,16 @@ from rankscope.cli.llm_options import (
     Retries,
     Timeout,
     price_line,
+    prompt_lang,
+    say,
 )
+from rankscope.errors import Items, Said
 
 
 @app.command("judge")
 @user_errors
 def judge_command(
+    ctx: typer.Context,
     pool: Annotated[Path, typer.Option("--pool", help="pool file (rankscope pool --out), JSON Lines")],
     queries: Annotated[
         Path, typer.Option("--queries", help="query texts: BEIR queries.jsonl or folder, a test set, or id<TAB>text")
@@ -51,7 +54,7 @@ def judge_command(
                                                       "with a corpus, or id<TAB>text")
     ] = None,
     api_key_env: ApiKeyEnv = None,
-    lang: LangOpt = Lang.en,
+    lang: LangOpt = None,
     concurrency: Concurrency = 4,
     timeout: Timeout = 60.0,
     retries: Retries = 4,
@@ -78,6 +81,9 @@ def judge_command(
 
       rankscope judge --pool pool.jsonl --queries testset.jsonl --base-url $URL --model gpt-4o-mini --dry-run
     """
+    assert lang is not None  # settled by user_errors
+    from rankscope.cli.messages import print_lines
+    from rankscope.cli.messages import say as say_cli
     from rankscope.labels.batch import judge_pairs, plan_judging
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
@@ -85,10 +91,12 @@ def judge_command(
     from rankscope.labels.texts import read_texts
 
     if out is None and not dry_run:
-        fail("give --out FILE (or --dry-run)")
+        fail("give --out FILE (or --dry-run)", key="labels.out_needed")
     settings = JudgeSettings(
         Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries, max_wait=max_wait),
-        model, lang=lang.value, parse_retries=parse_retries, max_doc_chars=max_doc_chars, max_tokens=max_tokens)
+        model, lang=prompt_lang(ctx, lang), parse_retries=parse_retries, max_doc_chars=max_doc_chars,
+        max_tokens=max_tokens)
+    said = lang.value
     pairs = read_pool(pool)
     qtexts = read_texts(queries, "queries")
     dtexts = read_texts(corpus or queries, "corpus")
@@ -99,40 +107,53 @@ def judge_command(
             typer.echo(json.dumps({"dry_run": True, "model": model, "prompt": settings.prompt.id,
                                    **plan.to_dict(price_in, price_out)}, indent=2))
             return
-        typer.echo(f"dry run ({model}, prompt {settings.prompt.id}): {plan.items} pairs, {plan.distinct} distinct "
-                   f"texts, {plan.cached} in the cache, {plan.calls} calls to make; {len(plan.missing)} pairs "
-                   f"without text, {plan.truncated} documents cut at {max_doc_chars} characters")
-        typer.echo(f"estimated tokens: ~{plan.tokens_in} in, ~{plan.tokens_out} out; "
-                   f"{price_line(plan.cost(price_in, price_out))}; nothing was sent")
+        print_lines([say("judge.dry_run", said, model=model, prompt=settings.prompt.id, pairs=plan.items,
+                         distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
+                         truncated=plan.truncated, chars=max_doc_chars),
+                     say("tokens", said, tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
+                         price=price_line(plan.cost(price_in, price_out), said))], said)
         return
     assert out is not None
-    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
+    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress,
+                         progress_label=say("judge.progress", said, model=model))
     side = report.labels.write(out)
     if fmt is Output.json:
         typer.echo(json.dumps({"model": model, "prompt": settings.prompt.id, "out": str(out), "provenance": str(side),
                                "cache": str(db) if db else None, **report.to_dict()}, indent=2))
     else:
-        _print(report, settings, out, side, db)
+        print_lines(_summary(report, settings, out, side, db, said), said)
     if report.failed:
-        typer.echo(f"rankscope: warning: {report.failed} of {report.plan.items} pairs have no grade "
-                   f"({_kinds(report.errors)}); they are listed in {side}", err=True)
+        text = say("judge.failed", said, failed=report.failed, pairs=report.plan.items,
+                   kinds=_kinds(report.errors).text(said), side=side)
+        print_lines([say_cli("warning_line", said, text=text)], said, err=True)
 
 
-def _kinds(errors: dict[str, int]) -> str:
-    return ", ".join(f"{n} {k}" for k, n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0])))
+#: the kinds of failure a judgment records (the part of its error before the first colon) that are said in words
+KINDS = ("missing text", "unreadable reply", "timeout", "connection", "rate_limited", "bad_response")
 
 
-def _print(report: Any, settings: Any, out: Path, side: Path, db: Path | None) -> None:
+def _kinds(errors: dict[str, int]) -> Items:
+    """How many judgments failed in each way, most first: ``1 missing text, 1 unreadable reply``."""
+    return Items(tuple(
+        Said("labels.judge.failure", (("n", n), ("kind", Said(f"labels.judge.kind.{k.replace(' ', '_')}")
+                                                  if k in KINDS else k)))
+        for k, n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))))
+
+
+def _summary(report: Any, settings: Any, out: Path, side: Path, db: Path | None, lang: str) -> list[str]:
+    """The lines that say what a judging run did, in ``lang``."""
     c = report.labels.counts()
     hist: dict[int, int] = {}
     for g in report.labels.qrels.grades.tolist():
         hist[g] = hist.get(g, 0) + 1
-    typer.echo(f"judged {report.plan.items} pairs with {settings.model} (prompt {settings.prompt.id}): "
-               f"{c['model']} graded, {report.failed} failed; {report.from_cache} from the cache, "
-               f"{report.judged_now} judged now")
-    typer.echo("grades: " + ", ".join(f"{g}: {n}" for g, n in sorted(hist.items())))
+    grades = Items(tuple(Said("labels.judge.grade_count", (("grade", g), ("n", n))) for g, n in sorted(hist.items())))
+    lines = [say("judge.summary", lang, pairs=report.plan.items, model=settings.model, prompt=settings.prompt.id,
+                 graded=c["model"], failed=report.failed, from_cache=report.from_cache, judged_now=report.judged_now),
+             say("judge.grades", lang, grades=grades.text(lang))]
     if report.plan.truncated:
-        typer.echo(f"{report.plan.truncated} documents were cut at {settings.max_doc_chars} characters")
-    typer.echo(f"{report.http_calls} HTTP calls, {report.tokens_in} input and {report.tokens_out} output tokens "
-               "(as the endpoint reported them)")
-    typer.echo(f"qrels -> {out}; provenance -> {side}" + (f"; cache: {db}" if db else ""))
+        lines.append(say("judge.truncated", lang, n=report.plan.truncated, chars=settings.max_doc_chars))
+    lines.append(say("judge.usage", lang, calls=report.http_calls, tokens_in=report.tokens_in,
+                     tokens_out=report.tokens_out))
+    lines.append(say("judge.files_cache", lang, out=out, side=side, cache=db) if db
+                 else say("judge.files", lang, out=out, side=side))
+    return lines

@@ -13,9 +13,13 @@ from typing import Any
 
 __all__ = ["read_judgments", "result_lines"]
 
-def read_judgments(qrels: Path, provenance: Path | None = None) -> tuple[Any, Any, str | None]:
+def read_judgments(qrels: Path, provenance: Path | None = None,
+                   lang: str | None = None) -> tuple[Any, Any, str | None]:
     """``(judgments, qrels, note)``: what the engine scores against (Labels when a provenance sidecar is found
-    or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from."""
+    or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from, in
+    ``lang`` (default: the language of the command running)."""
+    from rankscope.cli.app import _LANG
+    from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
 
     side = provenance if provenance is not None else sidecar_path(qrels)
@@ -26,8 +30,8 @@ def read_judgments(qrels: Path, provenance: Path | None = None) -> tuple[Any, An
         return q, q, None
     labels = read_labels(qrels, sidecar=side)
     c = labels.counts()
-    note = (f"labels with provenance from {side}: {c['human']} human, {c['model']} model"
-            + (f", {c['failed']} failed judgments (unjudged)" if c["failed"] else ""))
+    key = "labels.provenance_note_failed" if c["failed"] else "labels.provenance_note"
+    note = message(key, lang or _LANG.get(), side=side, **c)
     return labels, labels.qrels, note
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -32,7 +32,11 @@ ApiKeyEnv = Annotated[
     Optional[str],
     typer.Option("--api-key-env", show_default="none: send no key", help="environment variable holding the API key"),
 ]
-LangOpt = Annotated[Lang, typer.Option("--lang", help="prompt language: en or zh")]
+LangOpt = Annotated[
+    Optional[Lang],
+    typer.Option("--lang", show_default="messages: RANKSCOPE_LANG, else zh under a zh_* locale, else en; prompt: en",
+                 help="language of the messages and of the prompt (the prompt is English unless --lang is given)"),
+]
 Concurrency = Annotated[int, typer.Option("--concurrency", help="requests in flight at once")]
 Timeout = Annotated[float, typer.Option("--timeout", help="seconds to wait for one reply")]
 Retries = Annotated[int, typer.Option("--retries", help="retries of a call that fails (429, 5xx, timeout)")]
@@ -62,17 +66,35 @@ def run_files(ctx: typer.Context, runs: list[Path] | None, required: bool = True
     extra = [Path(a) for a in ctx.args]
     stray = [a for a in ctx.args if a.startswith("-")]
     if stray:
-        fail(f"no such option: {stray[0]} (see '{ctx.command_path} --help')")
+        fail(f"no such option: {stray[0]} (see '{ctx.command_path} --help')", key="labels.no_such_option",
+             option=stray[0], command=ctx.command_path)
     files = [*(runs or []), *extra]
     if extra and not runs:
-        fail(f"unexpected argument {ctx.args[0]!r}; give run files with --runs A B C")
+        fail(f"unexpected argument {ctx.args[0]!r}; give run files with --runs A B C",
+             key="labels.unexpected_argument", value=ctx.args[0])
     if required and not files:
-        fail("give the run files with --runs A B C")
+        fail("give the run files with --runs A B C", key="labels.runs_needed")
     return files
 
 
-def price_line(cost: float | None) -> str:
+def prompt_lang(ctx: typer.Context, lang: Lang | None) -> str:
+    """The language of the prompt: ``--lang`` when it is given on the command line, else English (the language a
+    session speaks in, from ``RANKSCOPE_LANG`` or the locale, does not choose the prompt: that would change the
+    labels and miss the cache)."""
+    source = ctx.get_parameter_source("lang")
+    given = source is not None and source.name != "DEFAULT"
+    return lang.value if given and lang is not None else "en"
+
+
+def say(key: str, lang: str = "en", **values: Any) -> str:
+    """The message ``labels.<key>`` of the LLM commands (``judge``, ``synth``, ``agreement``) in ``lang``."""
+    from rankscope.interpret.i18n import message
+
+    return message(f"labels.{key}", lang, **values)
+
+
+def price_line(cost: float | None, lang: str = "en") -> str:
     """The cost part of a dry-run summary."""
     if cost is None:
-        return "give --price-in and --price-out (per million tokens) for a cost estimate"
-    return f"estimated cost {cost:.4f} (at the given prices per million tokens)"
+        return say("price_none", lang)
+    return say("price", lang, cost=cost)

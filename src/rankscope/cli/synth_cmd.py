@@ -17,7 +17,6 @@ from rankscope.cli.llm_options import (
     Concurrency,
     DryRun,
     Format,
-    Lang,
     LangOpt,
     MaxDocChars,
     MaxTokens,
@@ -31,12 +30,15 @@ from rankscope.cli.llm_options import (
     Retries,
     Timeout,
     price_line,
+    prompt_lang,
+    say,
 )
 
 
 @app.command("synth")
 @user_errors
 def synth_command(
+    ctx: typer.Context,
     corpus: Annotated[Path, typer.Option("--corpus", help="chunks: BEIR corpus.jsonl or folder, a test set with a "
                                                           "corpus, or id<TAB>text")],
     base_url: BaseUrl,
@@ -44,7 +46,7 @@ def synth_command(
     out: Annotated[Optional[Path], typer.Option("--out", show_default="none: a dry summary only",
                                                 help="test set to write (.json or .jsonl)")] = None,
     n: Annotated[int, typer.Option("--n", help="number of questions")] = 200,
-    lang: LangOpt = Lang.en,
+    lang: LangOpt = None,
     api_key_env: ApiKeyEnv = None,
     judge_model: Annotated[Optional[str], typer.Option("--judge-model", show_default="--model",
                                                        help="model of the judge")] = None,
@@ -93,22 +95,26 @@ def synth_command(
 
       rankscope synth --corpus corpus.jsonl --base-url $URL --model qwen2.5-7b-instruct --lang zh --dry-run
     """
+    assert lang is not None  # settled by user_errors
     from rankscope.cli.app import fail
+    from rankscope.cli.messages import print_lines
+    from rankscope.cli.messages import say as say_cli
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
     from rankscope.labels.synth import plan_synth, synthesize
     from rankscope.labels.texts import read_texts
 
     if out is None and not dry_run:
-        fail("give --out FILE (or --dry-run)")
+        fail("give --out FILE (or --dry-run)", key="labels.out_needed")
+    said, prompt = lang.value, prompt_lang(ctx, lang)
     gen = JudgeSettings(Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries,
-                                 max_wait=max_wait), model, lang=lang.value, prompt_name="synth",
+                                 max_wait=max_wait), model, lang=prompt, prompt_name="synth",
                         max_doc_chars=max_doc_chars, max_tokens=max_tokens)
     judge = None
     if judge_model or judge_base_url or judge_api_key_env:
         judge = JudgeSettings(Endpoint(judge_base_url or base_url, api_key_env=judge_api_key_env or api_key_env,
                                        timeout=timeout, retries=retries, max_wait=max_wait),
-                              judge_model or model, lang=lang.value, max_doc_chars=max_doc_chars,
+                              judge_model or model, lang=prompt, max_doc_chars=max_doc_chars,
                               max_tokens=max_tokens)
     texts = read_texts(corpus, "corpus")
     if dry_run:
@@ -118,17 +124,16 @@ def synth_command(
         if fmt is Output.json:
             typer.echo(json.dumps({"dry_run": True, **plan, "estimated_cost": cost}, indent=2))
             return
-        typer.echo(f"dry run: {plan['chunks_available']} chunks of at least {min_chars} characters; about "
-                   f"{plan['calls']} calls for {n} questions (generation + judge, {plan['candidates']} candidates; "
-                   "more if many are rejected; cached answers are free)")
-        typer.echo(f"estimated tokens: ~{plan['tokens_in']} in, ~{plan['tokens_out']} out; {price_line(cost)}; "
-                   "nothing was sent")
+        print_lines([say("synth.dry_run", said, chunks=plan["chunks_available"], min_chars=min_chars,
+                         calls=plan["calls"], n=n, candidates=plan["candidates"]),
+                     say("tokens", said, tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
+                         price=price_line(cost, said))], said)
         return
     assert out is not None
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,
                         min_grade=min_grade, max_copy=max_copy, min_copy_run=min_copy_run, near=near,
                         max_candidates=max_candidates, cache=None if no_cache else cache, concurrency=concurrency,
-                        progress=progress, name=out.stem)
+                        progress=progress, name=out.stem, progress_label=say("synth.progress", said, model=model))
     ts = result.testset
     if out.suffix.lower() in (".jsonl", ".ndjson"):
         ts.to_jsonl(out)
@@ -141,12 +146,11 @@ def synth_command(
         typer.echo(json.dumps({"out": str(out), "report": str(report), **result.to_dict()["settings"],
                                "counts": c}, ensure_ascii=False, indent=2))
     else:
-        typer.echo(f"{c['accepted']} of {n} questions from {c['candidates']} candidate chunks -> {out}")
-        typer.echo(f"rejected: {c['verbatim_copy']} copying their chunk, {c['near_duplicate']} near-duplicates, "
-                   f"{c['unanswerable']} unanswerable per the judge, {c['judge_failed']} judge failures, "
-                   f"{c['generation_failed']} generation failures, {c['surplus']} good but not needed; "
-                   f"{c['short_chunks_skipped']} chunks shorter "
-                   f"than {min_chars} characters skipped; details in {report}")
+        print_lines([say("synth.summary", said, accepted=c["accepted"], n=n, candidates=c["candidates"], out=out),
+                     say("synth.rejected", said, copies=c["verbatim_copy"], near=c["near_duplicate"],
+                         unanswerable=c["unanswerable"], judge_failed=c["judge_failed"],
+                         generation_failed=c["generation_failed"], surplus=c["surplus"],
+                         short=c["short_chunks_skipped"], min_chars=min_chars, report=report)], said)
     if c["accepted"] < n:
-        typer.echo(f"rankscope: warning: only {c['accepted']} of {n} questions were accepted "
-                   f"(raise --max-candidates or check {report})", err=True)
+        text = say("synth.shortfall", said, accepted=c["accepted"], n=n, report=report)
+        print_lines([say_cli("warning_line", said, text=text)], said, err=True)

@@ -184,16 +184,18 @@ def judge_pairs(
     progress: bool | None = None,
     client: ChatClient | None = None,
     judge: Callable[..., Judgment] = judge_one,
+    progress_label: str | None = None,
 ) -> JudgeReport:
     """Judge every ``(query_id, doc_id)`` pair; see the module docstring.
 
     ``queries`` / ``corpus`` map ids to texts; ``cache`` is a :class:`LabelCache`
     or the path of its SQLite file (None: no cache); ``progress`` shows a bar
-    (default: when stderr is a terminal); ``judge`` is the per-item function
-    (``judge(query, doc, settings, client=...)``).
+    (default: when stderr is a terminal) labelled ``progress_label`` (default: ``judging with MODEL``); ``judge`` is
+    the per-item function (``judge(query, doc, settings, client=...)``).
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}").keyed(
+            "labels.integer_at_least", name="concurrency", low=1, value=concurrency)
     work = _prepare(pairs, queries, corpus, settings)
     db, owned = _open_cache(cache)
     try:
@@ -205,7 +207,8 @@ def judge_pairs(
         if todo:
             chat = client or client_for(settings.endpoint, max_connections=concurrency)
             show = sys.stderr.isatty() if progress is None else bool(progress)
-            with progress_bar(len(todo), show, f"judging with {settings.model}") as advance:
+            label = progress_label or f"judging with {settings.model}"
+            with progress_bar(len(todo), show, label) as advance:
                 def one(key: CacheKey) -> Judgment:
                     return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
 
@@ -280,7 +283,7 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Ite
                     done += 1
                     yield item, result
                 raise EndpointError(f"{fatal} ({done} answers of this batch were kept before it stopped; "
-                                    "run again to resume)")
+                                    "run again to resume)").keyed("labels.endpoint_stopped", error=fatal, done=done)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 

@@ -102,9 +102,11 @@ class LabelCache:
                 self._db.commit()
             elif row[0] != str(SCHEMA_VERSION):
                 raise RankscopeError(f"{self.path}: label cache schema {row[0]}, this rankscope reads "
-                                     f"{SCHEMA_VERSION}; use another --cache file")
+                                     f"{SCHEMA_VERSION}; use another --cache file").keyed(
+                    "labels.cache_schema", path=str(self.path), found=row[0], reads=SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
-            raise RankscopeError(f"{self.path}: not a rankscope label cache ({exc})") from None
+            raise RankscopeError(f"{self.path}: not a rankscope label cache ({exc})").keyed(
+                "labels.not_a_cache", path=str(self.path), reason=str(exc)) from None
 
     def __len__(self) -> int:
         with self._lock:

@@ -68,7 +68,8 @@ def api_key_from_env(var: str | None) -> str | None:
         return None
     key = os.environ.get(var, "").strip()
     if not key:
-        raise EndpointError(f"the environment variable {var} (named by --api-key-env) is not set or empty")
+        raise EndpointError(f"the environment variable {var} (named by --api-key-env) is not set or empty").keyed(
+            "labels.api_key_unset", var=var)
     return key
 
 
@@ -109,16 +110,19 @@ class Endpoint:
 
     def __post_init__(self) -> None:
         if not isinstance(self.base_url, str) or not self.base_url.startswith(("http://", "https://")):
-            raise EndpointError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+            raise EndpointError(f"base_url must start with http:// or https://, got {self.base_url!r}").keyed(
+                "labels.base_url_scheme", value=self.base_url)
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
         if self.base_url.endswith("/chat/completions"):
             object.__setattr__(self, "base_url", self.base_url[: -len("/chat/completions")])
         for name in ("timeout", "backoff", "max_wait"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (name == "timeout" and v == 0):
-                raise InvalidParameterError(f"{name} must be a positive number of seconds, got {v!r}")
+                raise InvalidParameterError(f"{name} must be a positive number of seconds, got {v!r}").keyed(
+                    "labels.seconds_positive", name=name, value=v)
         if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
-            raise InvalidParameterError(f"retries must be an integer >= 0, got {self.retries!r}")
+            raise InvalidParameterError(f"retries must be an integer >= 0, got {self.retries!r}").keyed(
+                "labels.integer_at_least", name="retries", low=0, value=self.retries)
 
     @property
     def url(self) -> str:
@@ -218,8 +222,9 @@ class ChatClient:
                 else:
                     detail = self._detail(resp)
                     if resp.status_code in _FATAL_STATUS:
-                        raise EndpointError(self._fatal_message(resp.status_code, detail, model))
-                    error = ChatError(f"http_{resp.status_code}", f"HTTP {resp.status_code}{detail}", attempt)
+                        raise self._fatal(resp.status_code, detail, model)
+                    error = ChatError(f"http_{resp.status_code}", f"HTTP {resp.status_code}"
+                                      + (f": {detail}" if detail else ""), attempt)
                     if resp.status_code not in _RETRY_STATUS:
                         raise error
                     if resp.status_code == 429:
@@ -234,25 +239,37 @@ class ChatClient:
             if attempt <= ep.retries:
                 time.sleep(wait)
         if error.kind == "connection":
-            raise EndpointError(f"cannot reach {ep.url}: {error} (check --base-url and that the server is up)")
+            raise EndpointError(f"cannot reach {ep.url}: {error} (check --base-url and that the server is up)").keyed(
+                "labels.unreachable", url=ep.url, error=str(error))
         raise error
 
     def _detail(self, resp: Any) -> str:
+        """The endpoint's own reason for an error status (its ``error.message``, else the body), key scrubbed, at most
+        200 characters; empty when it gives none."""
         try:
             data = resp.json()
             msg = data.get("error", {}).get("message") if isinstance(data.get("error"), dict) else data.get("error")
         except (ValueError, AttributeError):
             msg = None
         msg = msg or resp.text
-        return f": {self._scrub(' '.join(str(msg).split()))[:200]}" if msg else ""
+        return self._scrub(" ".join(str(msg).split()))[:200] if msg else ""
 
-    def _fatal_message(self, status: int, detail: str, model: str) -> str:
+    def _fatal(self, status: int, detail: str, model: str) -> EndpointError:
+        """The error that stops a batch: a refused key (401, 403) or a wrong URL or model (404)."""
         ep = self.endpoint
         if status in (401, 403):
-            where = f"the key in ${ep.api_key_env}" if ep.api_key_env else "--api-key-env (no key was sent)"
-            return f"{ep.url} refused the request (HTTP {status}): check {where}"
-        return (f"HTTP 404 from {ep.url}{detail}: check --base-url (it ends before /chat/completions, "
-                f"e.g. https://api.openai.com/v1) and --model {model!r}")
+            if ep.api_key_env:
+                return EndpointError(f"{ep.url} refused the request (HTTP {status}): check the key in "
+                                     f"${ep.api_key_env}").keyed("labels.refused_key", url=ep.url, status=status,
+                                                                 var=ep.api_key_env)
+            return EndpointError(f"{ep.url} refused the request (HTTP {status}): check --api-key-env (no key was "
+                                 "sent)").keyed("labels.refused_no_key", url=ep.url, status=status)
+        hint = "check --base-url (it ends before /chat/completions, e.g. https://api.openai.com/v1) and --model"
+        if detail:
+            return EndpointError(f"HTTP 404 from {ep.url}: {detail}: {hint} {model!r}").keyed(
+                "labels.http_404_detail", url=ep.url, detail=detail, model=model)
+        return EndpointError(f"HTTP 404 from {ep.url}: {hint} {model!r}").keyed("labels.http_404", url=ep.url,
+                                                                                model=model)
 
     @staticmethod
     def _reply(data: Any, attempt: int) -> ChatReply:

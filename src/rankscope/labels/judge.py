@@ -71,14 +71,17 @@ class JudgeSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
-            raise InvalidParameterError(f"model must be a non-empty name, got {self.model!r}")
+            raise InvalidParameterError(f"model must be a non-empty name, got {self.model!r}").keyed(
+                "labels.model_name", value=self.model)
         get_prompt(self.prompt_name, self.lang)  # validates both
         for name, low in (("parse_retries", 0), ("max_doc_chars", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise InvalidParameterError(f"{name} must be an integer >= {low}, got {v!r}")
+                raise InvalidParameterError(f"{name} must be an integer >= {low}, got {v!r}").keyed(
+                    "labels.integer_at_least", name=name, low=low, value=v)
         if self.max_tokens is not None and (not isinstance(self.max_tokens, int) or self.max_tokens < 1):
-            raise InvalidParameterError(f"max_tokens must be a positive integer, got {self.max_tokens!r}")
+            raise InvalidParameterError(f"max_tokens must be a positive integer, got {self.max_tokens!r}").keyed(
+                "labels.positive_integer", name="max_tokens", value=self.max_tokens)
 
     @property
     def prompt(self) -> Prompt:

@@ -56,7 +56,8 @@ __all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", 
 
 def _check_k(k: Any, name: str = "k") -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(f"{name} must be an integer >= 1, got {k!r}")
+        raise InvalidParameterError(f"{name} must be an integer >= 1, got {k!r}").keyed(
+            "labels.integer_at_least", name=name, low=1, value=k)
     return int(k)
 
 
@@ -178,9 +179,10 @@ def _named(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
     items = list(runs.items()) if isinstance(runs, Mapping) else [(r.name, r) for r in runs]
     names = [n for n, _ in items]
     if len(set(names)) != len(names):
-        raise InvalidParameterError(f"runs need distinct names, got {names}")
+        raise InvalidParameterError(f"runs need distinct names, got {names}").keyed("labels.run_names_distinct",
+                                                                                  names=names)
     if not items:
-        raise EmptyInputError("pool: give at least one run")
+        raise EmptyInputError("pool: give at least one run").keyed("labels.pool_no_run")
     return items
 
 
@@ -274,9 +276,10 @@ def read_pool_records(path: str | Path) -> list[dict[str, Any]]:
                     seen.add(pair)
                     out.append(rec)
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)).keyed("labels.not_utf8",
+                                                                                reason=exc.reason) from None
     if not out:
-        raise EmptyInputError(f"{p}: the pool is empty")
+        raise EmptyInputError(f"{p}: the pool is empty").keyed("labels.pool_empty", path=str(p))
     return out
 
 
@@ -284,25 +287,30 @@ def _pool_record(line: str, p: Path, line_no: int) -> dict[str, Any]:
     try:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=line_no) from None
+        raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=line_no).keyed("invalid_json",
+                                                                                        reason=exc.msg) from None
     if not isinstance(rec, dict):
-        raise ParseError("expected an object with 'query_id' and 'doc_id'", source=str(p), line=line_no)
+        raise ParseError("expected an object with 'query_id' and 'doc_id'", source=str(p), line=line_no).keyed(
+            "labels.pool_not_object")
     out: dict[str, Any] = {}
     for key in ("query_id", "doc_id"):
         v = rec.get(key)
         if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v) == "":
-            raise ParseError(f"{key} must be a non-empty string, got {v!r}", source=str(p), line=line_no)
+            raise ParseError(f"{key} must be a non-empty string, got {v!r}", source=str(p), line=line_no).keyed(
+                "labels.nonempty_string", name=key, value=v)
         out[key] = str(v)
 
     def rank(v: Any, what: str) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ParseError(f"{what} must be an integer >= 1, got {v!r}", source=str(p), line=line_no)
+            raise ParseError(f"{what} must be an integer >= 1, got {v!r}", source=str(p), line=line_no).keyed(
+                "labels.integer_at_least", name=what, low=1, value=v)
         return v
 
     best = rec.get("best_rank")
     out["best_rank"] = None if best is None else rank(best, "best_rank")
     runs = rec.get("runs") or {}
     if not isinstance(runs, dict):
-        raise ParseError(f"runs must be an object {{run: rank}}, got {runs!r}", source=str(p), line=line_no)
+        raise ParseError(f"runs must be an object {{run: rank}}, got {runs!r}", source=str(p), line=line_no).keyed(
+            "labels.pool_runs_object", shape="{run: rank}", value=runs)
     out["runs"] = {str(k): rank(v, f"runs[{k!r}]") for k, v in runs.items()}
     return out

@@ -30,7 +30,7 @@ from importlib import resources
 from typing import Any
 
 from rankscope.choices import LANGS  # declared once, with the library and the service
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["LANGS", "PROMPTS", "Prompt", "get_prompt"]
 
@@ -87,9 +87,13 @@ def get_prompt(name: str, lang: str = "en") -> Prompt:
     rankscope.errors.InvalidParameterError: lang must be one of en, zh, got 'fr'
     """
     if name not in PROMPTS:
-        raise InvalidParameterError(f"prompt must be one of {', '.join(PROMPTS)}, got {name!r}")
+        names = Items(PROMPTS)
+        raise InvalidParameterError(f"prompt must be one of {names}, got {name!r}").keyed(
+            "labels.prompt_name", choices=names, value=name)
     if lang not in LANGS:
-        raise InvalidParameterError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        langs = Items(LANGS)
+        raise InvalidParameterError(f"lang must be one of {langs}, got {lang!r}").keyed(
+            "labels.prompt_lang", choices=langs, value=lang)
     entry = _data()[name]
     texts = entry[lang]
     return Prompt(name, str(entry["version"]), lang, texts["system"], texts["user"], texts["retry"],

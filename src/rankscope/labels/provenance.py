@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankscope.data.qrels import Qrels
-from rankscope.errors import ParseError, RankscopeError
+from rankscope.errors import ParseError, RankscopeError, Said
 
 __all__ = ["SOURCES", "Combined", "Label", "Labels", "combine", "read_labels", "sidecar_path"]
 
@@ -90,11 +90,13 @@ class Labels:
         if pc.count_distinct(keys).as_py() != len(keys):
             counts = pc.value_counts(keys)
             dup = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py().split("\x00")
-            raise RankscopeError(f"labels: (query {dup[0]!r}, doc {dup[1]!r}) is labelled twice")
+            raise RankscopeError(f"labels: (query {dup[0]!r}, doc {dup[1]!r}) is labelled twice").keyed(
+                "labels.labelled_twice", query=dup[0], doc=dup[1])
         bad = pc.invert(pc.is_in(self.table["source"], value_set=pa.array(SOURCES)))
         if pc.any(bad).as_py():
             src = self.table["source"].filter(bad)[0].as_py()
-            raise RankscopeError(f"labels: source must be 'human' or 'model', got {src!r}")
+            raise RankscopeError(f"labels: source must be 'human' or 'model', got {src!r}").keyed(
+                "labels.bad_source", value=src)
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -184,21 +186,23 @@ def _read_sidecar(path: Path) -> pa.Table:
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no) from None
+                raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
+                    "invalid_json", reason=exc.msg) from None
             if not isinstance(rec, dict) or not isinstance(rec.get("query_id"), str) \
                     or not isinstance(rec.get("doc_id"), str):
                 raise ParseError("expected an object with string 'query_id' and 'doc_id'", source=str(path),
-                                 line=line_no)
+                                 line=line_no).keyed("labels.sidecar_not_object")
             grade = rec.get("grade")
             if grade is not None and (isinstance(grade, bool) or not isinstance(grade, int)):
-                raise ParseError(f"grade must be an integer or null, got {grade!r}", source=str(path), line=line_no)
+                raise ParseError(f"grade must be an integer or null, got {grade!r}", source=str(path),
+                                 line=line_no).keyed("labels.sidecar_grade", value=grade)
             if rec.get("source", "human") not in SOURCES:
                 raise ParseError(f"source must be 'human' or 'model', got {rec.get('source')!r}", source=str(path),
-                                 line=line_no)
+                                 line=line_no).keyed("labels.sidecar_source", value=rec.get("source"))
             for key in ("model", "prompt", "error", "annotator"):
                 if rec.get(key) is not None and not isinstance(rec[key], str):
                     raise ParseError(f"{key} must be a string or null, got {rec[key]!r}", source=str(path),
-                                     line=line_no)
+                                     line=line_no).keyed("labels.sidecar_string", name=key, value=rec[key])
             rows.append({k: rec.get(k, "human" if k == "source" else None) for k in SCHEMA.names})
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 
@@ -217,7 +221,7 @@ def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str |
     qrels = read_qrels(qrels_path)
     side = sidecar_path(qrels_path) if sidecar is None else Path(sidecar)
     if sidecar is not None and not side.exists():
-        raise ParseError("no such provenance file", source=str(side))
+        raise ParseError("no such provenance file", source=str(side)).keyed("labels.no_provenance_file")
     if not side.exists():
         return Labels.from_qrels(qrels, source=source)
     prov = _read_sidecar(side)
@@ -229,11 +233,12 @@ def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str |
     mismatch = pc.or_(pc.fill_null(mismatch, True), pc.fill_null(pc.not_equal(rel, grade), True))
     if pc.any(mismatch).as_py():
         row = joined.filter(mismatch).to_pylist()[0]
-        what = ("is in the qrels but not in the provenance file" if row["grade"] is None else
-                "is in the provenance file but not in the qrels" if row["relevance"] is None else
-                f"has grade {row['relevance']} in the qrels and {row['grade']} in the provenance file")
+        what = (Said("labels.mismatch.qrels_only") if row["grade"] is None else
+                Said("labels.mismatch.provenance_only") if row["relevance"] is None else
+                Said("labels.mismatch.grades", (("qrels", row["relevance"]), ("provenance", row["grade"]))))
         raise ParseError(f"(query {row['query_id']!r}, doc {row['doc_id']!r}) {what}; the two files must be "
-                         "written together (rankscope judge / pool --combined-out)", source=str(side))
+                         "written together (rankscope judge / pool --combined-out)", source=str(side)).keyed(
+            "labels.sidecar_mismatch", query=row["query_id"], doc=row["doc_id"], what=what)
     return Labels(prov)
 
 

@@ -1,4 +1,5 @@
-"""What agreement figures mean, in English and Chinese (texts in ``messages.json``).
+"""What agreement figures mean, in English and Chinese (messages ``labels.reading.*`` of
+``interpret/messages/<lang>/labels.json``).
 
 κ bands (Landis & Koch, 1977): below 0 no better than chance, 0–0.20 slight,
 0.21–0.40 fair, 0.41–0.60 moderate, 0.61–0.80 substantial, above 0.80 almost
@@ -8,36 +9,24 @@ between close systems, below 0.8 a different ranking.
 
 >>> kappa_band(0.45), kappa_band(float("nan"))
 ('moderate', 'undefined')
->>> message("band.fair", "zh")
-'一般'
+>>> message("band.fair", "en"), message("band.fair", "zh")
+('fair', '一般一致')
 """
 
 from __future__ import annotations
 
-import json
 import math
-from functools import cache
-from importlib import resources
 from typing import Any
 
-from rankscope.errors import InvalidParameterError
+from rankscope.choices import term
+from rankscope.interpret import i18n
 
 __all__ = ["kappa_band", "message", "read_label_agreement", "read_ranking_agreement"]
 
 
-@cache
-def _messages() -> dict[str, dict[str, str]]:
-    text = resources.files("rankscope.labels").joinpath("messages.json").read_text(encoding="utf-8")
-    data: dict[str, dict[str, str]] = json.loads(text)
-    return data
-
-
 def message(key: str, lang: str = "en", **values: Any) -> str:
-    """The message ``key`` in ``lang``, filled with ``values``."""
-    texts = _messages()
-    if lang not in texts:
-        raise InvalidParameterError(f"lang must be one of {', '.join(texts)}, got {lang!r}")
-    return texts[lang][key].format(**values)
+    """The reading message ``labels.reading.<key>`` in ``lang``, filled with ``values``."""
+    return i18n.message(f"labels.reading.{key}", lang, **values)
 
 
 def kappa_band(value: float) -> str:
@@ -57,8 +46,8 @@ def _f(x: float) -> str:
 def read_label_agreement(agr: Any, lang: str = "en") -> list[str]:
     """Sentences reading a :class:`~rankscope.labels.agreement.LabelAgreement`."""
     out = []
-    for what, iv in ((f"binary (grade ≥ {agr.relevance_level})", agr.kappa_binary),
-                     (f"weighted ({agr.weights})", agr.kappa_weighted)):
+    for what, iv in ((message("binary", lang, level=agr.relevance_level), agr.kappa_binary),
+                     (message(f"weighted.{agr.weights}", lang), agr.kappa_weighted)):
         band = message(f"band.{kappa_band(iv.value)}", lang)
         out.append(message("kappa", lang, what=what, value=_f(iv.value), low=_f(iv.low), high=_f(iv.high),
                            band=band, n=agr.pairs))
@@ -75,6 +64,6 @@ def read_ranking_agreement(ra: Any, lang: str = "en") -> list[str]:
         out.append(message(key, lang, metric=r.metric, tau=_f(r.tau), tau_ap=_f(r.tau_ap)))
     flips = ra.flips
     key = "flips.some" if flips else "flips.none"
-    out.append(message(key, lang, n=len(flips), total=len(ra.verdicts), test=ra.test, alpha=ra.alpha,
-                       correction=ra.correction))
+    out.append(message(key, lang, n=len(flips), total=len(ra.verdicts), test=term(ra.test, lang), alpha=ra.alpha,
+                       correction=term(ra.correction, lang)))
     return out

@@ -157,14 +157,18 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
 
 def _check(n: int, oversample: float, min_grade: int, max_copy: float, near: float) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
+        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}").keyed(
+            "labels.integer_at_least", name="n", low=1, value=n)
     if not oversample >= 1:
-        raise InvalidParameterError(f"oversample must be >= 1, got {oversample!r}")
+        raise InvalidParameterError(f"oversample must be >= 1, got {oversample!r}").keyed(
+            "labels.oversample", value=oversample)
     if not 0 <= min_grade <= 3:
-        raise InvalidParameterError(f"min_grade must be 0-3, got {min_grade!r}")
+        raise InvalidParameterError(f"min_grade must be 0-3, got {min_grade!r}").keyed(
+            "labels.min_grade", value=min_grade)
     for name, v in (("max_copy", max_copy), ("near", near)):
         if not 0 < v <= 1:
-            raise InvalidParameterError(f"{name} must be in (0, 1], got {v!r}")
+            raise InvalidParameterError(f"{name} must be in (0, 1], got {v!r}").keyed(
+                "labels.share", name=name, value=v)
 
 
 def synthesize(
@@ -187,13 +191,15 @@ def synthesize(
     progress: bool | None = None,
     client: ChatClient | None = None,
     name: str = "synthetic",
+    progress_label: str | None = None,
 ) -> SynthResult:
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
     ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
     (tests) serves the generator, and the judge too when it has the same endpoint.
-    ``max_candidates`` (default ``3 n``) bounds the chunks tried.
+    ``max_candidates`` (default ``3 n``) bounds the chunks tried; ``progress_label`` labels the progress bar
+    (default: ``questions from MODEL``).
     """
     import sys
 
@@ -202,7 +208,8 @@ def synthesize(
     jud = replace(judge or generator, prompt_name="umbrela")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     if not order:
-        raise EmptyInputError(f"synth: no chunk of at least {min_chars} characters in the corpus")
+        raise EmptyInputError(f"synth: no chunk of at least {min_chars} characters in the corpus").keyed(
+            "labels.synth_no_chunk", n=min_chars)
     limit = min(len(order), max_candidates if max_candidates is not None else 3 * n)
     db = cache if isinstance(cache, LabelCache) or cache is None else LabelCache(cache)
     chat = client or client_for(gen.endpoint, max_connections=concurrency)
@@ -214,7 +221,7 @@ def synthesize(
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
-        with progress_bar(n, show, f"questions from {gen.model}") as advance:
+        with progress_bar(n, show, progress_label or f"questions from {gen.model}") as advance:
             while len(accepted) < n and tried < limit:
                 need = n - len(accepted)
                 wave = order[tried: min(limit, tried + max(concurrency, math.ceil(need * oversample)))]
