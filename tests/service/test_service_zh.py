@@ -1,0 +1,201 @@
+"""The service in Chinese (issue 17 §5): its errors say themselves in Chinese, a dashboard page shows a user's
+mistake in the page's language, ``rankscope serve`` says its settings' errors in the session's language, and the
+JSON API keeps its English problems (what clients match on)."""
+
+from __future__ import annotations
+
+import gzip
+import html
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from prose import assert_chinese
+from rankscope.errors import RankscopeError
+from rankscope.service.egress import EgressPolicy
+from rankscope.service.ingest import Uploaded, UploadError, read_run_upload, read_testset_upload
+from rankscope.service.judging.ingest import build_task
+from rankscope.service.reports import JobNotDone
+from rankscope.service.settings import Settings, check_token
+from rankscope.service.store import NotFound
+from rankscope.service.uploads import Counter, LimitExceeded
+
+from .conftest import RUN_A, make_client, upload_testset
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _both(exc: BaseException, english: str) -> str:
+    """``exc`` says ``english`` in English (``str`` and ``text("en")``); its Chinese, checked to be Chinese."""
+    assert str(exc) == english
+    assert exc.text("en") == english  # type: ignore[attr-defined]
+    zh = str(exc.text("zh"))  # type: ignore[attr-defined]
+    assert_chinese(zh)
+    return zh
+
+
+def _raised(call: object, *args: object, **kwargs: object) -> BaseException:
+    with pytest.raises(Exception) as info:
+        call(*args, **kwargs)  # type: ignore[operator]
+    return info.value
+
+
+# --- the errors a user of the service meets most ------------------------------------------------------------
+
+def test_upload_errors_say_themselves_in_chinese(tmp_path: Path) -> None:
+    counter = Counter(max_bytes=1000, max_rows=2)
+    empty = _raised(read_run_upload, tmp_path, counter, Uploaded(io.BytesIO(b""), "run.trec"), "trec", "r")
+    assert isinstance(empty, UploadError) and empty.field == "file"
+    assert _both(empty, "the uploaded file is empty") == "上传的文件为空"
+
+    fmt = _raised(read_run_upload, tmp_path, counter, Uploaded(io.BytesIO(b"x"), "run.trec"), "csv", "r")
+    assert _both(fmt, "must be one of trec, json, ranked; got 'csv'") == "必须是 trec、json、ranked 之一，实际为 'csv'"
+
+    rows = _raised(read_run_upload, tmp_path, counter, Uploaded(io.BytesIO(b"a\nb\nc\n"), "run.trec"), "trec", "r")
+    assert isinstance(rows, LimitExceeded)
+    assert "`rankscope serve --max-rows`" in _both(
+        rows, "more than 2 rows (the limit of one upload; raise it with `rankscope serve --max-rows`)")
+
+    big = _raised(Counter(max_bytes=10, max_rows=100).add, "file", b"x" * 11)
+    assert "10 字节" in _both(big, "more than 10 bytes once decompressed (the limit of one upload; raise it with "
+                                   "`rankscope serve --max-data-mb`)")
+
+
+def test_a_readers_error_names_the_uploaded_file_in_either_language(tmp_path: Path) -> None:
+    counter = Counter(max_bytes=10_000, max_rows=1000)
+    up = Uploaded(io.BytesIO(gzip.compress(b"q1 Q0 d1 1 1.0 r\n" * 20)[:-12]), "mine.trec.gz")
+    exc = _raised(read_run_upload, tmp_path, counter, up, "trec", "r")
+    assert isinstance(exc, RankscopeError) and str(tmp_path) not in str(exc)
+    zh = _both(exc, "mine.trec.gz: truncated gzip data")
+    assert zh.startswith("mine.trec.gz") and str(tmp_path) not in zh
+
+    not_zip = _raised(read_testset_upload, tmp_path, counter, Uploaded(io.BytesIO(b"PK no zip"), "beir.zip"), "beir")
+    zh = _both(not_zip, "beir.zip: not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)")
+    assert "corpus.jsonl、queries.jsonl" in zh
+
+    run = Uploaded(io.BytesIO(json.dumps({"q1": {"d1": 1.0}}).encode()), "run.json")
+    ranked = _raised(read_run_upload, tmp_path, counter, run, "ranked", "r")
+    _both(ranked, "run.json: ranked format: every query must map to a list of doc ids")
+
+
+def test_judging_and_report_errors_say_themselves_in_chinese() -> None:
+    from rankscope.errors import Said
+
+    recs = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {}},
+            {"query_id": "q1", "doc_id": "d2", "best_rank": 2, "runs": {}}]
+    source = Said("error.service.source_testset", (("id", 3), ("name", "toy")))
+    exc = _raised(build_task, recs, {"q1": "what"}, {"d1": "text"}, texts_field=("test_set_id", "test_set_id"),
+                  texts_source=source)
+    zh = _both(exc, "1 of 2 documents of the pool have no text in test set 3 'toy' (e.g. 'd2')")
+    assert zh == "候选池的 2 个文档中有 1 个在 测试集 3 'toy' 中没有文本（例如 'd2'）"
+
+    not_done = JobNotDone("evaluation e1 is running; its report exists once it is done").keyed(
+        "service.not_done", job="e1", status=Said("error.service.status.running"))
+    assert "运行中" in _both(not_done, "evaluation e1 is running; its report exists once it is done")
+    assert _both(NotFound.of("test set", 7), "test set 7 not found") == "未找到测试集 7"
+    assert _both(NotFound.of("item", 5, task=2), "item 5 of judging task 2 not found") == "未找到评判任务 2 的条目 5"
+
+
+def test_settings_and_allow_list_errors_say_themselves_in_chinese() -> None:
+    _both(_raised(Settings, db_url="sqlite://", workers=-1), "workers must be >= 0, got -1")
+    weak = _raised(check_token, "short")
+    assert "16 个字符" in _both(weak, "the token is too weak: use at least 16 characters without spaces "
+                                      '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)')
+    policy = EgressPolicy.from_entries(["search.internal", "127.0.0.1:9200"], own=[("127.0.0.1", 8000)])
+    refused = _raised(policy.check, "http://other.example/q")
+    zh = _both(refused, "host other.example:80 is not on the retriever allow-list (search.internal, 127.0.0.1:9200); "
+                        "start the service with --allow-retriever other.example:80")
+    assert "search.internal、127.0.0.1:9200" in zh and "--allow-retriever other.example:80" in zh
+    none = _raised(EgressPolicy().check, "http://a.example/q")
+    assert "（空）" in _both(none, "host a.example:80 is not on the retriever allow-list (empty); start the service "
+                                  "with --allow-retriever a.example:80")
+    _both(_raised(policy.check, "ftp://search.internal/q"), "the scheme must be http or https, got 'ftp'")
+    _both(_raised(policy.check, "http://127.0.0.1:8000/q"), "127.0.0.1:8000 is this service's own address")
+
+
+# --- the dashboard: a user's mistake in the page's language ---------------------------------------------------
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[TestClient]:
+    with make_client(f"sqlite:///{tmp_path / 'zh.sqlite3'}", max_rows=50) as c:
+        yield c
+
+
+def _alert(page: str) -> str:
+    """The problem the page shows (after the alert's title)."""
+    found = re.search(r'<div class="alert" id="error"><strong>[^<]*</strong> — (.*?)</div>', page, re.S)
+    assert found, page[:2000]
+    return html.unescape(found.group(1))
+
+
+def test_dashboard_errors_are_said_in_the_pages_language(web: TestClient) -> None:
+    empty = {"file": ("toy.json", b"")}
+    r = web.post("/testsets", files=empty, data={"format": "json"})
+    assert r.status_code == 422 and _alert(r.text) == "file: the uploaded file is empty"  # English unchanged
+    r = web.post("/testsets?lang=zh", files=empty, data={"format": "json"})
+    assert r.status_code == 422 and _alert(r.text) == "file：上传的文件为空"
+
+    web.cookies.set("rankscope_lang", "zh")  # the language the page was shown in, kept in its cookie
+    ts = upload_testset(web)
+    many = "".join(f"q1 Q0 d{i} {i + 1} {100 - i} a\n" for i in range(60))
+    r = web.post("/runs", files={"file": ("big.trec", many)}, data={"test_set_id": str(ts["id"]), "format": "trec"})
+    assert r.status_code == 413
+    problem = _alert(r.text)
+    assert_chinese(problem)
+    assert problem.startswith("file：超过 50 行") and "`rankscope serve --max-rows`" in problem
+
+    r = web.post("/runs", files={"file": ("a.trec", RUN_A)}, data={"test_set_id": "0", "format": "trec"})
+    assert r.status_code == 422 and _alert(r.text) == "test_set_id：应大于或等于 1"
+    r = web.post("/evaluations", data={"test_set_id": str(ts["id"]), "metrics": "ndcg@10"})
+    assert r.status_code == 422 and _alert(r.text) == "run_ids：请至少勾选一个结果"
+
+    r = web.get("/testsets/999")
+    assert r.status_code == 404 and _alert(r.text) == "path：未找到测试集 999"
+    r = web.get("/judging/1/judge?annotator=a,b")
+    assert r.status_code == 422 and _alert(r.text) == "annotator：不能包含逗号或控制字符"
+    r = web.get("/no-such-page")
+    assert r.status_code == 404 and _alert(r.text) == "没有这个页面"
+
+    r = web.get("/testsets/999?lang=en")  # and back: the English pages say what they said
+    assert _alert(r.text) == "path: test set 999 not found"
+    r = web.post("/runs?lang=en", files={"file": ("a.trec", RUN_A)}, data={"test_set_id": "0", "format": "trec"})
+    assert _alert(r.text) == "test_set_id: Input should be greater than or equal to 1"
+
+
+def test_the_json_api_keeps_its_english_problems(web: TestClient) -> None:
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    web.cookies.set("rankscope_lang", "zh")
+    r = web.post("/api/v1/testsets?lang=zh", files={"file": ("toy.json", b"")}, data={"format": "json"}, headers=zh)
+    assert r.status_code == 422
+    assert r.json() == {"detail": "file: the uploaded file is empty",
+                        "errors": [{"field": "file", "problem": "the uploaded file is empty"}]}
+    r = web.get("/api/v1/testsets/999", headers=zh)
+    assert r.status_code == 404 and r.json()["detail"] == "path: test set 999 not found"
+
+
+# --- rankscope serve ------------------------------------------------------------------------------------------
+
+def _serve(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
+    env.update({"LANG": "C.UTF-8", "RANKSCOPE_LANG": lang, "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
+    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve",
+                           "--db", "sqlite://", *args], capture_output=True, text=True, encoding="utf-8", env=env,
+                          timeout=120)
+
+
+def test_serve_says_its_settings_errors_in_the_sessions_language() -> None:
+    en = _serve("--allow-retriever", "search.internal:99999", lang="en")
+    assert en.returncode == 2 and en.stdout == ""
+    assert en.stderr == "rankscope: error: --allow-retriever 'search.internal:99999': the port must be 1-65535\n"
+    zh = _serve("--allow-retriever", "search.internal:99999", lang="zh")
+    assert zh.returncode == 2 and zh.stdout == ""
+    assert_chinese(zh.stderr)
+    assert "--allow-retriever 'search.internal:99999'：端口必须在 1-65535 之间" in zh.stderr
