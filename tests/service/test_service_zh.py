@@ -199,3 +199,87 @@ def test_serve_says_its_settings_errors_in_the_sessions_language() -> None:
     assert zh.returncode == 2 and zh.stdout == ""
     assert_chinese(zh.stderr)
     assert "--allow-retriever 'search.internal:99999'：端口必须在 1-65535 之间" in zh.stderr
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _testset(tmp: Path, data: bytes, name: str, fmt: str, queries: bytes | None = None) -> object:
+    extra = Uploaded(io.BytesIO(queries), "q.tsv", "queries") if queries is not None else None
+    return read_testset_upload(tmp, Counter(10_000, 1000), Uploaded(io.BytesIO(data), name), fmt, queries=extra)
+
+
+def _run(tmp: Path, data: bytes, fmt: str) -> object:
+    return read_run_upload(tmp, Counter(10_000, 1000), Uploaded(io.BytesIO(data), "run.json"), fmt, "r")
+
+
+@pytest.mark.parametrize(("call", "english"), [
+    (lambda t: EgressPolicy.from_entries(["a b"]), "--allow-retriever 'a b': expected HOST or HOST:PORT"),
+    (lambda t: Settings(db_url="sqlite://", lease_seconds=0), "lease_seconds must be positive, got 0"),
+    (lambda t: Settings(db_url="sqlite://", max_rows=0), "max_data_bytes and max_rows must be positive"),
+    (lambda t: EgressPolicy().check("http://u:p@a.example/"), "user names or passwords in the URL are not accepted"),
+    (lambda t: _testset(t, _zip({"corpus.jsonl": b"{}"}), "b.zip", "beir"),
+     "b.zip: the archive holds no queries.jsonl"),
+    (lambda t: _testset(t, _zip({"x/queries.jsonl": b'{"_id": "q1", "text": "a"}\n'}), "b.zip", "beir"),
+     "b.zip: no qrels for split 'test'"),
+    (lambda t: _testset(t, json.dumps({"queries": [{"id": "q1", "text": "a"}]}).encode(), "ts.json", "json"),
+     "ts: no relevance judgment in any query"),
+    (lambda t: _testset(t, b"q1 0 d1 1\n", "qrels.txt", "trec", queries=b"q1\tfirst\n\tno id\n"),
+     "q.tsv:2: expected 'query_id<TAB>text'"),
+    (lambda t: _run(t, b"[]", "json"), "run.json: expected a non-empty object {query: {doc: score}} or "
+                                       "{query: [doc, ...]}"),
+])
+def test_more_errors_in_both_languages(tmp_path: Path, call: object, english: str) -> None:
+    _both(_raised(call, tmp_path), english)
+
+
+def test_python_s_own_words_are_shown_as_they_are(tmp_path: Path) -> None:
+    exc = _raised(_run, tmp_path, b'{"q1": 5}', "json")
+    assert str(exc) == "run.json: cannot read the run: object of type 'int' has no len()"
+    assert exc.text("zh") == "run.json：无法读取结果文件（run）：object of type 'int' has no len()"  # type: ignore[attr-defined]
+
+
+def test_field_errors_in_both_languages() -> None:
+    from rankscope.service.api.deps import check_name
+    from rankscope.service.store import validate_metrics
+    from rankscope.service.web.judging_views import check_annotator
+
+    _both(_raised(check_name, "x" * 201, "name", "d"), "at most 200 characters, got 201")
+    _both(_raised(check_name, "a\x01", "name", "d"), "must not contain control characters")
+    _both(_raised(check_annotator, "  "), "must not be empty")
+    _both(_raised(validate_metrics, []), "metrics: give at least one metric")
+    policy = EgressPolicy.from_entries(["localhost:8000"], own=[("127.0.0.1", 8000)])
+    own = _raised(policy.check_resolved, "http://localhost:8000/q")
+    _both(own, str(own))  # the address localhost resolves to first (127.0.0.1 or ::1)
+    assert str(own).startswith("localhost resolves to ")
+
+
+def test_api_problems_of_runs_and_fields_say_themselves_in_a_chinese_page(web: TestClient) -> None:
+    from .conftest import upload_run
+
+    a, b = upload_testset(web, name="a"), upload_testset(web, name="b")
+    run_a, run_b = upload_run(web, a["id"], RUN_A, "ra"), upload_run(web, b["id"], RUN_A, "rb")
+    r = web.post("/api/v1/evaluations", json={"test_set_id": a["id"], "run_ids": [run_b["id"]], "metrics": ["mrr"]})
+    assert r.status_code == 422 and r.json()["errors"][0]["problem"] == (
+        f"run_ids: run {run_b['id']} belongs to test set {b['id']}, not to test set {a['id']}")
+    body = {"test_set_id": a["id"], "run_ids": [run_a["id"], run_b["id"]], "metrics": ["mrr"]}
+    r = web.post("/api/v1/comparisons", json=body)
+    assert r.status_code == 422 and r.json()["errors"][0]["problem"] == (
+        f"run {run_b['id']} belongs to test set {b['id']}, not {a['id']}")
+    r = web.post("/api/v1/comparisons", json={**body, "run_ids": [run_a["id"], run_a["id"]]})
+    assert r.status_code == 422 and r.json()["errors"][0]["problem"] == "give at least two different runs"
+    r = web.post("/api/v1/testsets", files={"file": ("t.json", json.dumps({"queries": []}))},
+                 data={"description": "a\x00b"})
+    assert r.status_code == 422 and r.json()["detail"] == "description: must not contain NUL characters"
+
+    r = web.post("/evaluations?lang=zh", data={"test_set_id": str(a["id"]), "run_ids": str(run_b["id"]),
+                                               "metrics": "mrr"})
+    assert r.status_code == 422
+    assert _alert(r.text) == f"run_ids：结果 {run_b['id']} 属于测试集 {b['id']}，而不是测试集 {a['id']}"
