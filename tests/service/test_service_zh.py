@@ -283,3 +283,19 @@ def test_api_problems_of_runs_and_fields_say_themselves_in_a_chinese_page(web: T
                                                "metrics": "mrr"})
     assert r.status_code == 422
     assert _alert(r.text) == f"run_ids：结果 {run_b['id']} 属于测试集 {b['id']}，而不是测试集 {a['id']}"
+
+
+def test_a_body_over_the_limit_gets_the_error_page_on_the_dashboard(tmp_path: Path) -> None:
+    big = {"file": ("big.json", "q1 Q0 d1 1 3.0 a\n" * 500)}
+    with make_client(f"sqlite:///{tmp_path / 'limit.sqlite3'}", max_upload_bytes=2000) as c:
+        api = c.post("/api/v1/testsets", files=big, data={"format": "json"})
+        assert api.status_code == 413 and api.headers["content-type"] == "application/json"  # the API: JSON
+        problem = api.json()["errors"][0]["problem"]
+        assert problem == "larger than 2000 bytes (raise it with `rankscope serve --max-upload-mb`)"
+        en = c.post("/testsets?lang=en", files=big, data={"format": "json"})
+        assert en.status_code == 413 and en.text.startswith("<!doctype html>")
+        assert _alert(en.text) == f"body: {problem}"
+        zh = c.post("/testsets?lang=zh", files=big, data={"format": "json"})
+        assert zh.status_code == 413 and _alert(zh.text) == (
+            "body：超过 2000 字节（可用 `rankscope serve --max-upload-mb` 调高）")
+        assert c.get("/api/v1/testsets").json() == []
