@@ -116,12 +116,15 @@ def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[
     return error_page(request, status, page(lang_of(request)) if page is not None else str(body["detail"]))
 
 
-def _field_error(request: Request, field: str, exc: Exception | Invalid | str, status: int) -> Response:
+def _field_error(request: Request, field: str, exc: Exception | Invalid | str, status: int,
+                 speaker: Exception | None = None) -> Response:
+    """``exc`` as the answer naming ``field``; a page says it as ``speaker`` (the keyed error that carries it, when
+    ``exc`` is only its English sentence) says itself."""
     extra: dict[str, Any] = {}
     if isinstance(exc, UnknownMetricError):
         extra["suggestions"] = exc.suggestions
     return _respond(request, error_body(field, str(exc), **extra), status,
-                    page=lambda lang: field_problem(field, said(exc, lang), lang))
+                    page=lambda lang: field_problem(field, said(speaker or exc, lang), lang))
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -150,7 +153,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(FieldError)
     async def _field(req: Request, exc: FieldError) -> Response:
-        return _field_error(req, exc.field, exc.error, exc.status)
+        return _field_error(req, exc.field, exc.error, exc.status, speaker=exc)
 
     @app.exception_handler(UploadError)
     async def _upload(req: Request, exc: UploadError) -> Response:
