@@ -46,7 +46,9 @@ def load_inputs(db: Database, test_set_id: int, run_ids: list[int]) -> tuple[Qre
         recs = [get_run(s, rid, "run_ids") for rid in dict.fromkeys(run_ids)]
     for rec in recs:
         if rec.test_set_id != test_set_id:
-            raise InvalidParameterError(f"run {rec.id} belongs to test set {rec.test_set_id}, not {test_set_id}")
+            raise InvalidParameterError(f"run {rec.id} belongs to test set {rec.test_set_id}, not {test_set_id}"
+                                        ).keyed("service.run_of_other_testset", run=rec.id, belongs=rec.test_set_id,
+                                                test_set=test_set_id)
     names = system_names([(r.id, r.name) for r in recs])
     runs = {}
     for rec in recs:
@@ -65,7 +67,8 @@ def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], me
     baseline = None
     if baseline_run_id is not None:
         if baseline_run_id not in names:
-            raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the compared runs")
+            raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the compared runs"
+                                        ).keyed("service.baseline_not_compared", value=baseline_run_id)
         baseline = names[baseline_run_id]
     pol = Policies.of("compare", **{k: v for k, v in policies.items() if k in Policies.__dataclass_fields__})
     return compare(qrels, list(runs.values()), metrics, test=test, alpha=alpha, correction=correction,

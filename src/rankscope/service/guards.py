@@ -11,7 +11,11 @@ All run before any route code, in this order:
   carry it.  API clients (curl, scripts) send neither header and are not affected;
 * :class:`TokenAuth` (with ``--token``);
 * :class:`BodyLimit`: an oversized upload is refused without being read whole: a declared
-  ``Content-Length`` over the limit at once, a chunked body as soon as the running count passes it.
+  ``Content-Length`` over the limit at once, a chunked body as soon as the running count passes it
+  (JSON for the API; a dashboard form gets the error page, in the page's language).
+
+The Host and Origin refusals answer JSON on every path: they answer requests that a page of another
+site made a browser send, not a mistake of someone using the dashboard.
 """
 
 from __future__ import annotations
@@ -219,13 +223,31 @@ class BodyLimit:
                 "errors": [{"field": "body", "problem": f"larger than {self.max_bytes} bytes "
                             "(raise it with `rankscope serve --max-upload-mb`)"}]}
 
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """413: JSON for the API, the error page for a dashboard form (in the page's language)."""
+        if str(scope.get("path", "")).startswith("/api/"):
+            await _json(send, 413, self._body(), [(b"connection", b"close")])
+            return
+        from starlette.requests import Request
+
+        from rankscope.interpret.i18n import message
+        from rankscope.service.api.errors import field_problem
+        from rankscope.service.web.pages import error_page, lang_of
+
+        request = Request(scope)
+        lang = lang_of(request)
+        page = error_page(request, 413, field_problem("body", message("service.body_too_large", lang,
+                                                                      limit=self.max_bytes), lang))
+        page.headers["connection"] = "close"
+        await page(scope, receive, send)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         declared = _headers(scope).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _json(send, 413, self._body(), [(b"connection", b"close")])
+            await self._refuse(scope, receive, send)
             return
         seen = 0
         started = False
@@ -249,4 +271,4 @@ class BodyLimit:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await _json(send, 413, self._body(), [(b"connection", b"close")])
+                await self._refuse(scope, receive, send)

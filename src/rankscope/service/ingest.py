@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from rankscope.data import Qrels, Run
-from rankscope.errors import EmptyInputError, ParseError, RankscopeError
-from rankscope.service.uploads import CHUNK, Counter, display_error, extract_beir, spool
+from rankscope.errors import EmptyInputError, Items, ParseError, RankscopeError
+from rankscope.service.uploads import CHUNK, Counter, Renamed, display_error, extract_beir, spool
 
 __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_FORMATS", "read_testset_upload",
            "read_run_upload", "named_errors"]
@@ -55,7 +55,8 @@ def _from_testset(ts: Any) -> ParsedTestSet:
     queries = [(q.id, q.text or None) for q in ts.queries]
     texts = [(str(d), str(t)) for d, t in (ts.corpus or {}).items()]
     if len(ts.qrels) == 0:
-        raise EmptyInputError(f"{ts.name}: no relevance judgment in any query")
+        raise EmptyInputError(f"{ts.name}: no relevance judgment in any query").keyed("service.no_judgment",
+                                                                                       name=ts.name)
     cut = sum(1 for _, t in texts if len(t) > MAX_DOC_CHARS)
     return ParsedTestSet(ts.qrels, queries, [(d, t[:MAX_DOC_CHARS]) for d, t in texts], cut)
 
@@ -75,7 +76,7 @@ def _queries_file(path: Path, source: str) -> dict[str, str]:
         if not sep:
             qid, _, text = line.strip().partition(" ")
         if not qid:
-            raise ParseError("expected 'query_id<TAB>text'", source=source, line=i)
+            raise ParseError("expected 'query_id<TAB>text'", source=source, line=i).keyed("service.queries_line")
         out[qid.strip()] = text.strip()
     return out
 
@@ -105,7 +106,8 @@ def named_errors(names: dict[Path, str], field: str) -> Iterator[None]:
     except UploadError:
         raise
     except RankscopeError as exc:
-        raise UploadError(field, display_error(exc, names)) from None
+        raise UploadError(field, display_error(exc, names)).keyed(
+            "said", said=Renamed(exc, tuple(names.items()))) from None
 
 
 def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, *, queries: Uploaded | None = None,
@@ -118,7 +120,9 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
     from rankscope.data.testset import TestSet
 
     if format not in TESTSET_FORMATS:
-        raise UploadError("format", f"must be one of {', '.join(TESTSET_FORMATS)}; got {format!r}")
+        formats = Items(TESTSET_FORMATS)
+        raise UploadError("format", f"must be one of {formats}; got {format!r}").keyed("service.one_of",
+                                                                                       choices=formats, value=format)
     path = tmp / "file"
     names = {tmp / "beir": up.filename, path: up.filename}
     with named_errors(names, up.field):
@@ -128,10 +132,14 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
             _nonempty(path, up)
             folder, prefix = extract_beir(path, tmp / "beir", split, counter, up.field, up.filename)
             names[folder] = f"{up.filename}/{prefix}".rstrip("/")
+            if not (folder / "qrels" / f"{split}.tsv").exists():  # only this split's qrels are extracted
+                raise ParseError(f"no qrels for split {split!r}", source=up.filename).keyed("service.no_split",
+                                                                                            split=split)
             try:
                 ts = TestSet.from_beir(folder, split=split, name=Path(up.filename).stem)
-            except FileNotFoundError as exc:
-                raise ParseError(str(exc.strerror or exc), source=up.filename) from None
+            except FileNotFoundError as exc:  # the reader's own words (the qrels are checked above)
+                raise ParseError(str(exc.strerror or exc), source=up.filename).keyed(
+                    "service.os_error", reason=exc.strerror or exc) from None
             parsed = _from_testset(ts)
         else:
             spool(up.fh, path, counter, up.field, up.filename)
@@ -159,7 +167,9 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
 def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name: str) -> Run:
     """Read an uploaded run: ``trec`` (:func:`rankscope.io.read_run`), ``json`` or ``ranked``."""
     if format not in RUN_FORMATS:
-        raise UploadError("format", f"must be one of {', '.join(RUN_FORMATS)}; got {format!r}")
+        formats = Items(RUN_FORMATS)
+        raise UploadError("format", f"must be one of {formats}; got {format!r}").keyed("service.one_of",
+                                                                                       choices=formats, value=format)
     path = spool(up.fh, tmp / "file", counter, up.field, up.filename)
     _nonempty(path, up)
     with named_errors({path: up.filename}, up.field):
@@ -170,7 +180,7 @@ def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name
 
 def _nonempty(path: Path, up: Uploaded) -> None:
     if path.stat().st_size == 0:
-        raise UploadError(up.field, "the uploaded file is empty")
+        raise UploadError(up.field, "the uploaded file is empty").keyed("service.empty_upload")
 
 
 def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
@@ -184,10 +194,14 @@ def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
 
     obj = load_json(path, filename)
     if not isinstance(obj, dict) or not obj:
-        raise ParseError("expected a non-empty object {query: {doc: score}} or {query: [doc, ...]}", source=filename)
+        raise ParseError("expected a non-empty object {query: {doc: score}} or {query: [doc, ...]}",
+                         source=filename).keyed("service.run_not_object", scored="{query: {doc: score}}",
+                                                ranked="{query: [doc, ...]}")
     if format == "ranked" and any(not isinstance(v, list) for v in obj.values()):
-        raise ParseError("ranked format: every query must map to a list of doc ids", source=filename)
+        raise ParseError("ranked format: every query must map to a list of doc ids", source=filename).keyed(
+            "service.ranked_not_list")
     try:
         return Run.from_dict(obj, name)
     except (TypeError, AttributeError) as exc:
-        raise ParseError(f"cannot read the run: {exc}", source=filename) from None
+        raise ParseError(f"cannot read the run: {exc}", source=filename).keyed("service.bad_run",
+                                                                               reason=exc) from None

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.errors import InvalidParameterError, Items, RankscopeError, Said
 from rankscope.service import store
 from rankscope.service.db import Database, Job
 
@@ -51,16 +51,21 @@ def check_request(db: Database, job_id: str, fmt: str, baseline_run_id: int | No
     with db.read() as s:
         job = store.get_job(s, job_id)
         if job.status != "done":
-            raise JobNotDone(f"evaluation {job_id} is {job.status}; its report exists once it is done")
+            raise JobNotDone(f"evaluation {job_id} is {job.status}; its report exists once it is done").keyed(
+                "service.not_done", job=job_id, status=Said(f"error.service.status.{job.status}"))
         run_ids = [rec.id for _, rec in store.job_runs(s, job_id)]
     if fmt not in report_formats(len(run_ids)):
+        formats = Items(report_formats(len(run_ids)))
         raise InvalidParameterError(f"format {fmt!r} is not available for an evaluation of {len(run_ids)} run(s); "
-                                    f"use one of {', '.join(report_formats(len(run_ids)))}")
+                                    f"use one of {formats}").keyed("service.report_format", format=fmt,
+                                                                   n=len(run_ids), formats=formats)
     if baseline_run_id is None or baseline_run_id == (run_ids[0] if run_ids else None):
         return 0
     if baseline_run_id not in run_ids:
+        runs = Items(tuple(run_ids))
         raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the evaluation's runs "
-                                    f"({', '.join(map(str, run_ids))})")
+                                    f"({runs})").keyed("service.baseline_not_in_job", value=baseline_run_id,
+                                                       runs=runs)
     return baseline_run_id
 
 

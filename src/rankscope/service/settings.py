@@ -60,7 +60,8 @@ def check_token(token: str) -> str:
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or ord(c) < 32 for c in token):
         raise InvalidParameterError(
             f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces "
-            '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)')
+            '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)').keyed("service.weak_token",
+                                                                                          n=MIN_TOKEN_CHARS)
     return token
 
 
@@ -107,17 +108,23 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.workers < 0:
-            raise InvalidParameterError(f"workers must be >= 0, got {self.workers}")
+            raise InvalidParameterError(f"workers must be >= 0, got {self.workers}").keyed(
+                "service.not_negative", name="workers", value=self.workers)
         if self.max_upload_bytes < 1:
-            raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}")
+            raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}").keyed(
+                "service.positive", name="max_upload_bytes", value=self.max_upload_bytes)
         if self.max_data_bytes < 1 or self.max_rows < 1:
-            raise InvalidParameterError("max_data_bytes and max_rows must be positive")
+            raise InvalidParameterError("max_data_bytes and max_rows must be positive").keyed(
+                "service.both_positive", first="max_data_bytes", second="max_rows")
         if self.lease_seconds <= 0:
-            raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}")
+            raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}").keyed(
+                "service.positive", name="lease_seconds", value=self.lease_seconds)
         if self.live_workers < 0:
-            raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}")
+            raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}").keyed(
+                "service.not_negative", name="live_workers", value=self.live_workers)
         if self.retriever_timeout <= 0 or self.live_budget_seconds <= 0:
-            raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive")
+            raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive").keyed(
+                "service.both_positive", first="retriever_timeout", second="live_budget_seconds")
         if self.token == "":
             self.token = None
         if self.token is not None:

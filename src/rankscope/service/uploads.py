@@ -35,16 +35,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
-from rankscope.errors import ParseError
+from rankscope.errors import Keyed, ParseError
 
-__all__ = ["Counter", "LimitExceeded", "upload_dir", "spool", "extract_beir", "display_error", "CHUNK"]
+__all__ = ["Counter", "LimitExceeded", "upload_dir", "spool", "extract_beir", "display_error", "Renamed", "CHUNK"]
 
 CHUNK = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-class LimitExceeded(Exception):
-    """An upload holds more than a configured limit (HTTP 413); ``field`` names the form field."""
+class LimitExceeded(Keyed, Exception):
+    """An upload holds more than a configured limit (HTTP 413); ``field`` names the form field.
+
+    Keyed as rankscope's errors are (message ``error.service.*``), so that the dashboard says it in the page's
+    language."""
 
     def __init__(self, field: str, problem: str) -> None:
         self.field = field
@@ -65,14 +68,16 @@ class Counter:
         self.rows += data.count(b"\n")
         if self.n_bytes > self.max_bytes:
             raise LimitExceeded(field, f"more than {self.max_bytes} bytes once decompressed (the limit of one "
-                                       "upload; raise it with `rankscope serve --max-data-mb`)")
+                                       "upload; raise it with `rankscope serve --max-data-mb`)").keyed(
+                "service.too_many_bytes", limit=self.max_bytes)
         self.check_rows(field, self.rows)
 
     def check_rows(self, field: str, rows: int) -> None:
         """Refuse ``rows`` over the limit (also used for records counted after parsing a JSON document)."""
         if rows > self.max_rows:
             raise LimitExceeded(field, f"more than {self.max_rows} rows (the limit of one upload; raise it with "
-                                       "`rankscope serve --max-rows`)")
+                                       "`rankscope serve --max-rows`)").keyed("service.too_many_rows",
+                                                                              limit=self.max_rows)
 
 
 @contextmanager
@@ -109,9 +114,9 @@ def _inflate(chunks: Iterable[bytes], source: str) -> Iterator[bytes]:
         if tail:
             yield tail
     except zlib.error as exc:
-        raise ParseError(f"corrupt gzip data ({exc})", source=source) from None
+        raise ParseError(f"corrupt gzip data ({exc})", source=source).keyed("corrupt_gzip", reason=exc) from None
     if fed and not d.eof:
-        raise ParseError("truncated gzip data", source=source)
+        raise ParseError("truncated gzip data", source=source).keyed("service.truncated_gzip")
 
 
 def _write(chunks: Iterable[bytes], dest: Path, counter: Counter, field: str, source: str) -> None:
@@ -155,13 +160,13 @@ def extract_beir(archive: Path, dest: Path, split: str, counter: Counter, field:
         zf = zipfile.ZipFile(archive)
     except zipfile.BadZipFile:
         raise ParseError("not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)",
-                         source=source) from None
+                         source=source).keyed("service.not_a_zip") from None
     with zf:
         members = {i.filename: i for i in zf.infolist() if not i.is_dir()}
         tops = sorted((n for n in members if PurePosixPath(n).name in ("queries.jsonl", "queries.jsonl.gz")),
                       key=lambda n: (n.count("/"), n))
         if not tops:
-            raise ParseError("the archive holds no queries.jsonl", source=source)
+            raise ParseError("the archive holds no queries.jsonl", source=source).keyed("service.no_queries_jsonl")
         parent = str(PurePosixPath(tops[0]).parent)
         prefix = "" if parent == "." else parent + "/"
         (dest / "qrels").mkdir(parents=True, exist_ok=True)
@@ -174,19 +179,37 @@ def extract_beir(archive: Path, dest: Path, split: str, counter: Counter, field:
                     with zf.open(info) as fh:
                         _write(_chunks(fh), dest / rel, counter, field, f"{source}/{name}")
                 except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-                    raise ParseError(f"cannot read {name} from the archive ({exc})", source=source) from None
+                    raise ParseError(f"cannot read {name} from the archive ({exc})", source=source).keyed(
+                        "service.bad_member", name=name, reason=exc) from None
                 break
     return dest, prefix
 
 
-def display_error(exc: BaseException, names: dict[Path, str]) -> str:
-    """The message of ``exc`` with each temporary path replaced by what the user uploaded.
+def display_error(exc: BaseException, names: dict[Path, str], lang: str = "en") -> str:
+    """The message of ``exc`` in ``lang`` (a keyed error says itself in it) with each temporary path replaced by
+    what the user uploaded.
 
     >>> display_error(ValueError("/tmp/x/file:2: bad"), {Path("/tmp/x/file"): "run.trec"})
     'run.trec:2: bad'
     """
-    text = str(exc)
+    said = getattr(exc, "text", None)
+    text = said(lang) if callable(said) else str(exc)
     for path, name in sorted(names.items(), key=lambda kv: -len(str(kv[0]))):
         text = text.replace(str(path), name)
     return text
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A reader's error said in the reader's language with the uploaded file names in place of the temporary paths
+    (:func:`display_error`): a value of a keyed error that names the upload."""
+
+    error: BaseException
+    names: tuple[tuple[Path, str], ...]
+
+    def text(self, lang: str = "en") -> str:
+        return display_error(self.error, dict(self.names), lang)
+
+    def __str__(self) -> str:
+        return self.text("en")
 

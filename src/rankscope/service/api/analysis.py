@@ -77,7 +77,7 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
     except RankscopeError as exc:
         raise FieldError("run_ids", exc) from None
     if len(runs) < 2:
-        raise FieldError("run_ids", "give at least two different runs")
+        raise FieldError("run_ids", "give at least two different runs").keyed("service.two_runs")
     try:
         comparison = run_comparison(qrels, runs, names, metrics, body.model_dump(), body.baseline_run_id,
                                     body.test, body.alpha, body.correction)
@@ -112,7 +112,8 @@ def download_report(
         raise FieldError("baseline_run_id" if "baseline" in str(exc) else "format", exc) from None
     row = store.request_report(db, job_id, format, lang, baseline)
     if row.status == "failed":
-        raise FieldError("job_id", f"rendering the report failed: {row.error}", status=500)
+        raise FieldError("job_id", f"rendering the report failed: {row.error}", status=500).keyed(
+            "service.report_failed", error=row.error)
     if row.status != "done" or row.body is None:
         return JSONResponse({"status": "rendering", "detail": "the report is being rendered; ask again shortly"},
                             status_code=202, headers={"Retry-After": "1"})

@@ -31,7 +31,8 @@ def new_counter(request: Request) -> Counter:
 def check_name(value: str | None, field: str, default: str) -> str:
     name = (value or "").strip() or default
     if len(name) > 200:
-        raise FieldError(field, f"at most 200 characters, got {len(name)}")
+        raise FieldError(field, f"at most 200 characters, got {len(name)}").keyed("service.name_too_long",
+                                                                                  n=len(name))
     if any(ord(c) < 32 for c in name):
-        raise FieldError(field, "must not contain control characters")
+        raise FieldError(field, "must not contain control characters").keyed("service.control_characters")
     return name

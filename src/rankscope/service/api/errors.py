@@ -2,10 +2,19 @@
 
 Shape: ``{"detail": "<summary>", "errors": [{"field": "metrics", "problem": "...",
 "suggestions": [...]}]}`` (``suggestions`` only for unknown metric names).
+
+The JSON API answers in English whatever the client's language (clients match on these texts; the field names
+are what a program reads).  A dashboard page says the same problem in the page's language
+(:func:`rankscope.service.web.pages.lang_of`): the service's errors are keyed (:class:`rankscope.errors.Keyed`:
+rankscope's own errors, :class:`FieldError`, :class:`~rankscope.service.uploads.LimitExceeded`,
+:class:`~rankscope.service.store.NotFound`), and the request validator's usual complaints have their message
+``service.validation.<type>`` (:func:`validation_text`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -13,22 +22,81 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rankscope.errors import RankscopeError, UnknownMetricError
+from rankscope.errors import Keyed, RankscopeError, UnknownMetricError
+from rankscope.interpret.i18n import message, messages
 from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import LimitExceeded
 
-__all__ = ["FieldError", "install_error_handlers", "error_body"]
+__all__ = ["FieldError", "install_error_handlers", "error_body", "said", "field_problem", "validation_text"]
 
 
-class FieldError(Exception):
-    """A user error tied to one request field."""
+class FieldError(Keyed, Exception):
+    """A user error tied to one request field: ``error`` is rankscope's error or a validator's complaint
+    (:class:`Invalid`), said in the reader's language as it says itself, or an English sentence, keyed with
+    :meth:`~rankscope.errors.Keyed.keyed` (``error.service.*``)."""
 
-    def __init__(self, field: str, error: Exception | str, status: int = 422) -> None:
+    def __init__(self, field: str, error: Exception | Invalid | str, status: int = 422) -> None:
         self.field = field
         self.error = error
         self.status = status
         super().__init__(str(error))
+
+    def text(self, lang: str = "en") -> str:
+        if self.key is None and not isinstance(self.error, str):
+            return said(self.error, lang)
+        return super().text(lang)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """The request validator's complaint about one value (a pydantic error), said in the reader's language
+    (:func:`validation_text`); ``str()`` is its English message."""
+
+    error: dict[str, Any]
+
+    def text(self, lang: str = "en") -> str:
+        return validation_text(self.error, lang).removeprefix("Value error, ")
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
+def said(exc: BaseException | Invalid | str, lang: str = "en") -> str:
+    """What ``exc`` says in ``lang``: a keyed error's translation, else its English message."""
+    text = getattr(exc, "text", None)
+    return str(text(lang)) if callable(text) else str(exc)
+
+
+def field_problem(field: str | None, problem: str, lang: str = "en") -> str:
+    """``field: problem`` (``field：problem`` in Chinese), or the problem alone when no field is named."""
+    return message("service.field_problem", lang, field=field, problem=problem) if field else problem
+
+
+def validation_text(error: dict[str, Any], lang: str = "en") -> str:
+    """The request validator's (pydantic's) complaint about one field in ``lang``: its own English ``msg``, or the
+    message ``service.validation.<type>`` filled with its context; a ``ValueError`` of rankscope's validators says
+    itself (keyed).
+
+    >>> e = {"type": "greater_than_equal", "msg": "Input should be greater than or equal to 1", "ctx": {"ge": 1}}
+    >>> validation_text(e, "en"), validation_text(e, "zh")
+    ('Input should be greater than or equal to 1', '应大于或等于 1')
+    """
+    msg = str(error.get("msg", "invalid"))
+    ctx = dict(error.get("ctx") or {})
+    kind = str(error.get("type", ""))
+    if lang == "en":
+        return msg
+    if kind == "value_error" and callable(getattr(ctx.get("error"), "text", None)):
+        return said(ctx["error"], lang)
+    if f"service.validation.{kind}" not in messages(lang):
+        return msg
+    if kind == "literal_error":  # "'a', 'b' or 'c'": listed in the reader's language
+        ctx["expected"] = "、".join(p.strip() for p in str(ctx.get("expected", "")).replace(" or ", ", ").split(","))
+    try:
+        return message(f"service.validation.{kind}", lang, **ctx)
+    except (KeyError, IndexError, ValueError):  # a context this version of pydantic names otherwise
+        return msg
 
 
 def error_body(field: str | None, problem: str, **extra: Any) -> dict[str, Any]:
@@ -37,20 +105,26 @@ def error_body(field: str | None, problem: str, **extra: Any) -> dict[str, Any]:
     return {"detail": summary, "errors": [item]}
 
 
-def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[str, str] | None = None) -> Response:
-    """JSON for the API; for a dashboard page the same problem as an HTML page."""
+def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[str, str] | None = None,
+             page: Callable[[str], str] | None = None) -> Response:
+    """JSON for the API (in English); for a dashboard page the same problem as an HTML page, said in the page's
+    language by ``page(lang)`` (the English ``detail`` without it)."""
     if request.url.path.startswith("/api/") or status in (401, 405):
         return JSONResponse(body, status_code=status, headers=headers)
-    from rankscope.service.web.pages import error_page
+    from rankscope.service.web.pages import error_page, lang_of
 
-    return error_page(request, status, str(body["detail"]))
+    return error_page(request, status, page(lang_of(request)) if page is not None else str(body["detail"]))
 
 
-def _field_error(request: Request, field: str, exc: Exception | str, status: int) -> Response:
+def _field_error(request: Request, field: str, exc: Exception | Invalid | str, status: int,
+                 speaker: Exception | None = None) -> Response:
+    """``exc`` as the answer naming ``field``; a page says it as ``speaker`` (the keyed error that carries it, when
+    ``exc`` is only its English sentence) says itself."""
     extra: dict[str, Any] = {}
     if isinstance(exc, UnknownMetricError):
         extra["suggestions"] = exc.suggestions
-    return _respond(request, error_body(field, str(exc), **extra), status)
+    return _respond(request, error_body(field, str(exc), **extra), status,
+                    page=lambda lang: field_problem(field, said(speaker or exc, lang), lang))
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -69,11 +143,17 @@ def install_error_handlers(app: FastAPI) -> None:
         errors = [{"field": _loc(tuple(e.get("loc", ()))), "problem": str(e.get("msg", "invalid"))}
                   for e in exc.errors()]
         summary = "; ".join(f"{e['field']}: {e['problem']}" for e in errors[:5])
-        return _respond(req, {"detail": summary, "errors": errors}, 422)
+
+        def page(lang: str) -> str:
+            problems = [field_problem(_loc(tuple(e.get("loc", ()))), validation_text(e, lang), lang)
+                        for e in exc.errors()[:5]]
+            return ("；" if lang == "zh" else "; ").join(problems)
+
+        return _respond(req, {"detail": summary, "errors": errors}, 422, page=page)
 
     @app.exception_handler(FieldError)
     async def _field(req: Request, exc: FieldError) -> Response:
-        return _field_error(req, exc.field, exc.error, exc.status)
+        return _field_error(req, exc.field, exc.error, exc.status, speaker=exc)
 
     @app.exception_handler(UploadError)
     async def _upload(req: Request, exc: UploadError) -> Response:
@@ -85,7 +165,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(NotFound)
     async def _not_found(req: Request, exc: NotFound) -> Response:
-        return _respond(req, error_body(exc.field, str(exc)), 404 if exc.field == "path" else 422)
+        return _respond(req, error_body(exc.field, str(exc)), 404 if exc.field == "path" else 422,
+                        page=lambda lang: field_problem(exc.field, exc.text(lang), lang))
 
     @app.exception_handler(RankscopeError)
     async def _rankscope(req: Request, exc: RankscopeError) -> Response:
@@ -95,4 +176,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(req: Request, exc: StarletteHTTPException) -> Response:
         field = getattr(exc, "field", None)
-        return _respond(req, error_body(field, str(exc.detail)), exc.status_code, getattr(exc, "headers", None))
+
+        def page(lang: str) -> str:  # Starlette's own answer (404 Not Found: no such page) in the page's language
+            key = f"service.http.{exc.status_code}"
+            return message(key, lang) if exc.detail == message(key) else field_problem(field, str(exc.detail), lang)
+
+        return _respond(req, error_body(field, str(exc.detail)), exc.status_code, getattr(exc, "headers", None),
+                        page=page if f"service.http.{exc.status_code}" in messages("en") else None)

@@ -12,6 +12,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import PlainTextResponse
 from sqlalchemy.orm import Session
 
+from rankscope.errors import Items, Said
 from rankscope.service import store
 from rankscope.service.api.deps import check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -56,12 +57,15 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                         provenance: Uploaded | None, order: str) -> int:
     """Read the uploads, check that every pool query and document has a text, store the task (API and dashboard)."""
     if test_set_id is not None and (queries or corpus):
-        raise FieldError("test_set_id", "give either a test set of the service or queries/corpus files, not both")
+        raise FieldError("test_set_id", "give either a test set of the service or queries/corpus files, not both"
+                         ).keyed("service.texts_twice")
     if test_set_id is None and queries is None:
         raise FieldError("test_set_id", "the pool needs texts: give test_set_id (a test set of the service) or "
-                                        "a queries file (and a corpus file unless it holds both)")
+                                        "a queries file (and a corpus file unless it holds both)").keyed(
+            "service.no_texts")
     if provenance is not None and labels is None:
-        raise FieldError("provenance", "a provenance file goes with a labels file (the qrels it describes)")
+        raise FieldError("provenance", "a provenance file goes with a labels file (the qrels it describes)").keyed(
+            "service.provenance_alone")
     label = check_name(name, "name", Path(pool.filename).name.split(".")[0] or "pool")
     with upload_dir() as tmp:
         records = read_pool_upload(tmp, counter, pool)
@@ -71,7 +75,8 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
             with db.read() as s:
                 ts = store.get_testset(s, test_set_id, "test_set_id")
                 q_texts, d_texts = store.testset_texts(s, test_set_id, qids, dids)
-            fields, source = ("test_set_id", "test_set_id"), f"test set {ts.id} {ts.name!r}"
+            fields = ("test_set_id", "test_set_id")
+            source: str | Said = Said("error.service.source_testset", (("id", ts.id), ("name", ts.name)))
         else:
             assert queries is not None
             if corpus is not None:
@@ -81,7 +86,8 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                 both = read_texts_upload(tmp, counter, queries, ("queries", "corpus"))
                 q_texts, d_texts = both["queries"], both["corpus"]
             fields = ("queries", "corpus" if corpus is not None else "queries")
-            source = queries.filename + (f" and {corpus.filename}" if corpus is not None else "")
+            source = queries.filename if corpus is None else Said(
+                "error.service.source_files", (("first", queries.filename), ("second", corpus.filename)))
         pre = read_prelabels_upload(tmp, counter, labels, provenance) if labels is not None else None
     parsed = build_task(records, q_texts, d_texts, texts_field=fields, texts_source=source, prelabels=pre,
                         order=order)
@@ -140,9 +146,16 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
     if annotator not in names:
         import difflib
 
-        close = difflib.get_close_matches(annotator, names, n=3)
-        hint = f"; did you mean: {', '.join(close)}?" if close else f"; annotators: {', '.join(names) or 'none yet'}"
-        raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}{hint}")
+        close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
+        if close.items:
+            raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
+                                          f"did you mean: {close}?").keyed("service.unknown_annotator_suggest",
+                                                                           annotator=annotator, task=task_id,
+                                                                           close=close)
+        known = Items(tuple(names)) if names else Said("error.service.none_yet")
+        raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
+                                      f"annotators: {known}").keyed("service.unknown_annotator", annotator=annotator,
+                                                                    task=task_id, names=known)
 
 
 def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
@@ -163,7 +176,8 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
     labels, summary = export_labels(graded, pre, n_items=n_items, merge=merge, skipped=skipped,
                                     with_prelabels=prelabels)
     if len(labels.qrels) == 0:
-        raise FieldError("path", f"judging task {task_id}: no item has a grade yet, nothing to export", status=409)
+        raise FieldError("path", f"judging task {task_id}: no item has a grade yet, nothing to export",
+                         status=409).keyed("service.nothing_to_export", task=task_id)
     with tempfile.TemporaryDirectory(prefix="rankscope-export-") as tmp:
         side = labels.write(Path(tmp) / "judged.qrels")
         return ((Path(tmp) / "judged.qrels").read_text(encoding="utf-8"), side.read_text(encoding="utf-8"),
@@ -191,7 +205,7 @@ def upload_task(
 ) -> dict[str, Any]:
     up = _upload(pool, "pool")
     if up is None:
-        raise FieldError("pool", "upload the pool file")
+        raise FieldError("pool", "upload the pool file").keyed("service.no_pool_file")
     task_id = create_judging_task(db, counter, up, name=name, test_set_id=test_set_id,
                                   queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
                                   labels=_upload(labels, "labels"), provenance=_upload(provenance, "provenance"),
@@ -243,13 +257,13 @@ def next_item(task_id: TaskId, annotator: Annotated[str, QueryParam(min_length=1
              summary="Judge an item (a grade 0-3, or skip); judging it again replaces the judgment")
 def judge(task_id: TaskId, body: JudgmentIn, db: Database = Depends(get_db)) -> dict[str, Any]:
     if body.skip and body.grade is not None:
-        raise FieldError("grade", "give a grade or skip, not both")
+        raise FieldError("grade", "give a grade or skip, not both").keyed("service.grade_and_skip")
     if not body.skip and body.grade is None:
-        raise FieldError("grade", "give a grade from 0 to 3, or skip: true")
+        raise FieldError("grade", "give a grade from 0 to 3, or skip: true").keyed("service.no_grade")
     with db.read() as s:
         store.get_task(s, task_id)
     if "\x00" in body.note:
-        raise FieldError("note", "must not contain NUL characters")
+        raise FieldError("note", "must not contain NUL characters").keyed("service.nul")
     j = store.save_judgment(db, task_id, body.item_id, body.annotator, body.grade, body.note.strip(),
                             body.prelabel_shown)
     with db.read() as s:

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
 from rankscope.choices import Missing, ScorePrecision, Unjudged
+from rankscope.errors import InvalidParameterError
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
@@ -23,7 +24,7 @@ DEFAULT_METRICS = list(_DEFAULT_METRICS)  # the library's and the command line's
 
 def _printable(value: str) -> str:
     if any(ord(c) < 32 and c not in "\t" for c in value):
-        raise ValueError("must not contain control characters")
+        raise InvalidParameterError("must not contain control characters").keyed("service.control_characters")
     return value
 
 
@@ -179,9 +180,9 @@ class ReportPending(BaseModel):
 def _annotator(value: str) -> str:
     value = value.strip()
     if not value:
-        raise ValueError("must not be empty")
+        raise InvalidParameterError("must not be empty").keyed("service.empty_annotator")
     if any(ord(c) < 32 or c == "," for c in value):
-        raise ValueError("must not contain commas or control characters")
+        raise InvalidParameterError("must not contain commas or control characters").keyed("service.annotator_chars")
     return value
 
 

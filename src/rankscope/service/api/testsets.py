@@ -36,7 +36,7 @@ def upload_testset(
     filename = Path(file.filename or "file").name
     label = check_name(name, "name", Path(filename).stem)
     if "\x00" in description:
-        raise FieldError("description", "must not contain NUL characters")
+        raise FieldError("description", "must not contain NUL characters").keyed("service.nul")
     extra = Uploaded(queries.file, Path(queries.filename).name, "queries") if queries and queries.filename else None
     with upload_dir() as tmp:
         parsed = read_testset_upload(tmp, counter, Uploaded(file.file, filename), format, queries=extra, split=split)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rankscope.data import Run
-from rankscope.errors import RankscopeError
+from rankscope.errors import RankscopeError, Said
 from rankscope.retrieval.cache import QueryOutcome
 from rankscope.service import store
 from rankscope.service.db import Database, Job
@@ -131,7 +131,8 @@ def finish_live_job(db: Database, job: Job) -> None:
         rows = store.live_run_rows(s, job.id)
         if not rows:
             first = store.first_live_error(s, job.id)
-            raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}")
+            raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}").keyed(
+                "service.no_answer", first=first or Said("error.service.none"))
         qs: list[str] = []
         ds: list[str] = []
         vs: list[float] = []

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rankscope.errors import ParseError, RankscopeError
+from rankscope.errors import Items, ParseError, RankscopeError, Said
 from rankscope.service.ingest import MAX_DOC_CHARS, Uploaded, UploadError, named_errors
 from rankscope.service.uploads import Counter, spool
 
@@ -45,7 +45,7 @@ class ParsedTask:
 
 def _nonempty(path: Path, up: Uploaded) -> None:
     if path.stat().st_size == 0:
-        raise UploadError(up.field, "the uploaded file is empty")
+        raise UploadError(up.field, "the uploaded file is empty").keyed("service.empty_upload")
 
 
 def read_pool_upload(tmp: Path, counter: Counter, up: Uploaded) -> list[dict[str, Any]]:
@@ -79,7 +79,8 @@ def read_texts_upload(tmp: Path, counter: Counter, up: Uploaded, kinds: tuple[st
             try:
                 out[kind] = read_texts(path, "queries" if kind == "queries" else "corpus")
             except OSError as exc:
-                raise ParseError(str(exc.strerror or exc), source=up.filename) from None
+                raise ParseError(str(exc.strerror or exc), source=up.filename).keyed(
+                    "service.os_error", reason=exc.strerror or exc) from None
     return out
 
 
@@ -114,18 +115,22 @@ def _order(records: list[dict[str, Any]], order: str) -> list[dict[str, Any]]:
     return out
 
 
-def _missing(what: str, ids: list[str], total: int, source: str) -> str:
-    sample = ", ".join(repr(i) for i in ids[:5])
-    return f"{len(ids)} of {total} {what} of the pool have no text in {source} (e.g. {sample})"
+def _missing(field: str, what: str, ids: list[str], total: int, source: str | Said) -> UploadError:
+    """``field``: n of the pool's ``what`` (``queries``, ``documents``) have no text in ``source``."""
+    sample = Items(tuple(ids[:5]), quote=True)
+    return UploadError(field, f"{len(ids)} of {total} {what} of the pool have no text in {source} (e.g. {sample})"
+                       ).keyed("service.no_text", n=len(ids), total=total, what=Said(f"error.service.{what}"),
+                               source=source, sample=sample)
 
 
 def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_texts: dict[str, str], *,
-               texts_field: tuple[str, str], texts_source: str, prelabels: Any = None, order: str = "shuffled",
+               texts_field: tuple[str, str], texts_source: str | Said, prelabels: Any = None, order: str = "shuffled",
                max_doc_chars: int = MAX_DOC_CHARS) -> ParsedTask:
     """Items, texts and counts of a judging task (see the module docstring).
 
     ``texts_field`` names the request fields of the query and document texts (for the errors),
-    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``).
+    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``; a :class:`Said` phrase is
+    said in the reader's language in the errors).
 
     >>> recs = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {"bm25": 1}}]
     >>> task = build_task(recs, {"q1": "what"}, {"d1": "x" * 12}, texts_field=("queries", "corpus"),
@@ -134,15 +139,17 @@ def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_t
     ([('d1', 'xxxxxxxxxx', 12)], 1)
     """
     if order not in ORDERS:
-        raise UploadError("order", f"must be one of {', '.join(ORDERS)}; got {order!r}")
+        orders = Items(ORDERS)
+        raise UploadError("order", f"must be one of {orders}; got {order!r}").keyed("service.one_of", choices=orders,
+                                                                                    value=order)
     qids = list(dict.fromkeys(r["query_id"] for r in records))
     dids = list(dict.fromkeys(r["doc_id"] for r in records))
     no_q = [q for q in qids if not (query_texts.get(q) or "").strip()]
     if no_q:
-        raise UploadError(texts_field[0], _missing("queries", no_q, len(qids), texts_source))
+        raise _missing(texts_field[0], "queries", no_q, len(qids), texts_source)
     no_d = [d for d in dids if not (doc_texts.get(d) or "").strip()]
     if no_d:
-        raise UploadError(texts_field[1], _missing("documents", no_d, len(dids), texts_source))
+        raise _missing(texts_field[1], "documents", no_d, len(dids), texts_source)
     docs = [(d, doc_texts[d][:max_doc_chars], len(doc_texts[d])) for d in dids]
     pre: dict[tuple[str, str], dict[str, Any]] = {}
     outside = 0
@@ -162,7 +169,7 @@ def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_t
             "runs": rec["runs"] or None, "prelabel": p["grade"] if p else None,
             "prelabel_source": p["source"] if p else None, "prelabel_model": (p["model"] or None) if p else None,
             "prelabel_prompt": (p["prompt"] or None) if p else None, "prelabel_error": p["error"] if p else None})
-    info = {"texts": texts_source, "order": order, "max_doc_chars": max_doc_chars,
+    info = {"texts": str(texts_source), "order": order, "max_doc_chars": max_doc_chars,
             "docs_cut": sum(1 for _, t, n in docs if n > len(t)),
             "prelabels": len(pre), "prelabels_failed": sum(1 for p in pre.values() if p["grade"] is None),
             "prelabels_outside_pool": outside,

@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from rankscope.errors import Keyed, Said
 from rankscope.service.db import Database
 
 __all__ = ["NotFound", "insert_rows", "fetch", "CHUNK"]
@@ -14,13 +15,27 @@ M = TypeVar("M")
 CHUNK = 2000
 
 
-class NotFound(LookupError):
-    """A referenced object does not exist; ``what`` names it (``"test set 3"``), ``field`` the request field."""
+class NotFound(Keyed, LookupError):
+    """A referenced object does not exist; ``what`` names it (``"test set 3"``), ``field`` the request field.
+
+    Keyed as rankscope's errors are (``error.service.not_found``, filled with the object said in the reader's
+    language), so that the dashboard says it in the page's language:
+
+    >>> NotFound.of("test set", 3).text("zh")
+    '未找到测试集 3'
+    """
 
     def __init__(self, what: str, field: str = "path") -> None:
         self.what = what
         self.field = field
         super().__init__(f"{what} not found")
+
+    @classmethod
+    def of(cls, what: str, key: Any, field: str = "path", **more: Any) -> NotFound:
+        """``<what> <key> not found`` (``what``: ``test set``, ``run``, ``evaluation``, ``judging task``, or ``item``
+        with the task in ``more``), said in every language by message ``error.service.what.<what>``."""
+        said = Said(f"error.service.what.{what.replace(' ', '_')}", (("key", key), *more.items()))
+        return cls(str(said), field).keyed("service.not_found", what=said)
 
 
 def insert_rows(db: Database, session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
@@ -33,5 +48,5 @@ def fetch(s: Session, model: type[M], key: Any, what: str, field: str) -> M:
     """The row of ``model`` with primary key ``key``, or :class:`NotFound` naming ``what`` and the request field."""
     row = s.get(model, key)
     if row is None:
-        raise NotFound(f"{what} {key}", field)
+        raise NotFound.of(what, key, field)
     return row

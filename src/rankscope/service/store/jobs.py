@@ -31,7 +31,7 @@ def validate_metrics(metrics: Iterable[str]) -> list[str]:
 
     names = [str(m) for m in metrics]
     if not names:
-        raise InvalidParameterError("metrics: give at least one metric")
+        raise InvalidParameterError("metrics: give at least one metric").keyed("service.no_metric")
     parse_metrics(names)
     return names
 
@@ -46,7 +46,8 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
             rec = get_run(s, rid, "run_ids")
             if rec.test_set_id != test_set_id:
                 raise InvalidParameterError(
-                    f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}")
+                    f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}"
+                ).keyed("service.job_run_of_other_testset", run=rid, belongs=rec.test_set_id, test_set=test_set_id)
             if kind == "evaluate" and rec.n_judged == 0:
                 _no_common_query(ts, rec)
         runs = list(dict.fromkeys(run_ids or []))
@@ -70,7 +71,8 @@ def _no_common_query(ts: TestSet, rec: RunRecord) -> None:
     try:
         Evaluator(load_qrels(ts), ["P@1"]).evaluate(load_run(rec))
     except RankscopeError as exc:
-        raise InvalidParameterError(f"run_ids: run {rec.id}: {exc}") from None
+        raise InvalidParameterError(f"run_ids: run {rec.id}: {exc}").keyed("service.job_run_problem", run=rec.id,
+                                                                           reason=exc) from None
 
 
 def get_job(s: Session, job_id: str) -> Job:

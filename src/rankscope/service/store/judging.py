@@ -81,7 +81,7 @@ def get_item(s: Session, task_id: int, item_id: int, field: str = "path") -> Jud
     """An item of the task (:class:`NotFound` naming ``field`` when it does not exist or belongs to another task)."""
     item = s.get(JudgingItem, item_id)
     if item is None or item.task_id != task_id:
-        raise NotFound(f"item {item_id} of judging task {task_id}", field)
+        raise NotFound.of("item", item_id, field, task=task_id)
     return item
 
 

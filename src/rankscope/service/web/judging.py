@@ -24,7 +24,7 @@ from rankscope.service.db import Database
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
 from rankscope.service.web.judging_views import check_annotator, judge_view, judging_list_view, task_view
-from rankscope.service.web.pages import _form_id, _problem, _see, render
+from rankscope.service.web.pages import _form_id, _problem, _see, lang_of, render
 
 __all__ = ["router", "ANNOTATOR_COOKIE"]
 
@@ -53,15 +53,15 @@ def judging_upload(request: Request, pool: UploadFile, name: str = Form(""), tes
     try:
         up = _upload(pool, "pool")
         if up is None:
-            raise FieldError("pool", "choose the pool file")
+            raise FieldError("pool", "choose the pool file").keyed("service.choose_pool_file")
         task_id = create_judging_task(
             db, counter, up, name=name or None, test_set_id=_form_id(test_set_id, "test_set_id") if test_set_id
             else None, queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
             labels=_upload(labels, "labels"), provenance=_upload(provenance, "provenance"), order=order)
     except LimitExceeded as exc:
-        return _list_page(request, db, _problem(exc), 413)
+        return _list_page(request, db, _problem(exc, lang_of(request)), 413)
     except (FieldError, RankscopeError, NotFound) as exc:
-        return _list_page(request, db, _problem(exc), 422)
+        return _list_page(request, db, _problem(exc, lang_of(request)), 422)
     return _see(f"/judging/{task_id}")
 
 
@@ -70,7 +70,7 @@ def task_page(request: Request, task_id: TaskId, relevance_level: Annotated[int,
               annotator: Annotated[str, QueryParam(max_length=100)] = "",
               merge: Literal["median", "min", "max"] = "median", prelabels: bool = False,
               db: Database = Depends(get_db)) -> HTMLResponse:
-    ctx = task_view(db, task_id, relevance_level, annotator or None, merge, prelabels)
+    ctx = task_view(db, task_id, relevance_level, annotator or None, merge, prelabels, lang_of(request))
     query = {"annotator": ctx["export"]["annotator"], "merge": merge, "prelabels": str(prelabels).lower()}
     ctx["export"]["query"] = urlencode({k: v for k, v in query.items() if v})
     return render(request, "judging_task.html", "judging", me=_me(request), **ctx)
@@ -99,7 +99,8 @@ async def judge_submit(request: Request, task_id: TaskId, db: Database = Depends
     item_id = _form_id(form.get("item_id"), "item_id")
     choice = str(form.get("grade", "")).strip()
     if choice not in ("0", "1", "2", "3", "skip"):
-        raise FieldError("grade", f"expected 0, 1, 2, 3 or skip, got {choice[:20]!r}")
+        raise FieldError("grade", f"expected 0, 1, 2, 3 or skip, got {choice[:20]!r}").keyed(
+            "service.bad_grade", value=choice[:20])
     note = str(form.get("note", "")).replace("\x00", "").strip()[:5000]
     shown = str(form.get("prelabel_shown", "")) == "1"
     store.save_judgment(db, task_id, item_id, who, None if choice == "skip" else int(choice), note, shown)

@@ -14,13 +14,13 @@ def check_annotator(value: str | None) -> str:
     """An annotator name from a form or URL, checked as the API checks it (422 naming ``annotator``)."""
     from pydantic import TypeAdapter, ValidationError
 
-    from rankscope.service.api.errors import FieldError
+    from rankscope.service.api.errors import FieldError, Invalid
     from rankscope.service.api.schemas import Annotator
 
     try:
         return str(TypeAdapter(Annotator).validate_python(value or ""))
     except ValidationError as exc:
-        raise FieldError("annotator", str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+        raise FieldError("annotator", Invalid(dict(exc.errors()[0]))) from None
 
 
 def fmt_kappa(k: dict[str, Any] | None) -> str:
@@ -46,8 +46,9 @@ def judging_list_view(db: Database) -> dict[str, Any]:
 
 
 def task_view(db: Database, task_id: int, relevance_level: int, annotator: str | None, merge: str,
-              prelabels: bool) -> dict[str, Any]:
-    """The overview of a task: progress per annotator and per query, agreement, the export and what it holds."""
+              prelabels: bool, lang: str = "en") -> dict[str, Any]:
+    """The overview of a task: progress per annotator and per query, agreement, the export and what it holds (a
+    problem of the export said in ``lang``)."""
     from rankscope.service.api.errors import FieldError
     from rankscope.service.api.judging import agreement_of, export_for, task_out
 
@@ -60,7 +61,7 @@ def task_view(db: Database, task_id: int, relevance_level: int, annotator: str |
     try:
         _, _, export["summary"] = export_for(db, task_id, export["annotator"] or None, merge, prelabels)
     except FieldError as exc:
-        export["problem"] = str(exc.error)
+        export["problem"] = exc.text(lang)
     agr = agreement_of(db, task_id, relevance_level)
     for row in agr["pairs"] + agr["prelabels"]:
         row["kb"], row["kw"] = fmt_kappa(row["kappa_binary"]), fmt_kappa(row["kappa_weighted"])

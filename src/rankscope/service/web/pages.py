@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from rankscope.errors import RankscopeError
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool, new_counter
-from rankscope.service.api.errors import FieldError
+from rankscope.service.api.errors import FieldError, field_problem, said
 from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID
 from rankscope.service.db import Database
 from rankscope.service.ingest import UploadError
@@ -76,7 +76,8 @@ def render(request: Request, template: str, section: str = "", status: int = 200
 
 
 def error_page(request: Request, status: int, problem: str) -> HTMLResponse:
-    """The dashboard's answer to a bad id or parameter (404 / 422): a page, not JSON."""
+    """The dashboard's answer to a bad id or parameter (404 / 422): a page, not JSON; ``problem`` is said in the
+    page's language (:func:`lang_of`)."""
     return render(request, "error.html", status=status, error=problem)
 
 
@@ -84,7 +85,8 @@ def _form_id(value: object, field: str) -> int:
     """A positive database id from a form or query field (422 naming the field otherwise)."""
     text = str(value or "").strip()
     if not text.isdigit() or not 1 <= int(text) <= MAX_ID:
-        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}")
+        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}").keyed(
+            "service.bad_id", max=MAX_ID, value=text[:30])
     return int(text)
 
 
@@ -92,12 +94,11 @@ def _see(url: str) -> RedirectResponse:
     return RedirectResponse(url, status_code=303)
 
 
-def _problem(exc: Exception) -> str:
-    if isinstance(exc, FieldError):
-        return f"{exc.field}: {exc.error}"
-    if isinstance(exc, (UploadError, LimitExceeded)):
-        return f"{exc.field}: {exc}"
-    return str(exc)
+def _problem(exc: Exception, lang: str) -> str:
+    """A user's mistake as the page shows it, in the page's language: ``field: problem`` when it names a field."""
+    if isinstance(exc, (FieldError, UploadError, LimitExceeded)):
+        return field_problem(exc.field, said(exc, lang), lang)
+    return said(exc, lang)
 
 
 @web_router.get("/")
@@ -127,9 +128,9 @@ def testsets_upload(request: Request, file: UploadFile, format: str = Form("json
                             queries=queries if queries is not None and queries.filename else None, split="test",
                             db=db, counter=counter)
     except LimitExceeded as exc:
-        return _testsets_page(request, db, _problem(exc), 413)
+        return _testsets_page(request, db, _problem(exc, lang_of(request)), 413)
     except (FieldError, RankscopeError, NotFound) as exc:
-        return _testsets_page(request, db, _problem(exc), 422)
+        return _testsets_page(request, db, _problem(exc, lang_of(request)), 422)
     return _see(f"/testsets/{ts.id}")
 
 
@@ -158,9 +159,9 @@ def runs_upload(request: Request, file: UploadFile, test_set_id: Annotated[int, 
         upload_run(test_set_id=test_set_id, file=file, format=format, name=name or None,  # type: ignore[arg-type]
                    db=db, counter=counter)
     except LimitExceeded as exc:
-        return _testset_page(request, db, test_set_id, _problem(exc), 413)
+        return _testset_page(request, db, test_set_id, _problem(exc, lang_of(request)), 413)
     except (FieldError, RankscopeError) as exc:
-        return _testset_page(request, db, test_set_id, _problem(exc), 422)
+        return _testset_page(request, db, test_set_id, _problem(exc, lang_of(request)), 422)
     return _see(f"/testsets/{test_set_id}")
 
 
@@ -193,7 +194,7 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
     try:
         run_ids = [_form_id(v, "run_ids") for v in form.getlist("run_ids")]
         if not run_ids:
-            raise FieldError("run_ids", "tick at least one run")
+            raise FieldError("run_ids", "tick at least one run").keyed("service.tick_a_run")
         metrics = store.validate_metrics(text.split())
         with db.read() as s:
             names = [store.get_run(s, rid, "run_ids").name for rid in run_ids]
@@ -204,7 +205,7 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
                                                                 "unjudged": unjudged}, name,
                                   run_ids=run_ids)
     except (FieldError, RankscopeError, NotFound) as exc:
-        return _testset_page(request, db, test_set_id, _problem(exc), 422)
+        return _testset_page(request, db, test_set_id, _problem(exc, lang_of(request)), 422)
     pool.wake()
     return _see(f"/evaluations/{job_id}")
 
@@ -234,7 +235,7 @@ def compare_page(request: Request, test_set_id: OptionalId = None, baseline: Opt
         ctx = run_compare_view(db, test_set_id, chosen, baseline, metrics, lang_of(request))
     except (FieldError, RankscopeError, NotFound) as exc:
         ctx = run_compare_view(db, test_set_id, [], baseline, metrics, lang_of(request))
-        ctx["error"] = _problem(exc)
+        ctx["error"] = _problem(exc, lang_of(request))
     return render(request, "compare.html", "compare", **ctx)
 
 

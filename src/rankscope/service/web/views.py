@@ -142,12 +142,17 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         "refresh": 2 if info["status"] in ("queued", "running") else None,
     }
     if live is not None:
+        from rankscope.service.jobs.live import NO_TEXT
+        from rankscope.service.web.i18n import translate
+
+        # the service's own reason is said in the page's language; a retriever's (HTTP status, transport error) as is
+        errors = {q: translate(lang, "live.not_asked") if e == NO_TEXT else e for q, e in live["errors"].items()}
         kinds: dict[str, int] = {}
-        for e in live["errors"].values():
+        for e in errors.values():
             kinds[e] = kinds.get(e, 0) + 1
         ctx["live"] = {**live, "latency": latency_summary(live["latencies_ms"]), "url": job.params.get("retriever_url"),
                        "kinds": sorted(kinds.items(), key=lambda kv: -kv[1])[:20],
-                       "failed_list": sorted(live["errors"].items())[:200]}
+                       "failed_list": sorted(errors.items())[:200]}
     done = [r for r in info["runs"] if r["means"] is not None]
     if info["status"] != "done" or not done:
         return ctx
