@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
 from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
+from rankscope.data._places import said
 from rankscope.data._segments import sort_segments
 from rankscope.data._strings import fingerprint, fingerprint_alongside
 from rankscope.errors import DuplicateEntryError, RankscopeError
@@ -72,13 +73,14 @@ class IdTable:
     _starts: np.ndarray | None
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
-        q = as_string_array(query, "query id", keep_chunks=True)
-        d = as_string_array(doc, "doc id", keep_chunks=True)
+        q = as_string_array(query, said("error.data.field.query_id"), keep_chunks=True)
+        d = as_string_array(doc, said("error.data.field.doc_id"), keep_chunks=True)
         if not (len(q) == len(d) == len(values)):
             raise RankscopeError(
                 f"columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
                 f"{len(values)} {self._value_name}s"
-            )
+            ).keyed("data.columns_differ", queries=len(q), docs=len(d), values=len(values),
+                    what=said(f"error.data.column.{self._value_name}"))
         self._docs, self._dcode, self._doc_ids, self._fp = d, None, None, None
         self.values = values
         if len(d) < _FINGERPRINT_MIN_ROWS:
@@ -203,7 +205,7 @@ class IdTable:
         qid, did = self.query_ids[self.qcode[row]], self.doc_ids[int(self.dcode[row])].as_py()
         raise DuplicateEntryError(
             f"duplicate {kind} entry for query {qid!r}, document {did!r} (rows {first} and {row})",
-        ).with_rows(first, row)
+        ).keyed(f"data.duplicate_{kind}_entry", query=qid, doc=did, first=first, row=row).with_rows(first, row)
 
     def _keep_rows(self: T, keep: np.ndarray) -> T:
         """A copy holding only the rows ``keep`` (a boolean mask or row indices)."""

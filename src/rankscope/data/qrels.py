@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.data._columns import as_int_array
+from rankscope.data._places import said
 from rankscope.data._table import IdTable
 
 __all__ = ["Qrels"]
@@ -35,7 +36,7 @@ class Qrels(IdTable):
     _value_name = "relevance"
 
     def __init__(self, query: Any, doc: Any, grade: Any) -> None:
-        self._init_columns(query, doc, as_int_array(grade, "relevance grade"))
+        self._init_columns(query, doc, as_int_array(grade, said("error.data.field.grade")))
         dups = self._duplicate_rows()
         if len(dups):
             self._raise_duplicate(int(dups[0]), "qrels")

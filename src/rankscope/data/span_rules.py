@@ -64,11 +64,14 @@ class ChunkRule:
 
     def __post_init__(self) -> None:
         if self.kind not in ("chars", "fraction"):
-            raise InvalidParameterError(f"a chunk rule is 'chars' or 'fraction', got {self.kind!r}")
+            raise InvalidParameterError(f"a chunk rule is 'chars' or 'fraction', got {self.kind!r}").keyed(
+                "data.rule_kind", value=self.kind)
         if self.kind == "chars" and (self.value < 1 or self.value != int(self.value)):
-            raise InvalidParameterError(f"rule chars>=N needs a whole number N >= 1, got {self.value!r}")
+            raise InvalidParameterError(f"rule chars>=N needs a whole number N >= 1, got {self.value!r}").keyed(
+                "data.rule_chars", value=self.value)
         if self.kind == "fraction" and not 0 < self.value <= 1:
-            raise InvalidParameterError(f"rule fraction>=F needs 0 < F <= 1, got {self.value!r}")
+            raise InvalidParameterError(f"rule fraction>=F needs 0 < F <= 1, got {self.value!r}").keyed(
+                "data.rule_fraction", value=self.value)
 
     @classmethod
     def parse(cls, rule: str | ChunkRule) -> ChunkRule:
@@ -76,7 +79,8 @@ class ChunkRule:
         if isinstance(rule, ChunkRule):
             return rule
         if not isinstance(rule, str):
-            raise InvalidParameterError(f"rule must be a string such as 'chars>=20', got {rule!r}")
+            raise InvalidParameterError(f"rule must be a string such as 'chars>=20', got {rule!r}").keyed(
+                "data.rule_type", value=rule)
         text = rule.strip().lower()
         if text in ("any", "overlap"):
             return cls("chars", 1.0)
@@ -85,11 +89,12 @@ class ChunkRule:
         m = _RULE.match(text)
         if m is None:
             raise InvalidParameterError(f"unknown chunk rule {rule!r}; use 'any', 'contains', 'chars>=N' "
-                                        "or 'fraction>=F'")
+                                        "or 'fraction>=F'").keyed("data.rule_unknown", rule=rule)
         try:
             value = float(m.group(2))
         except ValueError:
-            raise InvalidParameterError(f"unknown chunk rule {rule!r}: {m.group(2)!r} is not a number") from None
+            raise InvalidParameterError(f"unknown chunk rule {rule!r}: {m.group(2)!r} is not a number").keyed(
+                "data.rule_not_number", rule=rule, value=m.group(2)) from None
         return cls(m.group(1), value)
 
     def __str__(self) -> str:

@@ -24,15 +24,16 @@ judged with its grade (0 = judged non-relevant).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from rankscope.data._places import Where, said
 from rankscope.data.qrels import Qrels
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import DuplicateEntryError, InvalidParameterError, RankscopeError, RankscopeWarning, Said
+from rankscope.errors import DuplicateEntryError, InvalidParameterError, Items, RankscopeError, RankscopeWarning, Said
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
@@ -80,14 +81,13 @@ class LoadIssue:
         return self.message if lang == "en" or said is None else said.text(lang)
 
     def warning(self) -> TestSetWarning:
-        """The finding as a warning, keyed ``warning.testset.placed`` (source, where, what was found)."""
-        warning = TestSetWarning(str(self))
-        said = self.said()
-        if said is None:
-            return warning
+        """The finding as a warning, keyed ``warning.testset.placed`` (source, where, what was found; a finding made
+        without a key says its English message as it is)."""
+        found = self.said() or said("warning.testset.problem", said=self.message)
         if not self.where:
-            return warning.keyed("testset.placed_file", source=self.source, said=said)
-        return warning.keyed("testset.placed", source=self.source, where=Where(self.where), said=said)
+            return TestSetWarning(str(self)).keyed("testset.placed_file", source=self.source, said=found)
+        return TestSetWarning(str(self)).keyed("testset.placed", source=self.source, where=Where(self.where),
+                                               said=found)
 
     def text(self, lang: str = "en") -> str:
         """The finding as one sentence in ``lang``."""
@@ -97,25 +97,6 @@ class LoadIssue:
         """A JSON-ready dict."""
         return {"source": self.source, "where": self.where, "field": self.field, "message": self.message,
                 "severity": self.severity, "count": self.count}
-
-
-@dataclass(frozen=True)
-class Where:
-    """A place in a test set file (``record 3``, ``line 4``) said in the reader's language.
-
-    >>> Where("line 4").text("zh"), Where("record 0").text("en")
-    ('第 4 行', 'record 0')
-    """
-
-    where: str
-
-    def text(self, lang: str = "en") -> str:
-        kind, _, n = self.where.partition(" ")
-        if lang == "en" or kind not in ("record", "line") or not n.isdigit():
-            return self.where
-        from rankscope.interpret.i18n import message
-
-        return message(f"warning.testset.where_{kind}", lang, n=n)
 
 
 @dataclass(frozen=True)
@@ -136,7 +117,8 @@ class Query:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not isinstance(self.text, str):
-            raise InvalidParameterError(f"a query needs a string id and text, got {self.id!r}, {self.text!r}")
+            raise InvalidParameterError(f"a query needs a string id and text, got {self.id!r}, {self.text!r}").keyed(
+                "data.query_types", id=self.id, text=self.text)
         if isinstance(self.answers, str):
             object.__setattr__(self, "answers", (self.answers,))
         elif not isinstance(self.answers, tuple):
@@ -151,41 +133,55 @@ class Query:
         return (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
 
 
-def check_id(value: Any, what: str) -> str:
-    """``value`` as an id string; a null, empty or non-scalar id raises :class:`RankscopeError` naming ``what``.
+def check_id(value: Any, what: str | Said) -> str:
+    """``value`` as an id string; a null, empty or non-scalar id raises :class:`RankscopeError` naming ``what`` (a
+    :class:`~rankscope.errors.Said` is said in the reader's language).
 
     >>> check_id(7, "relevant_ids")
     '7'
     >>> check_id(None, "relevant_ids item 0")
     Traceback (most recent call last):
     rankscope.errors.RankscopeError: relevant_ids item 0: null id
+    >>> try:
+    ...     check_id(None, said("error.data.what_field", field="'id'"))
+    ... except RankscopeError as exc:
+    ...     print(exc.text("zh"))
+    字段 'id'：编号为空值（null）
     """
     if value is None:
-        raise RankscopeError(f"{what}: null id")
+        raise RankscopeError(f"{what}: null id").keyed("data.null_id", what=what)
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise RankscopeError(f"{what}: an id must be a string or an integer, got {value!r}")
+        raise RankscopeError(f"{what}: an id must be a string or an integer, got {value!r}").keyed(
+            "data.id_type", what=what, value=value)
     text = str(value)
     if not text.strip():
-        raise RankscopeError(f"{what}: empty id {text!r}")
+        raise RankscopeError(f"{what}: empty id {text!r}").keyed("data.empty_id", what=what, text=text)
     return text
 
 
-def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: str,
+def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: Said,
                fields: tuple[str, str] = ("relevant", "grades")) -> dict[str, int]:
     """Merge a list of relevant ids and/or a ``{doc: grade}`` mapping into ``{doc: grade}``.
 
-    Null, empty and non-scalar ids raise :class:`RankscopeError` naming ``where``, the field and the item.
+    Null, empty and non-scalar ids raise :class:`RankscopeError` naming ``where`` (``query 'q1'``), the field and the
+    item.
     """
     out: dict[str, Any] = {}
     rel_field, grade_field = fields
-    grades = {check_id(d, f"{where}: {grade_field} key {d!r}"): g for d, g in dict(grades or {}).items()}
+    grades = {check_id(d, said("error.data.what_key", where=where, field=grade_field, key=d)): g
+              for d, g in dict(grades or {}).items()}
     if isinstance(relevant, Mapping):
-        grades = {**{check_id(d, f"{where}: {rel_field} key {d!r}"): g for d, g in relevant.items()}, **grades}
+        grades = {**{check_id(d, said("error.data.what_key", where=where, field=rel_field, key=d)): g
+                     for d, g in relevant.items()}, **grades}
         relevant = []
     if isinstance(relevant, (str, int)) or relevant is None:
         relevant = [] if relevant is None else [relevant]
+    if not isinstance(relevant, Iterable):
+        kind = type(relevant).__name__
+        raise RankscopeError(f"{where}: {rel_field} must be a list of ids, got {kind}").keyed(
+            "data.relevant_not_list", where=where, field=rel_field, type=kind)
     for i, doc in enumerate(relevant):
-        doc = check_id(doc, f"{where}: {rel_field} item {i}")
+        doc = check_id(doc, said("error.data.what_item", where=where, field=rel_field, i=i))
         out[doc] = grades.get(doc, 1)
     for doc, grade in grades.items():
         out.setdefault(doc, grade)
@@ -193,7 +189,8 @@ def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: str,
         if isinstance(grade, float) and grade.is_integer():
             out[doc] = int(grade)
         elif isinstance(grade, bool) or not isinstance(grade, int):
-            raise RankscopeError(f"{where}: the grade of {doc!r} must be an integer, got {grade!r}")
+            raise RankscopeError(f"{where}: the grade of {doc!r} must be an integer, got {grade!r}").keyed(
+                "data.grade_not_int", where=where, doc=doc, grade=grade)
     return out
 
 
@@ -232,9 +229,11 @@ class TestSet:
         by_id: dict[str, Query] = {}
         for q in self.queries:
             if not isinstance(q, Query):
-                raise InvalidParameterError(f"queries must be Query objects, got {type(q).__name__}")
+                raise InvalidParameterError(f"queries must be Query objects, got {type(q).__name__}").keyed(
+                    "data.not_query", type=type(q).__name__)
             if q.id in by_id:
-                raise DuplicateEntryError(f"test set: query id {q.id!r} occurs twice")
+                raise DuplicateEntryError(f"test set: query id {q.id!r} occurs twice").keyed(
+                    "data.duplicate_query_id", id=q.id)
             by_id[q.id] = q
         self._by_id = by_id
         if qrels is None:
@@ -242,11 +241,11 @@ class TestSet:
         self.qrels: Qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
         stray = sorted(set(self.qrels.queries) - set(by_id))
         if stray:
-            more = f" (and {len(stray) - 3} more)" if len(stray) > 3 else ""
+            more = said("error.data.and_more", n=len(stray) - 3) if len(stray) > 3 else ""
+            shown = Items(tuple(stray[:3]), quote=True)
             raise RankscopeError(
-                f"test set: judgments for {len(stray)} query id(s) that are not among the queries: "
-                f"{', '.join(map(repr, stray[:3]))}{more}"
-            )
+                f"test set: judgments for {len(stray)} query id(s) that are not among the queries: {shown}{more}"
+            ).keyed("data.stray_judgments", n=len(stray), ids=shown, more=more)
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "testset"
         self.spans: SpanQrels | None = _checked_spans(spans, by_id, self.corpus)
@@ -335,7 +334,8 @@ class TestSet:
         for label, seq in (("relevant", relevant), ("grades", grades), ("ids", ids), ("answers", answers),
                            ("metadata", metadata)):
             if seq is not None and len(seq) != n:
-                raise InvalidParameterError(f"from_annotations: {label} has {len(seq)} entries for {n} queries")
+                raise InvalidParameterError(f"from_annotations: {label} has {len(seq)} entries for {n} queries").keyed(
+                    "data.annotations_length", label=label, n=len(seq), queries=n)
         built: list[Query] = []
         judg: dict[str, dict[str, int]] = {}
         for i, item in enumerate(queries):
@@ -352,7 +352,7 @@ class TestSet:
             built.append(q)
             rel = relevant[i] if relevant is not None else None
             g = grades[i] if grades is not None else None
-            docs = _grades_of(rel, g, f"query {q.id!r}")
+            docs = _grades_of(rel, g, said("error.data.query", id=q.id))
             if docs:
                 judg[q.id] = docs
         return cls(built, judg, corpus, name)
@@ -426,11 +426,12 @@ def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str
     if spans is None:
         return None
     if not isinstance(spans, SpanQrels):
-        raise InvalidParameterError(f"spans must be SpanQrels, got {type(spans).__name__}")
+        raise InvalidParameterError(f"spans must be SpanQrels, got {type(spans).__name__}").keyed(
+            "data.spans_type", type=type(spans).__name__)
     stray = sorted(set(spans.queries) - set(queries))
     if stray:
         raise RankscopeError(f"test set: span judgments for {len(stray)} query id(s) that are not among the "
-                             f"queries, e.g. {stray[0]!r}")
+                             f"queries, e.g. {stray[0]!r}").keyed("data.stray_spans", n=len(stray), id=stray[0])
     return spans.validate(corpus) if corpus is not None else spans
 
 

@@ -112,6 +112,8 @@ def _trigram_codes(keys: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
 
     Rows are sorted by key index; the same sets as :func:`_trigram_sets` for non-empty keys.
     """
+    if not keys:  # an empty test set (e.g. every query dropped by the lenient reading)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     padded = [f"^{k}$" for k in keys]
     lengths = np.fromiter((len(p) for p in padded), dtype=np.int64, count=len(padded))
     chars = np.frombuffer("".join(padded).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
@@ -179,7 +181,8 @@ def audit_testset(ts: TestSet, *, near_threshold: float = 0.8, relevance_level: 
     from rankscope.errors import InvalidParameterError
 
     if not 0 < near_threshold <= 1:
-        raise InvalidParameterError(f"near_threshold must be within (0, 1], got {near_threshold!r}")
+        raise InvalidParameterError(f"near_threshold must be within (0, 1], got {near_threshold!r}").keyed(
+            "data.near_threshold", value=near_threshold)
     ids = ts.query_ids
     keys = [query_key(q.text) for q in ts.queries]
     groups: dict[str, list[str]] = {}

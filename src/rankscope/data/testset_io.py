@@ -41,8 +41,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from rankscope.data._places import Where, place_error, said, said_of
 from rankscope.data.qrels import Qrels
-from rankscope.errors import EmptyInputError, ParseError, RankscopeError, Said
+from rankscope.errors import EmptyInputError, Items, ParseError, RankscopeError, Said
 
 if TYPE_CHECKING:
     from rankscope.data.testset import LoadIssue, TestSet
@@ -64,6 +65,7 @@ RECORD_KEYS: dict[str, tuple[str, ...]] = {"id": _ID, "text": _TEXT, "relevant":
                                            "answers": _ANSWERS, "other": _OTHER}
 _KNOWN = frozenset(k for keys in RECORD_KEYS.values() for k in keys)
 _WRAPPER_KEYS = ("name", "queries", "corpus")
+_DOC_ID_KEYS = ("_id", "id", "doc_id", "docid", "pid")
 _BEIR_QUERY_KEYS = ("_id", "text", "metadata")
 _BEIR_CORPUS_KEYS = ("_id", "title", "text", "metadata")
 
@@ -76,17 +78,6 @@ def suggest(key: str, known: Any) -> str:
     """
     close = closest(key, known)
     return f" (did you mean {close!r}?)" if close else ""
-
-
-def placed(error: ParseError, said: Said | None, where: str | None) -> ParseError:
-    """``error`` keyed to say ``said`` in other languages, after ``where`` (``record 3``) when it has no line."""
-    from rankscope.data.testset import Where
-
-    if said is None:
-        return error
-    if where is None:
-        return error.keyed("said", said=said)
-    return error.keyed("at_place", where=Where(where), said=said)
 
 
 def closest(key: str, known: Any) -> str | None:
@@ -108,16 +99,15 @@ class Reader:
         self._unknown: dict[tuple[str, str], list[Any]] = {}  # (source, key) -> [first where, count, known, line]
 
     def problem(self, message: str, where: str, field: str | None, line: int | None = None,
-                source: str | None = None, said: Said | None = None) -> None:
-        """A value that cannot be used: raised (``said`` says ``message`` in other languages), or kept when lenient."""
+                source: str | None = None, *, what: Said) -> None:
+        """A value that cannot be used: raised (``what`` says ``message`` in other languages), or kept when lenient."""
         from rankscope.data.testset import LoadIssue
 
         src = source or self.source
         if not self.lenient:
-            raise placed(ParseError(message if line is not None else f"{where}: {message}", source=src, line=line),
-                         said, where if line is None else None)
-        self.issues.append(LoadIssue(src, where, field, message, severity="error",
-                                     key=None if said is None else "problem", values=(("said", said),)))
+            raise place_error(message, what, src, where if line is None else None, line)
+        self.issues.append(LoadIssue(src, where, field, message, severity="error", key="problem",
+                                     values=(("said", what),)))
 
     def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
         for key in keys:
@@ -126,7 +116,7 @@ class Reader:
                 slot[1] += 1
 
     def finish(self) -> list[LoadIssue]:
-        from rankscope.data.testset import LoadIssue, TestSetWarning, Where
+        from rankscope.data.testset import LoadIssue, TestSetWarning
 
         for (src, key), (where, count, known, line) in self._unknown.items():
             records = Said.counted("n_records", count)
@@ -156,7 +146,8 @@ def _pick(record: Mapping[str, Any], keys: tuple[str, ...], where: str) -> tuple
         return None, None
     for other in found[1:]:
         if record[other] != record[found[0]]:
-            raise RankscopeError(f"both {found[0]!r} and {other!r} given ({where}); keep one of them")
+            raise RankscopeError(f"both {found[0]!r} and {other!r} given ({where}); keep one of them").keyed(
+                "data.both_keys", first=found[0], other=other, where=Where(where))
     return found[0], record[found[0]]
 
 
@@ -171,12 +162,12 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
     reader = reader or Reader(source)
     where = f"line {line}" if line is not None else f"record {index}"
 
-    def error(message: str, field: str | None, said: Said | None = None) -> None:
-        reader.problem(message, where, field, line, said=said)
+    def error(message: str, field: str | None, what: Said) -> None:
+        reader.problem(message, where, field, line, what=what)
 
     if not isinstance(record, Mapping):
         error(f"expected an object, got {type(record).__name__}", None,
-              Said("error.not_an_object", (("type", type(record).__name__),)))
+              said("error.not_an_object", type=type(record).__name__))
         return None
     try:
         _, text = _pick(record, _TEXT, where)
@@ -185,23 +176,23 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
         grade_key, grades = _pick(record, _GRADES, where)
         _, answers_raw = _pick(record, _ANSWERS, where)
     except RankscopeError as exc:
-        error(str(exc), None)
+        error(str(exc), None, said_of(exc))
         return None
     if text is None:
-        error(f"no query text (keys tried: {', '.join(_TEXT)})", None,
-              Said("error.no_query_text", (("keys", ", ".join(_TEXT)),)))
+        keys = Items(_TEXT)
+        error(f"no query text (keys tried: {keys})", None, said("error.no_query_text", keys=keys))
         return None
     if not isinstance(text, str):
         error(f"the query text must be a string, got {text!r}", None,
-              Said("error.query_text_not_string", (("value", repr(text)),)))
+              said("error.query_text_not_string", value=repr(text)))
         return None
     if id_key is None:
         qid = f"q{index + 1}"
     else:
         try:
-            qid = check_id(qid_raw, f"field {id_key!r}")
+            qid = check_id(qid_raw, said("error.data.what_field", field=repr(id_key)))
         except RankscopeError as exc:
-            error(str(exc), id_key)
+            error(str(exc), id_key, said_of(exc))
             return None
     reader.unknown(record.keys(), _KNOWN, where, line)
     meta = dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
@@ -211,12 +202,15 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
         if key not in _KNOWN:
             meta.setdefault(str(key), record[key])
     if grades is not None and not isinstance(grades, Mapping):
-        error(f"{grade_key} must map doc ids to grades", grade_key)
+        error(f"{grade_key} must map doc ids to grades", grade_key,
+              said("error.data.grades_not_mapping", field=grade_key))
         grades = None
     try:
-        docs = _grades_of(relevant, grades, f"query {qid!r}", (rel_key or "relevant", grade_key or "grades"))
-    except (RankscopeError, TypeError) as exc:
-        error(str(exc), rel_key if rel_key and rel_key in str(exc) else grade_key)
+        docs = _grades_of(relevant, grades, said("error.data.query", id=qid),
+                          (rel_key or "relevant", grade_key or "grades"))
+    except (RankscopeError, TypeError) as exc:  # a TypeError's text is Python's, shown as it is
+        error(str(exc), rel_key if rel_key and rel_key in str(exc) else grade_key,
+              said_of(exc) if isinstance(exc, RankscopeError) else said("error.said", said=str(exc)))
         docs = _grades_lenient(relevant, grades) if reader.lenient else {}
     answers = _answers_tuple(answers_raw) if isinstance(answers_raw, (str, list, tuple)) or answers_raw is None \
         else _answers_tuple([answers_raw])
@@ -266,13 +260,14 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
 
     kept = [r for r in records if r is not None]
     if not kept and not reader.lenient:
-        raise EmptyInputError(f"{source}: the test set holds no query")
+        raise EmptyInputError(f"{source}: the test set holds no query").keyed("data.no_query", source=source)
     if reader.lenient:  # drop repeated ids so that every other finding can still be listed
         seen: set[str] = set()
         unique = []
         for q, docs in kept:
             if q.id in seen:
-                reader.problem(f"query id {q.id!r} occurs twice", "", "id")
+                reader.problem(f"query id {q.id!r} occurs twice", "", "id",
+                               what=said("error.data.duplicate_query", id=q.id))
                 continue
             seen.add(q.id)
             unique.append((q, docs))
@@ -287,14 +282,15 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
     try:
         return TestSet([q for q, _ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans)
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=source) from None
+        raise ParseError(str(exc), source=source).keyed("said", said=said_of(exc)) from None
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)).keyed("data.not_utf8",
+                                                                                   reason=exc.reason) from None
 
 
 def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dict[str, str]:
@@ -303,13 +299,14 @@ def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dic
     out: dict[str, str] = {}
     for i, (doc, text) in enumerate(corpus.items()):
         try:
-            doc_id = check_id(doc, f"corpus entry {i}")
+            doc_id = check_id(doc, said("error.data.what_corpus_entry", i=i))
         except RankscopeError as exc:
-            reader.problem(str(exc), "corpus", "corpus", source=source)
+            reader.problem(str(exc), "corpus", "corpus", source=source, what=said_of(exc))
             continue
         if not isinstance(text, str):
-            reader.problem(f"corpus entry {doc_id!r}: the text must be a string, got {type(text).__name__}",
-                           "corpus", "corpus", source=source)
+            kind = type(text).__name__
+            reader.problem(f"corpus entry {doc_id!r}: the text must be a string, got {kind}", "corpus", "corpus",
+                           source=source, what=said("error.data.corpus_text_type", id=doc_id, type=kind))
             continue
         out[doc_id] = text
     return out
@@ -328,18 +325,22 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
     corpus = None
     if isinstance(data, Mapping):
         if "queries" not in data:
-            raise ParseError("expected a list of records or an object with a 'queries' list"
-                             f"{suggest(next(iter(data), ''), ['queries'])}", source=str(path))
+            first = str(next(iter(data), ""))
+            close = closest(first, ["queries"])
+            message = f"expected a list of records or an object with a 'queries' list{suggest(first, ['queries'])}"
+            if close:
+                raise ParseError(message, source=str(path)).keyed("data.json_shape_suggest", close=close)
+            raise ParseError(message, source=str(path)).keyed("data.json_shape")
         reader.unknown(data.keys(), _WRAPPER_KEYS, "the top-level object")
         corpus = data.get("corpus")
         if corpus is not None and not isinstance(corpus, Mapping):
-            raise ParseError("'corpus' must map doc ids to texts", source=str(path))
+            raise ParseError("'corpus' must map doc ids to texts", source=str(path)).keyed("data.corpus_not_mapping")
         if corpus is not None:
             corpus = _check_corpus(corpus, reader, str(path))
         name = name or data.get("name")
         data = data["queries"]
     if not isinstance(data, list):
-        raise ParseError("expected a list of records", source=str(path))
+        raise ParseError("expected a list of records", source=str(path)).keyed("data.not_records")
     records = [parse_record(r, i, str(path), reader=reader) for i, r in enumerate(data)]
     spans = _evidence(data, records, corpus, str(path))
     return _build(records, corpus, name or path.stem, str(path), reader, spans)
@@ -375,28 +376,26 @@ def read_corpus(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def add(obj: Any, where: str, line: int | None) -> None:
-        src = str(path)
-        place = None if line else where
+        def fail(message: str, what: Said) -> ParseError:  # after ``where`` (record 3) when there is no line
+            return place_error(message, what, str(path), None if line else where, line)
+
         if not isinstance(obj, Mapping):
-            raise placed(ParseError(f"{'' if line else where + ': '}expected an object", source=src, line=line),
-                         Said("error.not_an_object", (("type", type(obj).__name__),)), place)
-        key = next((k for k in ("_id", "id", "doc_id", "docid", "pid") if k in obj), None)
+            raise fail("expected an object", said("error.data.expected_object"))
+        key = next((k for k in _DOC_ID_KEYS if k in obj), None)
         if key is None:
-            raise placed(ParseError(f"{'' if line else where + ': '}no id (keys tried: _id, id, doc_id, docid, pid)",
-                                    source=src, line=line),
-                         Said("error.no_doc_id", (("keys", "_id, id, doc_id, docid, pid"),)), place)
+            keys = Items(_DOC_ID_KEYS)
+            raise fail(f"no id (keys tried: {keys})", said("error.no_doc_id", keys=keys))
         try:
-            doc = check_id(obj[key], f"field {key!r}")
+            doc = check_id(obj[key], said("error.data.what_field", field=repr(key)))
         except RankscopeError as exc:
-            raise ParseError(f"{'' if line else where + ': '}{exc}", source=src, line=line) from None
+            raise fail(str(exc), said_of(exc)) from None
         title = str(obj.get("title") or "").strip()
         text = obj.get("text", obj.get("contents", obj.get("content")))
         if not isinstance(text, str):
-            raise placed(ParseError(f"{'' if line else where + ': '}no text (keys tried: text, contents, content)",
-                                    source=src, line=line),
-                         Said("error.no_doc_text", (("keys", "text, contents, content"),)), place)
+            keys = Items(("text", "contents", "content"))
+            raise fail(f"no text (keys tried: {keys})", said("error.no_doc_text", keys=keys))
         if doc in out:
-            raise ParseError(f"{'' if line else where + ': '}document id {doc!r} occurs twice", source=src, line=line)
+            raise fail(f"document id {doc!r} occurs twice", said("error.data.duplicate_doc", id=doc))
         out[doc] = f"{title} {text}" if title and text else (title or text)
 
     if suffix in (".jsonl", ".ndjson"):
@@ -415,7 +414,9 @@ def read_corpus(path: str | Path) -> dict[str, str]:
             for i, obj in enumerate(data):
                 add(obj, f"record {i}", None)
         else:
-            raise ParseError("a JSON corpus is {id: text} or a list of {id, text} records", source=str(path))
+            mapping, record = "{id: text}", "{id, text}"
+            raise ParseError(f"a JSON corpus is {mapping} or a list of {record} records", source=str(path)).keyed(
+                "data.corpus_json_shape", mapping=mapping, record=record)
     elif suffix in (".tsv", ".csv", ".txt"):
         import csv
 
@@ -424,7 +425,7 @@ def read_corpus(path: str | Path) -> dict[str, str]:
             rows: Iterator[list[str]] = csv.reader(fh, delimiter=delimiter)
             header = next(rows, None)
             cols = [c.strip().lower() for c in header] if header else []
-            has_header = any(c in cols for c in ("_id", "id", "doc_id", "docid", "pid"))
+            has_header = any(c in cols for c in _DOC_ID_KEYS)
             if header and not has_header:
                 rows = iter([header, *rows])
                 cols = ["id", "text"]
@@ -433,9 +434,9 @@ def read_corpus(path: str | Path) -> dict[str, str]:
                     continue
                 add(dict(zip(cols, row)), f"line {line_no}", line_no)
     else:
-        raise ParseError("a corpus file is .jsonl, .json, .tsv or .csv", source=str(path))
+        raise ParseError("a corpus file is .jsonl, .json, .tsv or .csv", source=str(path)).keyed("data.corpus_suffix")
     if not out:
-        raise EmptyInputError(f"{path}: the corpus holds no document")
+        raise EmptyInputError(f"{path}: the corpus holds no document").keyed("data.empty_corpus", source=str(path))
     return out
 
 
@@ -492,7 +493,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                     raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
                         "invalid_json", reason=exc.msg) from None
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)).keyed("data.not_utf8",
+                                                                                   reason=exc.reason) from None
 
 
 def _jsonl_objects(path: Path, reader: Reader, known: tuple[str, ...]) -> list[tuple[int, str, dict[str, Any]]]:
@@ -502,11 +504,12 @@ def _jsonl_objects(path: Path, reader: Reader, known: tuple[str, ...]) -> list[t
     out = []
     for line_no, obj in _json_lines(path):
         if not isinstance(obj, dict) or "_id" not in obj:
-            raise ParseError("expected an object with an '_id'", source=str(path), line=line_no)
+            raise ParseError("expected an object with an '_id'", source=str(path), line=line_no).keyed(
+                "data.expected_id_object")
         try:
-            ident = check_id(obj["_id"], "field '_id'")
+            ident = check_id(obj["_id"], said("error.data.what_field", field="'_id'"))
         except RankscopeError as exc:
-            reader.problem(str(exc), f"line {line_no}", "_id", line_no, source=str(path))
+            reader.problem(str(exc), f"line {line_no}", "_id", line_no, source=str(path), what=said_of(exc))
             continue
         reader.unknown(obj.keys(), known, f"line {line_no}", line_no, source=str(path))
         out.append((line_no, ident, obj))
@@ -528,17 +531,19 @@ def _beir_qrels(path: Path, reader: Reader) -> Qrels:
             ),
         )
     except pa.ArrowInvalid as exc:
-        raise ParseError(f"malformed BEIR qrels ({exc})", source=str(path)) from None
+        raise ParseError(f"malformed BEIR qrels ({exc})", source=str(path)).keyed("data.beir_malformed",
+                                                                                  reason=str(exc)) from None
     missing = {"query-id", "corpus-id", "score"} - set(table.column_names)
     if missing:
         raise ParseError(f"BEIR qrels need the header 'query-id corpus-id score', missing {sorted(missing)}",
-                         source=str(path), line=1)
+                         source=str(path), line=1).keyed("data.beir_header", missing=sorted(missing))
     keep = None
     for column in ("query-id", "corpus-id"):  # null or blank ids, vectorised; the line is row + 2
         col = table.column(column)
         blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True).to_numpy(zero_copy_only=False)
         for row in np.flatnonzero(blank)[:20].tolist():
-            reader.problem(f"empty {column}", f"line {row + 2}", column, row + 2, source=str(path))
+            reader.problem(f"empty {column}", f"line {row + 2}", column, row + 2, source=str(path),
+                           what=said("error.data.empty_column", column=column))
         keep = ~blank if keep is None else keep & ~blank
     if keep is not None and not keep.all():
         table = table.filter(pa.array(keep))
@@ -578,7 +583,7 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None, 
     try:
         return TestSet(queries, qrels, corpus, name or folder.name, issues)
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=str(folder)) from None
+        raise ParseError(str(exc), source=str(folder)).keyed("said", said=said_of(exc)) from None
 
 
 def write_beir(ts: TestSet, folder: str | Path, split: str = "test") -> None:

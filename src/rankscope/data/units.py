@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["UNIT_NAMES", "check_unit", "token_offsets", "TokenIndex"]
 
@@ -49,7 +49,9 @@ def check_unit(unit: str) -> str:
     """
     if not isinstance(unit, str) or not (unit in ("chars", "words", "jieba") or
                                          (unit.startswith(("hf:", "tiktoken:")) and len(unit.split(":", 1)[1]))):
-        raise InvalidParameterError(f"unknown unit {unit!r}; use one of {', '.join(UNIT_NAMES)}")
+        names = Items(UNIT_NAMES)
+        raise InvalidParameterError(f"unknown unit {unit!r}; use one of {names}").keyed("data.unknown_unit",
+                                                                                        unit=unit, names=names)
     return unit
 
 
@@ -64,7 +66,8 @@ def _tokenizer(unit: str) -> Callable[[str], tuple[list[int], list[int]]]:
         try:
             import jieba
         except ImportError:
-            raise InvalidParameterError("unit 'jieba' needs jieba: pip install 'rankscope[bm25]'") from None
+            raise InvalidParameterError("unit 'jieba' needs jieba: pip install 'rankscope[bm25]'").keyed(
+                "data.unit_needs", unit="jieba", package="jieba", install="pip install 'rankscope[bm25]'") from None
         jieba.setLogLevel(60)
 
         def seg(text: str) -> tuple[list[int], list[int]]:
@@ -75,11 +78,13 @@ def _tokenizer(unit: str) -> Callable[[str], tuple[list[int], list[int]]]:
         try:
             from transformers import AutoTokenizer
         except ImportError:
-            raise InvalidParameterError(f"unit {unit!r} needs transformers: pip install transformers") from None
+            raise InvalidParameterError(f"unit {unit!r} needs transformers: pip install transformers").keyed(
+                "data.unit_needs", unit=unit, package="transformers", install="pip install transformers") from None
         try:
             tok = AutoTokenizer.from_pretrained(unit[3:])
         except (OSError, ValueError) as exc:
-            raise InvalidParameterError(f"cannot load tokenizer {unit[3:]!r} ({exc})") from None
+            raise InvalidParameterError(f"cannot load tokenizer {unit[3:]!r} ({exc})").keyed(
+                "data.tokenizer_load", name=unit[3:], reason=str(exc)) from None
 
         def hf(text: str) -> tuple[list[int], list[int]]:
             enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -90,11 +95,14 @@ def _tokenizer(unit: str) -> Callable[[str], tuple[list[int], list[int]]]:
         try:
             import tiktoken
         except ImportError:
-            raise InvalidParameterError(f"unit {unit!r} needs tiktoken: pip install tiktoken") from None
+            raise InvalidParameterError(f"unit {unit!r} needs tiktoken: pip install tiktoken").keyed(
+                "data.unit_needs", unit=unit, package="tiktoken", install="pip install tiktoken") from None
+        name = unit.split(":", 1)[1]
         try:
-            enc = tiktoken.get_encoding(unit.split(":", 1)[1])
+            enc = tiktoken.get_encoding(name)
         except Exception as exc:  # tiktoken raises several types (missing file, network)
-            raise InvalidParameterError(f"cannot load tiktoken encoding {unit.split(':', 1)[1]!r} ({exc})") from None
+            raise InvalidParameterError(f"cannot load tiktoken encoding {name!r} ({exc})").keyed(
+                "data.encoding_load", name=name, reason=str(exc)) from None
 
         def tk(text: str) -> tuple[list[int], list[int]]:
             ids = enc.encode(text, disallowed_special=())
@@ -138,7 +146,8 @@ class TokenIndex:
         missing = [d for d in self.doc_ids if d not in corpus]
         if missing:
             raise InvalidParameterError(f"token units need the text of every document; {len(missing)} missing, "
-                                        f"e.g. {missing[0]!r}")
+                                        f"e.g. {missing[0]!r}").keyed("data.token_units_missing", n=len(missing),
+                                                                      id=missing[0])
         starts: list[np.ndarray] = []
         ends: list[np.ndarray] = []
         counts = np.zeros(len(self.doc_ids), dtype=np.int64)
