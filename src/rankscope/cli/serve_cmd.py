@@ -56,16 +56,18 @@ def serve_command(
         try:
             check_token(token)
         except RankscopeError as exc:
-            fail(f"--token: {exc}")
+            fail(f"--token: {exc}", key="cli.serve.bad_token", reason=exc)
     if not is_loopback(host) and not token:
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could read and delete "
-             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1")
+             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1",
+             key="cli.serve.no_token", host=host)
     try:
         import uvicorn
 
         from rankscope.service.app import create_app
     except ImportError as exc:
-        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})")
+        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})",
+             key="cli.serve.needs_extra", exc=exc)
     entries = [e for item in allow_retriever or [] for e in item.split(",") if e.strip()]
     settings = Settings(db_url=db or default_db_url(), token=token, workers=workers,
                         max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds,
