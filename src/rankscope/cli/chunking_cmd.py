@@ -100,9 +100,11 @@ def chunking_command(
     from rankscope.errors import InvalidParameterError
 
     if (testset is None) == (dataset is None):
-        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)")
+        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)").keyed(
+            "cli.testset_or_dataset")
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}")
+        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
+            "cli.max_queries", n=max_queries)
     if dataset is not None:
         from rankscope.datasets import load_dataset
 
@@ -111,11 +113,12 @@ def chunking_command(
         assert testset is not None
         ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk")
+        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus",
+                                                                                          name=ts.name)
     spans: Any = None
     notes: list[str] = []
     if span_qrels is not None and from_answers:
-        raise InvalidParameterError("give --span-qrels or --from-answers, not both")
+        raise InvalidParameterError("give --span-qrels or --from-answers, not both").keyed("cli.spans_or_answers")
     if span_qrels is not None:
         from rankscope.data.spans import SpanQrels
 

@@ -283,10 +283,13 @@ def demo_command(
     from rankscope.datasets import dataset_info, list_datasets, load_dataset
     from rankscope.errors import InvalidParameterError
 
+    assert lang is not None  # settled by user_errors
+    lg = lang.value
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}")
+        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
+            "cli.max_queries", n=max_queries)
     if threads < 1:
-        raise InvalidParameterError(f"--threads must be >= 1, got {threads}")
+        raise InvalidParameterError(f"--threads must be >= 1, got {threads}").keyed("cli.demo.threads", n=threads)
     names = dataset or [d["name"] for d in sorted(list_datasets(), key=lambda d: d["language"])]
     infos = {n: dataset_info(n) for n in names}
     start = time.perf_counter()
@@ -316,10 +319,10 @@ def demo_command(
         from rankscope.cli.demo_chunking import run_chunking_demo
 
         report["chunking"] = run_chunking_demo(out, max_queries=max_queries or None, quick=quick, progress=show,
-                                               lang=lang.value if lang is not None else "en")
+                                               lang=lg)
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     from rankscope.interpret.i18n import message
 
-    typer.echo(message("demo.written", lang.value if lang is not None else "en", out=out,
+    typer.echo(message("demo.written", lg, out=out,
                        seconds=f"{report['elapsed_seconds']:.1f}"))

@@ -54,7 +54,7 @@ def evaluate_runs(
                               relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
                               score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
     if engine != "local":
-        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}")
+        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}").keyed("cli.engine", engine=engine)
     from rankscope._threads import worker_count
     from rankscope.engine.stream import DEFAULT_MEMORY_LIMIT, parse_size
 
@@ -145,11 +145,11 @@ def evaluate_command_many(
     from rankscope.engine import Evaluator
 
     if qrels is None:
-        raise InvalidParameterError("give --qrels")
+        raise InvalidParameterError("give --qrels").keyed("cli.many.needs_qrels")
     paths = expand_runs(runs)
     for p in paths:
         if str(p).startswith("-"):
-            raise InvalidParameterError(f"unknown option {p}")
+            raise InvalidParameterError(f"unknown option {p}").keyed("cli.many.unknown_option", option=str(p))
     from rankscope.cli.judgments import read_judgments, result_lines
 
     judgments, _, source_note = read_judgments(qrels, provenance)
