@@ -208,6 +208,9 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(usage_line(exc, usage_lang(args), args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
-        typer.echo("Aborted!", err=True)
+        from rankscope.cli.messages import say
+        from rankscope.cli.usage import usage_lang
+
+        typer.echo(say("aborted", usage_lang(args)), err=True)
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -12,7 +12,7 @@ import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices
+from rankscope.cli.messages import float32_notices, say
 from rankscope.cli.options import (
     Correction,
     Depth,
@@ -221,10 +221,10 @@ def compare_command(
         from rankscope.report import write_report
 
         written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
-        typer.echo(f"report written to {written}", err=True)
+        typer.echo(say("report_written", lang.value, path=written), err=True)
     if save is not None:
         comparison.save(save)
-        typer.echo(f"comparison saved to {save}", err=True)
+        typer.echo(say("compare.saved", lang.value, path=save), err=True)
 
 
 def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any], scenario: str | None) -> None:

@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.messages import say
+from rankscope.cli.options import LangOption
 
 
 @app.command("serve")
@@ -40,6 +42,7 @@ def serve_command(
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
+    lang: LangOption = None,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard.
 
@@ -76,8 +79,8 @@ def serve_command(
                         live_workers=live_workers, retriever_timeout=retriever_timeout,
                         live_budget_seconds=live_budget)
     application = create_app(settings)
-    typer.echo(f"rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {_safe(settings.db_url)})",
-               err=True)
+    assert lang is not None  # settled by user_errors
+    typer.echo(say("serve.started", lang.value, host=host, port=port, db=_safe(settings.db_url)), err=True)
     uvicorn.run(application, host=host, port=port, log_level="warning")
 
 
