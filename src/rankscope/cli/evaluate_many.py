@@ -156,25 +156,23 @@ def evaluate_command_many(
         if str(p).startswith("-"):
             raise InvalidParameterError(f"unknown option {p}").keyed("cli.many.unknown_option", option=str(p))
     from rankscope.cli.judgments import read_judgments, result_lines
+    from rankscope.cli.messages import float32_notices, print_lines, say
 
     judgments, _, source_note = read_judgments(qrels, provenance)
     if source_note:
-        typer.echo(source_note, err=True)
+        print_lines([source_note], lang, err=True)
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
                    missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
                    unjudged=unjudged)  # type: ignore[arg-type]
     results = evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
                             address=address)
     print_runs(results, paths, fmt, typer.echo, lang)
-    from rankscope.cli.messages import float32_notices, say
-
+    lines = []
     if per_query_dir is not None:
         written = write_per_query(results, paths, per_query_dir)
-        typer.echo(say(f"many.per_query_written.{'one' if len(written) == 1 else 'other'}", lang, n=len(written),
-                       folder=per_query_dir), err=True)
-
-    for line in float32_notices(results, lang):
-        typer.echo(line, err=True)
+        lines.append(say(f"many.per_query_written.{'one' if len(written) == 1 else 'other'}", lang, n=len(written),
+                         folder=per_query_dir))
+    lines += float32_notices(results, lang)
     for r in results:  # ids that never match, mostly unjudged, model labels, condensed lists
-        for line in result_lines(r, lang)[1]:
-            typer.echo(line, err=True)
+        lines += result_lines(r, lang)[1]
+    print_lines(lines, lang, err=True)  # one line each in English, wrapped in Chinese
