@@ -43,7 +43,7 @@ import numpy as np
 from rankscope.data.chunking import Chunking
 from rankscope.data.span_rules import ChunkRule
 from rankscope.data.testset import TestSet
-from rankscope.errors import EmptyInputError, InvalidParameterError
+from rankscope.errors import EmptyInputError, InvalidParameterError, Items
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -133,10 +133,13 @@ class ChunkingComparison:
         out = Path(path)
         fmt = FORMATS.get(out.suffix.lower())
         if fmt is None:
+            extensions = Items(tuple(FORMATS))
             raise InvalidParameterError(f"cannot tell the report format from {str(path)!r}; use one of the "
-                                        f"extensions {', '.join(FORMATS)}")
+                                        f"extensions {extensions}").keyed(
+                "chunking.report_format", path=str(path), extensions=extensions)
         if out.parent and not out.parent.exists():
-            raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist")
+            raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist").keyed(
+                "chunking.report_folder", folder=str(out.parent))
         out.write_text(render_report(self.report(lang), fmt), encoding="utf-8")
         return out
 
@@ -159,14 +162,17 @@ def _named(chunkings: Mapping[str, Chunking | str] | Sequence[Chunking | str], c
             ch = c
         else:
             raise InvalidParameterError(f"a chunking is a Chunking or a splitter spec such as 'fixed:256', "
-                                        f"got {type(c).__name__}")
+                                        f"got {type(c).__name__}").keyed("chunking.not_a_chunking",
+                                                                         type=type(c).__name__)
         out.append((str(name) if name is not None else ch.name, ch))
     names = [n for n, _ in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InvalidParameterError(f"two chunkings share the name {dup[0]!r}; pass a dict {{name: chunking}}")
+        raise InvalidParameterError(f"two chunkings share the name {dup[0]!r}; pass a dict {{name: chunking}}"
+                                    ).keyed("chunking.same_name", name=dup[0])
     if len(out) < 2:
-        raise InvalidParameterError(f"compare_chunkings needs at least 2 chunkings, got {len(out)}")
+        raise InvalidParameterError(f"compare_chunkings needs at least 2 chunkings, got {len(out)}").keyed(
+            "chunking.needs_two", n=len(out))
     return out
 
 
@@ -222,13 +228,14 @@ def compare_chunkings(
 
     ts = testset if isinstance(testset, TestSet) else TestSet.from_file(testset)
     if ts.corpus is None:
-        raise EmptyInputError(f"test set {ts.name!r} has no corpus to chunk")
+        raise EmptyInputError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus", name=ts.name)
     span_qrels = spans if spans is not None else ts.spans
     if span_qrels is None:
         raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them with "
-                              "SpanQrels.from_answers / from_squad and pass spans=")
+                              "SpanQrels.from_answers / from_squad and pass spans=").keyed("chunking.no_spans",
+                                                                                          name=ts.name)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
+        raise InvalidParameterError(f"k must be a positive integer, got {k!r}").keyed("chunking.k_positive", value=k)
     ChunkRule.parse(rule)
     named = _named(chunkings, ts.corpus)
     factory = make_factory(retriever, cache_dir=cache_dir)
@@ -244,7 +251,7 @@ def compare_chunkings(
         wanted = set(queries)
         keep = [q for q in keep if q in wanted]
     if not keep:
-        raise EmptyInputError("no query has span judgments to evaluate")
+        raise EmptyInputError("no query has span judgments to evaluate").keyed("chunking.no_judged_query")
     sub = TestSet([ts[q] for q in keep], None, ts.corpus, ts.name, spans=span_qrels.subset(keep))
 
     evaluations: dict[str, Any] = {}

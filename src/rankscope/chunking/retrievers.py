@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 __all__ = ["make_factory", "FACTORY_NAMES"]
 
@@ -44,9 +44,12 @@ def make_factory(retriever: str | Factory, *, cache_dir: str | Path | None = Non
         import difflib
 
         close = difflib.get_close_matches(str(retriever), FACTORY_NAMES, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InvalidParameterError(f"unknown retriever {retriever!r}: use one of {', '.join(FACTORY_NAMES)} or a "
-                                    f"function chunk texts -> retriever{hint}")
+        names = Items(FACTORY_NAMES)
+        message = f"unknown retriever {retriever!r}: use one of {names} or a function chunk texts -> retriever"
+        if close:
+            raise InvalidParameterError(f"{message}; did you mean {close[0]!r}?").keyed(
+                "chunking.unknown_retriever_suggest", name=retriever, names=names, close=close[0])
+        raise InvalidParameterError(message).keyed("chunking.unknown_retriever", name=retriever, names=names)
 
     def bm25(chunks: dict[str, str]) -> Any:
         from rankscope.retrieval.bm25 import BM25Retriever

@@ -107,14 +107,19 @@ COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 _LANG: ContextVar[str] = ContextVar("rankscope_cli_lang", default="en")
 
 
-def fail(message: str, code: int = 2, *, key: str | None = None, **values: Any) -> NoReturn:
+def fail(message: str, code: int = 2, *, key: str, **values: Any) -> NoReturn:
     """Print a one-line error in the command's language and exit: ``message`` (English), said in another language by
-    the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is."""
+    the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is (``key`` is
+    required: every error the command line prints can say itself in every language)."""
+    lang = _LANG.get()
+    _exit_with(RankscopeError(message).keyed(key, **values).text(lang), code)
+
+
+def _exit_with(text: str, code: int = 2) -> NoReturn:
+    """Print ``rankscope: error: <text>`` (``text`` already in the command's language) and exit with ``code``."""
     from rankscope.cli.messages import say
 
-    lang = _LANG.get()
-    text = RankscopeError(message).keyed(key, **values).text(lang) if key else message
-    typer.echo(say("error", lang, message=text), err=True)
+    typer.echo(say("error", _LANG.get(), message=text), err=True)
     raise typer.Exit(code)
 
 
@@ -163,7 +168,7 @@ def user_errors(func: F) -> F:
             message = user_error_message(exc, _LANG.get())
             if message is None:
                 raise
-            fail(message)
+            _exit_with(message)
         finally:
             _LANG.reset(token)
 
@@ -176,7 +181,7 @@ def load_plugins(modules: list[str] | None) -> None:
         try:
             importlib.import_module(mod)
         except ImportError as exc:
-            fail(f"cannot import plugin module {mod!r}: {exc}")
+            fail(f"cannot import plugin module {mod!r}: {exc}", key="cli.plugin_import", module=mod, exc=exc)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -203,6 +208,9 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(usage_line(exc, usage_lang(args), args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
-        typer.echo("Aborted!", err=True)
+        from rankscope.cli.messages import say
+        from rankscope.cli.usage import usage_lang
+
+        typer.echo(say("aborted", usage_lang(args)), err=True)
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)

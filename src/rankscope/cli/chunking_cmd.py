@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.messages import print_lines, say
 from rankscope.cli.options import LangOption, PairedTest, Permutations
 
 if TYPE_CHECKING:
@@ -100,9 +101,11 @@ def chunking_command(
     from rankscope.errors import InvalidParameterError
 
     if (testset is None) == (dataset is None):
-        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)")
+        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)").keyed(
+            "cli.testset_or_dataset")
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}")
+        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
+            "cli.max_queries", n=max_queries)
     if dataset is not None:
         from rankscope.datasets import load_dataset
 
@@ -111,11 +114,12 @@ def chunking_command(
         assert testset is not None
         ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk")
+        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus",
+                                                                                          name=ts.name)
     spans: Any = None
     notes: list[str] = []
     if span_qrels is not None and from_answers:
-        raise InvalidParameterError("give --span-qrels or --from-answers, not both")
+        raise InvalidParameterError("give --span-qrels or --from-answers, not both").keyed("cli.spans_or_answers")
     if span_qrels is not None:
         from rankscope.data.spans import SpanQrels
 
@@ -143,7 +147,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        typer.echo(f"report written to {written}", err=True)
+        typer.echo(say("report_written", lang.value, path=written), err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -164,12 +168,11 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
     console.print(table)
-    for note in notes or []:
-        console.print(note, highlight=False)
-    console.print(message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
-                          queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0)), highlight=False)
-    failed = {n: ev.errors for n, ev in cc.evaluations.items() if ev.errors}
-    for name, errors in failed.items():
-        console.print(f"{name}: {len(errors)} queries failed and score 0 (first: {next(iter(errors.values()))})",
-                      highlight=False)
+    lines = [*(notes or []), message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
+                                     queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0))]
+    for name, ev in cc.evaluations.items():
+        if ev.errors:
+            lines.append(say(f"chunking.failed.{'one' if len(ev.errors) == 1 else 'other'}", lang, name=name,
+                             n=len(ev.errors), first=next(iter(ev.errors.values()))))
+    print_lines(lines, lang)
     print_report(cc.report(lang), console)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -11,7 +12,7 @@ import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices
+from rankscope.cli.messages import float32_notices, say
 from rankscope.cli.options import (
     Correction,
     Depth,
@@ -34,6 +35,7 @@ from rankscope.cli.options import (
     run_reader_options,
 )
 from rankscope.engine.result import EvaluationResult
+from rankscope.errors import Items, Said
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -72,22 +74,38 @@ def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict
     return dict(zip(names, runs)), tags
 
 
+@dataclass(frozen=True)
+class _Both:
+    """Phrases listed as one: ``a and b`` in English, ``a、b`` in Chinese (each said in the reader's language)."""
+
+    items: tuple[Said, ...]
+
+    def text(self, lang: str = "en") -> str:
+        return ("、" if lang == "zh" else " and ").join(item.text(lang) for item in self.items)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+
 def resolve_run_name(option: str, given: str, names: list[str], tags: dict[str, str], paths: list[Path]) -> str:
     """The run ``given`` designates: a run name (file stem), a TREC tag or one of the paths; ambiguity is an error."""
     hits = []
     for name, path in zip(names, paths):
-        how = ("name" if given == name else "TREC tag" if tags.get(name) == given
+        how = ("name" if given == name else "tag" if tags.get(name) == given
                else "file" if given in (str(path), path.name) or Path(given) == path else None)
         if how is not None:
             hits.append((name, path, how))
     if len(hits) == 1:
         return hits[0][0]
     if hits:
-        fail(f"{option} {given!r} is ambiguous: it is "
-             + " and ".join(f"the {how} of {path} (run {name!r})" for name, path, how in hits)
-             + "; give the file path or the run name")
-    listed = ", ".join(name + (f" (tag {tags[name]})" if name in tags else "") for name in names)
-    fail(f"{option} {given!r} is neither a run name, a TREC tag nor one of the run files (runs: {listed})")
+        found = _Both(tuple(Said(f"error.cli.run_is_{how}", (("path", path), ("name", name)))
+                            for name, path, how in hits))
+        fail(f"{option} {given!r} is ambiguous: it is {found}; give the file path or the run name",
+             key="cli.ambiguous_run", option=option, given=given, found=found)
+    listed = Items(tuple(Said("error.cli.run_with_tag", (("name", name), ("tag", tags[name]))) if name in tags
+                         else name for name in names))
+    fail(f"{option} {given!r} is neither a run name, a TREC tag nor one of the run files (runs: {listed})",
+         key="cli.unknown_run", option=option, given=given, runs=listed)
 
 
 @app.command("compare")
@@ -203,10 +221,10 @@ def compare_command(
         from rankscope.report import write_report
 
         written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
-        typer.echo(f"report written to {written}", err=True)
+        typer.echo(say("report_written", lang.value, path=written), err=True)
     if save is not None:
         comparison.save(save)
-        typer.echo(f"comparison saved to {save}", err=True)
+        typer.echo(say("compare.saved", lang.value, path=save), err=True)
 
 
 def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any], scenario: str | None) -> None:

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption
+
+__all__ = ["said"]
+
+
+def said(info: dict[str, Any], field: str, lang: str = "en") -> str:
+    """A text field of a dataset's catalog entry in ``lang``: ``<field>_<lang>`` (``description_zh``) when the catalog
+    holds one, else the English ``<field>``.
+
+    >>> said({"licence": "CC BY-SA 4.0", "description": "Chinese Wikipedia", "description_zh": "中文维基百科"},
+    ...      "description", "zh")
+    '中文维基百科'
+    """
+    return str(info.get(f"{field}_{lang}", info[field]))
 
 datasets_app = typer.Typer(help="The test collections bundled with rankscope.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
@@ -45,11 +59,11 @@ def list_command(
         table.add_column(say(f"datasets.{col}", lg), justify=justify)  # type: ignore[arg-type]
     for d in rows:
         table.add_row(d["name"], d["language"], str(d["documents"]), str(d["queries"]), str(d["judgments"]),
-                      say("datasets.yes" if d["graded"] else "datasets.no", lg), d["licence"])
+                      say("datasets.yes" if d["graded"] else "datasets.no", lg), said(d, "licence", lg))
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
     console.print(table)
     for d in rows:
-        console.print(f"[bold]{d['name']}[/bold]" + say("datasets.about", lg, description=d["description"],
-                                                        source=d["source"]), highlight=False)
+        about = say("datasets.about", lg, description=said(d, "description", lg), source=said(d, "source", lg))
+        console.print(f"[bold]{d['name']}[/bold]{about}", highlight=False)

@@ -108,8 +108,10 @@ def _bar(label: str, total: int, enabled: bool) -> Iterator[Callable[[int, int],
 
 
 def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool,
-                language: str = "en") -> dict[str, Any]:
-    """Run the three systems on one test set; write the runs; return the JSON-ready summary."""
+                language: str = "en", lang: str = "en") -> dict[str, Any]:
+    """Run the three systems on one test set; write the runs; return the JSON-ready summary.  ``language`` is the
+    collection's (it picks the dense model), ``lang`` the reader's (the progress bars' labels)."""
+    from rankscope.cli.messages import say
     from rankscope.comparison import compare
     from rankscope.engine import evaluate
     from rankscope.io import write_trec_run
@@ -121,7 +123,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
     corpus = ts.corpus
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    with _bar(f"{name}: BM25 index", len(corpus), progress) as advance:
+    with _bar(say("demo.bm25_index", lang, name=name), len(corpus), progress) as advance:
         bm25 = BM25Retriever(corpus, tokenizer="auto", progress=advance, with_text=False)
     timings["bm25_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -132,7 +134,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
 
     t0 = time.perf_counter()
     model = DENSE_MODELS.get(language, DENSE_MODELS["zh"])
-    with _bar(f"{name}: embedding the corpus", len(corpus), progress) as advance:
+    with _bar(say("demo.embedding", lang, name=name), len(corpus), progress) as advance:
         dense = DenseRetriever(corpus, model, cache_dir=cache_dir, precision="auto",
                                max_seq_length=DENSE_MAX_SEQ.get(model), progress=advance, with_text=False)
     timings["dense_index"] = time.perf_counter() - t0
@@ -205,7 +207,9 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
     from rankscope.interpret.i18n import message, setting_text
 
     comparison = summary["_comparison"]
-    title = message("demo.title", lang, title=info["title"], language=info["language"],
+    from rankscope.cli.datasets_cmd import said
+
+    title = message("demo.title", lang, title=said(info, "title", lang), language=info["language"],
                     documents=summary["documents"], queries=summary["queries"],
                     model=summary["dense"]["model"].split("@")[0].rsplit("/", 1)[-1])
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
@@ -283,10 +287,13 @@ def demo_command(
     from rankscope.datasets import dataset_info, list_datasets, load_dataset
     from rankscope.errors import InvalidParameterError
 
+    assert lang is not None  # settled by user_errors
+    lg = lang.value
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}")
+        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
+            "cli.max_queries", n=max_queries)
     if threads < 1:
-        raise InvalidParameterError(f"--threads must be >= 1, got {threads}")
+        raise InvalidParameterError(f"--threads must be >= 1, got {threads}").keyed("cli.demo.threads", n=threads)
     names = dataset or [d["name"] for d in sorted(list_datasets(), key=lambda d: d["language"])]
     infos = {n: dataset_info(n) for n in names}
     start = time.perf_counter()
@@ -308,18 +315,19 @@ def demo_command(
     torch.set_num_threads(threads)
     for name in names:
         ts = shrink(load_dataset(name), max_queries or None, quick)
-        summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show, language=infos[name]["language"])
-        print_table(name, infos[name], summary, lang.value if lang is not None else "en")
+        summary = run_dataset(name, ts, out, cache_dir=cache_dir, progress=show, language=infos[name]["language"],
+                              lang=lg)
+        print_table(name, infos[name], summary, lg)
         summary.pop("_comparison"), summary.pop("_notes")
         report["datasets"][name] = {"info": infos[name], **summary}
     if "cmrc2018" in names:  # chunk sizes compared on answer spans (rankscope.cli.demo_chunking)
         from rankscope.cli.demo_chunking import run_chunking_demo
 
         report["chunking"] = run_chunking_demo(out, max_queries=max_queries or None, quick=quick, progress=show,
-                                               lang=lang.value if lang is not None else "en")
+                                               lang=lg)
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     from rankscope.interpret.i18n import message
 
-    typer.echo(message("demo.written", lang.value if lang is not None else "en", out=out,
+    typer.echo(message("demo.written", lg, out=out,
                        seconds=f"{report['elapsed_seconds']:.1f}"))

@@ -133,7 +133,8 @@ def evaluate_command(
 
     qrels, runs = _files(files, qrels, run, span_qrels)
     if (len(runs) > 1 or per_query_dir is not None or engine != "local") and (span_qrels or chunks):
-        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine")
+        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine").keyed(
+            "cli.spans_one_run")
     if len(runs) > 1 or per_query_dir is not None:
         from rankscope.cli.evaluate_many import evaluate_command_many
 
@@ -147,20 +148,22 @@ def evaluate_command(
 
         get_scenario(scenario)  # an unknown name fails before the files are read
     if (qrels is None) == (span_qrels is None):
-        raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)")
+        raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)").keyed(
+            "cli.qrels_or_span_qrels")
     if span_qrels is not None:
         from rankscope.data.chunking import Chunking
         from rankscope.data.spans import SpanQrels
 
         if chunks is None:
-            raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)")
+            raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)"
+                                        ).keyed("cli.span_qrels_needs_chunks")
         if provenance is not None:
-            raise InvalidParameterError("--provenance goes with --qrels")
+            raise InvalidParameterError("--provenance goes with --qrels").keyed("cli.provenance_with_qrels")
         judgments: object = SpanQrels.from_file(span_qrels)
         chunking = Chunking.from_file(chunks)
     else:
         if chunks is not None:
-            raise InvalidParameterError("--chunks goes with --span-qrels")
+            raise InvalidParameterError("--chunks goes with --span-qrels").keyed("cli.chunks_with_span_qrels")
         with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
             judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
         chunking = None

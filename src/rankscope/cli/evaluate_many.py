@@ -54,7 +54,7 @@ def evaluate_runs(
                               relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
                               score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
     if engine != "local":
-        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}")
+        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}").keyed("cli.engine", engine=engine)
     from rankscope._threads import worker_count
     from rankscope.engine.stream import DEFAULT_MEMORY_LIMIT, parse_size
 
@@ -93,8 +93,9 @@ def write_per_query(results: Sequence[EvaluationResult], runs: Sequence[Path], f
     return written
 
 
-def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: str, echo: Any) -> None:
-    """One table of every run: the means of each metric and the never-silent counts."""
+def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: str, echo: Any, lang: str = "en"
+               ) -> None:
+    """One table of every run: the means of each metric and the never-silent counts (its prose in ``lang``)."""
     names = _unique_names(results, runs)
     if fmt == "json":
         echo(json.dumps([r.to_dict(per_query=False) for r in results], ensure_ascii=False, indent=2))
@@ -113,18 +114,22 @@ def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: s
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{len(results)} runs", title_justify="left")
-    table.add_column("run")
+    from rankscope.choices import term
+    from rankscope.cli.messages import print_lines, say
+
+    n = len(results)
+    table = Table(title=say(f"many.title.{'one' if n == 1 else 'other'}", lang, n=n), title_justify="left")
+    table.add_column(say("many.run", lang))
     for label in labels:
         table.add_column(label, justify="right")
-    for c in ("evaluated", "missing", "not in qrels", "float32 reordered", "no relevant", f"judged@{JUDGED_K}"):
-        table.add_column(c, justify="right")
+    for c in COUNTS:
+        table.add_column(say(f"many.{c}", lang), justify="right")
+    table.add_column(f"judged@{JUDGED_K}", justify="right")
     for name, r in zip(names, results):
         table.add_row(name, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in COUNTS),
                       _judged(r, "{:.3f}"))
     Console().print(table)
-    Console().print(f"policies: missing={results[0].policies.missing}; 'missing' = qrels queries absent from the "
-                    "run, 'not in qrels' = run queries without judgments", highlight=False)
+    print_lines([say("many.policies", lang, missing=term(results[0].policies.missing, lang, "missing"))], lang)
 
 
 def _judged(result: EvaluationResult, fmt: str) -> str:
@@ -145,29 +150,29 @@ def evaluate_command_many(
     from rankscope.engine import Evaluator
 
     if qrels is None:
-        raise InvalidParameterError("give --qrels")
+        raise InvalidParameterError("give --qrels").keyed("cli.many.needs_qrels")
     paths = expand_runs(runs)
     for p in paths:
         if str(p).startswith("-"):
-            raise InvalidParameterError(f"unknown option {p}")
+            raise InvalidParameterError(f"unknown option {p}").keyed("cli.many.unknown_option", option=str(p))
     from rankscope.cli.judgments import read_judgments, result_lines
+    from rankscope.cli.messages import float32_notices, print_lines, say
 
     judgments, _, source_note = read_judgments(qrels, provenance)
     if source_note:
-        typer.echo(source_note, err=True)
+        print_lines([source_note], lang, err=True)
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
                    missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
                    unjudged=unjudged)  # type: ignore[arg-type]
     results = evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
                             address=address)
-    print_runs(results, paths, fmt, typer.echo)
+    print_runs(results, paths, fmt, typer.echo, lang)
+    lines = []
     if per_query_dir is not None:
         written = write_per_query(results, paths, per_query_dir)
-        typer.echo(f"per-query values of {len(written)} runs written to {per_query_dir}", err=True)
-    from rankscope.cli.messages import float32_notices
-
-    for line in float32_notices(results, lang):
-        typer.echo(line, err=True)
+        lines.append(say(f"many.per_query_written.{'one' if len(written) == 1 else 'other'}", lang, n=len(written),
+                         folder=per_query_dir))
+    lines += float32_notices(results, lang)
     for r in results:  # ids that never match, mostly unjudged, model labels, condensed lists
-        for line in result_lines(r, lang)[1]:
-            typer.echo(line, err=True)
+        lines += result_lines(r, lang)[1]
+    print_lines(lines, lang, err=True)  # one line each in English, wrapped in Chinese

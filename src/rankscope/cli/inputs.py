@@ -61,8 +61,8 @@ def swapped_inputs(qrels: Path | None, runs: Sequence[Path], retype: Callable[[P
         run = next((r for r in runs if _same(exc.source, r)), None)
         if exc.looks_like == "qrels" and run is not None:
             if qrels is not None and _holds_run(qrels):
-                raise RankscopeError(f"the qrels and the run are swapped: {run} holds judgments and {qrels} is a "
-                                     f"run; type: {retype(run, qrels)}").keyed(
+                raise RankscopeError(f"the qrels and the run are swapped: {qrels} is a run and {run} holds "
+                                     f"judgments; type: {retype(run, qrels)}").keyed(
                     "swapped_qrels_run", run=qrels, qrels=run, retype=retype(run, qrels)) from None
             raise RankscopeError(f"{run} holds judgments (query iter doc relevance), not a run; give them as "
                                  f"qrels: {retype(run, Path('RUN'))}").keyed(

@@ -12,6 +12,7 @@ from rankscope.choices import term
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption, RelevanceLevel
+from rankscope.errors import Said
 
 
 class Alternative(str, Enum):
@@ -66,9 +67,10 @@ def power_command(
     out: list[str] = []
     warn = {SD_ZERO: message("power.sd_zero", lg)}
     if sd is not None and runs:
-        fail(message("power.both", lg))
+        fail("give either two runs or --sd, not both", key="cli.power.both")
     if delta is None:
-        fail(message("power.delta_required", lg, why=message("power.observed", lg)))
+        why = Said("power.observed")
+        fail(f"--delta is required: {why}", key="cli.power.delta_required", why=why)
     if sd is not None:
         n = queries_needed(sd, delta, alpha, power, alt)
         if sd == 0:
@@ -77,7 +79,7 @@ def power_command(
                              power=f"{power:g}", alt=term(alt, lg))], lg)
         return
     if not runs or len(runs) != 2 or qrels is None:
-        fail(message("power.inputs", lg))
+        fail("give two run files and --qrels, or --sd and --delta", key="cli.power.inputs")
     from rankscope.cli.compare_cmd import run_stem
     from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator

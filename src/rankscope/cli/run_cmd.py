@@ -51,20 +51,24 @@ def load_object(spec: str) -> Any:
 
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        fail(f"--retriever must be module:object (e.g. myretriever:search), got {spec!r}")
+        fail(f"--retriever must be module:object (e.g. myretriever:search), got {spec!r}", key="cli.retriever_spec",
+             spec=spec)
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        fail(f"cannot import {module_name!r} for --retriever: {exc}")
+        fail(f"cannot import {module_name!r} for --retriever: {exc}", key="cli.retriever_import", module=module_name,
+             exc=exc)
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             names = [n for n in dir(obj) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            fail(f"{module_name!r} has no {part!r}{hint}")
+            if close:
+                fail(f"{module_name!r} has no {part!r} (did you mean {close[0]!r}?)",
+                     key="cli.retriever_no_attr_suggest", module=module_name, name=part, close=close[0])
+            fail(f"{module_name!r} has no {part!r}", key="cli.retriever_no_attr", module=module_name, name=part)
         obj = getattr(obj, part)
     return obj() if inspect.isclass(obj) else obj
 

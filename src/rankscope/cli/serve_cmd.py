@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.messages import say
+from rankscope.cli.options import LangOption
 
 
 @app.command("serve")
@@ -40,6 +42,7 @@ def serve_command(
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
+    lang: LangOption = None,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard.
 
@@ -56,16 +59,18 @@ def serve_command(
         try:
             check_token(token)
         except RankscopeError as exc:
-            fail(f"--token: {exc}")
+            fail(f"--token: {exc}", key="cli.serve.bad_token", reason=exc)
     if not is_loopback(host) and not token:
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could read and delete "
-             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1")
+             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1",
+             key="cli.serve.no_token", host=host)
     try:
         import uvicorn
 
         from rankscope.service.app import create_app
     except ImportError as exc:
-        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})")
+        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})",
+             key="cli.serve.needs_extra", exc=exc)
     entries = [e for item in allow_retriever or [] for e in item.split(",") if e.strip()]
     settings = Settings(db_url=db or default_db_url(), token=token, workers=workers,
                         max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds,
@@ -74,8 +79,8 @@ def serve_command(
                         live_workers=live_workers, retriever_timeout=retriever_timeout,
                         live_budget_seconds=live_budget)
     application = create_app(settings)
-    typer.echo(f"rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {_safe(settings.db_url)})",
-               err=True)
+    assert lang is not None  # settled by user_errors
+    typer.echo(say("serve.started", lang.value, host=host, port=port, db=_safe(settings.db_url)), err=True)
     uvicorn.run(application, host=host, port=port, log_level="warning")
 
 

@@ -74,7 +74,8 @@ def split_command(
 
     ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to split")
+        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to split").keyed("cli.no_corpus_to_split",
+                                                                                          name=ts.name)
     chunking = split(ts.corpus, spec)
     chunking.to_file(out)
     s = chunking.summary()

@@ -22,9 +22,11 @@ class CheckFormat(str, Enum):
     json = "json"
 
 
-def _ids(items: list[Any], limit: int = 8) -> str:
-    shown = ", ".join(str(x) for x in items[:limit])
-    return shown + (f" … (+{len(items) - limit})" if len(items) > limit else "")
+def _ids(items: list[Any], limit: int = 8, lang: str = "en") -> str:
+    """The first ``limit`` items, listed as ``lang`` lists them, and how many more there are."""
+    shown = ("、" if lang == "zh" else ", ").join(str(x) for x in items[:limit])
+    more = len(items) - limit
+    return shown + ("" if more <= 0 else f" …（+{more}）" if lang == "zh" else f" … (+{more})")
 
 
 @testset_app.command("check")
@@ -70,7 +72,7 @@ def _print_table(audit: Any, lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import colon, message
+    from rankscope.interpret.i18n import colon, message, paren
 
     def m(key: str, **values: Any) -> str:
         return message(f"testset.{key}", lang, **values)
@@ -87,15 +89,15 @@ def _print_table(audit: Any, lang: str = "en") -> None:
         table.add_row(m("corpus"), str(audit.corpus_size), "")
     table.add_section()
     dup_ids = [" = ".join(g) for g in audit.duplicates]
-    table.add_row(m("duplicates"), str(len(audit.duplicates)), _ids(dup_ids, 4))
-    near = [f"{a} ~ {b} ({s:.2f})" for a, b, s in audit.near_duplicates]
-    table.add_row(m("near", t=f"{audit.near_threshold:g}"), str(len(near)), _ids(near, 4))
-    table.add_row(m("empty"), str(len(audit.empty)), _ids(audit.empty))
+    table.add_row(m("duplicates"), str(len(audit.duplicates)), _ids(dup_ids, 4, lang))
+    near = [f"{a} ~ {b}{paren(f'{s:.2f}', lang)}" for a, b, s in audit.near_duplicates]
+    table.add_row(m("near", t=f"{audit.near_threshold:g}"), str(len(near)), _ids(near, 4, lang))
+    table.add_row(m("empty"), str(len(audit.empty)), _ids(audit.empty, lang=lang))
     note = m("have_answers", n=len(audit.no_relevant_with_answers)) if audit.no_relevant_with_answers else ""
-    table.add_row(m("no_relevant"), str(len(audit.no_relevant)), _ids(audit.no_relevant) + note)
+    table.add_row(m("no_relevant"), str(len(audit.no_relevant)), _ids(audit.no_relevant, lang=lang) + note)
     if audit.corpus_size is not None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
-        table.add_row(m("missing_corpus"), str(len(miss)), _ids(miss, 4))
+        table.add_row(m("missing_corpus"), str(len(miss)), _ids(miss, 4, lang))
     if audit.load_issues:
         from rankscope.data.testset import Where
 

@@ -23,6 +23,8 @@ __all__ = ["usage_line", "usage_lang"]
 
 #: commands whose ``--lang`` is the language of the prompts they write, not of what they print
 PROMPT_LANG = ("judge", "synth")
+#: the range checks of an option's ``min=`` / ``max=`` (pydantic's error types)
+RANGES = ("greater_than_equal", "less_than_equal", "greater_than", "less_than")
 
 
 def usage_lang(args: list[str]) -> str:
@@ -48,7 +50,8 @@ def usage_line(exc: Any, lang: str, args: list[str]) -> str:
     if lang == "en":
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         return f"rankscope: error: {' '.join(exc.format_message().split())}{hint}"
-    path = ctx.command_path if ctx is not None else "rankscope" + (f" {args[0]}" if args else "")
+    path = ctx.command_path if ctx is not None else "rankscope" + (
+        f" {args[0]}" if args and not args[0].startswith("-") else "")
     return say("error", lang, message=_said(exc, lang) + say("usage.hint", lang, command=path))
 
 
@@ -63,6 +66,8 @@ def _said(exc: Any, lang: str) -> str:
             if found else "")
     if name == "BadOptionUsage" and exc.message.endswith("requires an argument."):
         return say("usage.needs_value", lang, option=option)
+    if name == "BadOptionUsage" and exc.message.endswith("does not take a value."):  # --flag=value
+        return say("usage.no_value", lang, option=option)
     param = getattr(exc, "param", None)
     if name == "MissingParameter" and param is not None:
         kind = "argument" if getattr(param, "param_type_name", "") == "argument" else "option"
@@ -76,6 +81,9 @@ def _said(exc: Any, lang: str) -> str:
             return say("usage.bad_choice", lang, option=param.get_error_hint(), value=repr(given), choices=listed)
         if kind in ("float_parsing", "int_parsing", "int_from_float"):
             return say(f"usage.{kind.split('_')[0]}", lang, option=param.get_error_hint(), value=repr(given))
+        bounds = errors[0].get("ctx") or {}
+        if kind in RANGES and len(bounds) == 1:  # min= / max= of an option: --port 0, --block-rows 0
+            return say(f"usage.{kind}", lang, option=param.get_error_hint(), bound=next(iter(bounds.values())))
         return say("usage.bad_value", lang, option=param.get_error_hint(), reason=exc.message)
     command = re.fullmatch(r"No such command '(.+?)'\.(?: Did you mean (.+)\?)?", exc.message)
     if command:
@@ -84,5 +92,7 @@ def _said(exc: Any, lang: str) -> str:
     extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", exc.message)
     if extra:
         return say("usage.extra", lang, args=extra[1])
+    if exc.message == "Missing command.":  # a group given options but no command
+        return say("usage.missing_command", lang)
     return say("usage.other", lang, reason=" ".join(exc.format_message().split()))
 
