@@ -17,6 +17,7 @@ policies (``MissingPolicy`` ...), which a test keeps equal to the enums.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
@@ -24,7 +25,7 @@ __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
     "Unjudged", "UNJUDGED_POLICIES", "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue",
-    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "TERMS", "term",
+    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "TERMS", "term", "Term",
 ]
 
 
@@ -209,3 +210,33 @@ def term(value: object, lang: str = "en", setting: str | None = None) -> str:
         return text
     key = f"{setting}={text}" if setting else text
     return TERMS.get(key, TERMS.get(text, text))
+
+
+@dataclass(frozen=True)
+class Term:
+    """A setting's value inside a keyed message: Python's ``repr`` in English (what an f-string's ``{value!r}``
+    says), its :data:`TERMS` entry in Chinese (``setting`` as in :func:`term`), the ``repr`` again for a value with
+    no term (a typo is shown as typed).
+
+    >>> Term("bh").text("en"), Term("bh").text("zh")
+    ("'bh'", 'Benjamini–Hochberg 校正（bh）')
+    >>> f"correction {Term('bh')}", Term("an-unknown-value").text("zh")
+    ("correction 'bh'", "'an-unknown-value'")
+    """
+
+    value: object
+    setting: str | None = None
+
+    def text(self, lang: str = "en") -> str:
+        if lang == "zh":
+            text = str(getattr(self.value, "value", self.value))
+            found = TERMS.get(f"{self.setting}={text}" if self.setting else text, TERMS.get(text))
+            if found is not None:
+                return found
+        return repr(self.value)
+
+    def __str__(self) -> str:
+        return self.text("en")
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)

@@ -409,7 +409,7 @@ def compare(
         raise InvalidParameterError(f"test must be one of {tests}, got {test!r}").keyed(
             "comparison.test_choice", tests=tests, value=test)
     if test == TUKEY and correction is not None:
-        from rankscope.stats.terms import Term
+        from rankscope.choices import Term
 
         given = Term(correction)
         raise InvalidParameterError(
