@@ -418,3 +418,10 @@ def test_command_checks_in_chinese(files: dict[str, Path], case: str) -> None:
     assert zh.returncode == 2 and zh.stderr.startswith("rankscope：错误：") and expect in zh.stderr, zh.stderr
     en = _cli(*args)
     assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and not CJK.search(en.stderr)
+
+
+def test_wrapping_keeps_a_quotation_mark_with_its_words() -> None:
+    text = "策略：缺失查询计零（missing=zero）；“缺失”指 qrels 中有而结果中没有的查询，“不在 qrels 中”指结果中有而没有标注的查询"
+    for width in range(16, 80):
+        lines = wrap_cells(text, width)
+        assert not any(line.endswith(("“", "‘")) or line.startswith(("”", "’")) for line in lines), (width, lines)

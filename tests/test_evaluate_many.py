@@ -31,14 +31,15 @@ def test_many_runs_one_table_and_per_query_files(tmp_path: Path, capsys: pytest.
                                    "--block-rows", "7000"], capsys)
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["run"] for r in rows] == [p.name for p in runs]  # one TREC tag for all: the file names
+    assert [r["run"] for r in rows] == [p.stem for p in runs]  # named by file, as compare and check name them
+    assert {r["tag"] for r in rows} <= {"T5-P", "BERT-P", "PYSERINI"}  # and the TREC tag beside the name
     for row, run in zip(rows, runs):
         expected = evaluate(qrels, read_run(run), ["ndcg@10", "map"], relevance_level=2)
         assert float(row["map"]) == pytest.approx(expected["map"], abs=5e-6)
         assert int(row["evaluated"]) == expected.queries.evaluated
         assert int(row["no_relevant"]) == expected.queries.no_relevant
         assert expected.judged is not None and float(row["judged@10"]) == pytest.approx(expected.judged.mean, abs=5e-6)
-        lines = (tmp_path / f"{run.name}.tsv").read_text().splitlines()
+        lines = (tmp_path / f"{run.stem}.tsv").read_text().splitlines()
         assert lines[0] == "query_id\tndcg@10\tmap" and len(lines) == 1 + expected.queries.evaluated
 
 
@@ -73,5 +74,40 @@ def test_many_runs_keep_the_unjudged_policy_and_say_what_is_unjudged(
     keep = {r["run"]: r for r in csv.DictReader(io.StringIO(out))}
     code, out, err = cli([*args, "--unjudged", "condense"], capsys)
     condensed = {r["run"]: r for r in csv.DictReader(io.StringIO(out))}
-    assert float(keep["new.trec"]["P@1"]) == 0 and float(condensed["new.trec"]["P@1"]) == 1  # not ignored
+    assert float(keep["new"]["P@1"]) == 0 and float(condensed["new"]["P@1"]) == 1  # not ignored
     assert "Condensed lists" in err
+
+
+def test_runs_are_named_by_their_file_in_every_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Six DL-HARD runs share two TREC tags (PYSERINI, T5-P): the table named them by file, the warnings by tag,
+    so "T5-P: only 49.6% ... judged" could be any of three rows.  Every line names a run as the table does (its
+    file stem, as compare and check do), with its TREC tag where that differs."""
+    qrels = require(DATA) / "dl_hard-passage.qrels"
+    runs = sorted((DATA / "baselines" / "passage").glob("bm25*.run"))
+    code, out, err = cli(["evaluate", "--qrels", str(qrels), "--run", *map(str, runs), "-m", "ndcg@10"], capsys)
+    assert code == 0, err
+    stems = [p.name.removesuffix(".run") for p in runs]
+    rows = [line.strip("│ ").split(" │")[0].strip() for line in out.splitlines() if line.startswith("│")]
+    assert [r for r in rows if not r.startswith("(")] == stems  # each name, its TREC tag on the line below
+    assert [r for r in rows if r.startswith("(")] == [f"(TREC tag {t})" for t in (
+        "BERT-P", "T5-P", "T5-P", "PYSERINI", "T5-P", "PYSERINI")]
+    warned = [line for line in (out + err).splitlines() if line.startswith("warning: ")]
+    assert warned and all(any(line.startswith(f"warning: {s}: ") for s in stems) for line in warned), warned
+    code, out, err = cli(["evaluate", "-f", "json", "--qrels", str(qrels), "--run", *map(str, runs[:2]),
+                          "-m", "ndcg@10"], capsys)
+    import json
+
+    assert [(r["run"], r["tag"]) for r in json.loads(out)] == [(stems[0], "BERT-P"), (stems[1], "T5-P")]
+
+
+def test_one_run_is_named_by_its_file_with_its_tag(capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = require(DATA) / "dl_hard-passage.qrels", DATA / "baselines" / "passage" / "bm25.run"
+    code, out, err = cli(["evaluate", str(qrels), str(run), "-m", "ndcg@10"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].strip() == "run bm25 (TREC tag PYSERINI)"
+    assert "warning: bm25: only 49.6% of its top-10" in out
+    code, out, err = cli(["evaluate", str(qrels), str(run), "-m", "ndcg@10", "-f", "json"], capsys)
+    import json
+
+    data = json.loads(out)
+    assert (data["run"], data["tag"]) == ("bm25", "PYSERINI")

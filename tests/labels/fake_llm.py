@@ -77,6 +77,7 @@ class FakeLLM:
     # -- the server side -------------------------------------------------------------------------
     def _send(self, h: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
+        self._done(h)  # before the client can read the answer and send its next request
         h.send_response(status)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(data)))
@@ -92,9 +93,16 @@ class FakeLLM:
             self.requests.append({"path": h.path, "headers": dict(h.headers), "body": body})
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
+        h.in_flight = True  # type: ignore[attr-defined]
         try:
             self._answer(h, body)
         finally:
+            self._done(h)
+
+    def _done(self, h: BaseHTTPRequestHandler) -> None:
+        """The request ``h`` no longer counts as in flight (once, when its answer starts)."""
+        if getattr(h, "in_flight", False):
+            h.in_flight = False  # type: ignore[attr-defined]
             with self.lock:
                 self.in_flight -= 1
 

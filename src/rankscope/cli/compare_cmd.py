@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -63,15 +64,28 @@ def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict
     from rankscope.saved import is_saved, load
 
     runs = [load(p) if is_saved(p) else read_run(p, **run_reader_options(columns)) for p in paths]
+    names = run_names(paths)
+    own = [str(getattr(run, "name", None) or getattr(run, "run_name", "")) for run in runs]  # a TREC tag, a saved name
+    return dict(zip(names, runs)), run_tags(names, own)
+
+
+def run_names(paths: Sequence[Path]) -> list[str]:
+    """The names run files are known by in every line a command prints: their file stems; the file names when
+    stems repeat, the paths given when those do too.
+
+    >>> run_names([Path("a/bm25.trec"), Path("b/dense.run.gz")]), run_names([Path("a/x.run"), Path("a/x.trec")])
+    (['bm25', 'dense'], ['x.run', 'x.trec'])
+    """
     for naming in (run_stem, lambda p: p.name, str):
         names = [naming(p) for p in paths]
         if len(set(names)) == len(names):
-            break
-    else:
-        fail("the same run file is given twice", key="same_run_twice")
-    own = [str(getattr(run, "name", None) or getattr(run, "run_name", "")) for run in runs]  # a TREC tag, a saved name
-    tags = {name: tag for name, tag in zip(names, own) if tag not in (name, "run", "")}
-    return dict(zip(names, runs)), tags
+            return names
+    fail("the same run file is given twice", key="same_run_twice")
+
+
+def run_tags(names: Sequence[str], own: Sequence[str]) -> dict[str, str]:
+    """Each run's own name (a TREC tag, a saved evaluation's name) where it differs from the name it is known by."""
+    return {name: tag for name, tag in zip(names, own) if tag not in (name, "run", "")}
 
 
 @dataclass(frozen=True)

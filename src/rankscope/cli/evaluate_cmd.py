@@ -187,9 +187,12 @@ def evaluate_command(
                 score_precision=score_precision.value, chunking=chunking, rule=rule, unjudged=unjudged.value,
                 memory_limit=memory_limit, block_rows=block_rows,
             )
+    from rankscope.cli.evaluate_many import named, with_tag
+
+    [result], tags = named([result], [run_path])  # the run's file stem in every line, its TREC tag beside it
     verdict = _verdict(result, scenario, lang.value)
     if fmt is OutputFormat.json:
-        out = result.to_dict(per_query=per_query)
+        out = with_tag(result.to_dict(per_query=per_query), tags)
         out["verdict"] = {k: verdict[k] for k in ("ceilings", "ratings", "standards", "scenario")}
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
     elif fmt is OutputFormat.csv:
@@ -197,7 +200,7 @@ def evaluate_command(
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
             typer.echo(say("note", lang.value, text=n.text(lang.value)), err=True)
     else:
-        _print_table(result, per_query, verdict)
+        _print_table(result, per_query, verdict, tags.get(result.run_name))
     for line in float32_notices([result], lang.value):
         typer.echo(line, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
@@ -259,7 +262,7 @@ def _print_csv(result: EvaluationResult, per_query: bool) -> None:
     w.writerow(["all", *(f"{v:.6g}" for v in result.mean().values())])
 
 
-def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, Any]) -> None:
+def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, Any], tag: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -269,7 +272,8 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     from rankscope.report.wrap import print_prose
 
     lang = verdict["lang"]
-    table = Table(title=say("run_title", lang, run=result.run_name), title_justify="left")
+    run = say("run_named", lang, name=result.run_name, tag=tag) if tag else result.run_name
+    table = Table(title=say("run_title", lang, run=run), title_justify="left")
     table.add_column(say("query", lang) if per_query else say("metric", lang))
     if per_query:
         for label in result.labels:

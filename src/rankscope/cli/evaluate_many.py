@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankscope.choices import JUDGED_K
-from rankscope.errors import InvalidParameterError
+from rankscope.errors import InvalidParameterError, Items
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult, Evaluator
 
-__all__ = ["expand_runs", "evaluate_runs", "print_runs", "write_per_query"]
+__all__ = ["expand_runs", "evaluate_runs", "named", "print_runs", "with_tag", "write_per_query"]
 
 COUNTS = ("evaluated", "missing_from_run", "not_in_qrels", "float32_reordered", "no_relevant")
 
@@ -72,19 +72,25 @@ def evaluate_runs(
         return list(pool.map(one, runs))
 
 
-def _unique_names(results: Sequence[EvaluationResult], runs: Sequence[Path]) -> list[str]:
-    names = [r.run_name for r in results]
-    if len(set(names)) == len(names):
-        return names
-    return [p.name for p in runs]  # two runs with one TREC tag: the file names tell them apart
+def named(results: Sequence[EvaluationResult], runs: Sequence[Path]) -> tuple[list[EvaluationResult], dict[str, str]]:
+    """The results named as the command line knows their run files (:func:`~rankscope.cli.compare_cmd.run_names`:
+    file stems, as compare and check name them), so that the table, the JSON and every warning say one name for
+    one run; and each run's TREC tag where it differs, shown beside the name."""
+    from dataclasses import replace
+
+    from rankscope.cli.compare_cmd import run_names, run_tags
+
+    names = run_names(runs)
+    tags = run_tags(names, [r.run_name for r in results])
+    return [replace(r, run_name=name) for r, name in zip(results, names)], tags
 
 
-def write_per_query(results: Sequence[EvaluationResult], runs: Sequence[Path], folder: Path) -> list[Path]:
+def write_per_query(results: Sequence[EvaluationResult], folder: Path) -> list[Path]:
     """One TSV per run in ``folder``: ``query_id`` and one column per metric (``<run name>.tsv``)."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, res in zip(_unique_names(results, runs), results):
-        path = folder / f"{name.replace('/', '_')}.tsv"
+    for res in results:
+        path = folder / f"{res.run_name.replace('/', '_')}.tsv"
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\t".join(["query_id", *res.labels]) + "\n")
             for qid, row in zip(res.per_query.query_ids.tolist(), res.per_query.values.tolist()):
@@ -93,12 +99,14 @@ def write_per_query(results: Sequence[EvaluationResult], runs: Sequence[Path], f
     return written
 
 
-def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: str, echo: Any, lang: str = "en"
+def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: str, echo: Any, lang: str = "en"
                ) -> None:
-    """One table of every run: the means of each metric and the never-silent counts (its prose in ``lang``)."""
-    names = _unique_names(results, runs)
+    """One table of every run: the means of each metric and the never-silent counts (its prose in ``lang``); a run's
+    TREC tag beside its name where they differ."""
+    names = [r.run_name for r in results]
     if fmt == "json":
-        echo(json.dumps([r.to_dict(per_query=False) for r in results], ensure_ascii=False, indent=2))
+        echo(json.dumps([with_tag(r.to_dict(per_query=False), tags) for r in results], ensure_ascii=False,
+                        indent=2))
         return
     labels = list(results[0].labels)
     if fmt == "csv":
@@ -106,10 +114,10 @@ def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: s
         import sys
 
         w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(["run", *labels, *COUNTS, f"judged@{JUDGED_K}"])
+        w.writerow(["run", *labels, *COUNTS, f"judged@{JUDGED_K}", "tag"])
         for name, r in zip(names, results):
             w.writerow([name, *(f"{v:.6g}" for v in r.mean().values()), *(getattr(r.queries, c) for c in COUNTS),
-                        _judged(r, "{:.6g}")])
+                        _judged(r, "{:.6g}"), tags.get(name, "")])
         return
     from rich.console import Console
     from rich.table import Table
@@ -119,17 +127,29 @@ def print_runs(results: Sequence[EvaluationResult], runs: Sequence[Path], fmt: s
 
     n = len(results)
     table = Table(title=say(f"many.title.{'one' if n == 1 else 'other'}", lang, n=n), title_justify="left")
-    table.add_column(say("many.run", lang))
+    table.add_column(say("many.run", lang), no_wrap=True)
+    # a count that is 0 for every run is said once under the table, so that the table fits a terminal
+    shown = [c for c in COUNTS if c == "evaluated" or any(getattr(r.queries, c) for r in results)]
+    zero = [say(f"many.{c}", lang) for c in COUNTS if c not in shown]
     for label in labels:
-        table.add_column(label, justify="right")
-    for c in COUNTS:
+        table.add_column(label, justify="right", no_wrap=True)
+    for c in shown:
         table.add_column(say(f"many.{c}", lang), justify="right")
-    table.add_column(f"judged@{JUDGED_K}", justify="right")
+    table.add_column(f"judged@{JUDGED_K}", justify="right", no_wrap=True)
     for name, r in zip(names, results):
-        table.add_row(name, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in COUNTS),
+        cell = f"{name}\n{say('tag_line', lang, tag=tags[name])}" if name in tags else name  # the tag below
+        table.add_row(cell, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in shown),
                       _judged(r, "{:.3f}"))
     Console().print(table)
-    print_lines([say("many.policies", lang, missing=term(results[0].policies.missing, lang, "missing"))], lang)
+    lines = [say("many.all_zero", lang, counts=Items(zero).text(lang))] if zero else []
+    print_lines([*lines, say("many.policies", lang, missing=term(results[0].policies.missing, lang, "missing"))],
+                lang)
+
+
+def with_tag(data: dict[str, Any], tags: dict[str, str]) -> dict[str, Any]:
+    """A result's JSON with its run's TREC tag (``"tag"``) where that differs from its name."""
+    tag = tags.get(data["run"])
+    return {**data, "tag": tag} if tag else data
 
 
 def _judged(result: EvaluationResult, fmt: str) -> str:
@@ -164,12 +184,12 @@ def evaluate_command_many(
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
                    missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
                    unjudged=unjudged)  # type: ignore[arg-type]
-    results = evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
-                            address=address)
-    print_runs(results, paths, fmt, typer.echo, lang)
+    results, tags = named(evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
+                                        address=address), paths)
+    print_runs(results, tags, fmt, typer.echo, lang)
     lines = []
     if per_query_dir is not None:
-        written = write_per_query(results, paths, per_query_dir)
+        written = write_per_query(results, per_query_dir)
         lines.append(say(f"many.per_query_written.{'one' if len(written) == 1 else 'other'}", lang, n=len(written),
                          folder=per_query_dir))
     lines += float32_notices(results, lang)

@@ -5,7 +5,7 @@ terminal draws).  It breaks at spaces and between Chinese words, never inside a 
 or a Chinese word (``评级`` stays whole: words come from jieba's segmentation when jieba is installed,
 as with ``pip install 'rankscope[bm25]'``; without it a break may fall between any two characters,
 which Chinese typesetting allows).  It follows the line-breaking rules of Chinese text (W3C clreq):
-no line starts with a closing mark (，。、；：！？）」》…) and none ends with an opening one (（「《).
+no line starts with a closing mark (，。、；：！？）」》”…) and none ends with an opening one (（「《“).
 Only a single token wider than the whole line is cut, by cells.
 
 >>> wrap_cells("评级和生产标准将每个均值与完美排序比较。", 12)
@@ -25,8 +25,8 @@ from typing import Any
 __all__ = ["wrap_cells", "print_prose", "has_cjk", "Prose"]
 
 #: marks that never start a line, and marks that never end one
-_NO_START = set("，。、；：！？）」』》〉】…—％,.;:!?)]}%")
-_NO_END = set("（「『《〈【([{")
+_NO_START = set("，。、；：！？）」』》〉】…—％,.;:!?)]}%”’")
+_NO_END = set("（「『《〈【([{“‘")
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: a space, a run of Chinese characters (cut into words), a run of Latin letters / digits / ASCII symbols (one
