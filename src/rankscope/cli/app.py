@@ -198,19 +198,27 @@ def main(argv: list[str] | None = None) -> None:
         from typer._click import exceptions as click_errors
     except ImportError:  # pragma: no cover - older typer uses click itself
         from click import exceptions as click_errors  # type: ignore[no-redef]
+    from rankscope.cli.usage import usage_lang
+
+    lang = usage_lang(args)  # the language of --help too, decided as for a usage mistake
     try:
-        code = app(args=args, prog_name="rankscope", standalone_mode=False)
+        if lang == "en":
+            code = app(args=args, prog_name="rankscope", standalone_mode=False)
+        else:  # the same command, whose help (if printed) says itself in lang
+            from rankscope.cli.help import localize
+
+            code = localize(typer.main.get_command(app), lang)(args=args, prog_name="rankscope",
+                                                                standalone_mode=False)
     except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
         if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
             raise SystemExit(exc.exit_code) from None
-        from rankscope.cli.usage import usage_lang, usage_line
+        from rankscope.cli.usage import usage_line
 
-        typer.echo(usage_line(exc, usage_lang(args), args), err=True)
+        typer.echo(usage_line(exc, lang, args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
         from rankscope.cli.messages import say
-        from rankscope.cli.usage import usage_lang
 
-        typer.echo(say("aborted", usage_lang(args)), err=True)
+        typer.echo(say("aborted", lang), err=True)
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -73,7 +73,7 @@ BlockRows = Annotated[
 Engine = Annotated[
     str,
     typer.Option("--engine", metavar="local|ray",
-                 help="local (this machine) or ray (a Ray cluster: pip install 'rankscope[ray]')"),
+                 help="local (this machine) or ray (a Ray cluster: pip install 'rankscope\\[ray]')"),
 ]
 Address = Annotated[
     Optional[str],

@@ -31,7 +31,7 @@ def power_command(
     metric: Annotated[str, typer.Option("-m", "--metric", help="the metric")] = "ndcg@10",
     delta: Annotated[
         Optional[float],
-        typer.Option("--delta", show_default="none: required unless --sd and the runs say it",
+        typer.Option("--delta", show_default="none: required",
                      help="the smallest difference that matters to you (required: power at the "
                      "observed difference only restates the p-value)"),
     ] = None,
