@@ -421,7 +421,8 @@ def test_command_checks_in_chinese(files: dict[str, Path], case: str) -> None:
 
 
 def test_wrapping_keeps_a_quotation_mark_with_its_words() -> None:
-    text = "策略：缺失查询计零（missing=zero）；“缺失”指 qrels 中有而结果中没有的查询，“不在 qrels 中”指结果中有而没有标注的查询"
+    text = ("策略：缺失查询计零（missing=zero）；“缺失”指 qrels 中有而结果中没有的查询，"
+            "“不在 qrels 中”指结果中有而没有标注的查询")
     for width in range(16, 80):
         lines = wrap_cells(text, width)
         assert not any(line.endswith(("“", "‘")) or line.startswith(("”", "’")) for line in lines), (width, lines)
