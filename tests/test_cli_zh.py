@@ -426,3 +426,26 @@ def test_wrapping_keeps_a_quotation_mark_with_its_words() -> None:
     for width in range(16, 80):
         lines = wrap_cells(text, width)
         assert not any(line.endswith(("“", "‘")) or line.startswith(("”", "’")) for line in lines), (width, lines)
+
+
+def test_a_commands_language_reaches_what_the_library_says_for_it(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """--lang is settled once (cli.app.user_errors) and the library asks resolve_lang() for it: a progress bar's
+    label said inside evaluate_retriever or judge_pairs follows the command, not only the environment."""
+    import typer
+
+    from rankscope.cli.app import user_errors
+    from rankscope.interpret.i18n import message
+
+    @user_errors
+    def command(lang: str | None = None) -> str:
+        return message("retrieval.progress", resolve_lang(), name="bm25")
+
+    assert command(lang="zh") == "检索中（bm25）" and command() == "retrieving (bm25)"
+    monkeypatch.setenv("RANKSCOPE_LANG", "zh")
+    assert command() == "检索中（bm25）" and command(lang="en") == "retrieving (bm25)"
+    assert resolve_lang() == "zh"  # nothing is left behind once the command returns
+    monkeypatch.setenv("RANKSCOPE_LANG", "fr")  # a wrong default: said in English, exit 2
+    with pytest.raises(typer.Exit) as done:
+        command()
+    assert done.value.exit_code == 2 and "RANKSCOPE_LANG must be one of" in capsys.readouterr().err

@@ -17,6 +17,9 @@ policies (``MissingPolicy`` ...), which a test keeps equal to the enums.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
@@ -25,7 +28,7 @@ __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
     "Unjudged", "UNJUDGED_POLICIES", "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue",
-    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "TERMS", "term", "Term",
+    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "speaking", "TERMS", "term", "Term",
 ]
 
 
@@ -128,9 +131,31 @@ JUDGED_K = 10
 """Every evaluation reports judged@k at this depth (``EvaluationResult.judged``), as ir_measures' ``Judged@10``."""
 
 
+#: the language a command speaks while it runs (its --lang): see :func:`speaking`
+_SPOKEN: ContextVar[str | None] = ContextVar("rankscope_lang", default=None)
+
+
+@contextmanager
+def speaking(lang: str | Lang | None) -> Iterator[str]:
+    """Within the block, :func:`resolve_lang` without a language of its own says ``lang`` (resolved as usual, so
+    ``None`` is the default): a command's ``--lang`` reaches what the library says for it (a progress bar's label,
+    a note) without being passed down.
+
+    >>> with speaking("zh"):
+    ...     resolve_lang(), resolve_lang("en")
+    ('zh', 'en')
+    """
+    token = _SPOKEN.set(resolve_lang(lang))
+    try:
+        yield _SPOKEN.get() or "en"
+    finally:
+        _SPOKEN.reset(token)
+
+
 def resolve_lang(lang: str | Lang | None = None) -> str:
-    """The language of prose output: ``lang`` when given, else ``RANKSCOPE_LANG``, else Chinese for a ``zh_*``
-    locale (the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set, as gettext reads them), else English.
+    """The language of prose output: ``lang`` when given, else the language of the command running
+    (:func:`speaking`), else ``RANKSCOPE_LANG``, else Chinese for a ``zh_*`` locale (the first of ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG`` that is set, as gettext reads them), else English.
 
     Every surface (command line, notebook displays, reports) asks this one function.
 
@@ -139,6 +164,9 @@ def resolve_lang(lang: str | Lang | None = None) -> str:
     """
     from rankscope.errors import InvalidParameterError, Items
 
+    spoken = _SPOKEN.get()
+    if lang is None and spoken is not None:
+        return spoken
     if lang is None:
         env = os.environ.get("RANKSCOPE_LANG", "").strip().lower().replace("-", "_")
         if env:

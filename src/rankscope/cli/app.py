@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -103,23 +102,29 @@ COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "ranksc
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 
 
-#: the language of the command running (its --lang, else the default of rankscope.choices.resolve_lang)
-_LANG: ContextVar[str] = ContextVar("rankscope_cli_lang", default="en")
+def command_lang() -> str:
+    """The language of the command running: its ``--lang`` (:func:`rankscope.choices.speaking`, settled by
+    :func:`user_errors`), else the default; English when the default itself is wrong (a bad ``RANKSCOPE_LANG``)."""
+    from rankscope.choices import resolve_lang
+
+    try:
+        return resolve_lang()
+    except RankscopeError:
+        return "en"
 
 
 def fail(message: str, code: int = 2, *, key: str, **values: Any) -> NoReturn:
     """Print a one-line error in the command's language and exit: ``message`` (English), said in another language by
     the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is (``key`` is
     required: every error the command line prints can say itself in every language)."""
-    lang = _LANG.get()
-    _exit_with(RankscopeError(message).keyed(key, **values).text(lang), code)
+    _exit_with(RankscopeError(message).keyed(key, **values).text(command_lang()), code)
 
 
 def _exit_with(text: str, code: int = 2) -> NoReturn:
     """Print ``rankscope: error: <text>`` (``text`` already in the command's language) and exit with ``code``."""
     from rankscope.cli.messages import say
 
-    typer.echo(say("error", _LANG.get(), message=text), err=True)
+    typer.echo(say("error", command_lang(), message=text), err=True)
     raise typer.Exit(code)
 
 
@@ -133,7 +138,7 @@ def _show_warnings(shown: Callable[..., None]) -> Callable[..., None]:
 
         if not isinstance(message, RankscopeWarning):
             return shown(message, category, *args, **kwargs)
-        lang = _LANG.get()
+        lang = command_lang()
         print_lines([say("warning_line", lang, text=message.text(lang))], lang, err=True)
         return None
 
@@ -148,29 +153,25 @@ def user_errors(func: F) -> F:
     """
     import functools
 
-    from rankscope.choices import Lang, resolve_lang
+    from rankscope.choices import Lang, speaking
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         import warnings
 
-        token = _LANG.set("en")
+        lang = "en"  # until the command's own language is known (a bad RANKSCOPE_LANG is said in English)
         try:
-            if "lang" in kwargs:
-                kwargs["lang"] = Lang(resolve_lang(kwargs["lang"]))
-                _LANG.set(kwargs["lang"].value)
-            else:
-                _LANG.set(resolve_lang())
-            with warnings.catch_warnings():
+            with speaking(kwargs.get("lang")) as lang, warnings.catch_warnings():
+                if "lang" in kwargs:
+                    kwargs["lang"] = Lang(lang)
                 warnings.showwarning = _show_warnings(warnings.showwarning)
                 return func(*args, **kwargs)
         except (RankscopeError, OSError) as exc:
-            message = user_error_message(exc, _LANG.get())
+            message = user_error_message(exc, lang)
             if message is None:
                 raise
-            _exit_with(message)
-        finally:
-            _LANG.reset(token)
+            with speaking(lang):
+                _exit_with(message)
 
     return wrapper  # type: ignore[return-value]
 

@@ -38,13 +38,12 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
+from rankscope._progress import progress_bar
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption
 from rankscope.report.wrap import print_prose
@@ -93,20 +92,6 @@ def _in_file_order(ts: Any) -> list[str]:
     return [q.id for q in ts.queries if q.id in judged]
 
 
-@contextmanager
-def _bar(label: str, total: int, enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    if not enabled:
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda done, tot: bar.update(task, completed=done, total=tot)
-
-
 def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progress: bool,
                 language: str = "en", lang: str = "en") -> dict[str, Any]:
     """Run the three systems on one test set; write the runs; return the JSON-ready summary.  ``language`` is the
@@ -123,8 +108,8 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
     corpus = ts.corpus
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    with _bar(say("demo.bm25_index", lang, name=name), len(corpus), progress) as advance:
-        bm25 = BM25Retriever(corpus, tokenizer="auto", progress=advance, with_text=False)
+    with progress_bar(say("demo.bm25_index", lang, name=name), len(corpus), progress) as bar:
+        bm25 = BM25Retriever(corpus, tokenizer="auto", progress=bar.update, with_text=False)
     timings["bm25_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # every warning is in the table's notes (print_table), in the reader's language
@@ -134,9 +119,9 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
 
     t0 = time.perf_counter()
     model = DENSE_MODELS.get(language, DENSE_MODELS["zh"])
-    with _bar(say("demo.embedding", lang, name=name), len(corpus), progress) as advance:
+    with progress_bar(say("demo.embedding", lang, name=name), len(corpus), progress) as bar:
         dense = DenseRetriever(corpus, model, cache_dir=cache_dir, precision="auto",
-                               max_seq_length=DENSE_MAX_SEQ.get(model), progress=advance, with_text=False)
+                               max_seq_length=DENSE_MAX_SEQ.get(model), progress=bar.update, with_text=False)
     timings["dense_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     with warnings.catch_warnings():

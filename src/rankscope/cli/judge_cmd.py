@@ -114,8 +114,7 @@ def judge_command(
                          price=price_line(plan.cost(price_in, price_out), said))], said)
         return
     assert out is not None
-    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress,
-                         progress_label=say("judge.progress", said, model=model))
+    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
     side = report.labels.write(out)
     if fmt is Output.json:
         typer.echo(json.dumps({"model": model, "prompt": settings.prompt.id, "out": str(out), "provenance": str(side),

@@ -18,7 +18,7 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
     """``(judgments, qrels, note)``: what the engine scores against (Labels when a provenance sidecar is found
     or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from, in
     ``lang`` (default: the language of the command running)."""
-    from rankscope.cli.app import _LANG
+    from rankscope.cli.app import command_lang
     from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
 
@@ -31,7 +31,7 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
     labels = read_labels(qrels, sidecar=side)
     c = labels.counts()
     key = "labels.provenance_note_failed" if c["failed"] else "labels.provenance_note"
-    note = message(key, lang or _LANG.get(), side=side, **c)
+    note = message(key, lang or command_lang(), side=side, **c)
     return labels, labels.qrels, note
 
 

@@ -133,7 +133,7 @@ def synth_command(
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,
                         min_grade=min_grade, max_copy=max_copy, min_copy_run=min_copy_run, near=near,
                         max_candidates=max_candidates, cache=None if no_cache else cache, concurrency=concurrency,
-                        progress=progress, name=out.stem, progress_label=say("synth.progress", said, model=model))
+                        progress=progress, name=out.stem)
     ts = result.testset
     if out.suffix.lower() in (".jsonl", ".ndjson"):
         ts.to_jsonl(out)

@@ -26,18 +26,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rankscope._progress import progress_bar
 from rankscope.errors import InvalidParameterError
 from rankscope.labels.cache import CacheKey, LabelCache, cache_key
 from rankscope.labels.client import ChatClient, EndpointError
 from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens
 from rankscope.labels.provenance import Label, Labels
 
-__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging", "progress_bar"]
+__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging"]
 
 Pair = tuple[str, str]
 K = TypeVar("K")
@@ -158,21 +158,6 @@ def _plan(work: _Work, hits: Mapping[CacheKey, Any], settings: JudgeSettings) ->
                      truncated=len(work.truncated))
 
 
-@contextmanager
-def progress_bar(total: int, enabled: bool, label: str) -> Iterator[Callable[[], None]]:
-    """A rich progress bar on stderr (a no-op when disabled); yields the function that advances it."""
-    if not enabled or total == 0:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda: bar.advance(task)
-
-
 def judge_pairs(
     pairs: Iterable[Pair],
     queries: Mapping[str, str],
@@ -184,13 +169,12 @@ def judge_pairs(
     progress: bool | None = None,
     client: ChatClient | None = None,
     judge: Callable[..., Judgment] = judge_one,
-    progress_label: str | None = None,
 ) -> JudgeReport:
     """Judge every ``(query_id, doc_id)`` pair; see the module docstring.
 
     ``queries`` / ``corpus`` map ids to texts; ``cache`` is a :class:`LabelCache`
     or the path of its SQLite file (None: no cache); ``progress`` shows a bar
-    (default: when stderr is a terminal) labelled ``progress_label`` (default: ``judging with MODEL``); ``judge`` is
+    (default: when stderr is a terminal) labelled ``judging with MODEL`` in the reader's language; ``judge`` is
     the per-item function (``judge(query, doc, settings, client=...)``).
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
@@ -207,8 +191,11 @@ def judge_pairs(
         if todo:
             chat = client or client_for(settings.endpoint, max_connections=concurrency)
             show = sys.stderr.isatty() if progress is None else bool(progress)
-            label = progress_label or f"judging with {settings.model}"
-            with progress_bar(len(todo), show, label) as advance:
+            from rankscope.choices import resolve_lang
+            from rankscope.interpret.i18n import message
+
+            label = message("labels.judge.progress", resolve_lang(), model=settings.model)
+            with progress_bar(label, len(todo), show) as bar:
                 def one(key: CacheKey) -> Judgment:
                     return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
 
@@ -222,7 +209,7 @@ def judge_pairs(
                         if db is not None:
                             db.put(key, grade=j.grade, reply=j.reply or "", tokens_in=j.tokens_in,
                                    tokens_out=j.tokens_out)
-                    advance()
+                    bar.advance()
     finally:
         if owned and db is not None:
             db.close()

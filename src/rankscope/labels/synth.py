@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankscope._progress import progress_bar
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
-from rankscope.labels.batch import judge_pairs, parallel, progress_bar
+from rankscope.labels.batch import judge_pairs, parallel
 from rankscope.labels.cache import LabelCache, cache_key
 from rankscope.labels.client import ChatClient
 from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens
@@ -191,15 +192,14 @@ def synthesize(
     progress: bool | None = None,
     client: ChatClient | None = None,
     name: str = "synthetic",
-    progress_label: str | None = None,
 ) -> SynthResult:
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
     ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
     (tests) serves the generator, and the judge too when it has the same endpoint.
-    ``max_candidates`` (default ``3 n``) bounds the chunks tried; ``progress_label`` labels the progress bar
-    (default: ``questions from MODEL``).
+    ``max_candidates`` (default ``3 n``) bounds the chunks tried; the progress bar says ``questions from MODEL`` in
+    the reader's language.
     """
     import sys
 
@@ -221,7 +221,10 @@ def synthesize(
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
-        with progress_bar(n, show, progress_label or f"questions from {gen.model}") as advance:
+        from rankscope.choices import resolve_lang
+        from rankscope.interpret.i18n import message
+
+        with progress_bar(message("labels.synth.progress", resolve_lang(), model=gen.model), n, show) as bar:
             while len(accepted) < n and tried < limit:
                 need = n - len(accepted)
                 wave = order[tried: min(limit, tried + max(concurrency, math.ceil(need * oversample)))]
@@ -268,7 +271,7 @@ def synthesize(
                                                           f"(grade {grade} < {min_grade})"))
                     elif len(accepted) < n:
                         accepted.append((c, q, a, int(grade)))
-                        advance()
+                        bar.advance()
                     else:
                         counts["surplus"] += 1
                         rejected.append(Rejected(c, q, a, f"not needed: {n} questions were already accepted"))

@@ -61,8 +61,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,20 +97,6 @@ def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
         raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}").keyed(
             "retrieval.int_at_least", name=name, minimum=minimum, value=value)
     return value
-
-
-@contextmanager
-def _progress_bar(total: int, enabled: bool, label: str) -> Iterator[Callable[[], None]]:
-    if not enabled or total == 0:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda: bar.advance(task)
 
 
 def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
@@ -261,9 +246,13 @@ def evaluate_retriever(
     todo = [q for q in scorable if q.id not in done]
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
-        with _progress_bar(len(todo), show, f"retrieving ({run_name})") as advance:
+        from rankscope._progress import progress_bar
+        from rankscope.choices import resolve_lang
+        from rankscope.interpret.i18n import message
+
+        with progress_bar(message("retrieval.progress", resolve_lang(), name=run_name), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
-                                  advance=advance, keep_places=keep_places)
+                                  advance=bar.advance, keep_places=keep_places)
             execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
                     batch_size=batch_size, name=run_name)
     finally:
