@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ import pytest
 from rich.cells import cell_len
 from typer.main import get_command
 
+from clirun import cli
 from prose import CJK, MIXED, assert_chinese, english_left
 from rankscope.cli import help as cli_help
 from rankscope.cli.app import COMMAND_MODULES, app, main
@@ -171,10 +170,7 @@ def test_a_chinese_default_wraps_in_a_narrow_terminal(capsys: pytest.CaptureFixt
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    base.update({"LANG": "C.UTF-8", "COLUMNS": str(WIDTH), "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8", **env})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *args],
-                          capture_output=True, text=True, encoding="utf-8", env=base, timeout=120)
+    return cli(*args, env=env, width=WIDTH)
 
 
 def test_the_help_language_is_decided_as_for_every_command() -> None:

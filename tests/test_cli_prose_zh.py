@@ -10,10 +10,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from clirun import cli
 from prose import CJK, assert_chinese
 from rankscope.cli.app import COMMAND_MODULES, app, fail
 from rankscope.data.spans import SpanQrels
@@ -47,11 +46,8 @@ def _invoke(*args: str | Path) -> Any:
 
 
 def _cli(*args: str | Path) -> subprocess.CompletedProcess:
-    """``rankscope ARGS`` in a subprocess (through ``main``: click's usage mistakes are said there)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    env.update({"LANG": "C.UTF-8", "COLUMNS": "80", "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=env, timeout=120)
+    """``rankscope ARGS`` through ``main`` (click's usage mistakes are said there), at 80 columns."""
+    return cli(*args, width=80)
 
 
 def _topics() -> TestSet:

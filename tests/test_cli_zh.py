@@ -9,15 +9,14 @@ display cells; ``rankscope trec_eval`` prints the same bytes whatever the langua
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
+from clirun import cli
 from rankscope.choices import TERMS, resolve_lang, term
 from rankscope.report.wrap import wrap_cells
 
@@ -29,11 +28,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _cli(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    base.update({"LANG": "C.UTF-8", "COLUMNS": str(WIDTH), "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8",
-                 **(env or {})})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=base, cwd=cwd, timeout=120)
+    return cli(*args, env=env, cwd=cwd, width=WIDTH)
 
 
 def _flat(text: str) -> str:

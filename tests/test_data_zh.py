@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from clirun import cli
 from prose import assert_chinese
 from rankscope.data.chunking import Chunking
 from rankscope.data.qrels import Qrels
@@ -148,10 +148,7 @@ def test_a_lenient_reading_lists_its_findings_in_chinese(tmp_path: Path) -> None
 
 
 def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    env.update({"LANG": "C.UTF-8", "COLUMNS": "100", "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd, timeout=120)
+    return cli(*args, cwd=cwd, width=100)
 
 
 def test_testset_and_spans_commands_say_data_errors_in_chinese(tmp_path: Path) -> None:

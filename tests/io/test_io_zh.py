@@ -9,9 +9,7 @@ punctuation) and ``str(error)`` / ``text("en")`` the English message word for wo
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 import rankscope
+from clirun import cli
 from prose import assert_chinese
 from rankscope.constraints import Interval, OneOf, check
 from rankscope.errors import Keyed, RankscopeError
@@ -141,10 +140,7 @@ def test_the_constraint_description_is_said_in_each_language() -> None:
 
 
 def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    env.update({"LANG": "C.UTF-8", "COLUMNS": "100", "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=env, timeout=120)
+    return cli(*args, width=100)
 
 
 def test_evaluate_says_file_errors_in_chinese(tmp_path: Path) -> None:

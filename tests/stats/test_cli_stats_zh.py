@@ -7,23 +7,19 @@ them in Chinese, English says them as it always did.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from clirun import cli
 from prose import assert_chinese
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _cli(*args: str | Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
-    env.update({"LANG": "C.UTF-8", "COLUMNS": "100", "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=env, timeout=120)
+    return cli(*args, width=100)
 
 
 @pytest.fixture(scope="module")
