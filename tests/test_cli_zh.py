@@ -169,7 +169,8 @@ def test_first_hour_errors_in_chinese(files: dict[str, Path], case: str) -> None
         "swapped": ((files["bm25"], files["qrels"]), "位置颠倒了"),
         "empty": ((files["qrels"], d / "empty.trec"), "没有任何条目（空文件）"),
         "no_common": ((files["qrels"], d / "other.trec"), "没有共同的查询"),
-        "ambiguous": ((files["qrels"], d / "shuffled.tsv"), "既不是名次"),
+        "ambiguous": ((files["qrels"], d / "shuffled.tsv"),
+                      "2、1、3；请指明它是哪一种：--columns qid,docid,rank（或 qid,docid,score）"),
     }[case]
     res = _cli("evaluate", *args, "--lang", "zh")
     assert res.returncode == 2 and res.stderr.startswith("rankscope：错误：") and expect in res.stderr, res.stderr

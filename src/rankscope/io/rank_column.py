@@ -33,11 +33,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.errors import InvalidParameterError, ParseError, Said
+from rankscope.errors import InvalidParameterError, Items, ParseError, Said
 
 __all__ = ["third_column", "check_columns", "COLUMNS_HINT"]
 
-COLUMNS_HINT = "--columns qid,docid,rank (or qid,docid,score) / read_run(..., columns=['qid', 'docid', 'rank'])"
+#: how to say which the third column is (said in the reader's language)
+COLUMNS_HINT = Said("error.io.rank_or_score")
 
 
 def _query_codes(query: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -80,7 +81,7 @@ def third_column(
     row = int(first_rows[q])
     n_q = (starts[q + 1] if q + 1 < len(starts) else len(sv)) - starts[q]
     shown = sv[starts[q]:starts[q] + min(n_q, 6)]
-    listed = ", ".join(f"{int(x)}" for x in shown) + (", …" if n_q > 6 else "")
+    listed = Items((*(int(x) for x in shown), *(("…",) if n_q > 6 else ())))
     qid = (query if isinstance(query, pa.Array) else query.combine_chunks())[row].as_py()
     raise ParseError(
         f"column 3 holds integers that are neither ranks (1..n or 0..n-1 increasing down the file in every query) "
