@@ -341,7 +341,7 @@ def test_run_pool_and_datasets_in_chinese(files: dict[str, Path]) -> None:
     flat = _flat(zh.stdout)
     assert "bm25：评分了 12 个查询，k=5，相关性来自相关性标注" in flat
     assert "检索结果层（按相关性标注，12 个查询）" in flat
-    assert "警告：ndcg@10：截断值大于 k=5" in flat and "运行结果已写入" in flat
+    assert "警告：ndcg@10：截断值大于 k=5" in flat and "结果文件已写入" in flat
     _typography(zh.stdout)
     en = _cli(*args)
     assert en.stdout.startswith("bm25: 12 queries scored, k=5, relevance from qrels\n  retrieved (qrels, 12 queries): ")

@@ -147,7 +147,8 @@ def test_compare_outputs_and_reports_carry_judged_at_10(cli: CliRunner, files: d
     _run(cli, "compare", files["old"], files["new"], "--qrels", files["qrels"], "-m", "ndcg@10", "--lang", "zh",
          "--unjudged", "condense", "--report", zh)
     text = zh.read_text(encoding="utf-8")
-    assert "前10篇文档中只有10.0%有评判" in text and "压缩列表" in text and "各运行前10篇文档中有评判的比例" in text
+    assert "前 10 篇文档中只有 10.0% 已评判" in text and "压缩列表" in text
+    assert "各结果前 10 篇文档中已评判的比例" in text
 
 
 def test_check_states_judged_at_10_and_condense(cli: CliRunner, files: dict[str, Path]) -> None:
@@ -174,7 +175,7 @@ def test_the_gate_api_and_its_markdown() -> None:
 def test_the_one_run_report_states_judged_at_10_and_the_warnings(fmt: str) -> None:
     res = evaluate(Qrels.from_dict(POOL), Run.from_ranked_lists(NEW, name="new"), ["ndcg@10"], unjudged="condense")
     for lang, needles in (("en", ["new 0.100", "only 10.0% of its top-10", "Unjudged documents removed"]),
-                          ("zh", ["new 0.100", "只有10.0%有评判", "排序前已去除未评判文档"])):
+                          ("zh", ["new 0.100", "只有 10.0% 已评判", "排序前已去除未评判文档"])):
         text = render_run_report(build_run_report(res, lang=lang), fmt)
         if fmt == "json":  # the JSON holds the numbers and the policy, not the lines
             data = json.loads(text)

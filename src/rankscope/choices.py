@@ -210,11 +210,11 @@ TERMS: dict[str, str] = {
     "float32": "按 float32 舍入排序（float32）",
     "float64": "按 float64 全精度排序（float64）",
     "error": "报错（error）",
-    "keep_best": "保留排名最前的一条（keep_best）",
+    "keep_best": "保留名次最前的一条（keep_best）",
     "doc_id_desc": "按文档编号降序（doc_id_desc）",
     # unjudged documents
-    "unjudged=keep": "未标注文档计为不相关（unjudged=keep）",
-    "unjudged=condense": "压缩列表：排序前去掉未标注文档（unjudged=condense）",
+    "unjudged=keep": "未评判文档按不相关计（unjudged=keep）",
+    "unjudged=condense": "压缩列表：排序前去掉未评判文档（unjudged=condense）",
     # sidedness
     "two-sided": "双侧（two-sided）",
     "one-sided": "单侧（one-sided）",

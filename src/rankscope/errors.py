@@ -158,7 +158,7 @@ class RankscopeWarning(Keyed, UserWarning):
     >>> w = RankscopeWarning("the retriever returned repeated ids in 2 queries (3 duplicates dropped, the first "
     ...                      "occurrence kept)").keyed("retriever.duplicates", n=2, dropped=3)
     >>> w.text("zh")
-    '检索器在 2 个查询中返回了重复的ID（丢弃 3 个重复项，保留首次出现）'
+    '检索器在 2 个查询中返回了重复的编号（丢弃 3 个重复项，保留首次出现）'
     """
 
     family = "warning"

@@ -49,8 +49,8 @@ def test_seed001_detailed_analysis_from_the_data() -> None:
                                   " at rank 1 for 2 of 4 queries)")
     assert "Rating: fair (acceptable, but there is room for improvement)." in text["mrr"]
     zh = explain_result(res, "zh")
-    assert zh["recall@5"].startswith("Recall@5 = 0.500：在前5个结果中，平均找到了50.0%的相关文档")
-    assert "中位数为第1位" in zh["mrr"] and "评级：中" in zh["mrr"]
+    assert zh["recall@5"].startswith("Recall@5 = 0.500：在前 5 个结果中，平均找到了 50.0% 的相关文档")
+    assert "中位数为第 1 位" in zh["mrr"] and "评级：中" in zh["mrr"]
 
 
 def test_explanations_of_other_metrics() -> None:

@@ -71,7 +71,7 @@ def _cases(tmp: Path) -> dict[str, tuple[Callable[[], object], str, str]]:
         "depth": (lambda: build_pool([run], h, depth=0), "depth must be an integer >= 1, got 0",
                   "depth 必须是不小于 1 的整数，实际为 0"),
         "id_twice": (lambda: read_texts(twice, "corpus"), f"{twice}:2: id 'd1' occurs twice",
-                     f"{twice} 第 2 行：ID 'd1' 出现了两次"),
+                     f"{twice} 第 2 行：编号 'd1' 出现了两次"),
         "tsv": (lambda: read_texts(tsv, "queries"), f"{tsv}:1: expected 'id<TAB>text'", "应为 'id<TAB>text' 格式"),
         "mismatch": (lambda: read_labels(qrels),
                      f"{tmp / 'j.qrels.provenance.jsonl'}: (query 'q1', doc 'd1') has grade 1 in the qrels and 2 in "

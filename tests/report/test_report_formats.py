@@ -118,5 +118,5 @@ def test_html_plot_labels_follow_the_language(tmp_path: Path) -> None:
     zh = _svg_texts(write_report(comparison, tmp_path / "zh.html", lang="zh").read_text(encoding="utf-8"))
     en = _svg_texts(write_report(comparison, tmp_path / "en.html").read_text(encoding="utf-8"))
     # axis labels inside the embedded SVG plots
-    assert "第一个相关文档的排名" in zh and "差值" in zh
-    assert "第一个相关文档的排名" not in en and "<svg" in en
+    assert "第一个相关文档的名次" in zh and "差值" in zh
+    assert "第一个相关文档的名次" not in en and "<svg" in en

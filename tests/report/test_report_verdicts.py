@@ -62,7 +62,7 @@ def test_missing_query_warning_with_counts_in_every_output(tmp_path: Path) -> No
     assert any(w["kind"] == "missing_zero" and w["count"] == 21 for w in doc["comparison"]["warnings"])
     zh = _all_outputs(c, tmp_path, lang="zh", qrels=qrels, runs=runs)
     for fmt, text in zh.items():
-        assert "partial 缺少qrels中51个查询里的21个" in re.sub(r"\s+", " ", text), fmt
+        assert "partial 缺少 qrels 中 51 个查询里的 21 个" in re.sub(r"\s+", " ", text), fmt
 
 
 def test_queries_without_relevant_documents_are_not_failing_queries(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_interval_label_follows_alpha(tmp_path: Path) -> None:
         assert "95%" not in text, fmt
         assert "90%" in text, fmt
     zh = write_report(c, tmp_path / "zh.md", lang="zh").read_text(encoding="utf-8")
-    assert "90%置信区间" in zh and "95%" not in zh
+    assert "90% 置信区间" in zh and "95%" not in zh
     c = compare(qrels, runs, ["mrr"], baseline="bm25", bootstrap=100, alpha=0.025)
     assert "97.5% CI" in write_report(c, tmp_path / "a.md").read_text(encoding="utf-8")
 
@@ -121,12 +121,12 @@ def test_policy_values_are_translated_in_chinese(tmp_path: Path) -> None:
     qrels, runs = shared_inputs()
     c = compare(qrels, runs, ["mrr"], baseline="bm25", bootstrap=50)
     md = write_report(c, tmp_path / "zh.md", lang="zh").read_text(encoding="utf-8")
-    line = next(ln for ln in md.splitlines() if "相关性阈值" in ln)
+    line = next(ln for ln in md.splitlines() if "相关性等级" in ln)
     # a Chinese term, with the English name a reader would search for (rankscope.choices.TERMS)
     assert "缺失查询计零（missing=zero）" in line
     c2 = compare(qrels, runs, ["mrr"], baseline="bm25", bootstrap=50, missing="ignore")
     md2 = write_report(c2, tmp_path / "zh2.md", lang="zh").read_text(encoding="utf-8")
-    assert "忽略缺失查询（missing=ignore）" in next(ln for ln in md2.splitlines() if "相关性阈值" in ln)
+    assert "忽略缺失查询（missing=ignore）" in next(ln for ln in md2.splitlines() if "相关性等级" in ln)
 
 
 def test_one_query_is_not_shown_as_an_interval(tmp_path: Path) -> None:

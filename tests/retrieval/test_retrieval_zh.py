@@ -91,13 +91,13 @@ CONTRACT = {
              "none 返回了 None，而不是命中结果的列表（是否漏写了 return？）"),
     "string": (string, "string: expected a list of hits, got a str", "string：应返回命中结果的列表"),
     "no_id": (no_id, "no_id: a returned dict has no id (keys tried: id, doc_id, docid, _id, chunk_id, corpus_id, "
-                     "corpus-id, pid)", "no_id：返回的字典没有 ID（尝试过的字段：id、doc_id、docid、"),
+                     "corpus-id, pid)", "no_id：返回的字典没有编号（尝试过的字段：id、doc_id、docid、"),
     "objects": (objects, "objects: cannot read a retrieved item of type object; return Hit objects, ids, (id, score) "
                          "pairs or dicts with 'id' and 'score'",
-                "无法读取类型为 object 的检索结果；请返回 Hit 对象、ID、(id, score) 二元组，"
+                "无法读取类型为 object 的检索结果；请返回 Hit 对象、编号、(id, score) 二元组，"
                 "或带 'id' 和 'score' 字段的字典"),
     "float_id": (float_id, "float_id: a retrieved id must be a string or an integer, got 1.5",
-                 "float_id：检索到的 ID 必须是字符串或整数，实际为 1.5"),
+                 "float_id：检索到的编号必须是字符串或整数，实际为 1.5"),
     "word_score": (word_score, "word_score: a score must be a number, got 'high'", "得分必须是数字，实际为 'high'"),
     "batch_count": (Batch([]), "Batch.search_batch returned 0 result lists for 3 queries",
                     "Batch.search_batch 为 3 个查询返回了 0 个结果列表"),
@@ -122,7 +122,7 @@ def test_a_hit_read_on_its_own_says_who_returned_it_in_the_readers_language() ->
     with pytest.raises(RetrieverContractError) as info:
         to_hits([{"score": 2.0}])
     _both(info.value, "retriever: a returned dict has no id (keys tried: id, doc_id, docid, _id, chunk_id, "
-                      "corpus_id, corpus-id, pid)", "检索器：返回的字典没有 ID")
+                      "corpus_id, corpus-id, pid)", "检索器：返回的字典没有编号")
     with pytest.raises(RetrieverContractError) as info:
         to_hits(None)
     _both(info.value, "retriever returned None instead of a list of hits (a missing 'return'?)", "返回了 None")
@@ -144,11 +144,11 @@ def test_library_adapters_say_the_missing_id_in_chinese() -> None:
     with pytest.raises(RankscopeError) as info:
         langchain_hit(Document(), 0.5)
     _both(info.value, "a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); give the documents "
-                      "ids or pass id_key=", "LangChain 文档没有 ID")
+                      "ids or pass id_key=", "LangChain 文档没有编号")
     with pytest.raises(RankscopeError) as info:
         langchain_hit(Document(), 0.5, id_key="source")
     _both(info.value, "a LangChain document has no metadata['source']; give the documents ids or pass id_key=",
-          "请给文档加上 ID，或传入 id_key=")
+          "请给文档加上编号，或传入 id_key=")
 
 
 # -- the arguments ------------------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def test_a_cache_of_another_evaluation_says_what_differs_in_chinese(tmp_path: Pa
     zh = _both(info.value, f"cache {cache} was written by another evaluation (test set name 't' there, 'u' now; "
                            "test set (query ids and texts) differs); pass overwrite_cache=True (CLI: "
                            "--overwrite-cache) to start it afresh, or use another cache file",
-               "（测试集名称：缓存中为 't'，现在为 'u'；测试集（查询 ID 和文本）不同）")
+               "（测试集名称：缓存中为 't'，现在为 'u'；测试集（查询编号和文本）不同）")
     assert "test set" not in zh
     cache.write_text(json.dumps({"rankscope": 1}) + "\n")
     with pytest.raises(RankscopeError) as info:
@@ -257,7 +257,7 @@ def test_an_http_retrievers_bad_answer_is_told_in_chinese() -> None:
         with pytest.raises(BadAnswer) as info:
             r.search("q", 3)
         _both(info.value, "bad answer: a returned dict has no id (keys tried: id, doc_id, docid, _id, chunk_id, "
-                          "corpus_id, corpus-id, pid)", "回答有误：返回的字典没有 ID")
+                          "corpus_id, corpus-id, pid)", "回答有误：返回的字典没有编号")
     finally:
         r.close()
     with pytest.raises(RankscopeError) as error:

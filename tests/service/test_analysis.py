@@ -89,7 +89,7 @@ def test_comparison_check_and_compare_page_warn_about_missing_queries(stored) ->
                                             "metrics": ["mrr"], "test": "tukey-hsd"})
     assert r.status_code == 200 and r.json()["groups"]["mrr"].keys() == {"bm25", "dense"}
     for lang, needle in (("en", "bm25 has no ranking for 1 of the 3 qrels queries"),
-                         ("zh", "bm25 缺少qrels中3个查询里的1个")):
+                         ("zh", "bm25 缺少 qrels 中 3 个查询里的 1 个")):
         page = c.get("/compare", params={"lang": lang, "test_set_id": ts["id"], "run_ids": [a["id"], b["id"]],
                                          "baseline": a["id"], "metrics": "mrr"})
         assert page.status_code == 200 and needle in page.text

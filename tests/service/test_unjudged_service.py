@@ -56,7 +56,7 @@ def test_judged_at_10_and_mostly_unjudged_in_the_api_and_the_pages(client: TestC
     assert '<td class="num judged"' in page and "0.100" in page and "1.000" in page
     assert "only 10.0% of its top-10 documents are judged" in page, page[-3000:]
     zh = _page(client, f"/evaluations/{job['id']}?lang=zh", until="judged@10")
-    assert "前10篇文档中只有10.0%有评判" in zh
+    assert "前 10 篇文档中只有 10.0% 已评判" in zh
 
 
 def test_condensed_lists_are_a_policy_of_the_api_and_the_form_and_said_on_the_page(client: TestClient) -> None:

@@ -27,7 +27,8 @@ Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 >>> w.text()
 'bm25 has no ranking for 20 of the 50 qrels queries: they are scored 0 (missing=zero), which can change the conclusion.'
 >>> print(DataWarning("no_relevant", 3, 50, level=2).text("zh"))
-50个查询中有3个在相关性阈值2下没有任何相关文档：大多数指标下所有运行在这些查询上的得分都是0，它们不是某个系统的失败。
+50 个查询中有 3 个在相关性等级 2 下没有任何相关文档：\
+大多数指标下所有结果在这些查询上的得分都是 0，它们不是某个系统的失败。
 >>> DataWarning("mostly_unjudged", 30, 100, "dense", k=10, value=0.3).text().split(":")[:2]
 ['dense', ' only 30.0% of its top-10 documents are judged (judged@10 = 0.300, 30 of 100)']
 """

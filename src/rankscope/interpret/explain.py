@@ -16,7 +16,8 @@ Rating: good (recall is good).
 MRR = 0.700: the first relevant document is typically at rank 1 (median rank 1; at rank 1 for 3 of 5 queries); \
 1 of 5 queries have no relevant document in the ranking.
 >>> print(explain("P@5", np.array([0.4, 0.0]), lang="zh", band=False))
-Precision@5 = 0.200：前5个结果中平均有20.0%是相关文档（5个中平均1.0个）；2个查询中有1个在前5个结果中没有相关文档。
+Precision@5 = 0.200：前 5 个结果中平均有 20.0% 是相关文档（5 个中平均 1.0 个）；\
+2 个查询中有 1 个在前 5 个结果中没有相关文档。
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def translate(lang: str, key: str, **values: object) -> str:
     """The text of ``key`` in ``lang`` (falling back to English, then to the key).
 
     >>> translate("zh", "nav.runs"), translate("en", "eval.progress_live", finished=1, total=2, failed=0)
-    ('检索结果', '1 of 2 queries answered, 0 failed')
+    ('结果', '1 of 2 queries answered, 0 failed')
     """
     text = messages(lang).get(key) or messages("en").get(key) or key
     return text.format(**values) if values else text
