@@ -188,3 +188,23 @@ def test_the_help_language_is_decided_as_for_every_command() -> None:
     trec = _cli("trec_eval", "--help", env={"RANKSCOPE_LANG": "zh"})
     assert trec.stdout == _cli("trec_eval", "--help", env={}).stdout and "trec_eval" in trec.stdout
     assert not CJK.search(trec.stdout + trec.stderr)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_help_prose_is_never_broken_where_the_source_wraps(lang: str, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """typer's rich markup keeps a docstring's line breaks: in a terminal wide enough, each paragraph of a command's
+    help is one line that ends a sentence (or introduces the examples), never a line cut where the source wraps;
+    the list of commands shows each one's summary whole."""
+    broken = []
+    for path in PATHS:
+        text = _help(path, lang, capsys, monkeypatch, width=400)
+        description = text.split("╭")[0].splitlines()[2:]  # after the usage line, before the first panel
+        broken += [f"{path}: {line.strip()}" for line in description
+                   if line.strip() and not line.strip().startswith("rankscope ")
+                   and not line.strip().endswith((".", ":", ")", "。", "：", "）"))]
+    assert not broken, "\n".join(broken)
+    top = _help("", lang, capsys, monkeypatch, width=400)
+    summaries = top[top.index("╭─ " + ("Commands" if lang == "en" else "命令")):].splitlines()
+    cut = [line.strip("│ ") for line in summaries if line.startswith("│") and not line.strip("│ ").endswith((".", ")", "。", "）"))]
+    assert not cut, "\n".join(cut)

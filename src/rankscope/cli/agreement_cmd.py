@@ -44,8 +44,10 @@ def agreement_command(
     lang: LangOption = None,
     fmt: Format = Output.table,
 ) -> None:
-    """Cohen's κ of JUDGED against QRELS (binary and weighted, bootstrap intervals, confusion matrix);
-    with --runs, Kendall τ and τ_AP of the system rankings and the pairwise verdicts that flip.
+    """How far the labels JUDGED agree with QRELS: Cohen's κ, and with --runs whether the systems rank the same.
+
+    κ binary and weighted, with bootstrap intervals and the confusion matrix; with --runs, Kendall τ and τ_AP of the
+    system rankings and the pairwise verdicts that flip.
 
     Examples:
 

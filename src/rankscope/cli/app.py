@@ -202,14 +202,10 @@ def main(argv: list[str] | None = None) -> None:
     from rankscope.cli.usage import usage_lang
 
     lang = usage_lang(args)  # the language of --help too, decided as for a usage mistake
-    try:
-        if lang == "en":
-            code = app(args=args, prog_name="rankscope", standalone_mode=False)
-        else:  # the same command, whose help (if printed) says itself in lang
-            from rankscope.cli.help import localize
+    from rankscope.cli.help import localize
 
-            code = localize(typer.main.get_command(app), lang)(args=args, prog_name="rankscope",
-                                                                standalone_mode=False)
+    try:  # the command, whose help (if printed) says itself in lang
+        code = localize(typer.main.get_command(app), lang)(args=args, prog_name="rankscope", standalone_mode=False)
     except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
         if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
             raise SystemExit(exc.exit_code) from None

@@ -34,7 +34,8 @@ def run_chunking_demo(out: Path, *, max_queries: int | None, quick: bool = False
 
     ts = load_dataset(DATASET)
     assert ts.spans is not None
-    ids = [q.id for q in ts.queries if q.id in set(ts.spans.queries)]
+    judged = set(ts.spans.queries)
+    ids = [q.id for q in ts.queries if q.id in judged]
     picked = sample_queries(ids, 40 if quick else max_queries)
     if quick:  # the passages of the picked questions and a few others, so the pipeline runs in seconds
         from rankscope.data.testset import TestSet

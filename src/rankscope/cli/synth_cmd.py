@@ -85,9 +85,11 @@ def synth_command(
     progress: Progress = None,
     fmt: Format = Output.table,
 ) -> None:
-    """Generate N questions from sampled chunks (stratified across documents); each keeps its chunk id as the
-    relevant id and a short answer.  Questions that copy their chunk, near-duplicates and questions the judge
-    finds unanswerable from their chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`.
+    """Generate a test set of N questions from sampled chunks, each with its chunk as the relevant id.
+
+    Chunks are sampled stratified across documents; each question keeps its chunk id as the relevant id and a short
+    answer.  Questions that copy their chunk, near-duplicates and questions the judge finds unanswerable from their
+    chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`.
 
     Examples:
 

@@ -20,9 +20,9 @@ A translation is used only where its ``en`` is the English the code says now: a 
 English until its translation follows (tests/test_cli_help_zh.py fails meanwhile, as it does for a command or an
 option without an entry).
 
-:func:`localize` is all the command line calls, and only in a language other than English: nothing is read or
-changed until help is printed, so the commands themselves (and ``rankscope trec_eval``, which never gets here) start
-as fast as before.
+:func:`localize` is all the command line calls: nothing is read or changed until help is printed, so the commands
+themselves (and ``rankscope trec_eval``, which never gets here) start as fast as before.  Then, in every language,
+each paragraph of prose is put on one line (:func:`reflow`) for the terminal to wrap.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["catalog", "commands", "localize", "translate"]
+__all__ = ["catalog", "commands", "localize", "reflow", "translate"]
 
 #: typer.rich_utils' English label for each catalog label
 LABELS = {"arguments": "ARGUMENTS_PANEL_TITLE", "options": "OPTIONS_PANEL_TITLE", "commands": "COMMANDS_PANEL_TITLE",
@@ -61,17 +61,19 @@ def localize(command: Any, lang: str) -> Any:
     """Make the click command ``command`` (``typer.main.get_command(app)``) print its help, and its subcommands', in
     ``lang``; return it.  Nothing is read or changed before help is printed: then the whole tree is translated (a
     group lists its commands' summaries) and typer's labels are said in ``lang`` while the help prints."""
-    translated: list[bool] = []
+    prepared: list[bool] = []
 
     for _, cmd in commands(command):
         def format_help(ctx: Any, formatter: Any, _original: Any = cmd.format_help) -> None:
+            if not prepared:
+                translate(command, lang)
+                for _, each in commands(command):
+                    each.help = reflow(each.help)
+                prepared.append(True)
             labels = catalog(lang).get("labels")
             if labels is None:  # no help in lang: English
                 _original(ctx, formatter)
                 return
-            if not translated:
-                translate(command, lang)
-                translated.append(True)
             helper = ctx.command.get_help_option(ctx)
             if helper is not None:
                 helper.help = labels["help"]
@@ -80,6 +82,28 @@ def localize(command: Any, lang: str) -> Any:
 
         cmd.format_help = format_help
     return command
+
+
+def reflow(text: str | None) -> str | None:
+    """``text`` (a docstring) with each paragraph of prose on one line, for the terminal to wrap: typer's rich markup
+    keeps a docstring's line breaks, so a sentence would break where the source wraps.  A paragraph with an indented
+    line (an example command) is kept as it is.
+
+    >>> print(reflow("Grade POOL.\\n\\nEach query\\nis graded.\\n\\nExamples:\\n\\n  rankscope judge a\\n  b"))
+    Grade POOL.
+    <BLANKLINE>
+    Each query is graded.
+    <BLANKLINE>
+    Examples:
+    <BLANKLINE>
+      rankscope judge a
+      b
+    """
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(paragraph if paragraph.startswith(("\b", " ")) or "\n " in paragraph
+                         else " ".join(line.strip() for line in paragraph.splitlines()) for paragraph in paragraphs)
 
 
 def translate(command: Any, lang: str) -> None:
