@@ -81,7 +81,8 @@ def test_streamed_equals_whole(tmp_path: Path, fmt: str, seed: int, grouped: boo
         for precision in ("float32", "float64"):
             ev = Evaluator(qrels, METRICS, missing=missing, score_precision=precision, diagnostics=True)
             whole = ev.evaluate(read_run(path))
-            for block_rows in (1, 40, 333):
+            # a block of one row (slow: a block per row) under the first policies only
+            for block_rows in (1, 40, 333) if (missing, precision) == ("zero", "float32") else (40, 333):
                 streamed = ev.evaluate(path, block_rows=block_rows)
                 _same(streamed, whole)
                 np.testing.assert_array_equal(streamed.diagnostics.values, whole.diagnostics.values)

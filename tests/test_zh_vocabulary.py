@@ -22,6 +22,7 @@ import ast
 import json
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -93,8 +94,13 @@ def _page_lines(path: Path) -> Iterator[tuple[str, str, bool]]:
             yield f"{path.relative_to(ROOT)}:{n}", line, fenced
 
 
-def texts() -> Iterator[tuple[str, str]]:
-    """Every Chinese text rankscope shows: (where, text)."""
+@cache
+def texts() -> tuple[tuple[str, str], ...]:
+    """Every Chinese text rankscope shows: (where, text), read once for the tests of this file."""
+    return tuple(_texts())
+
+
+def _texts() -> Iterator[tuple[str, str]]:
     messages = SRC / "interpret" / "messages"
     for path in [messages / "zh.json", *sorted((messages / "zh").glob("*.json"))]:
         yield from _walk(_json(path), str(path.relative_to(SRC)))

@@ -1,4 +1,4 @@
-"""Crash safety: SIGKILL the server during a 2,000-query live job, restart it, nothing lost or doubled."""
+"""Crash safety: SIGKILL the server during an 800-query live job, restart it, nothing lost or doubled."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 from .fake_retriever import FakeRetriever, live_testset
 from .postgres import free_port
 
-N = 2000
+N = 800
 
 
 def _start(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:

@@ -62,7 +62,7 @@ def test_a_trickling_retriever_hits_the_total_deadline(db_url: str) -> None:
 
 def test_live_jobs_do_not_starve_scoring(db_url: str) -> None:
     with FakeRetriever(slow=3.0) as retriever, _client(db_url, workers=2, live_workers=2) as c:
-        ts = upload_testset(c, live_testset(0, ["slow", "slow"]), name="slow")
+        ts = upload_testset(c, live_testset(0, ["slow"]), name="slow")
         live = [_live(c, ts["id"], retriever.url) for _ in range(3)]
         time.sleep(0.5)  # the live jobs have taken what they can
         stored = upload_testset(c)

@@ -246,7 +246,8 @@ def compare_chunkings(
     curve = [f"{name}@{j}" for j in range(1, depth + 1) for name in ("span_recall", "context_size")]
     ask = list(dict.fromkeys([*labels, *curve]))
 
-    keep = [q.id for q in ts.queries if q.id in set(span_qrels.queries)]
+    judged = set(span_qrels.queries)
+    keep = [q.id for q in ts.queries if q.id in judged]
     if queries is not None:
         wanted = set(queries)
         keep = [q for q in keep if q in wanted]

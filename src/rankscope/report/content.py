@@ -195,11 +195,12 @@ def build_report(
     no_rel = None if comparison.no_relevant is None else list(comparison.no_relevant)
     no_rel_count = len(no_rel) if no_rel is not None else max(
         (w.count for w in comparison.warnings if w.kind == "no_relevant"), default=0)
+    no_rel_set = set(no_rel or ())
     analysis: dict[str, Any] = {
         "first_rank_source": rank_source,
         "first_rank": {s: summarize_first_ranks(r).to_dict() for s, r in ranks.items()},
         "failing_k": k_fail,
-        "failing": {s: [q for q in failing_queries(ids, r, k_fail) if q not in set(no_rel or ())]
+        "failing": {s: [q for q in failing_queries(ids, r, k_fail) if q not in no_rel_set]
                     for s, r in ranks.items()},
         "no_relevant": no_rel,
         "no_relevant_count": no_rel_count,
