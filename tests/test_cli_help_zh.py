@@ -206,5 +206,6 @@ def test_help_prose_is_never_broken_where_the_source_wraps(lang: str, capsys: py
     assert not broken, "\n".join(broken)
     top = _help("", lang, capsys, monkeypatch, width=400)
     summaries = top[top.index("╭─ " + ("Commands" if lang == "en" else "命令")):].splitlines()
-    cut = [line.strip("│ ") for line in summaries if line.startswith("│") and not line.strip("│ ").endswith((".", ")", "。", "）"))]
+    cut = [line.strip("│ ") for line in summaries
+           if line.startswith("│") and not line.strip("│ ").endswith((".", ")", "。", "）"))]
     assert not cut, "\n".join(cut)

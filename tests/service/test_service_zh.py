@@ -28,7 +28,8 @@ from rankscope.service.settings import Settings, check_token
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
 
-from .conftest import RUN_A, make_client, upload_testset
+from .conftest import RUN_A, make_client, upload_testset, wait_job
+from .fake_retriever import live_testset
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -170,6 +171,20 @@ def test_dashboard_errors_are_said_in_the_pages_language(web: TestClient) -> Non
     assert _alert(r.text) == "path: test set 999 not found"
     r = web.post("/runs?lang=en", files={"file": ("a.trec", RUN_A)}, data={"test_set_id": "0", "format": "trec"})
     assert _alert(r.text) == "test_set_id: Input should be greater than or equal to 1"
+
+
+def test_a_failed_job_says_why_in_the_pages_language(web: TestClient) -> None:
+    """A job that fails on the user's input (a live job whose retriever answered no query) keeps its reason in
+    every language: the API's ``error`` in English, the evaluation page in the page's language."""
+    ts = upload_testset(web, live_testset(2), name="live")
+    r = web.post("/api/v1/evaluations/live", json={"test_set_id": ts["id"], "retriever_url": "http://127.0.0.1:9/x",
+                                                   "retries": 0, "metrics": ["mrr"]})
+    job = wait_job(web, r.json()["id"])
+    assert job["status"] == "failed" and job["error"].startswith("the retriever answered no query; first error: ")
+    en = web.get(f"/evaluations/{job['id']}?lang=en").text
+    assert job["error"] in html.unescape(en)
+    zh = html.unescape(web.get(f"/evaluations/{job['id']}?lang=zh").text)
+    assert "检索器没有回答任何查询；第一个错误：" in zh and "the retriever answered no query" not in zh
 
 
 def test_the_json_api_keeps_its_english_problems(web: TestClient) -> None:

@@ -141,6 +141,9 @@ class Job(Base):
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
     total: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: why a job failed on its input, said in each language of the message files (the dashboard's); ``error`` is
+    #: the English the API gives
+    error_said: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), nullable=True)

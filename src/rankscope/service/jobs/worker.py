@@ -8,6 +8,7 @@ import socket
 import threading
 import uuid
 
+from rankscope.choices import LANGS
 from rankscope.errors import RankscopeError
 from rankscope.service import store
 from rankscope.service.db import Database, Job
@@ -79,7 +80,7 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
             elif stop.is_set():
                 store.release_lease(db, job_id, owner)
         except RankscopeError as exc:
-            store.finish_job(db, job_id, owner, "failed", str(exc))
+            store.finish_job(db, job_id, owner, "failed", str(exc), {lang: exc.text(lang) for lang in LANGS})
         except Exception as exc:  # a bug or a database failure: record it, keep the worker alive
             log.exception("job %s failed", job_id)
             store.finish_job(db, job_id, owner, "failed", f"internal error: {type(exc).__name__}: {exc}")

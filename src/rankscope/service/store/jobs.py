@@ -187,10 +187,12 @@ def renew_lease(db: Database, job_id: str, owner: str, lease_seconds: float) -> 
         return bool(res.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def finish_job(db: Database, job_id: str, owner: str, status: str, error: str | None = None) -> None:
+def finish_job(db: Database, job_id: str, owner: str, status: str, error: str | None = None,
+               said: dict[str, str] | None = None) -> None:
+    """End a job we hold: ``error`` (English, the API's) and ``said`` (the same in each language) say why it failed."""
     with db.write() as s:
         s.execute(update(Job).where(Job.id == job_id, Job.lease_owner == owner).values(
-            status=status, error=error, finished_at=utcnow(), lease_until=0.0))
+            status=status, error=error, error_said=said, finished_at=utcnow(), lease_until=0.0))
 
 
 def release_lease(db: Database, job_id: str, owner: str) -> None:

@@ -140,6 +140,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         "chart": None, "per_query": [], "warnings": [], "per_query_cols": [], "ts_name": ts_name, "report": None,
         "marks_ready": False, "formats": report_formats(len(pairs)), "live": None, "more_rows": 0,
         "refresh": 2 if info["status"] in ("queued", "running") else None,
+        "failure": (job.error_said or {}).get(lang) or job.error,  # why it failed, in the page's language
     }
     if live is not None:
         from rankscope.service.jobs.live import NO_TEXT
