@@ -95,6 +95,10 @@ def test_without_mapping_the_unknown_ids_point_at_the_bug() -> None:
     with pytest.warns(UserWarning, match="100% of retrieved ids"):
         ev = evaluate_retriever(_chunk_retriever, ts, ["mrr"], progress=False)
     assert ev.unknown_ids.unknown == 8 and ev.unknown_ids.suspicious and ev.doc_run is ev.run
+    # one level: the warning names the retriever, not a level ("retrieved level: ..." says nothing here)
+    [judged] = [w for w in ev.warnings if w.code == "nothing_judged"]
+    assert judged.text().startswith("_chunk_retriever: none of the documents it retrieved is judged"), judged.text()
+    assert judged.text("zh").startswith("_chunk_retriever："), judged.text("zh")
 
 
 def test_real_chunked_retrieval_folds_like_a_naive_reference_and_scores_like_pytrec_eval() -> None:

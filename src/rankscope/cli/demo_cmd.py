@@ -228,7 +228,9 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
     print_prose(console, legend, style="dim")
     for system in SYSTEMS:
         for note in summary["_notes"][system]:
-            print_prose(console, message("demo.warning", lang, system=system, note=note.text(lang)))
+            text = note.text(lang)  # a note that names the system already is not prefixed with it twice
+            text = next((text[len(head):] for head in (f"{system}: ", f"{system}：") if text.startswith(head)), text)
+            print_prose(console, message("demo.warning", lang, system=system, note=text))
     console.print()
 
 

@@ -134,6 +134,9 @@ def _judged_notices(ev: RetrieverEvaluation) -> list[Notice]:
         if ev.judged_by[level] != "qrels" or res is None or res.judged is None:
             continue
         ids, shares = judged_warnings({ev.run.name: res.judged})
-        out += [_note(w.kind, f"{level} level: {w.text()}", "level_warning", level=_said(f"retriever.level_{level}"),
-                      warning=w) for w in ids + shares]
+        if ev.doc_run is ev.run:  # one level: naming it says nothing
+            out += [_note(w.kind, w.text(), "judged", warning=w) for w in ids + shares]
+        else:
+            out += [_note(w.kind, f"{level} level: {w.text()}", "level_warning",
+                          level=_said(f"retriever.level_{level}"), warning=w) for w in ids + shares]
     return out
