@@ -21,17 +21,21 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
+# pip installs without compiling every module of every package to bytecode (half of the install's time: torch,
+# transformers and ray are thousands of files); Python compiles what is imported, once
+INSTALL := $(PIP) install -q --no-compile
+
 # torch first, from the CPU wheel on local disk, so sentence-transformers does not pull a CUDA build
 $(VENV)/.torch: | $(PY)
-	$(PIP) install -q "torch==2.13.0"
+	$(INSTALL) "torch==2.13.0"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm,ray]"
+	$(INSTALL) -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm,ray]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
-	$(PIP) install -q -e ".[pandas,bm25,dense,e5,report]"
+	$(INSTALL) -e ".[pandas,bm25,dense,e5,report]"
 	touch $@
 
 lint: $(VENV)/.installed-test
