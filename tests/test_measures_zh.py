@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli
 from prose import assert_chinese
 from rankscope.errors import RankscopeError
 from rankscope.measures import all_specs, parse_metric, parse_metrics
@@ -195,6 +196,10 @@ def test_a_plugin_metric_without_a_translation_shows_its_own_summary() -> None:
 
 
 def _cli(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``rankscope ARGS`` in this process; in a subprocess when it loads a plugin (whose metric would stay in this
+    process's registry)."""
+    if not env or "PLUGIN_PATH" not in env:
+        return cli(*args, env=env, width=200)
     base = {k: v for k, v in os.environ.items() if k not in ("RANKSCOPE_LANG", "LC_ALL", "LC_MESSAGES")}
     base.update({"LANG": "C.UTF-8", "COLUMNS": "200", "PYTHONPATH": os.pathsep.join([str(SRC), *(
         [env.pop("PLUGIN_PATH")] if env and "PLUGIN_PATH" in env else [])]), "PYTHONIOENCODING": "utf-8",
