@@ -21,9 +21,9 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
-# pip installs without compiling every module of every package to bytecode (half of the install's time: torch,
-# transformers and ray are thousands of files); Python compiles what is imported, once
-INSTALL := $(PIP) install -q --no-compile
+# pip compiles every module to bytecode as it installs (half of the install's time): leaving it to the first import
+# cost make test twice as much (Ray workers, servers and CLI subprocesses compiling the same modules at once)
+INSTALL := $(PIP) install -q
 
 # torch first, from the CPU wheel on local disk, so sentence-transformers does not pull a CUDA build
 $(VENV)/.torch: | $(PY)
