@@ -133,7 +133,7 @@ def test_html_displays_hold_means_intervals_marks_and_notices() -> None:
     based = shared_comparison()  # against the baseline bm25: † better, ‡ worse
     assert "†" in based._repr_html_() and "‡" in based._repr_html_()
     ts = rs.TestSet([rs.data.testset.Query("q1", "what"), rs.data.testset.Query("q2", "who")], {"q1": {"d": 1}})
-    assert "1 queries have no judgment" in ts._repr_html_()
+    assert "1 query has no judgment" in ts._repr_html_()
     html_gate = check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.1"])._repr_html_()
     assert "FAIL" in html_gate and "PASS" in html_gate and "mrr &gt;= 0.5" in html_gate
 

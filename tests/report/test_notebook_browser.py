@@ -73,7 +73,7 @@ def test_notebook_displays_render_in_chromium(browser: Any, displays: dict[str, 
     rows = cells[2].find_elements(By.CSS_SELECTOR, "tbody tr")
     assert len(rows) == 3 and rows[2].find_elements(By.TAG_NAME, "sup")
     assert "FAILED" in cells[4].text and "PASS" in cells[4].text
-    assert "1 queries have no judgment" in cells[3].text
+    assert "1 query has no judgment" in cells[3].text
     img = cells[-1].find_element(By.TAG_NAME, "img")
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) > 100
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
@@ -82,6 +82,7 @@ def test_notebook_displays_render_in_chromium(browser: Any, displays: dict[str, 
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
     keep = os.environ.get("RANKSCOPE_KEEP_SCREENSHOTS")
     if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(keep) / "notebook.png")
         shutil.copy(page, Path(keep) / "notebook.html")
 
@@ -103,4 +104,5 @@ def test_one_run_report_renders_in_chromium(browser: Any, tmp_path: Path) -> Non
     assert browser.save_screenshot(str(shot))
     keep = os.environ.get("RANKSCOPE_KEEP_SCREENSHOTS")
     if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(keep) / "run-report.png")

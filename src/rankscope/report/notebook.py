@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.choices import term
+from rankscope.errors import Said
 from rankscope.interpret.i18n import message, setting_text
 from rankscope.report.tables import fmt
 
@@ -218,7 +219,7 @@ def html_testset(ts: Any, lang: str | None = None) -> str:
     unjudged = len(ts.queries) - len(ts.judged_query_ids)
     table = "<table><tbody>" + "".join(f"<tr><td>{escape(message(k, lang))}</td><td>{v:,}</td></tr>"
                                        for k, v in rows) + "</tbody></table>"
-    warn = [message("nb.ts_unjudged", lang, n=unjudged)] if unjudged else []
+    warn = [Said.counted("nb.ts_unjudged", unjudged).text(lang)] if unjudged else []
     issues = [str(i) for i in ts.issues[:10]] + (
         [message("nb.more", lang, n=len(ts.issues) - 10)] if len(ts.issues) > 10 else [])
     return _wrap(f'<p class="head">{escape(message("nb.testset", lang, name=ts.name))}</p>', table,
