@@ -49,7 +49,7 @@ typecheck: $(VENV)/.installed-test
 # cluster, a service, a doc page)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 pytest: $(VENV)/.installed-test system-deps
-	$(VENV)/bin/pytest -n $(WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -n $(WORKERS) --dist loadfile --durations=20
 
 test: lint typecheck pytest
 
