@@ -60,7 +60,8 @@ def commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, An
 def localize(command: Any, lang: str) -> Any:
     """Make the click command ``command`` (``typer.main.get_command(app)``) print its help, and its subcommands', in
     ``lang``; return it.  Nothing is read or changed before help is printed: then the whole tree is translated (a
-    group lists its commands' summaries) and typer's labels are said in ``lang`` while the help prints."""
+    group lists its commands' summaries), each paragraph is put on one line (:func:`reflow`, English too) and typer's
+    labels are said in ``lang`` while the help prints."""
     prepared: list[bool] = []
 
     for _, cmd in commands(command):
