@@ -161,8 +161,10 @@ def test_parquet_duplicate_names_the_row(tmp_path: Path) -> None:
 def test_no_overlap_and_empty(tmp_path: Path) -> None:
     path = tmp_path / "run.trec"
     path.write_text("".join(f"z{i // 5} Q0 d{i} 1 1 t\n" for i in range(100)))
-    with pytest.raises(NoOverlapError):
+    with pytest.raises(NoOverlapError) as none:
         evaluate(Qrels.from_dict({"q1": {"d1": 1}}), path, ["map"], block_rows=10)
+    assert "(run: 20 queries such as 'z0'; qrels: 1 query such as 'q1')" in str(none.value)
+    assert "qrels 中 1 个查询，例如 'q1'" in none.value.text("zh")
     empty = tmp_path / "empty.trec"
     empty.write_text("# nothing\n\n")
     with pytest.raises(EmptyInputError):

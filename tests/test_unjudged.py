@@ -200,8 +200,10 @@ def test_no_common_query_is_an_error_naming_both_sides_and_a_hint() -> None:
     qrels = Qrels.from_dict({"1": {"d1": 1}, "2": {"d2": 1}})
     with pytest.raises(NoOverlapError, match=r"no query in common.*'q1'.*'1'.*prefix 'q'"):
         evaluate(qrels, {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}})
-    with pytest.raises(NoOverlapError, match=r"hint"):
+    with pytest.raises(NoOverlapError, match=r"hint") as one:
         evaluate(qrels, {"x9": {"d1": 1.0}})
+    assert "(run: 1 query such as 'x9'; qrels: 2 queries such as '1')" in str(one.value)  # one, not "1 queries"
+    assert "结果中 1 个查询，例如 'x9'；qrels 中 2 个查询，例如 '1'" in one.value.text("zh")
 
 
 @pytest.mark.parametrize(("run_docs", "qrels_docs", "cause", "words"), [

@@ -258,10 +258,11 @@ def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> NoOverlapEr
     else:
         hint = Said("error.hint.query_suffix" if rel is not None else "error.hint.query_exact")
     qrels_example = qrels_q[0] if len(qrels_q) else None
+    n_run, n_qrels = Said.counted("engine.n_queries", len(run_q)), Said.counted("engine.n_queries", len(qrels_q))
     return NoOverlapError(
-        f"run {run.name!r} and the qrels have no query in common (run: {len(run_q)} queries such as "
-        f"{run_q[0]!r}; qrels: {len(qrels_q)} queries such as {qrels_example!r}); {hint}").keyed(
-        "no_common_query", run=repr(run.name), n_run=len(run_q), run_example=repr(run_q[0]), n_qrels=len(qrels_q),
+        f"run {run.name!r} and the qrels have no query in common (run: {n_run} such as "
+        f"{run_q[0]!r}; qrels: {n_qrels} such as {qrels_example!r}); {hint}").keyed(
+        "no_common_query", run=repr(run.name), n_run=n_run, run_example=repr(run_q[0]), n_qrels=n_qrels,
         qrels_example=repr(qrels_example), hint=hint)
 
 

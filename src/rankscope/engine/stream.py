@@ -48,7 +48,7 @@ from rankscope.engine.judged import JUDGED_K, JudgedAtK, TopCounts, judged_at_k
 from rankscope.engine.prepare import PolicyCounts, _query_positions, prepare
 from rankscope.engine.result import EvaluationResult
 from rankscope.engine.scoring import score
-from rankscope.errors import InvalidParameterError, NoOverlapError
+from rankscope.errors import InvalidParameterError, NoOverlapError, Said
 from rankscope.measures.kernel_input import count_relevant
 
 if TYPE_CHECKING:
@@ -245,12 +245,12 @@ class StreamScorer:
         n = len(index.query_ids)
         if self.rows and not self.seen.any():
             qrels_example = index.query_ids[0] if n else None
+            n_run, n_qrels = Said.counted("engine.n_queries", self.run_queries), Said.counted("engine.n_queries", n)
             raise NoOverlapError(
                 f"run {run_name!r} and the qrels have no query in common "
-                f"(run: {self.run_queries} queries such as {self.foreign_example!r}; "
-                f"qrels: {n} queries such as {qrels_example!r})"
-            ).keyed("engine.no_common_query", run=run_name, n_run=self.run_queries, run_example=self.foreign_example,
-                    n_qrels=n, qrels_example=qrels_example)
+                f"(run: {n_run} such as {self.foreign_example!r}; qrels: {n_qrels} such as {qrels_example!r})"
+            ).keyed("engine.no_common_query", run=run_name, n_run=n_run, run_example=self.foreign_example,
+                    n_qrels=n_qrels, qrels_example=qrels_example)
         if ev.policies.missing == "zero":
             evaluated = np.ones(n, dtype=bool)
             if not self.seen.all():  # the queries the run never ranked score as empty rankings
