@@ -93,6 +93,19 @@ def test_the_term_table_names_values_in_chinese_with_their_english_name() -> Non
         assert CJK.search(text) and not MIXED.search(text)
 
 
+def test_the_summary_line_counts_one_query_in_the_singular(tmp_path: Path) -> None:
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 a\nq3 Q0 d1 1 2.0 a\n")
+    en = _cli("evaluate", tmp_path / "qrels.txt", tmp_path / "run.trec", "-m", "mrr", "--missing", "ignore")
+    assert en.returncode == 0, en.stderr
+    assert ("1 query evaluated (missing=ignore); 1 qrels query missing from the run; 1 run query not in the qrels"
+            in _flat(en.stdout)), en.stdout
+    zh = _cli("evaluate", tmp_path / "qrels.txt", tmp_path / "run.trec", "-m", "mrr", "--missing", "ignore", "--lang",
+              "zh")
+    said = re.sub(r"\s", "", zh.stdout)  # wrapped at the spaces between Chinese and numbers
+    assert "共评估1个查询，" in said and "qrels中有1个查询不在结果中；结果中有1个查询不在qrels中" in said, zh.stdout
+
+
 def test_evaluate_in_chinese_and_english(files: dict[str, Path]) -> None:
     zh = _cli("evaluate", files["qrels"], files["bm25"], "--lang", "zh")
     assert zh.returncode == 0, zh.stderr

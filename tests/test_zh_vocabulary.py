@@ -165,7 +165,7 @@ def test_chinese_and_latin_words_or_numbers_are_spaced() -> None:
 #: the fields of the message files that are filled with Chinese words (a phrase said in the reader's language, a
 #: term), so that they touch the Chinese around them; every other field holds a number or a name: spaced
 SAID_FIELDS = {"what", "top", "records", "where", "where_found", "alt", "first", "test", "correction", "cause", "head",
-               "base", "relevance", "description", "type"}
+               "base", "relevance", "description", "type", "missing_from_run", "not_in_qrels"}
 _TOUCHING = re.compile(r"(?<=[\u4e00-\u9fff])\{(\w+)[^{}]*\}|\{(\w+)[^{}]*\}(?=[\u4e00-\u9fff])")
 
 
