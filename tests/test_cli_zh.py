@@ -458,3 +458,27 @@ def test_a_commands_language_reaches_what_the_library_says_for_it(monkeypatch: p
     with pytest.raises(typer.Exit) as done:
         command()
     assert done.value.exit_code == 2 and "RANKSCOPE_LANG must be one of" in capsys.readouterr().err
+
+
+def test_one_query_is_said_in_the_singular(tmp_path: Path) -> None:
+    """The English of a count of one: "1 query", never "1 queries" (the Chinese has one form)."""
+    from rankscope import Qrels, Run
+    from rankscope.data.testset import TestSet
+    from rankscope.gate import check
+    from rankscope.retrieval import evaluate_retriever
+
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": "q1", "query": "x", "relevant_doc_ids": ["d1"]}\n')
+    en = _cli("testset", "convert", path, tmp_path / "t.json")
+    assert en.returncode == 0 and en.stdout.startswith("1 query, 1 judgment -> "), en.stdout
+    zh = _cli("testset", "convert", path, tmp_path / "t.json", "--lang", "zh")
+    assert zh.stdout.startswith("1 个查询，1 条标注 → "), zh.stdout
+
+    ts = TestSet.from_annotations(["x"], [["d1"]], ids=["q1"])
+    ev = evaluate_retriever(lambda query, k: ["d1"], ts, ["mrr"], k=1, progress=False)
+    assert ev.summary().startswith("<lambda>: 1 query scored, k=1"), ev.summary()
+    assert ev.summary("zh").startswith("<lambda>：评分了 1 个查询，k=1"), ev.summary("zh")
+
+    gate = check(Qrels.from_dict({"q1": {"d1": 1}}), Run.from_ranked_lists({"q1": ["d1"]}), ["mrr>=0.5"])
+    assert "1 query." in gate.to_markdown() and "1 queries" not in gate.to_markdown()
+    assert "共 1 个查询。" in gate.to_markdown("zh")

@@ -156,7 +156,10 @@ def convert_command(
         ts.to_jsonl(target)
     else:
         ts.to_beir(target, split=split)
+    from rankscope.errors import Said
     from rankscope.interpret.i18n import message
 
-    typer.echo(message("testset.converted", lang.value if lang is not None else "en", n=len(ts),
-                       judgments=len(ts.qrels), target=target, fmt=fmt.value))
+    language = lang.value if lang is not None else "en"
+    typer.echo(message("testset.converted", language, queries=Said.counted("engine.n_queries", len(ts)).text(language),
+                       judgments=Said.counted("testset.n_judgments", len(ts.qrels)).text(language), target=target,
+                       fmt=fmt.value))

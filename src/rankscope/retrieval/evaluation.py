@@ -22,7 +22,7 @@ import numpy as np
 
 from rankscope.data.run import Run
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError, RankscopeWarning
+from rankscope.errors import InvalidParameterError, RankscopeWarning, Said
 from rankscope.retrieval.unknown import UnknownIds
 
 __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
@@ -263,7 +263,8 @@ class RetrieverEvaluation:
             except KeyError:  # a value without a word of its own
                 return str(value)
 
-        lines = [message("retriever.summary", lang, run=self.run.name, n=self.queries, k=self.k,
+        lines = [message("retriever.summary", lang, run=self.run.name,
+                         queries=Said.counted("engine.n_queries", self.queries).text(lang), k=self.k,
                          relevance=said("from", self.relevance))]
         for level, means in self._shown_levels().items():
             judged = self.judged_by.get(level)
