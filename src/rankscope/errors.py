@@ -76,8 +76,7 @@ class Keyed:
         """The keyed message in ``lang``, from the message files."""
         from rankscope.interpret.i18n import message
 
-        values = {k: v.text(lang) if callable(getattr(v, "text", None)) else v for k, v in self.values.items()}
-        return self._where(lang) + message(f"{self.family}.{self.key}", lang, **values)
+        return self._where(lang) + message(f"{self.family}.{self.key}", lang, **self.values)
 
 
 @dataclass(frozen=True)
@@ -108,8 +107,7 @@ class Said:
     def text(self, lang: str = "en") -> str:
         from rankscope.interpret.i18n import message
 
-        return message(self.key, lang, **{k: v.text(lang) if callable(getattr(v, "text", None)) else v
-                                          for k, v in self.values})
+        return message(self.key, lang, **dict(self.values))
 
     def __str__(self) -> str:
         return self.text("en")

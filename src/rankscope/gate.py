@@ -351,7 +351,7 @@ class GateResult:
                 for i, n in enumerate(self.notices)]
         out += [""] if self.notices else []
         base = _say("against", lang, named=self._named(self.baseline_name, "`", lang)) if self.baseline_name else ""
-        queries = Said.counted("engine.n_queries", self.n_queries).text(lang)
+        queries = Said.counted("engine.n_queries", self.n_queries)
         out += [_say("md_queries", lang, queries=queries, base=base), "", _say("md_header", lang), "|---|---|---|---|"]
         for o in self.outcomes:
             mark = "✅" if o.passed else "❌"

@@ -291,10 +291,10 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     q = result.queries
     console = Console()
     console.print(table)
-    summary = say("summary", lang, evaluated=Said.counted("engine.n_queries", q.evaluated).text(lang),
+    summary = say("summary", lang, evaluated=Said.counted("engine.n_queries", q.evaluated),
                   missing=term(result.policies.missing, lang, "missing"),
-                  missing_from_run=Said.counted("cli.n_qrels_queries", q.missing_from_run).text(lang),
-                  not_in_qrels=Said.counted("cli.n_run_queries", q.not_in_qrels).text(lang))
+                  missing_from_run=Said.counted("cli.n_qrels_queries", q.missing_from_run),
+                  not_in_qrels=Said.counted("cli.n_run_queries", q.not_in_qrels))
     summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
     if lang == "zh":
         print_prose(console, summary)

@@ -159,7 +159,6 @@ def convert_command(
     from rankscope.errors import Said
     from rankscope.interpret.i18n import message
 
-    language = lang.value if lang is not None else "en"
-    typer.echo(message("testset.converted", language, queries=Said.counted("engine.n_queries", len(ts)).text(language),
-                       judgments=Said.counted("testset.n_judgments", len(ts.qrels)).text(language), target=target,
-                       fmt=fmt.value))
+    typer.echo(message("testset.converted", lang.value if lang is not None else "en",
+                       queries=Said.counted("engine.n_queries", len(ts)),
+                       judgments=Said.counted("testset.n_judgments", len(ts.qrels)), target=target, fmt=fmt.value))

@@ -63,13 +63,23 @@ def pick(texts: dict[str, str], lang: str) -> str:
 
 
 def message(key: str, lang: str = "en", /, **values: Any) -> str:
-    """The message ``key`` in ``lang``, formatted with ``values``."""
+    """The message ``key`` in ``lang``, formatted with ``values``; a value that can say itself (a ``text(lang)``
+    method: :class:`~rankscope.errors.Said`, :class:`~rankscope.errors.Items`, an error) is said in ``lang`` too.
+
+    >>> from rankscope.errors import Said
+    >>> message("engine.n_queries.one", "en", n=1), message("cli.summary", "en", evaluated=Said.counted(
+    ...     "engine.n_queries", 1), missing="zero", missing_from_run="0", not_in_qrels="0")[:26]
+    ('1 query', '1 query evaluated (missing')
+    """
     table = messages(check_lang(lang))
     try:
         template = table[key]
     except KeyError:
         raise KeyError(f"no message {key!r} in messages/{lang}") from None
-    return str(template).format(**values) if values else str(template)
+    if not values:
+        return str(template)
+    return str(template).format(**{k: v.text(lang) if callable(getattr(v, "text", None)) else v
+                                   for k, v in values.items()})
 
 
 def setting_text(setting: str, value: object, lang: str = "en") -> str:

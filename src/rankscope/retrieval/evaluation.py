@@ -264,7 +264,7 @@ class RetrieverEvaluation:
                 return str(value)
 
         lines = [message("retriever.summary", lang, run=self.run.name,
-                         queries=Said.counted("engine.n_queries", self.queries).text(lang), k=self.k,
+                         queries=Said.counted("engine.n_queries", self.queries), k=self.k,
                          relevance=said("from", self.relevance))]
         for level, means in self._shown_levels().items():
             judged = self.judged_by.get(level)
