@@ -194,7 +194,9 @@ def evaluate_command(
     if fmt is OutputFormat.json:
         out = with_tag(result.to_dict(per_query=per_query), tags)
         out["verdict"] = {k: verdict[k] for k in ("ceilings", "ratings", "standards", "scenario")}
-        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        from rankscope.report.json_report import json_ready
+
+        typer.echo(json.dumps(json_ready(out), ensure_ascii=False, indent=2, allow_nan=False))
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence

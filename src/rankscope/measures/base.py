@@ -96,7 +96,7 @@ class Param:
                 out = float(value)
             else:
                 out = str(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int("1e400"), int("inf")
             raise InvalidParameterError(
                 f"parameter {self.name!r} of metric {metric!r} must be {self.type.__name__}, got {value!r}"
             ).keyed("measures.param_type", name=self.name, metric=metric, type=_type_said(self.type),
