@@ -105,7 +105,7 @@ def test_every_output_says_how_many_answers_came_from_the_cache(tmp_path: Path) 
     assert "0 answers from the cache" in none.summary() and none.to_dict()["from_cache"] == 0
     ev = _quiet(retriever=Index(docs), testset=_ts(), metrics=["mrr"], k=5, cache=cache)
     assert "9 answers from the cache (3 cached queries asked again: the same answers)" in ev.summary()
-    assert "9 个答案来自缓存" in ev.summary("zh")
+    assert "来自缓存：9 个答案" in ev.summary("zh")
     assert "9 answers from the cache" in repr(ev)
     out = ev.to_dict()
     assert (out["from_cache"], out["cache_checked"]) == (9, 3) and out["options"]["cache_check"] == 3

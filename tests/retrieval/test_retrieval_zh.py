@@ -169,8 +169,8 @@ def _fuse_one_run() -> None:
 
 ARGUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "k": (lambda: rankscope.evaluate_retriever(none, _ts(), ["mrr"], k=0),
-          "the 'k' parameter of evaluate_retriever must be an int in the range [1, inf); got 0",
-          "evaluate_retriever 的参数 'k' 必须是 [1, inf) 范围内的整数，实际为 0"),
+          "the 'k' parameter of evaluate_retriever must be an int in the range [1, inf) or None; got 0",
+          "evaluate_retriever 的参数 'k' 必须是 [1, inf) 范围内的整数或 None，实际为 0"),
     "relevance": (lambda: rankscope.evaluate_retriever(none, _ts(), ["mrr"], relevance="labels"),
                   "the 'relevance' parameter of evaluate_retriever must be one of 'auto', 'qrels', 'answers', "
                   "'spans'; got 'labels'",

@@ -15,7 +15,7 @@ override it, so that one set of options runs one retriever or several alike::
 >>> RetrieverOptions(k=0)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rankscope.errors.InvalidParameterError: the 'k' parameter of evaluate_retriever must be an int ... [1, inf); got 0
+rankscope.errors.InvalidParameterError: the 'k' parameter of evaluate_retriever must be an int ... or None; got 0
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from rankscope.constraints import Constraint, Interval, Kind, OneOf, check
 from rankscope.errors import InvalidParameterError
 from rankscope.retrieval.chunks import ChunkToDoc
 
-__all__ = ["RetrieverOptions", "CONSTRAINTS", "OPTION_NAMES", "resolve_options"]
+__all__ = ["RetrieverOptions", "CONSTRAINTS", "OPTION_NAMES", "resolve_options", "default_k"]
 
 Relevance = Literal["auto", "qrels", "answers", "spans"]
 BadAnswer = Literal["fail", "count"]
 
 CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
-    "k": (Interval(int, 1, None),),
+    "k": (Interval(int, 1, None), None),
     "workers": (Interval(int, 1, None),),
     "retries": (Interval(int, 0, None),),
     "retry_wait": (Interval(float, 0, None),),
@@ -59,7 +59,7 @@ CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
 class RetrieverOptions:
     """How a retriever is run and scored (validated on construction; see the module doc).
 
-    k : hits asked for and kept per query (``compare``: default the largest metric cutoff, at least 10)
+    k : hits asked for and kept per query (default: the largest cutoff of the metrics, at least 10)
     workers : threads for retrievers without ``search_batch``; concurrent calls of an ``async`` retriever
     retries : extra attempts for a failing call; ``retry_wait`` seconds before the first retry, doubling
     batch_size : queries per ``search_batch`` call (``1``: each query timed on its own)
@@ -81,7 +81,7 @@ class RetrieverOptions:
         the query as failed (scored as an empty ranking; said in every output)
     """
 
-    k: int = 10
+    k: int | None = None
     workers: int = 4
     retries: int = 2
     retry_wait: float = 0.0
@@ -119,8 +119,22 @@ class RetrieverOptions:
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RetrieverOptions))
 
 
+def default_k(metrics: Any) -> int:
+    """The ``k`` of an evaluation that gives none: the largest cutoff of ``metrics``, at least 10.
+
+    >>> default_k(["ndcg@20", "mrr"]), default_k(["map"]), default_k(None)
+    (20, 10, 10)
+    """
+    from rankscope.measures.parse import parse_metrics
+
+    if metrics is None:
+        return 10
+    pairs = parse_metrics(metrics if isinstance(metrics, str) else list(metrics))
+    return max([10, *(m.cutoff for _, m in pairs if m.cutoff is not None)])
+
+
 def resolve_options(options: RetrieverOptions | None, given: Mapping[str, Any], where: str) -> RetrieverOptions:
-    """``options`` (default: the defaults) with the keywords ``given`` (those not None... any given) applied."""
+    """``options`` (default: the defaults) with the keywords ``given`` applied (each overrides the value's field)."""
     if options is not None and not isinstance(options, RetrieverOptions):
         raise InvalidParameterError(f"options must be a RetrieverOptions value, got {type(options).__name__}").keyed(
             "retrieval.options_type", type=type(options).__name__)

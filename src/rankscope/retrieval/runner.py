@@ -90,7 +90,7 @@ from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
 from rankscope.retrieval.evaluation import RetrieverEvaluation, RetrieverWarning, UnknownIdsWarning
 from rankscope.retrieval.execute import Collector, execute
 from rankscope.retrieval.notices import notices
-from rankscope.retrieval.options import RetrieverOptions, resolve_options
+from rankscope.retrieval.options import RetrieverOptions, default_k, resolve_options
 from rankscope.retrieval.protocol import as_retriever, retriever_identity, retriever_settings
 from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
@@ -147,10 +147,11 @@ def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: st
     return Run(qs, ds, ss, name)
 
 
-class OptionValues(TypedDict, total=False):
-    """The keywords of :class:`~rankscope.retrieval.options.RetrieverOptions` (each overrides ``options``)."""
+class RunOptionValues(TypedDict, total=False):
+    """The keywords of :class:`~rankscope.retrieval.options.RetrieverOptions` that :func:`rankscope.compare` does not
+    take for itself (it takes ``relevance_level``, ``chunking`` and ``rule`` for runs too)."""
 
-    k: int
+    k: int | None
     workers: int
     retries: int
     retry_wait: float
@@ -161,11 +162,16 @@ class OptionValues(TypedDict, total=False):
     cache_check: int
     chunk_to_doc: ChunkToDoc | None
     relevance: Relevance
-    relevance_level: int
     progress: bool | None
+    on_bad_answer: Literal["fail", "count"]
+
+
+class OptionValues(RunOptionValues, total=False):
+    """The keywords of :class:`~rankscope.retrieval.options.RetrieverOptions` (each overrides ``options``)."""
+
+    relevance_level: int
     chunking: Any
     rule: str
-    on_bad_answer: Literal["fail", "count"]
 
 
 def evaluate_retriever(
@@ -200,7 +206,8 @@ def evaluate_retriever(
     """
     opts = resolve_options(options, values, "evaluate_retriever")
     ts = _resolve_testset(testset)
-    k, chunk_to_doc, relevance = opts.k, opts.chunk_to_doc, opts.relevance
+    k = opts.k if opts.k is not None else default_k(metrics)
+    chunk_to_doc, relevance = opts.chunk_to_doc, opts.relevance
     mode: str = relevance
     if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
         mode = "spans"
@@ -280,7 +287,7 @@ def evaluate_retriever(
     ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
     ev.retries, ev.from_cache, ev.cache_checked = collector.retried, len(cached), len(checked)
-    ev.options = opts
+    ev.options = opts.replace(k=k)
     ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep,
                           retriever_kind=_kind_of(r))
     for notice in ev.warnings:
