@@ -94,6 +94,9 @@ def chunking_command(
       rankscope chunking testset.jsonl -c recursive:512:64 -c sentences:256 -r bm25 --report chunking.html
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     from rankscope.chunking.compare import compare_chunkings
     from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking

@@ -196,6 +196,9 @@ def compare_command(
       rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments
     from rankscope.comparison import compare

@@ -123,6 +123,9 @@ def evaluate_command(
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate

@@ -36,7 +36,9 @@ __all__ = ["render_html"]
 
 
 def _environment() -> Any:
-    import jinja2
+    from rankscope.extras import need
+
+    jinja2 = need("jinja2", "html_report")
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("rankscope.report", "templates"),

@@ -262,7 +262,9 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
 
 def comparison_frame(comparison: Any) -> Any:
     """The tidy DataFrame of :meth:`~rankscope.comparison.Comparison.to_dataframe`."""
-    import pandas as pd
+    from rankscope.extras import need
+
+    pd = need("pandas", "dataframe")
 
     from rankscope.report.content import reference_system
 
@@ -319,7 +321,10 @@ def _figure(report: dict[str, Any], kind: str) -> Any:
 def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None, run: Any = None,
                 kmax: int = 100) -> Any:
     """A figure of one result (see :meth:`~rankscope.engine.EvaluationResult.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.run_report import build_run_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_run_report(result, qrels=qrels, run=run, curves=kind == "curves", kmax=kmax)
     return _figure(_only(report, metric, result.measures, result.labels), kind)
@@ -328,7 +333,10 @@ def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None
 def plot_comparison(comparison: Any, metric: str | None, kind: str, *, qrels: Any = None, runs: Any = None,
                     kmax: int = 100) -> Any:
     """A figure of a comparison (see :meth:`~rankscope.comparison.Comparison.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.content import build_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_report(comparison, qrels=qrels, runs=runs, curves=kind == "curves", kmax=kmax)
     if metric is not None and kind == "differences":
