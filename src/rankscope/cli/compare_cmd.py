@@ -48,10 +48,22 @@ class Output(str, Enum):
 
 
 def run_stem(path: Path) -> str:
-    """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25)."""
+    """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25);
+    a run of a TREC archive (``input.aplrob03a.gz``) by the name after the archive's ``input.`` prefix, its run
+    tag, as the file's own rows name it.
+
+    >>> run_stem(Path("bm25.trec.gz")), run_stem(Path("trec12/input.aplrob03a.gz")), run_stem(Path("input.txt"))
+    ('bm25', 'aplrob03a', 'input')
+    """
     name = path.name.removesuffix(".gz")
+    if name.startswith("input.") and len(name) > len("input.") and name not in _PLAIN_INPUTS:
+        return name[len("input."):]
     stem = Path(name).stem
     return stem or name
+
+
+#: files named input.<extension> that are no TREC archive run
+_PLAIN_INPUTS = frozenset(f"input.{ext}" for ext in ("txt", "trec", "run", "tsv", "csv", "json", "jsonl", "parquet"))
 
 
 def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
