@@ -222,10 +222,7 @@ def compare_command(
 
         get_scenario(scenario)
 
-    def retype(q: Path, r: Path) -> str:
-        return f"rankscope compare {' '.join(str(r if p == q else p) for p in runs)} --qrels {q}"
-
-    with swapped_inputs(qrels, runs, retype):
+    with swapped_inputs(qrels, runs, min_runs=2):
         judgments, q, source_note = (None, None, None) if qrels is None else read_judgments(qrels, provenance)
         named, tags = read_named_runs(runs, columns)
     if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):

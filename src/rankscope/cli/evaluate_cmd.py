@@ -167,10 +167,10 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels").keyed("cli.chunks_with_span_qrels")
-        with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+        with swapped_inputs(qrels, [run_path]):
             judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
         chunking = None
-    with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+    with swapped_inputs(qrels, [run_path]):
         # a run file is streamed (memory follows the block size) unless something needs it whole: span
         # judgments, --columns, a report (it reads the rankings)
         whole = chunking is not None or columns is not None or bool(report)
