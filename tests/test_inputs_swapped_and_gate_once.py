@@ -82,5 +82,5 @@ def test_check_counts_a_repeated_requirement_once(files: tuple[Path, Path], caps
                              "--baseline", str(baseline), "--max-drop", "mrr=0.1", "--max-drop", "MRR=0.1",
                              "--json", str(out_json)], capsys)
     assert code == 0
-    assert "2 requirement(s) hold" in out
+    assert "2 requirements hold" in out
     assert len(json.loads(out_json.read_text())["outcomes"]) == 2

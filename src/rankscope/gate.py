@@ -312,8 +312,9 @@ class GateResult:
         failed = sum(not o.passed for o in self.outcomes)
         verdict = "passed" if not failed else f"FAILED ({failed} of {len(self.outcomes)} not met)"
         base = f" vs {self.baseline_name!r}" if self.baseline_name else ""
-        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {len(self.outcomes)} requirement(s): "
-                f"{verdict}, {len(self.warnings)} warning(s))")
+        n, w = len(self.outcomes), len(self.warnings)
+        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {n} requirement{'s' * (n != 1)}: "
+                f"{verdict}, {w} warning{'s' * (w != 1)})")
 
     def _repr_html_(self) -> str:
         from rankscope.report.notebook import html_gate
@@ -328,8 +329,10 @@ class GateResult:
     def lines(self, lang: str = "en") -> list[str]:
         """The warnings, one line per requirement, judged@k of the runs, then a verdict line (in ``lang``)."""
         failed = sum(not o.passed for o in self.outcomes)
-        verdict = (_say("passed", lang, n=len(self.outcomes)) if failed == 0
-                   else _say("failed", lang, failed=failed, n=len(self.outcomes)))
+        n = len(self.outcomes)
+        form = "one" if n == 1 else "other"
+        verdict = (_say(f"passed.{form}", lang, n=n) if failed == 0
+                   else _say(f"failed.{form}", lang, failed=failed, n=n))
         head = []
         if self.tags:  # say which run is which when a file's tag differs from its name
             base = (_say("against", lang, named=self._named(self.baseline_name, lang=lang))

@@ -16,8 +16,10 @@ Every evaluation reports, for its run, judged@k at ``k`` = :data:`~rankscope.cho
   labels (one or two relevant ids per query, as in MS MARCO or a synthetic test set, where
   an unjudged document is non-relevant by construction);
 - ``mostly_unjudged``: ``mean < 0.5 <= attainable`` — the qrels judge enough documents for a
-  top k to be mostly judged, yet this run's is not: the scores underestimate the run (a new
-  retriever scored against qrels pooled from older systems looks worse than it is);
+  top k to be mostly judged, yet this run's is not: the scores may underestimate the run (a new
+  retriever scored against qrels pooled from older systems looks worse than it is); never for
+  qrels that list relevant documents only (no grade <= 0: Cranfield, MS MARCO), which call every
+  other document non-relevant (``relevant_only``);
 - with labels that keep their origin (:class:`~rankscope.labels.provenance.Labels`), the
   same share counting model labels only (``model_mean``);
 - ``matched``: the run's retrieved documents (at any rank) that have a qrels entry for their
@@ -75,6 +77,7 @@ class TopCounts:
     model: np.ndarray | None
     matched: int
     judgeable: np.ndarray | None = None  # min(judged documents of the query in the qrels, top)
+    relevant_only: bool = False  # the qrels list relevant documents only: an absent one is non-relevant by them
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ class JudgedAtK:
     mismatch: IdMismatch | None = None
     attainable: float | None = None
     per_query: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    relevant_only: bool = False
 
     @classmethod
     def of(cls, counts: TopCounts) -> JudgedAtK:
@@ -138,13 +142,15 @@ class JudgedAtK:
             attainable = float((counts.judgeable[has] / counts.top[has]).mean())
         return cls(counts.k, n, int(counts.top[has].sum()), int(counts.judged[has].sum()),
                    float(share[has].mean()) if n else None, model, model_mean, int(counts.matched), None,
-                   attainable, share)
+                   attainable, share, counts.relevant_only)
 
     @property
     def mostly_unjudged(self) -> bool:
         """Less than half of the top k is judged, on average over the queries that retrieved something, although
-        the qrels judge enough documents for at least half of it (``attainable``; sparse labels never warn)."""
-        return (self.mean is not None and self.mean < MOSTLY_UNJUDGED
+        the qrels judge enough documents for at least half of it (``attainable``; sparse labels never warn) and
+        judge non-relevant documents too (qrels that list relevant documents only, as Cranfield's, call every
+        other document non-relevant: ``relevant_only``, never a warning)."""
+        return (self.mean is not None and self.mean < MOSTLY_UNJUDGED and not self.relevant_only
                 and (self.attainable is None or self.attainable >= MOSTLY_UNJUDGED))
 
     @property
@@ -159,6 +165,7 @@ class JudgedAtK:
             "unjudged": self.retrieved - self.judged, f"judged@{self.k}": self.mean,
             "model_labels": self.model, f"model@{self.k}": self.model_mean, "matched": self.matched,
             "attainable": self.attainable,
+            "relevant_only": self.relevant_only,
             "mostly_unjudged": self.mostly_unjudged, "nothing_judged": self.nothing_judged,
             "mismatch": None if self.mismatch is None else self.mismatch.to_dict(),
         }
@@ -178,7 +185,8 @@ class JudgedAtK:
             share = np.asarray([np.nan if per.get(str(q)) is None else per[str(q)] for q in query_ids], dtype=float)
         return cls(k, int(d["queries"]), int(d["retrieved"]), int(d["judged"]), d.get(f"judged@{k}"),
                    d.get("model_labels"), d.get(f"model@{k}"), int(d.get("matched", 0)),
-                   None if mm is None else IdMismatch(**mm), d.get("attainable"), share)
+                   None if mm is None else IdMismatch(**mm), d.get("attainable"), share,
+                   bool(d.get("relevant_only", False)))
 
     def __eq__(self, other: object) -> bool:
         """Same counts, shares and example (per-query shares compared with NaN equal to NaN)."""

@@ -233,10 +233,11 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
     failed = sum(not o.passed for o in gate.outcomes)
-    verdict = (f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}{t("nb.gate_passed_n", n=n)}'
-               "</p>" if not failed else
+    form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
+    verdict = (f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}'
+               f'{t("nb.gate_passed_n." + form, n=n)}</p>' if not failed else
                f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
-               f'{t("nb.gate_failed_n", failed=failed, n=n)}</p>')
+               f'{t("nb.gate_failed_n." + form, failed=failed, n=n)}</p>')
     base = t("nb.gate_against", baseline=gate.baseline_name) if gate.baseline_name else ""
     meta = f'<p class="meta">{t("nb.gate_run", run=gate.run_name)}{base} · {t("n_queries", n=gate.n_queries)}</p>'
     rows = []
