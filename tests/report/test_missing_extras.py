@@ -63,3 +63,11 @@ def test_plots_and_dataframes_name_their_extra() -> None:
             res.to_dataframe()
         with pytest.raises(MissingExtraError, match=r"rankscope\[pandas\]"):
             c.to_dataframe()
+
+
+def test_the_html_report_names_no_internal_document(files: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    qrels, bm25, dense = files
+    done = cli("compare", bm25, dense, "--qrels", qrels, "--report", tmp_path / "c.html", width=200)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "What each metric measures" in html and "seed 0" not in html  # it said "(seed 000)"
