@@ -72,7 +72,7 @@ class Param:
     A ``bool`` is written ``True`` / ``False`` (any case), ``1`` / ``0`` or ``yes`` / ``no``
     (ir_measures' ``P(judged_only=True)@5``); a ``str`` may be quoted (``nDCG(dcg='exp-log2')``).
 
-    >>> Param("judged_only", bool, False, "").coerce("P", "True"), Param("dcg", str, "log2", "").coerce("nDCG", "'exp-log2'")
+    >>> Param("judged_only", bool, False, "").coerce("P", "True"), Param("d", str, "", "").coerce("nDCG", "'exp-log2'")
     (True, 'exp-log2')
     """
 
@@ -279,7 +279,7 @@ _FALSE = {"false", "0", "no"}
 
 
 def _boolean(value: Any) -> bool:
-    """``True`` / ``False`` from a bool, 0 / 1, or the words true / false / yes / no / 1 / 0 (any case); else ValueError."""
+    """``True`` / ``False`` from a bool, 0 / 1, or the words true / false / yes / no (any case); else ValueError."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral) and int(value) in (0, 1):

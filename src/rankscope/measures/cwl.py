@@ -137,7 +137,7 @@ def _kernel(cont: Continuation) -> Callable[[KernelInput, Measure], np.ndarray]:
             last = min(first + step, p.n)
             g = _gains(p, m, first, last)
             out[first:last] = _expected_utility(cont(g, m), g)
-        return out
+        return np.minimum(out, 1.0)  # weights summing to 1 may round a full gain to 1 + 1 ulp
 
     kernel.__name__ = kernel.__qualname__ = f"_cwl{cont.__name__}"
     return kernel

@@ -118,7 +118,7 @@ def _cascade(p: KernelInput, m: Measure, err: bool, normalised: bool) -> np.ndar
     q, rank, gain = _run_gains(p, si, alpha, level)[:3]
     top = rank < k
     term = gain[top] / (rank[top] + 1.0) if err else gain[top] * discount(k)[rank[top]]
-    run = np.bincount(q[top], weights=term, minlength=p.n)
+    run: np.ndarray = np.bincount(q[top], weights=term, minlength=p.n).astype(np.float64)
     ideal_ideal = _ideal_ideal(covered, alpha, k, err)
     ok = covered > 0
     out = np.zeros(p.n)
@@ -128,7 +128,7 @@ def _cascade(p: KernelInput, m: Measure, err: bool, normalised: bool) -> np.ndar
     best = si.ideal(alpha, level)[:, :k]
     width = best.shape[1]
     terms = best / np.arange(1.0, width + 1.0) if err else best * discount(max(width, 1))[:width]
-    ideal = np.cumsum(terms, axis=1)[:, -1] if width else np.zeros(p.n)
+    ideal: np.ndarray = np.cumsum(terms, axis=1)[:, -1] if width else np.zeros(p.n)
     if k > 1:  # ndeval divides both by the ideal ideal from the second rank on, then one by the other
         run, ideal = run / np.where(ok, ideal_ideal, 1.0), ideal / np.where(ok, ideal_ideal, 1.0)
     found = ok & (run != 0)
@@ -232,10 +232,10 @@ _BETA = Param("beta", float, 0.5, "patience: the probability of going on to the 
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("alpha_dcg", "alpha-DCG: novelty-discounted gain over the subtopics, ideal-ideal normalised",
-                _alpha_dcg, cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), aliases=("α_dcg",),
+                _alpha_dcg, cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY),
                 ir_measures="alpha_DCG", family="diversity", doc=_DOC, judged_view=True),
     MeasureSpec("alpha_ndcg", "alpha-nDCG: alpha-DCG over that of the greedy ideal ranking", _alpha_ndcg,
-                cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), aliases=("α_ndcg",), ir_measures="alpha_nDCG",
+                cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), ir_measures="alpha_nDCG",
                 family="diversity", doc=_DOC, judged_view=True),
     MeasureSpec("err_ia", "intent-aware expected reciprocal rank, ideal-ideal normalised", _err_ia,
                 cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), ir_measures="ERR_IA", family="diversity",

@@ -92,8 +92,8 @@ def _set_map(p: KernelInput, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
-                params=(REL, JUDGED_ONLY), aliases=("rr", "reciprocal_rank"), ir_measures="RR", trec=(TrecName("recip_rank"),),
-                family="rank", doc=_DOC, judged_view=True),
+                params=(REL, JUDGED_ONLY), aliases=("rr", "reciprocal_rank"), ir_measures="RR",
+                trec=(TrecName("recip_rank"),), family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
                 cutoff="optional", params=(REL, JUDGED_ONLY), aliases=("ap", "average_precision"), ir_measures="AP",
                 trec=(TrecName("map"), TrecName("map_cut", "cutoffs", default=STD_CUTS)), family="rank", doc=_DOC,
