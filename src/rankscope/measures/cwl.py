@@ -22,7 +22,7 @@ reader wants and G(i) = Σ_{j≤i} g_j (ranks 1-based):
 Cutoff: ``bpm``, ``sdcg``, ``nerr8`` and ``nerr9`` need one (the k of their C); the others take none
 (their reader stops by himself).  A query without gain scores 0.  Ties are resolved before scoring
 (score descending, doc id descending; cwl_eval reads the run file's order).  Values equal cwl_eval's
-to rounding (its weights are summed with BLAS, ours per query).
+to rounding (cwl_eval sums its weights with BLAS, rankscope left to right).
 
 >>> from rankscope import evaluate, Qrels, Run
 >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 0}})
@@ -75,12 +75,13 @@ def _position() -> np.ndarray:
 
 def _expected_utility(cont: np.ndarray, gains: np.ndarray) -> np.ndarray:
     """Σ_i W(i) g_i per row, W(i) = Π_{j<i} C(j) / Σ_i Π_{j<i} C(j) (cwl_eval's w_vector)."""
-    reach = np.ones_like(cont)
+    reach = np.ones(cont.shape)
     reach[:, 1:] = np.cumprod(cont[:, :-1], axis=1)
-    w1 = 1.0 / reach.sum(axis=1)
+    # sums left to right (a running sum's last value): a query's value never depends on the others in its block
+    w1 = 1.0 / np.cumsum(reach, axis=1)[:, -1]
     weight = reach * w1[:, None]
     weight[:, 0] = w1
-    return np.einsum("ij,ij->i", weight, gains)
+    return np.cumsum(weight * gains, axis=1)[:, -1]
 
 
 def _inst(g: np.ndarray, m: Measure) -> np.ndarray:
