@@ -8,7 +8,12 @@ Three spellings map onto the same :class:`~rankscope.measures.Measure`:
   ``P(rel=2)@5``, ``IPrec@0.1``;
 * trec_eval: ``ndcg_cut_10``, ``P_5``, ``recall_100``, ``recip_rank``,
   ``map_cut_10``, ``Rprec``, ``iprec_at_recall_0.10`` and the parameter syntax
-  ``P.5,10`` (expands to two measures), ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``.
+  ``P.5,10`` (expands to two measures), ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``;
+* ranx: ``hits@10``, ``hit_rate@5``, ``r-precision``, ``ndcg_burges@10``,
+  ``dcg_burges@10``, ``rbp.95`` (persistence 0.95, ranx's graded gain) and a
+  relevance level after ``-l`` (``precision@5-l2``, ``ndcg@10-l2``);
+* ndeval: ``alpha-nDCG@20``, ``ERR-IA@20``, ``P-IA@10``, ``MAP-IA``, ``strec@10``
+  (and ir_measures' ``α_nDCG@20``).
 
 A text may hold a comma-separated list of names (``ndcg@10,map,P.5,10``): a
 piece that is only a number (or ``grade=gain``) continues the previous name's
@@ -308,7 +313,57 @@ def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
     return tuple(pair for part in parts for pair in _parse_name(part))
 
 
+# -- ranx's and ndeval's spellings --------------------------------------------------------
+_RANX_LEVEL = re.compile(r"^(?P<base>[^()]+?|.*\))-l(?P<level>[0-9]+)$")
+_RANX_RBP = re.compile(r"^rbp[.@](?P<p>[0-9]+)$", re.IGNORECASE)
+_RANX_NAMES = {"dcg_burges": "dcg(dcg=exp-log2)"}
+
+
+def _parse_peer(text: str) -> list[ParsedMetric] | None:
+    """The measures of a ranx or ndeval spelling that the grammars above do not read, or None.
+
+    >>> [str(m) for _, m in _parse_peer("rbp.95")], [str(m) for _, m in _parse_peer("precision@5-l2")]
+    (['rbp(gain=grade,p=0.95)'], ['precision(rel=2)@5'])
+    >>> [str(m) for _, m in _parse_peer("alpha-nDCG@20")], [str(m) for _, m in _parse_peer("ndcg@10-l3")]
+    (['alpha_ndcg@20'], ['ndcg(gains=1=0,2=0)@10'])
+    """
+    level = _RANX_LEVEL.match(text)
+    if level:
+        return [ParsedMetric((text if len(inner) == 1 else lab, _at_level(m, int(level.group("level")), text)))
+                for inner in [_parse_name(level.group("base"))] for lab, m in inner]
+    rbp = _RANX_RBP.match(text)
+    if rbp:
+        spec = lookup_alias("rbp")
+        if spec is not None:
+            return [ParsedMetric((text, spec.measure(None, p=float("0." + rbp.group("p")), gain="grade")))]
+    head = text.split("(")[0].split("@")[0]
+    renamed = _RANX_NAMES.get(head.lower())
+    if renamed is not None:
+        return [ParsedMetric((text, m)) for _, m in _parse_plain(renamed + text[len(head):]) or []] or None
+    if "-" in head or "α" in head:
+        plain = _parse_plain(head.replace("α", "alpha").replace("-", "_") + text[len(head):])
+        if plain is not None:
+            return [ParsedMetric((text if len(plain) == 1 else label, m)) for label, m in plain]
+    return None
+
+
+def _at_level(m: Measure, level: int, text: str) -> Measure:
+    """``m`` with ranx's relevance level ``-lN``: grades below N are not relevant (nDCG: they gain nothing)."""
+    spec = m.spec
+    params = dict(m.params)
+    if "rel" in spec.param_index:
+        params["rel"] = level
+    elif "gains" in spec.param_index and not params.get("gains"):
+        params["gains"] = ",".join(f"{g}=0" for g in range(1, level))
+    else:
+        raise _unknown(text, Said("error.measures.no_level", (("metric", spec.name),)))
+    return spec.measure(m.cutoff, **params)
+
+
 def _parse_name(text: str) -> list[ParsedMetric]:
+    peer = _parse_peer(text)
+    if peer is not None:
+        return peer
     plain = _parse_plain(text)
     if plain is not None:
         return plain
