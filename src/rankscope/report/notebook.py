@@ -196,7 +196,8 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
     values = {"test": setting_text("test", comparison.test, lang),
               "correction": setting_text("correction", comparison.correction, lang),
-              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
+              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%",
+              "method": message(f"report.ci_method.{getattr(comparison, 'ci', 'bootstrap')}", lang)}
     legend = message("nb.legend_letters", lang, **values) if baseline is None else \
         message("nb.legend_baseline", lang, baseline=baseline, **values)
     size = message("nb.systems", lang, systems=len(systems), queries=len(comparison.query_ids))
