@@ -32,7 +32,10 @@ running mean ``mu_t = (1/2 + sum_{i<=t} y_i) / (t + 1)`` and variance
 - a sequence observed one value (or batch) at a time
   (:class:`ConfidenceSequence`, :class:`SequentialTest`):
   ``lambda_t = sqrt(2 log(1/alpha) / (s2_{t-1} t log(1 + t)))`` and the running
-  intersection (a value rejected once stays rejected).
+  intersection (a value rejected once stays rejected); with ``tuned_for=n`` the
+  bets are the fixed-``n`` ones above, which make the sequence narrowest around
+  ``n`` values (it stays valid at every ``t``: any predictable bet keeps Ville's
+  inequality).
 
 Sampling without replacement from a finite set of ``population`` items (the
 queries of a test set evaluated in a random order) bets against the mean of the
@@ -341,8 +344,14 @@ class _Sequence:
 
     kind = ""
 
-    def __init__(self, bounds: tuple[float, float], alpha: float, population: int | None) -> None:
+    def __init__(self, bounds: tuple[float, float], alpha: float, population: int | None,
+                 tuned_for: int | None = None) -> None:
         self.lo, self.hi = _bounds(bounds)
+        if tuned_for is not None and (isinstance(tuned_for, bool) or not isinstance(tuned_for, (int, np.integer))
+                                      or tuned_for < 1):
+            raise InvalidParameterError(f"tuned_for must be a positive integer, got {tuned_for!r}").keyed(
+                "stats.positive_int", name="tuned_for", value=tuned_for)
+        self.tuned_for = None if tuned_for is None else int(tuned_for)
         self.alpha = _alpha(alpha)
         if population is not None and (isinstance(population, bool) or not isinstance(population, (int, np.integer))
                                        or population < 1):
@@ -374,7 +383,7 @@ class _Sequence:
         for name, side in self._sides().items():
             yy = y if name == "lower" else 1.0 - y
             s = self._s if name == "lower" else self.n - self._s
-            lam = _plugin_bets(yy, side.alpha, None, self.n, s, self._q)[0]
+            lam = _plugin_bets(yy, side.alpha, self.tuned_for, self.n, s, self._q)[0]
             side.advance(yy, lam, self.n, s, self.population)
         _, self._s, self._q = _plugin_bets(y, 0.5, None, self.n, self._s, self._q)
         self._sum += float(np.sum(self.lo + (self.hi - self.lo) * y))
@@ -383,6 +392,7 @@ class _Sequence:
 
     def _state(self) -> dict[str, Any]:
         return {"kind": self.kind, "bounds": [self.lo, self.hi], "alpha": self.alpha, "population": self.population,
+                "tuned_for": self.tuned_for,
                 "n": self.n, "scaled_sum": self._s, "squared_deviations": self._q, "sum": self._sum,
                 "sides": {name: side.to_dict() for name, side in self._sides().items()}}
 
@@ -419,8 +429,8 @@ class ConfidenceSequence(_Sequence):
     kind = "confidence_sequence"
 
     def __init__(self, bounds: tuple[float, float] = (0.0, 1.0), alpha: float = 0.05, *, side: str = "both",
-                 resolution: int = 1000, population: int | None = None) -> None:
-        super().__init__(bounds, alpha, population)
+                 resolution: int = 1000, population: int | None = None, tuned_for: int | None = None) -> None:
+        super().__init__(bounds, alpha, population, tuned_for)
         if side not in ("both", "lower", "upper"):
             raise InvalidParameterError(f"side must be 'both', 'lower' or 'upper', got {side!r}").keyed(
                 "stats.cs_side", value=side)
@@ -480,7 +490,7 @@ class ConfidenceSequence(_Sequence):
     def from_dict(cls, data: Mapping[str, Any]) -> ConfidenceSequence:
         """Restore a sequence saved by :meth:`to_dict`."""
         cs = cls(tuple(data["bounds"]), data["alpha"], side=data["side"],  # type: ignore[arg-type]
-                 resolution=data["resolution"], population=data["population"])
+                 resolution=data["resolution"], population=data["population"], tuned_for=data.get("tuned_for"))
         cs._restore(data)
         return cs
 
@@ -508,8 +518,8 @@ class SequentialTest(_Sequence):
     kind = "sequential_test"
 
     def __init__(self, null: float, *, bounds: tuple[float, float] = (0.0, 1.0), alpha: float = 0.05,
-                 alternative: str = "less", population: int | None = None) -> None:
-        super().__init__(bounds, alpha, population)
+                 alternative: str = "less", population: int | None = None, tuned_for: int | None = None) -> None:
+        super().__init__(bounds, alpha, population, tuned_for)
         if alternative not in ("greater", "less"):
             raise InvalidParameterError(f"alternative must be 'greater' or 'less', got {alternative!r}").keyed(
                 "stats.alternative_one_sided", value=alternative)
@@ -558,7 +568,7 @@ class SequentialTest(_Sequence):
     def from_dict(cls, data: Mapping[str, Any]) -> SequentialTest:
         """Restore a test saved by :meth:`to_dict`."""
         test = cls(data["null"], bounds=tuple(data["bounds"]), alpha=data["alpha"],  # type: ignore[arg-type]
-                   alternative=data["alternative"], population=data["population"])
+                   alternative=data["alternative"], population=data["population"], tuned_for=data.get("tuned_for"))
         test._restore(data)
         test.rejected_at = data["rejected_at"]
         return test
@@ -610,9 +620,20 @@ class StopWhen:
         lo, hi = _bounds(self.bounds)
         return (lo - hi, hi - lo) if self.baseline is not None else (lo, hi)
 
+    def planned(self, population: int | None = None) -> int | None:
+        """The sample size the bets are tuned for: the number of values after which a sequence of the widest
+        spread (values at both bounds) would be ``width`` wide, ``2 log(2/alpha) / (width / range)^2`` (at most
+        ``population``); None without a width (the sequence's own bets)."""
+        if self.width is None:
+            return None
+        lo, hi = self.value_bounds
+        n = math.ceil(2 * math.log(2 / self.alpha) / (self.width / (hi - lo)) ** 2)
+        return n if population is None else max(1, min(n, population))
+
     def start(self, population: int | None = None) -> ConfidenceSequence:
-        """A fresh confidence sequence for this rule."""
-        return ConfidenceSequence(self.value_bounds, self.alpha, population=population)
+        """A fresh confidence sequence for this rule, its bets tuned for :meth:`planned` values."""
+        return ConfidenceSequence(self.value_bounds, self.alpha, population=population,
+                                  tuned_for=self.planned(population))
 
     def reason(self, cs: ConfidenceSequence) -> str | None:
         """``"width"`` or ``"excludes"`` when the rule is met (after ``min_queries``), else None."""
@@ -639,19 +660,31 @@ class Stopped:
     alpha: float
     difference: bool = False
 
+    width: float | None = None
+    excludes: float | None = None
+    unit: str = "queries"
+    grade: int | None = None
+
     @property
     def saved(self) -> int:
-        """Queries (calls) not made."""
+        """Queries not run (calls not made)."""
         return self.available - self.used
 
-    def guarantee(self) -> str:
-        """The sentence that says what the interval means."""
-        what = f"the mean difference of {self.metric}" if self.difference else f"the mean {self.metric}"
-        return (f"with probability at least {100 * (1 - self.alpha):.6g}%, {what} over all {self.available} "
-                f"queries lies in [{self.lower:.4f}, {self.upper:.4f}] (anytime-valid betting confidence sequence, "
-                f"two-sided, unadjusted; queries taken in a random order)")
+    def text(self, lang: str = "en") -> str:
+        """One sentence: how many queries were used and saved, why it stopped, and what the interval guarantees."""
+        from rankscope.interpret.i18n import message
+
+        reason = message(f"stats.stop_reason.{self.reason or 'none'}", lang,
+                         width=f"{self.width:g}" if self.width is not None else "",
+                         value=f"{self.excludes:g}" if self.excludes is not None else "")
+        key = ("stats.stopped_pairs" if self.unit == "pairs" else
+               "stats.stopped_difference" if self.difference else "stats.stopped")
+        return message(key, lang, used=self.used, available=self.available, saved=self.saved, reason=reason,
+                       metric=self.metric, grade=self.grade, level=f"{100 * (1 - self.alpha):.6g}%",
+                       lower=f"{self.lower:.4f}", upper=f"{self.upper:.4f}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "reason": self.reason, "used": self.used, "available": self.available,
                 "saved": self.saved, "interval": [self.lower, self.upper], "mean": self.mean,
-                "confidence": 1 - self.alpha, "difference": self.difference, "guarantee": self.guarantee()}
+                "confidence": 1 - self.alpha, "difference": self.difference, "unit": self.unit,
+                "text": self.text()}
