@@ -454,27 +454,41 @@ class ConfidenceSequence(_Sequence):
         g = float(side.points[kept[0] - 1] if len(kept) else side.points[-1])
         return self.lo + (self.hi - self.lo) * g if name == "lower" else self.hi - (self.hi - self.lo) * g
 
+    def _logical(self) -> tuple[float, float]:
+        """What a finite population's mean can still be: the values seen plus the unseen all at one bound."""
+        if self.population is None or not self.n:
+            return self.lo, self.hi
+        rest = self.population - self.n
+        span = self.hi - self.lo
+        return (self.lo + span * self._s / self.population,
+                self.lo + span * (self._s + rest) / self.population)
+
     @property
     def lower(self) -> float:
         """The lower end: the largest candidate mean below which every candidate was rejected (``bounds[0]`` when
-        none was)."""
+        none was); for a finite population at least the mean the values seen already imply."""
         end = self._end("lower")
-        return self.lo if end is None else end
+        bet = self.lo if end is None else end
+        return max(bet, self._logical()[0]) if self.side != "upper" else self.lo
 
     @property
     def upper(self) -> float:
         """The upper end (``bounds[1]`` when nothing was rejected)."""
         end = self._end("upper")
-        return self.hi if end is None else end
+        bet = self.hi if end is None else end
+        return min(bet, self._logical()[1]) if self.side != "lower" else self.hi
 
     @property
     def width(self) -> float:
         return self.upper - self.lower
 
     def excludes(self, value: float) -> bool:
-        """Whether ``value`` has been rejected: at or below a rejected lower candidate, or at or above an upper one."""
+        """Whether ``value`` lies outside the sequence: at or below a rejected lower candidate (below what a finite
+        population allows), or at or above a rejected upper one."""
         low, high = self._end("lower"), self._end("upper")
-        return (low is not None and value <= low) or (high is not None and value >= high)
+        floor, ceiling = self._logical()
+        return ((low is not None and value <= low) or (high is not None and value >= high)
+                or value < floor or value > ceiling)
 
     def describe(self) -> str:
         """What the interval is: level, sidedness, anytime-valid."""
