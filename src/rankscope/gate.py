@@ -272,10 +272,10 @@ class Outcome:
         return "pass" if self.passed else "undecided" if self.undecided else "fail"
 
     def _test_name(self, lang: str) -> str:
-        name = _TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang)
+        name = str(_TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang))
         if self.test == "betting" and self.bounds is not None:
             name += _say("betting_bounds", lang, lo=f"{self.bounds[0]:g}", hi=f"{self.bounds[1]:g}")
-        return str(name)
+        return name
 
     def evidence(self, lang: str = "en") -> str:
         """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause (an undecided one:

@@ -303,7 +303,7 @@ def judge_until(
     """
     import numpy as np
 
-    from rankscope.stats.betting import StopWhen, Stopped
+    from rankscope.stats.betting import Stopped, StopWhen
 
     rule = StopWhen("relevant share", width=width, alpha=alpha, every=every, min_queries=1, seed=seed)
     unique = list(dict.fromkeys((str(q), str(d)) for q, d in pairs))

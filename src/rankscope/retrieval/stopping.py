@@ -17,7 +17,7 @@ import numpy as np
 
 from rankscope.data.testset import Query
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.stats.betting import StopWhen, Stopped
+from rankscope.stats.betting import Stopped, StopWhen
 
 __all__ = ["run_until", "StopWhen", "Stopped"]
 

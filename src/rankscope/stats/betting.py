@@ -140,7 +140,7 @@ def _plugin_bets(y: np.ndarray, alpha: float, fixed_n: int | None, t0: int = 0, 
     mu = np.minimum((0.5 + s + np.cumsum(y, axis=-1)) / (t + 1), 1.0)
     sq = q + np.cumsum((y - mu) ** 2, axis=-1)
     s2 = (0.25 + sq) / (t + 1)
-    prev = np.concatenate([np.full(y.shape[:-1] + (1,), (0.25 + q) / (t0 + 1)), s2[..., :-1]], axis=-1)
+    prev = np.concatenate([np.full((*y.shape[:-1], 1), (0.25 + q) / (t0 + 1)), s2[..., :-1]], axis=-1)
     if fixed_n is None:
         lam = np.sqrt(2 * math.log(1 / alpha) / (prev * t * np.log1p(t)))
     else:
