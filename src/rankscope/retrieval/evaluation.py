@@ -131,6 +131,7 @@ class RetrieverEvaluation:
     empty: int = 0
     warnings: list[Notice] = field(default_factory=list)
     queries: int = 0
+    stopped: Any = None  # how an evaluation with stop_when stopped (rankscope.stats.betting.Stopped)
 
     def __post_init__(self) -> None:
         if self.doc_result is None:
@@ -235,6 +236,7 @@ class RetrieverEvaluation:
             "empty_rankings": self.empty,
             "unknown_ids": self.unknown_ids.to_dict(),
             "from_cache": self.from_cache,
+            "stopped": None if self.stopped is None else self.stopped.to_dict(),
         }
 
     def _latency_text(self, lang: str = "en") -> str:
@@ -275,6 +277,8 @@ class RetrieverEvaluation:
             lines.append(message("retriever.level_line", lang, level=said("level", level), judged=said("by", judged),
                                  n=self.coverage.get(level, 0), cells=cells))
         lines.append(message("retriever.latency_line", lang, latency=self._latency_text(lang), failed=len(self.errors)))
+        if self.stopped is not None:
+            lines.append(self.stopped.text(lang))
         lines += ["  " + message("cli.warning", lang, text=w.text(lang)) for w in self.warnings]
         return "\n".join(lines)
 

@@ -158,6 +158,7 @@ def evaluate_retriever(
     resume: Iterable[QueryOutcome] | None = None,
     chunking: Any = None,
     rule: str = "any",
+    stop_when: Any = None,
 ) -> RetrieverEvaluation:
     """Run ``retriever`` on every scorable query of ``testset`` and score the rankings.
 
@@ -185,6 +186,10 @@ def evaluate_retriever(
     chunking, rule : with span judgments (relevance ``"spans"``, chosen by ``"auto"`` when a span measure is
         asked for): where the retrieved chunks lie (default: read from the hits) and the rule deriving chunk
         qrels for the ordinary metrics (see :func:`rankscope.evaluate`)
+    stop_when : a :class:`rankscope.stats.betting.StopWhen`: run the queries in a random order, a round at a time,
+        and stop once the anytime-valid interval of the metric (or of its difference to a baseline) is narrow
+        enough or excludes a value; only the queries run are scored, and ``ev.stopped`` says how many calls were
+        saved and what the interval guarantees (:mod:`rankscope.retrieval.stopping`)
     """
     ts = _resolve_testset(testset)
     k = _positive_int(k, "k")
@@ -245,6 +250,7 @@ def evaluate_retriever(
     done = {qid: e for qid, e in done.items() if qid in wanted}
     todo = [q for q in scorable if q.id not in done]
     show = sys.stderr.isatty() if progress is None else bool(progress)
+    stopped = None
     try:
         from rankscope._progress import progress_bar
         from rankscope.choices import resolve_lang
@@ -253,8 +259,31 @@ def evaluate_retriever(
         with progress_bar(message("retrieval.progress", resolve_lang(), name=run_name), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
                                   advance=bar.advance, keep_places=keep_places)
-            execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
-                    batch_size=batch_size, name=run_name)
+
+            def run_some(queries: list[Query]) -> None:
+                execute(r, [q for q in queries if q.id not in done], collector, k=k, workers=workers,
+                        retries=retries, retry_wait=retry_wait, batch_size=batch_size, name=run_name)
+
+            if stop_when is None:
+                run_some(todo)
+            else:  # rounds in a random order until the rule holds (logic: retrieval.stopping, stats.betting)
+                from rankscope.retrieval.stopping import check_rule, run_until
+
+                stop_rule = check_rule(stop_when, scorable)
+
+                def values(queries: list[Query]) -> list[float]:
+                    """The rule's metric on ``queries`` (already run), as the final scoring computes it."""
+                    got = {**done, **collector.done}
+                    part = _build_run(queries, got, run_name)
+                    metric = [stop_rule.metric]
+                    ev_part = (_score_spans(ts, queries, got, part, metric, k=k, chunking=chunking, rule=rule,
+                                            relevance_level=relevance_level) if mode == "spans" else
+                               _score(ts, queries, got, part, metric, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+                                      docs_key=docs_key, relevance_level=relevance_level)).primary
+                    scores = dict(zip(ev_part.per_query.query_ids.tolist(), ev_part.per_query[metric[0]].tolist()))
+                    return [scores.get(q.id, 0.0) for q in queries]
+
+                scorable, stopped = run_until(stop_rule, scorable, run_some, values)
     finally:
         if store is not None:
             store.close()
@@ -269,6 +298,8 @@ def evaluate_retriever(
     ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
     ev.retries, ev.from_cache = collector.retried, len(done)
+    if stop_when is not None:
+        ev.stopped = stopped
     ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep)
     for notice in ev.warnings:
         warnings.warn(notice.warning(), stacklevel=2)
