@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "unknown_ids": "rankscope.retrieval.unknown",
     "LangChainRetriever": "rankscope.retrieval.adapters",
     "LlamaIndexRetriever": "rankscope.retrieval.adapters",
+    "HaystackRetriever": "rankscope.retrieval.adapters",
     "BM25Retriever": "rankscope.retrieval.bm25",
     "DenseRetriever": "rankscope.retrieval.dense",
     "HybridRetriever": "rankscope.retrieval.hybrid",
@@ -38,6 +39,7 @@ __all__ = [
     "BatchRetriever",
     "DenseRetriever",
     "Hit",
+    "HaystackRetriever",
     "HybridRetriever",
     "LangChainRetriever",
     "LlamaIndexRetriever",
@@ -57,7 +59,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from rankscope.retrieval.adapters import LangChainRetriever, LlamaIndexRetriever
+    from rankscope.retrieval.adapters import HaystackRetriever, LangChainRetriever, LlamaIndexRetriever
     from rankscope.retrieval.answers import answer_qrels, contains_answer, normalize_text
     from rankscope.retrieval.bm25 import BM25Retriever
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
