@@ -27,7 +27,7 @@ Cache
     it stopped.  The API key is not part of the key and is not stored.
 
 >>> request_key("http://127.0.0.1:8000/v1/embeddings", {"model": "m", "input": "hi", "encoding_format": "float"})[:16]
-'5d0ba1b8e14f4b0e'
+'f0cb3307ba641f1e'
 """
 
 from __future__ import annotations
