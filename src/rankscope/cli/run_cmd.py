@@ -115,7 +115,8 @@ def _baseline(system: System, corpus: dict[str, str], *, model: str | None, toke
 def run_command(
     system: Annotated[Optional[System], typer.Argument(help="baseline: bm25, dense, hybrid or openai")] = None,
     testset: Annotated[Path, typer.Option("--testset", "-t", show_default="none: required",
-                                          help="test set: .json, .jsonl or a BEIR folder")] = Path(),
+                                          help="test set: .json, .jsonl (rankscope, LlamaIndex, RAGAS) or a BEIR "
+                                               "folder")] = Path(),
     out: Annotated[Path, typer.Option("--out", "-o", show_default="none: required",
                                       help="TREC run file to write")] = Path(),
     corpus: Annotated[Optional[Path], typer.Option("--corpus", show_default="the test set's corpus",
@@ -226,9 +227,8 @@ def run_command(
     show = sys.stderr.isatty() if progress is None else progress
     with warnings.catch_warnings():  # every warning is in the summary printed below
         warnings.simplefilter("ignore")
-        ts = TestSet.from_file(testset, split=split, strict=strict)
-        if corpus is not None:
-            ts = TestSet(ts.queries, ts.qrels, read_corpus(corpus), ts.name, ts.issues)
+        ts = TestSet.from_file(testset, split=split, strict=strict,
+                               corpus=read_corpus(corpus) if corpus is not None else None)
         if retriever is not None:
             r = load_object(retriever)
         else:
@@ -256,7 +256,12 @@ def run_command(
     from rankscope.interpret.i18n import message
 
     lg = lang.value if lang is not None else "en"
+    read_as = []
+    if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
+        from rankscope.data.testset_io import format_name
+
+        read_as = [f"{testset}: {message('testset.read_as', lg, format=format_name(ts.format, lg))}"]
     written = message("retriever.run_written", lg, out=out, n=len(ev.doc_run))
     if qrels_out is not None:
         written += message("retriever.qrels_written", lg, out=qrels_out)
-    print_lines([*ev.summary(lg).splitlines(), written], lg)
+    print_lines([*read_as, *ev.summary(lg).splitlines(), written], lg)
