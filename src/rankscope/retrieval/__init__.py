@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "HaystackRetriever": "rankscope.retrieval.adapters",
     "BM25Retriever": "rankscope.retrieval.bm25",
     "DenseRetriever": "rankscope.retrieval.dense",
+    "OpenAIEmbeddings": "rankscope.retrieval.openai_embeddings",
     "HybridRetriever": "rankscope.retrieval.hybrid",
     "fuse": "rankscope.retrieval.fusion",
 }
@@ -43,6 +44,7 @@ __all__ = [
     "HybridRetriever",
     "LangChainRetriever",
     "LlamaIndexRetriever",
+    "OpenAIEmbeddings",
     "Retriever",
     "RetrieverEvaluation",
     "UnknownIds",
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     from rankscope.retrieval.evaluation import RetrieverEvaluation
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.hybrid import HybridRetriever
+    from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
