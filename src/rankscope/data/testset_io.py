@@ -26,7 +26,8 @@ Formats (recognised by their fields; the test set's ``format`` says which one wa
     ``ground_truth``, ``evolution_type``, ``metadata``, ``episode_done``.
 
 Reference contexts are texts, not ids.  With a corpus (``corpus=``, ``--corpus``), each context
-judges the documents whose text equals it or contains it (whitespace runs compared as one space);
+judges the documents whose text equals it, else those that contain it (whitespace runs compared as
+one space; :func:`match_contexts`);
 a context found in no document is counted (a :class:`~rankscope.data.testset.TestSetWarning`,
 kept in ``issues``), and so are contexts found only inside longer documents.  Without a corpus the
 distinct contexts become the corpus, each with the id ``ctx-`` + the first 12 hex digits of the
@@ -555,7 +556,7 @@ def match_contexts(texts: list[str], corpus: Mapping[str, str]) -> tuple[list[li
     corpus joined (C speed), positions mapped back to documents with a binary search.
 
     >>> match_contexts(["b c", "x y", "a b"], {"d1": "a  b", "d2": "a b c d", "d3": "zzz"})
-    ([['d2'], [], ['d1', 'd2']], [False, False, True])
+    ([['d2'], [], ['d1']], [False, False, True])
     """
     import numpy as np
 
@@ -576,6 +577,9 @@ def match_contexts(texts: list[str], corpus: Mapping[str, str]) -> tuple[list[li
             continue
         found = list(exact.get(key, []))
         equal.append(bool(found))
+        if found:  # the documents it was cut from: no search
+            out.append(found)
+            continue
         pos = joined.find(key)
         while pos >= 0:
             doc = ids[int(np.searchsorted(starts, pos, side="right")) - 1]
