@@ -40,8 +40,8 @@ def test_bare_ndcg_cut_is_not_the_whole_ranking() -> None:
 
 
 @pytest.mark.parametrize(("text", "meaning"), [
-    ('nDCG(dcg="exp-log2", cutoff=20)@10', "ndcg_exp@10"),  # ir_measures: the @ wins over cutoff=
-    ('nDCG(dcg="exp-log2", cutoff=20)', "ndcg_exp@20"),
+    ('nDCG(dcg="exp-log2", cutoff=20)@10', "ndcg(dcg=exp-log2)@10"),  # ir_measures: the @ wins over cutoff=
+    ('nDCG(dcg="exp-log2", cutoff=20)', "ndcg(dcg=exp-log2)@20"),
     ("nDCG(dcg='log2')@5", "ndcg@5"),
     ("nDCG(cutoff=10)", "ndcg@10"),
     ('P(rel="2", cutoff=5)', "precision(rel=2)@5"),
@@ -49,13 +49,11 @@ def test_bare_ndcg_cut_is_not_the_whole_ranking() -> None:
 def test_ir_measures_parameters_keep_their_meaning(text: str, meaning: str) -> None:
     assert parse_metric(text) == parse_metric(meaning)
     irm = ir_measures.parse_measure(text)
-    if "dcg" not in irm.params or irm.params["dcg"] == "log2":  # the same measure as ir_measures names it
-        assert parse_metric(text) == parse_metric(str(irm).replace("dcg='log2'", "").replace("()", ""))
+    assert parse_metric(text) == parse_metric(str(irm))  # the measure ir_measures reads
 
 
-@pytest.mark.parametrize("text", ['nDCG(dcg="exp-log10")@10', "nDCG(judged_only=True)@10", "ndcg(cutoff=0)",
-                                  "ndcg(cutoff=x)", "IPrec(cutoff=5)", "ndcg@nan", "ndcg@inf", "ndcg@1e400",
-                                  'nDCG(dcg="exp-log2", gains=1=3)@10'])
+@pytest.mark.parametrize("text", ['nDCG(dcg="exp-log10")@10', "nDCG(judged_only=maybe)@10", "ndcg(cutoff=0)",
+                                  "ndcg(cutoff=x)", "IPrec(cutoff=5)", "ndcg@nan", "ndcg@inf", "ndcg@1e400"])
 def test_what_cannot_be_read_is_a_rankscope_error(text: str) -> None:
     with pytest.raises(RankscopeError):
         parse_metrics(text)

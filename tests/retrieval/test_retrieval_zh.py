@@ -129,7 +129,8 @@ def test_a_hit_read_on_its_own_says_who_returned_it_in_the_readers_language() ->
     with pytest.raises(RankscopeError) as other:
         as_retriever(5)
     _both(other.value, "cannot use a int as a retriever: give an object with search(query, k), a callable "
-                       "fn(query, k), a LangChain retriever or vector store, or a LlamaIndex retriever or index",
+                       "fn(query, k), a LangChain retriever or vector store, a LlamaIndex retriever or index, or a "
+                       "Haystack retriever or pipeline",
           "无法把 int 用作检索器：请给出带 search(query, k) 方法的对象")
 
 

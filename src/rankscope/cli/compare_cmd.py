@@ -47,6 +47,13 @@ class Output(str, Enum):
     json = "json"
 
 
+class Interval(str, Enum):
+    """How the intervals of ``compare`` are made."""
+
+    bootstrap = "bootstrap"
+    betting = "betting"
+
+
 def run_stem(path: Path) -> str:
     """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25);
     a run of a TREC archive (``input.aplrob03a.gz``) by the name after the archive's ``input.`` prefix, its run
@@ -175,6 +182,12 @@ def compare_command(
     bootstrap: Annotated[
         int, typer.Option("--bootstrap", metavar="N", help="bootstrap resamples for the intervals")
     ] = 1000,
+    ci: Annotated[
+        Interval,
+        typer.Option("--ci", help="the intervals of the means and differences: bootstrap (percentile) or betting "
+                     "(valid at any number of queries for a metric with a fixed range); both unadjusted, at level "
+                     "1 - ALPHA"),
+    ] = Interval.bootstrap,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="random seed (same seed, same p-values)")] = 0,
     report: ReportFiles = None,
     scenario: ScenarioOption = None,
@@ -236,6 +249,7 @@ def compare_command(
         correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
         max_permutations=max_permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
         missing=missing.value, depth=depth, score_precision=score_precision.value, unjudged=unjudged.value,
+        ci=ci.value,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))

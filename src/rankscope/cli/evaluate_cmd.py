@@ -163,12 +163,13 @@ def evaluate_command(
         if provenance is not None:
             raise InvalidParameterError("--provenance goes with --qrels").keyed("cli.provenance_with_qrels")
         judgments: object = SpanQrels.from_file(span_qrels)
+        plain: object = None
         chunking = Chunking.from_file(chunks)
     else:
         if chunks is not None:
             raise InvalidParameterError("--chunks goes with --span-qrels").keyed("cli.chunks_with_span_qrels")
         with swapped_inputs(qrels, [run_path]):
-            judgments, _, source_note = read_judgments(qrels, provenance)  # type: ignore[arg-type]
+            judgments, plain, source_note = read_judgments(qrels, provenance, metrics=metric)  # type: ignore[arg-type]
         chunking = None
     with swapped_inputs(qrels, [run_path]):
         # a run file is streamed (memory follows the block size) unless something needs it whole: span
@@ -216,7 +217,8 @@ def evaluate_command(
     for path in report or []:
         from rankscope.report import write_report
 
-        written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else judgments,
+        shown = plain if type(judgments).__name__ == "SubtopicQrels" else judgments  # the documents' qrels
+        written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else shown,
                                runs=loaded, scenario=scenario)
         typer.echo(say("report_written", lang.value, path=written), err=True)
     if save is not None:

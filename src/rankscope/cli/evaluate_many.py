@@ -180,7 +180,7 @@ def evaluate_command_many(
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.cli.messages import float32_notices, print_lines, say
 
-    judgments, _, source_note = read_judgments(qrels, provenance)
+    judgments, _, source_note = read_judgments(qrels, provenance, metrics=metric)
     if source_note:
         print_lines([source_note], lang, err=True)
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]

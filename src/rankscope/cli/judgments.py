@@ -14,13 +14,25 @@ from typing import Any
 __all__ = ["read_judgments", "result_lines"]
 
 def read_judgments(qrels: Path, provenance: Path | None = None,
-                   lang: str | None = None) -> tuple[Any, Any, str | None]:
+                   lang: str | None = None, metrics: Any = None) -> tuple[Any, Any, str | None]:
     """``(judgments, qrels, note)``: what the engine scores against (Labels when a provenance sidecar is found
     or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from, in
-    ``lang`` (default: the language of the command running)."""
+    ``lang`` (default: the language of the command running).
+
+    When ``metrics`` ask for a diversity measure the file is read as subtopic judgments (ndeval's
+    ``topic subtopic docno judgment``), their derived document qrels beside them."""
     from rankscope.cli.app import command_lang
     from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
+
+    if metrics:
+        from rankscope.measures import parse_metrics
+
+        if any(m.spec.family == "diversity" for _, m in parse_metrics(list(metrics))):
+            from rankscope.io.subtopics import read_subtopic_qrels
+
+            sub = read_subtopic_qrels(qrels)
+            return sub, sub.to_qrels(), None
 
     side = provenance if provenance is not None else sidecar_path(qrels)
     if provenance is None and not side.exists():

@@ -8,16 +8,22 @@ Three spellings map onto the same :class:`~rankscope.measures.Measure`:
   ``P(rel=2)@5``, ``IPrec@0.1``;
 * trec_eval: ``ndcg_cut_10``, ``P_5``, ``recall_100``, ``recip_rank``,
   ``map_cut_10``, ``Rprec``, ``iprec_at_recall_0.10`` and the parameter syntax
-  ``P.5,10`` (expands to two measures), ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``.
-  A cutoff or value family named alone means every default, as ``trec_eval -m``
-  and ir_measures' ``parse_trec_measure`` read it: ``ndcg_cut`` is ``ndcg_cut_5``
-  ... ``ndcg_cut_1000``, ``P`` is ``P_5`` ... ``P_1000``, ``iprec_at_recall`` the
-  11 levels, ``success`` ``success_1,5,10``.
+  ``P.5,10`` (expands to two measures), ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``;
+* ranx: ``hits@10``, ``hit_rate@5``, ``r-precision``, ``ndcg_burges@10``,
+  ``dcg_burges@10``, ``rbp.95`` (persistence 0.95, ranx's graded gain) and a
+  relevance level after ``-l`` (``precision@5-l2``, ``ndcg@10-l2``);
+* ndeval: ``alpha-nDCG@20``, ``ERR-IA@20``, ``P-IA@10``, ``MAP-IA``, ``strec@10``
+  (and ir_measures' ``α_nDCG@20``).
+
+A trec_eval cutoff or value family named alone means every default, as ``trec_eval -m``
+and ir_measures' ``parse_trec_measure`` read it: ``ndcg_cut`` is ``ndcg_cut_5``
+... ``ndcg_cut_1000``, ``P`` is ``P_5`` ... ``P_1000``, ``iprec_at_recall`` the
+11 levels, ``success`` ``success_1,5,10``.
 
 ir_measures' parameters keep their meaning: ``cutoff=`` in the parentheses is the
-cutoff (an ``@`` after them wins, as in ir_measures), quoted values are read
-without their quotes, and ``nDCG(dcg="exp-log2")`` is ``ndcg_exp`` (gain
-2^grade - 1): ``nDCG(dcg="exp-log2", cutoff=20)@10`` is ``ndcg_exp@10``.
+cutoff (an ``@`` after them wins, as in ir_measures) and quoted values are read
+without their quotes: ``nDCG(dcg="exp-log2", cutoff=20)@10`` is
+``ndcg(dcg=exp-log2)@10``, ``nDCG(dcg="exp-log2", cutoff=20)`` is ``ndcg(dcg=exp-log2)@20``.
 
 A text may hold a comma-separated list of names (``ndcg@10,map,P.5,10``): a
 piece that is only a number (or ``grade=gain``) continues the previous name's
@@ -105,7 +111,8 @@ def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]
     last: str | None = None
     for part in filter(None, (x.strip() for x in text.split(","))):
         k = part.split("=", 1)[0].strip()
-        if last is not None and k not in spec.param_index and spec.param_index[last].type is str:
+        if (last is not None and k not in spec.param_index and k != "cutoff"  # ir_measures' cutoff= is no value
+                and spec.param_index[last].type is str):
             # a list-valued parameter continues: ndcg(gains=1=3,2=9), iprec_11pt(levels=0.2,0.5)
             out[last] += "," + part
             continue
@@ -137,31 +144,13 @@ def _unquote(value: str) -> str:
     return value
 
 
-# ir_measures parameters that choose another rankscope family: ``nDCG(dcg="exp-log2")`` is ``ndcg_exp``
-_FAMILY_PARAMS: dict[tuple[str, str], dict[str, str]] = {
-    ("ndcg", "dcg"): {"log2": "ndcg", "exp-log2": "ndcg_exp"},
-}
-
-
 def _ir_measures_params(spec: MeasureSpec, params: dict[str, str], text: str) -> tuple[MeasureSpec, dict[str, str],
                                                                                         str | None]:
-    """ir_measures' reading of the parameters: ``cutoff=`` is the cutoff, ``dcg=`` picks the gain; returns the
-    family, the remaining parameters and the cutoff given in the parentheses (None when not given)."""
+    """ir_measures' reading of the parameters: ``cutoff=`` is the cutoff; returns the family, the remaining
+    parameters (without the quotes of ir_measures' strings) and the cutoff given in the parentheses (None when not
+    given)."""
     params = {k: _unquote(v) for k, v in params.items()}
     cutoff = params.pop("cutoff", None) if "cutoff" not in spec.param_index else None
-    for (family, key), choices in _FAMILY_PARAMS.items():
-        if spec.name != family or key not in params or key in spec.param_index:
-            continue
-        value = params.pop(key)
-        target = lookup_alias(choices[value]) if value in choices else None
-        if target is None:
-            allowed = Items(tuple(choices))
-            raise InvalidParameterError(f"{key}={value!r} in {text!r} is not one of {allowed}").keyed(
-                "measures.param_choice", name=key, value=value, metric=text, allowed=allowed)
-        if params and target is not spec:
-            raise InvalidParameterError(f"{text!r}: {key}={value!r} takes no other parameter").keyed(
-                "measures.param_alone", name=key, value=value, metric=text)
-        spec = target
     return spec, params, cutoff
 
 
@@ -369,10 +358,60 @@ def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
     return tuple(pair for part in parts for pair in _parse_name(part))
 
 
+# -- ranx's and ndeval's spellings --------------------------------------------------------
+_RANX_LEVEL = re.compile(r"^(?P<base>[^()]+?|.*\))-l(?P<level>[0-9]+)$")
+_RANX_RBP = re.compile(r"^rbp[.@](?P<p>[0-9]+)$", re.IGNORECASE)
+_RANX_NAMES = {"dcg_burges": "dcg(dcg=exp-log2)"}
+
+
+def _parse_peer(text: str) -> list[ParsedMetric] | None:
+    """The measures of a ranx or ndeval spelling that the grammars above do not read, or None.
+
+    >>> [str(m) for _, m in _parse_peer("rbp.95")], [str(m) for _, m in _parse_peer("precision@5-l2")]
+    (['rbp(gain=grade,p=0.95)'], ['precision(rel=2)@5'])
+    >>> [str(m) for _, m in _parse_peer("alpha-nDCG@20")], [str(m) for _, m in _parse_peer("ndcg@10-l3")]
+    (['alpha_ndcg@20'], ['ndcg(gains=1=0,2=0)@10'])
+    """
+    level = _RANX_LEVEL.match(text)
+    if level:
+        return [ParsedMetric((text if len(inner) == 1 else lab, _at_level(m, int(level.group("level")), text)))
+                for inner in [_parse_name(level.group("base"))] for lab, m in inner]
+    rbp = _RANX_RBP.match(text)
+    if rbp:
+        spec = lookup_alias("rbp")
+        if spec is not None:
+            return [ParsedMetric((text, spec.measure(None, p=float("0." + rbp.group("p")), gain="grade")))]
+    head = text.split("(")[0].split("@")[0]
+    renamed = _RANX_NAMES.get(head.lower())
+    if renamed is not None:
+        return [ParsedMetric((text, m)) for _, m in _parse_plain(renamed + text[len(head):]) or []] or None
+    if "-" in head or "α" in head:
+        plain = _parse_plain(head.replace("α", "alpha").replace("-", "_") + text[len(head):])
+        if plain is not None:
+            return [ParsedMetric((text if len(plain) == 1 else label, m)) for label, m in plain]
+    return None
+
+
+def _at_level(m: Measure, level: int, text: str) -> Measure:
+    """``m`` with ranx's relevance level ``-lN``: grades below N are not relevant (nDCG: they gain nothing)."""
+    spec = m.spec
+    params = dict(m.params)
+    if "rel" in spec.param_index:
+        params["rel"] = level
+    elif "gains" in spec.param_index and not params.get("gains"):
+        params["gains"] = ",".join(f"{g}=0" for g in range(1, level))
+    else:
+        raise _unknown(text, Said("error.measures.no_level", (("metric", spec.name),)))
+    return spec.measure(m.cutoff, **params)
+
+
 def _parse_name(text: str) -> list[ParsedMetric]:
     bare = _bare_trec(text)
     if bare is not None:
         return bare
+    peer = _parse_peer(text)
+    if peer is not None:
+        return peer
     plain = _parse_plain(text)
     if plain is not None:
         return plain

@@ -177,7 +177,8 @@ def differences_figure(report: dict[str, Any]) -> Any:
         ax.grid(axis="x", alpha=0.3)
         legend = [
             Line2D([0], [0], color="black", marker="|", linestyle="-", markersize=8,
-                   label=message("report.plot_bar", lang, level=percent(report["confidence"]))),
+                   label=message("report.plot_bar", lang, level=percent(report["confidence"]),
+                                 method=report["ci_method"])),
             Line2D([0], [0], color="black", marker="o", linestyle="", label=message("report.plot_filled", lang)),
             Line2D([0], [0], color="black", marker="o", mfc="white", linestyle="",
                    label=message("report.plot_hollow", lang)),

@@ -28,8 +28,10 @@ _EXPORTS: dict[str, str] = {
     "unknown_ids": "rankscope.retrieval.unknown",
     "LangChainRetriever": "rankscope.retrieval.adapters",
     "LlamaIndexRetriever": "rankscope.retrieval.adapters",
+    "HaystackRetriever": "rankscope.retrieval.adapters",
     "BM25Retriever": "rankscope.retrieval.bm25",
     "DenseRetriever": "rankscope.retrieval.dense",
+    "OpenAIEmbeddings": "rankscope.retrieval.openai_embeddings",
     "HybridRetriever": "rankscope.retrieval.hybrid",
     "fuse": "rankscope.retrieval.fusion",
 }
@@ -40,9 +42,11 @@ __all__ = [
     "BatchRetriever",
     "DenseRetriever",
     "Hit",
+    "HaystackRetriever",
     "HybridRetriever",
     "LangChainRetriever",
     "LlamaIndexRetriever",
+    "OpenAIEmbeddings",
     "Retriever",
     "RetrieverEvaluation",
     "UnknownIds",
@@ -59,7 +63,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from rankscope.retrieval.adapters import LangChainRetriever, LlamaIndexRetriever
+    from rankscope.retrieval.adapters import HaystackRetriever, LangChainRetriever, LlamaIndexRetriever
     from rankscope.retrieval.answers import answer_qrels, contains_answer, normalize_text
     from rankscope.retrieval.bm25 import BM25Retriever
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
@@ -67,6 +71,7 @@ if TYPE_CHECKING:
     from rankscope.retrieval.evaluation import RetrieverEvaluation
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.hybrid import HybridRetriever
+    from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
     from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever

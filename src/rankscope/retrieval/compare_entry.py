@@ -41,7 +41,9 @@ def is_retriever(obj: Any) -> bool:
         return False
     if type(obj).__name__ == "DataFrame":
         return False
-    return callable(obj) or any(hasattr(obj, a) for a in _RETRIEVER_ATTRS)
+    from rankscope.retrieval.adapters import recognises
+
+    return callable(obj) or any(hasattr(obj, a) for a in _RETRIEVER_ATTRS) or recognises(obj)  # Haystack: run()
 
 
 def resolve_retrievers(qrels: Any, runs: Any, metrics: Any, options: Any = None, *, for_retrievers: bool = False

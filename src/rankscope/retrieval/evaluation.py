@@ -136,6 +136,7 @@ class RetrieverEvaluation:
     queries: int = 0
     cache_checked: int = 0
     options: Any = None
+    stopped: Any = None  # how an evaluation with stop_when stopped (rankscope.stats.betting.Stopped)
 
     def __post_init__(self) -> None:
         if self.doc_result is None:
@@ -242,6 +243,7 @@ class RetrieverEvaluation:
             "from_cache": self.from_cache,
             "cache_checked": self.cache_checked,
             "options": None if self.options is None else self.options.to_dict(),
+            "stopped": None if self.stopped is None else self.stopped.to_dict(),
         }
 
     def _latency_text(self, lang: str = "en") -> str:
@@ -291,6 +293,8 @@ class RetrieverEvaluation:
                                  n=self.coverage.get(level, 0), cells=cells))
         lines.append(message("retriever.latency_line", lang, latency=self._latency_text(lang), failed=len(self.errors),
                              cached=self._cache_text()))
+        if self.stopped is not None:
+            lines.append(self.stopped.text(lang))
         # the answers from the cache are said on the line above, in every summary
         lines += ["  " + message("cli.warning", lang, text=w.text(lang))
                   for w in self.warnings if w.code != "from_cache"]

@@ -15,9 +15,9 @@ rewritten for rankscope:
 * ``async`` versions of both: the runner awaits them on one event loop, at
   most ``workers`` at a time (so an ``asyncio.Semaphore`` or a shared
   ``httpx.AsyncClient`` of the retriever works);
-* a LangChain retriever (anything with ``invoke``) or vector store, and a
-  LlamaIndex retriever (anything with ``retrieve``) or index: see
-  :mod:`rankscope.retrieval.adapters`.
+* a LangChain retriever (anything with ``invoke``) or vector store, a
+  LlamaIndex retriever (anything with ``retrieve``) or index, and a Haystack
+  retriever component or pipeline (``run``): see :mod:`rankscope.retrieval.adapters`.
 
 The order of the returned list is the ranking.  Scores are kept when they
 never increase down the list (ties included: tied hits are then ranked by doc
@@ -123,7 +123,7 @@ def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 
 def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
-    """Normalise one returned item (Hit, id, ``(id, score)``, dict, LangChain / LlamaIndex object).
+    """Normalise one returned item (Hit, id, ``(id, score)``, dict, LangChain / LlamaIndex / Haystack object).
 
     A missing score is NaN; :func:`ranking_scores` replaces it.
 
@@ -162,6 +162,10 @@ def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
         from rankscope.retrieval.adapters import llamaindex_hit
 
         return llamaindex_hit(item)
+    if hasattr(item, "content") and hasattr(item, "meta") and hasattr(item, "id"):  # Haystack Document
+        from rankscope.retrieval.adapters import haystack_hit
+
+        return haystack_hit(item)
     if hasattr(item, "id") and hasattr(item, "score"):  # any Hit-like record
         return Hit(_as_id(item.id, where), _as_score(item.score, where),
                    text=getattr(item, "text", None), metadata=getattr(item, "metadata", None))
@@ -427,7 +431,7 @@ def as_retriever(obj: Any) -> Any:
         return obj
     from rankscope.retrieval import adapters
 
-    if isinstance(obj, (adapters.LangChainRetriever, adapters.LlamaIndexRetriever)):
+    if isinstance(obj, (adapters.LangChainRetriever, adapters.LlamaIndexRetriever, adapters.HaystackRetriever)):
         return obj
     adapted = adapters.adapt(obj)  # before `search`: LangChain vector stores have an unrelated search()
     if adapted is not None:
@@ -438,5 +442,6 @@ def as_retriever(obj: Any) -> Any:
         return _CallableRetriever(obj)
     raise InvalidParameterError(
         f"cannot use a {type(obj).__name__} as a retriever: give an object with search(query, k), "
-        "a callable fn(query, k), a LangChain retriever or vector store, or a LlamaIndex retriever or index"
+        "a callable fn(query, k), a LangChain retriever or vector store, a LlamaIndex retriever or index, or a "
+        "Haystack retriever or pipeline"
     ).keyed("retrieval.not_a_retriever", type=type(obj).__name__)

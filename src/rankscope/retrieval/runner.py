@@ -183,7 +183,8 @@ def evaluate_retriever(
     name: str | None = None,
     on_result: Callable[[QueryOutcome], None] | None = None,
     resume: Iterable[QueryOutcome] | None = None,
-    **values: Unpack[OptionValues],
+    stop_when: Any = None,
+    **option_values: Unpack[OptionValues],
 ) -> RetrieverEvaluation:
     """Run ``retriever`` on every scorable query of ``testset`` and score the rankings.
 
@@ -203,8 +204,12 @@ def evaluate_retriever(
     on_result : called with each finished :class:`~rankscope.retrieval.cache.QueryOutcome` (success or
         failure), one at a time, as soon as it finishes
     resume : outcomes stored earlier (e.g. those ``on_result`` received): their queries are not run again
+    stop_when : a :class:`rankscope.stats.betting.StopWhen`: run the queries in a random order, a round at a time,
+        and stop once the anytime-valid interval of the metric (or of its difference to a baseline) is narrow
+        enough or excludes a value; only the queries run are scored, and ``ev.stopped`` says how many calls were
+        saved and what the interval guarantees (:mod:`rankscope.retrieval.stopping`)
     """
-    opts = resolve_options(options, values, "evaluate_retriever")
+    opts = resolve_options(options, option_values, "evaluate_retriever")
     ts = _resolve_testset(testset)
     k = opts.k if opts.k is not None else default_k(metrics)
     chunk_to_doc, relevance = opts.chunk_to_doc, opts.relevance
@@ -264,6 +269,8 @@ def evaluate_retriever(
         if entry.error is None and entry.query_id in wanted:
             cached[entry.query_id] = entry
     todo = [q for q in scorable if q.id not in cached and q.id not in checked]
+    done = {**cached, **checked}  # answered already: from the cache (some asked again) or a stored outcome
+    stopped = None
     try:
         from rankscope._progress import progress_bar
         from rankscope.choices import resolve_lang
@@ -272,7 +279,30 @@ def evaluate_retriever(
         with progress_bar(message("retrieval.progress", resolve_lang(), name=run_name), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
                                   advance=bar.advance, keep_places=keep_places)
-            execute(r, todo, collector, **run_opts)  # type: ignore[arg-type]
+
+            def run_some(queries: list[Query]) -> None:
+                execute(r, [q for q in queries if q.id not in done], collector, **run_opts)  # type: ignore[arg-type]
+
+            if stop_when is None:
+                run_some(todo)
+            else:  # rounds in a random order until the rule holds (logic: retrieval.stopping, stats.betting)
+                from rankscope.retrieval.stopping import check_rule, run_until
+
+                stop_rule = check_rule(stop_when, scorable)
+
+                def values(queries: list[Query]) -> list[float]:
+                    """The rule's metric on ``queries`` (already run), as the final scoring computes it."""
+                    got = {**done, **collector.done}
+                    part = _build_run(queries, got, run_name)
+                    metric = [stop_rule.metric]
+                    ev_part = (_score_spans(ts, queries, got, part, metric, k=k, chunking=opts.chunking, rule=opts.rule,
+                                            relevance_level=opts.relevance_level) if mode == "spans" else
+                               _score(ts, queries, got, part, metric, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+                                      docs_key=docs_key, relevance_level=opts.relevance_level)).primary
+                    scores = dict(zip(ev_part.per_query.query_ids.tolist(), ev_part.per_query[metric[0]].tolist()))
+                    return [scores.get(q.id, 0.0) for q in queries]
+
+                scorable, stopped = run_until(stop_rule, scorable, run_some, values)
     finally:
         if store is not None:
             store.close()
@@ -288,6 +318,8 @@ def evaluate_retriever(
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
     ev.retries, ev.from_cache, ev.cache_checked = collector.retried, len(cached), len(checked)
     ev.options = opts.replace(k=k)
+    if stop_when is not None:
+        ev.stopped = stopped
     ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep,
                           retriever_kind=_kind_of(r))
     for notice in ev.warnings:
