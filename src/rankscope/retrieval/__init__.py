@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "BatchRetriever": "rankscope.retrieval.protocol",
     "as_retriever": "rankscope.retrieval.protocol",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverOptions": "rankscope.retrieval.options",
     "RetrieverEvaluation": "rankscope.retrieval.evaluation",
     "UnknownIdsWarning": "rankscope.retrieval.runner",
     "fold_chunks": "rankscope.retrieval.chunks",
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "RetrieverOptions",
     "BM25Retriever",
     "BatchRetriever",
     "DenseRetriever",
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.hybrid import HybridRetriever
     from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
+    from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
