@@ -269,3 +269,20 @@ def test_testset_files_as_text_sources(llm: FakeLLM, tmp_path) -> None:
     assert read_texts(tmp_path / "ts.jsonl", "queries") == queries
     with pytest.raises(RankscopeError, match="has no corpus"):
         read_texts(tmp_path / "ts.jsonl", "corpus")
+
+
+# -- a grade said twice must be said the same way; Chinese grade lines -------------------------------------------
+@pytest.mark.parametrize("reply", ['{"grade": 2}\nscore: 3', 'score: 3\n{"grade": 2}', 'grade: 1\n##final score: 2',
+                                   '{"grade": 2}\n最终评分：3'])
+def test_a_json_grade_and_a_grade_line_that_disagree_are_unreadable(reply: str) -> None:
+    with pytest.raises(ReplyError, match="different grades"):
+        parse_grade(reply)
+
+
+@pytest.mark.parametrize(("reply", "grade"), [
+    ("最终评分：2", 2), ("相关性等级：2", 2), ("相关度评分: 3", 3), ("最终得分：1。", 1), ("**最终评分**：0", 0),
+    ("分析：文字回答了问题。\n相关性等级：2", 2), ("Final relevance score: 1", 1), ('{"grade": 2}\nscore: 2', 2),
+    ("M: 2\nT: 1\n##final score: 2", 2),
+])
+def test_more_grade_lines_are_read(reply: str, grade: int) -> None:
+    assert parse_grade(reply) == grade
