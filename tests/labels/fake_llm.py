@@ -14,7 +14,8 @@ Replies are deterministic and steered by markers in the last user message:
 
 Question generation (the ``synth`` prompt): ``{"question": "Which passage mentions <first words>?",
 "answer": <first word>}``; ``[[copy]]`` — the passage itself as the question; ``[[dup]]`` — the same
-question for every such passage; ``[[genfail-always]]`` — never readable.
+question for every such passage; ``[[pointing]]`` — a question that points at the passage ("According to the
+passage, ..."); ``[[genfail-always]]`` — never readable.
 
 ``responder`` replaces the default for other prompts (question generation).
 Every request is recorded (headers and body) and the peak number of requests in
@@ -148,6 +149,8 @@ class FakeLLM:
         words = passage.split()
         if "[[copy]]" in passage:
             question = passage.replace("[[copy]]", "").strip() + "?"
+        elif "[[pointing]]" in passage:
+            question = f"According to the passage, what is {words[1]}?"
         elif "[[dup]]" in passage:
             question = "What is the shared duplicate topic of these documents?"
         else:
