@@ -7,14 +7,29 @@ reports per metric:
 
 Kendall's τ
     τ-b between the systems' mean scores under the two label sets
-    (:func:`scipy.stats.kendalltau`; ties in either ranking handled by τ-b).
+    (:func:`kendall_tau_b`, equal to :func:`scipy.stats.kendalltau`; ties in either
+    ranking handled by τ-b).
 τ_AP
     Yilmaz, Aslam & Robertson (2008): walk the ranking under model labels from
     the top; for the system at position ``i`` (``i = 2..N``) let ``C(i)`` count the
     systems above it that the human labels also rank above it;
     ``τ_AP = 2/(N-1) · Σ C(i)/(i-1) - 1``.  Swaps near the top cost more than swaps
-    near the bottom.  Systems tied under model labels keep the given run order;
-    a tie under human labels counts one half.
+    near the bottom.  Ties: a tie under human labels counts one half in ``C(i)``;
+    systems tied under model labels have no order of their own, so τ_AP is the
+    *mean over every order of each tie* — computed exactly, not by enumeration: a
+    system of a tie of ``g`` systems starting at position ``p`` stands at
+    ``p + r`` for ``r = 0..g-1`` with probability ``1/g``, with a uniformly random
+    ``r`` of the ``g - 1`` others above it, so its expected term is
+    ``1/g · Σ_r (A + r·a/(g-1)) / (p + r - 1)`` where ``A`` counts (with halves) the
+    systems above the tie that the human labels rank above it and ``a`` the same
+    among the other members of its tie.  The result does not depend on the order
+    the runs are given in.
+Intervals
+    The queries are resampled with replacement (``resamples`` times, one set of
+    resamples shared by both label sets and every system, so that the systems'
+    means stay paired); τ and τ_AP are computed on each resample's means and the
+    percentile interval at level ``1 - alpha`` is reported.  The readings
+    (:mod:`rankscope.labels.reading`) use the interval, not the point value alone.
 Flipped verdicts
     For every pair of runs, the verdict of the paired test under each label set:
     ``+1`` (the second run is significantly better), ``-1`` (significantly worse) or
@@ -26,6 +41,8 @@ Flipped verdicts
 1.0
 >>> round(float(tau_ap(np.array([3.0, 2.0, 1.0]), np.array([0.8, 0.9, 0.7]))), 3)  # top two swapped
 0.0
+>>> float(tau_ap(np.array([3.0, 2.0, 1.0]), np.array([0.8, 0.8, 0.7])))  # tied: the mean of 1.0 and 0.0
+0.5
 """
 
 from __future__ import annotations
@@ -43,22 +60,55 @@ from rankscope.data.run import Run
 from rankscope.errors import InvalidParameterError, NoOverlapError
 from rankscope.labels.provenance import Labels
 
-__all__ = ["MetricRanking", "PairVerdict", "RankingAgreement", "ranking_agreement", "tau_ap"]
+__all__ = ["MetricRanking", "PairVerdict", "RankingAgreement", "kendall_tau_b", "ranking_agreement", "tau_ap"]
 
 
-def tau_ap(reference: np.ndarray, estimate: np.ndarray, higher_is_better: bool = True) -> float:
-    """τ_AP of the ranking by ``estimate`` against the ranking by ``reference`` (NaN for fewer than 2 systems)."""
+def kendall_tau_b(reference: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """Kendall's τ-b of each row of ``estimate`` against the same row of ``reference`` (shape ``(..., N)``);
+    NaN where one side ties every system.
+
+    >>> float(kendall_tau_b(np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0])))
+    0.3333333333333333
+    """
+    r = np.asarray(reference, dtype=np.float64)
+    e = np.asarray(estimate, dtype=np.float64)
+    i, j = np.triu_indices(r.shape[-1], k=1)
+    x = np.sign(r[..., i] - r[..., j])
+    y = np.sign(e[..., i] - e[..., j])
+    pairs = len(i)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        denom = np.sqrt((pairs - (x == 0).sum(-1)) * (pairs - (y == 0).sum(-1)).astype(np.float64))
+        tau = (x * y).sum(-1) / denom
+    return np.where(denom > 0, tau, np.nan)
+
+
+def tau_ap(reference: np.ndarray, estimate: np.ndarray, higher_is_better: bool = True) -> Any:
+    """τ_AP of the ranking by ``estimate`` against the ranking by ``reference`` (module docstring: ties in
+    ``estimate`` are averaged over their orders); a float for 1-D input, an array for rows ``(..., N)``.
+    NaN for fewer than 2 systems."""
     ref = np.asarray(reference, dtype=np.float64)
     est = np.asarray(estimate, dtype=np.float64)
-    n = len(ref)
+    n = ref.shape[-1]
     if n < 2:
-        return float("nan")
+        return float("nan") if ref.ndim == 1 else np.full(ref.shape[:-1], np.nan)
     sign = 1.0 if higher_is_better else -1.0
-    order = np.argsort(-sign * est, kind="stable")
-    r = sign * ref[order]
-    above = (r[:, None] > r[None, :]) + 0.5 * (r[:, None] == r[None, :])  # above[j, i]: j truly above i
-    correct = np.triu(above, k=1).sum(axis=0)[1:]  # over j < i, for i = 1..n-1 (0-based)
-    return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+    r, e = sign * ref, sign * est
+    other = ~np.eye(n, dtype=bool)
+    above = e[..., :, None] > e[..., None, :]  # [t, s]: t above s under the estimate
+    tied = (e[..., :, None] == e[..., None, :]) & other
+    right = (r[..., :, None] > r[..., None, :]) + 0.5 * ((r[..., :, None] == r[..., None, :]) & other)
+    ahead = above.sum(-2)
+    group = tied.sum(-2) + 1
+    a_above = (above * right).sum(-2)
+    a_tied = (tied * right).sum(-2)
+    steps = np.arange(n)
+    pos = ahead[..., None] + steps  # systems above, at each place r of the tie
+    valid = (steps < group[..., None]) & (pos > 0)
+    share = a_tied / np.maximum(group - 1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(valid, (a_above[..., None] + steps * share[..., None]) / np.where(pos > 0, pos, 1), 0.0)
+    out = 2.0 / (n - 1) * (terms.sum(-1) / group).sum(-1) - 1.0
+    return float(out) if np.ndim(out) == 0 else out
 
 
 @dataclass(frozen=True)
