@@ -57,15 +57,14 @@ def agreement_command(
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.compare_cmd import read_named_runs
-    from rankscope.labels.agreement import label_agreement
+    from rankscope.labels.agreement import label_agreement, own_labels
     from rankscope.labels.provenance import read_labels
     from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
     from rankscope.labels.system_ranking import ranking_agreement
 
     files = run_files(ctx, runs, required=False)
-    human = read_labels(qrels).qrels
-    model = read_labels(judged, source="model").qrels
-    agr = label_agreement(human, model, relevance_level=relevance_level, weights=weights.value,
+    human, model, _ = own_labels(read_labels(qrels), read_labels(judged, source="model"))
+    agr = label_agreement(read_labels(qrels), read_labels(judged, source="model"), relevance_level=relevance_level, weights=weights.value,
                           resamples=bootstrap, alpha=alpha, rng=seed)
     ra = None
     if files:
@@ -91,8 +90,10 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
+    left = agr.left_out
     print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
-                     negative=agr.negative)], lang)
+                     negative=agr.negative),
+                 *([say("agreement.left_out", lang, **left)] if any(left.values()) else [])], lang)
     cm = Table(title=say("agreement.confusion", lang), title_justify="left")
     cm.add_column(say("agreement.human_model", lang))
     for g in agr.grades:

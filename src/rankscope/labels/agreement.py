@@ -24,6 +24,13 @@ Intervals
 Excluded
     Pairs judged by one side only are counted, not compared; a negative grade
     (trec_eval: pooled, not judged) on either side is left out and counted.
+Provenance
+    Given :class:`~rankscope.labels.provenance.Labels`, each side keeps its own
+    source only: the model side its model labels, the human side its human
+    labels; the others are left out and counted (``left_out``).  A model side
+    with no model label at all, or whose only overlap with the human side is
+    human labels (a combined file, where human labels won), is refused with a
+    hint: comparing people's labels with themselves measures nothing.
 
 >>> from rankscope.data import Qrels
 >>> human = Qrels.from_dict({"q1": {"a": 0, "b": 1, "c": 2, "d": 3}, "q2": {"a": 0, "b": 3}})
@@ -35,7 +42,7 @@ Excluded
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,7 +53,7 @@ from rankscope.data.qrels import Qrels
 from rankscope.errors import InvalidParameterError, Items, NoOverlapError
 from rankscope.labels.provenance import Labels
 
-__all__ = ["WEIGHTS", "Interval", "LabelAgreement", "kappa_from_confusion", "label_agreement"]
+__all__ = ["WEIGHTS", "Interval", "LabelAgreement", "kappa_from_confusion", "label_agreement", "own_labels"]
 
 WEIGHTS = ("none", "linear", "quadratic")
 
@@ -125,6 +132,7 @@ class LabelAgreement:
     resamples: int
     alpha: float
     seed: int | None
+    left_out: dict[str, int] = field(default_factory=dict)
 
     def binary_confusion(self) -> np.ndarray:
         """``[[both non-relevant, only model relevant], [only human relevant, both relevant]]``."""
@@ -140,6 +148,7 @@ class LabelAgreement:
             "kappa_binary": self.kappa_binary.to_dict(), "kappa_weighted": self.kappa_weighted.to_dict(),
             "weights": self.weights, "exact_agreement": self.exact, "binary_agreement": self.binary,
             "bootstrap": {"resamples": self.resamples, "alpha": self.alpha, "seed": self.seed, "over": "pairs"},
+            "left_out_by_provenance": dict(self.left_out),
         }
 
 
@@ -148,6 +157,40 @@ def _table(labels: Qrels | Labels) -> pa.Table:
         labels = labels.qrels
     t = labels.to_arrow()
     return t.rename_columns(["query_id", "doc_id", "grade"])
+
+
+def own_labels(human: Qrels | Labels, model: Qrels | Labels) -> tuple[Qrels, Qrels, dict[str, int]]:
+    """Each side's own labels by provenance (module docstring) and how many of the others were left out:
+    ``{"human_side_model_labels": n, "model_side_human_labels": n}``; refuses a model side without model labels
+    or one that overlaps the human side with human labels only."""
+    left = {"human_side_model_labels": 0, "model_side_human_labels": 0}
+    h, m = human, model
+    if isinstance(human, Labels):
+        left["human_side_model_labels"] = human.counts()["model"]
+        h = human.of_source("human").qrels
+    if isinstance(model, Labels):
+        counts = model.counts()
+        left["model_side_human_labels"] = counts["human"]
+        if counts["model"] == 0 and counts["human"] > 0:
+            raise InvalidParameterError(
+                f"agreement: the judged labels hold no model label (their provenance says all {counts['human']} "
+                "are people's); give the labels rankscope judge wrote").keyed("labels.judged_no_model",
+                                                                              n=counts["human"])
+        m = model.of_source("model").qrels
+        if counts["human"]:
+            hp, own, people = _table(h), _table(m), _table(model.of_source("human").qrels)
+            overlap_own = hp.join(own, keys=["query_id", "doc_id"], join_type="inner", use_threads=False).num_rows
+            overlap_people = hp.join(people, keys=["query_id", "doc_id"], join_type="inner",
+                                     use_threads=False).num_rows
+            if overlap_own == 0 and overlap_people > 0:
+                raise NoOverlapError(
+                    f"agreement: the judged labels hold {counts['human']} people's labels and {counts['model']} "
+                    "model labels, and no model label is on a pair the human labels judge: a combined file (human "
+                    "labels won where both judged) cannot measure the model; give the model's own labels (the file "
+                    "rankscope judge wrote)").keyed("labels.judged_is_combined", human=counts["human"],
+                                                    model=counts["model"])
+    assert isinstance(h, Qrels) and isinstance(m, Qrels)
+    return h, m, left
 
 
 def label_agreement(
@@ -169,7 +212,8 @@ def label_agreement(
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
             "labels.alpha", value=alpha)
-    h, m = _table(human), _table(model).rename_columns(["query_id", "doc_id", "model_grade"])
+    hq, mq, left = own_labels(human, model)
+    h, m = _table(hq), _table(mq).rename_columns(["query_id", "doc_id", "model_grade"])
     both = h.join(m, keys=["query_id", "doc_id"], join_type="inner", use_threads=False)
     negative_mask = pc.or_(pc.less(both["grade"], 0), pc.less(both["model_grade"], 0))
     negative = int(pc.sum(negative_mask).as_py() or 0)
@@ -205,5 +249,5 @@ def label_agreement(
         kappa_binary=interval(kappa_from_confusion(_binary(draws, grades, relevance_level)), kb),
         kappa_weighted=interval(kappa_from_confusion(draws, weights), kw),
         weights=weights, exact=float(np.trace(confusion) / n), binary=float(np.trace(binary_cm) / n),
-        resamples=resamples, alpha=float(alpha), seed=seed,
+        resamples=resamples, alpha=float(alpha), seed=seed, left_out=left,
     )

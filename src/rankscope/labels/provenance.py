@@ -135,6 +135,10 @@ class Labels:
         ok = self.table.filter(pc.is_valid(self.table["grade"]))
         return pc.equal(ok["source"], "model").to_numpy(zero_copy_only=False).astype(bool)
 
+    def of_source(self, source: str) -> Labels:
+        """The labels (and failures) of one source, ``"human"`` or ``"model"``."""
+        return Labels(self.table.filter(pc.equal(self.table["source"], source)))
+
     def failures(self) -> list[Label]:
         """The model judgments that failed (no grade), with their error."""
         bad = self.table.filter(pc.is_null(self.table["grade"]))
