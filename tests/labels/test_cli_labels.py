@@ -70,7 +70,7 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
     assert read_trec_qrels(model_qrels).to_dict() == {"q1": {"d13": 3, "d14": 0, "d15": 1, "d16": 2},
                                                       "q2": {"d22": 2, "d23": 3, "d24": 0, "d25": 1, "d26": 2}}
     labels = read_labels(model_qrels, source="model")
-    assert labels.models() == ["fake-judge / umbrela-1/en"]
+    assert labels.models() == ["fake-judge / graded-1/en"]
 
     combined = tmp_path / "all.qrels"
     code, out, _ = run_main(["pool", "--runs", files["a.trec"], files["b.trec"], "--qrels", files["human.qrels"],

@@ -233,7 +233,7 @@ def test_the_key_is_not_stored(llm: FakeLLM, tmp_path, monkeypatch: pytest.Monke
     r.labels.write(tmp_path / "out.qrels")
     for f in tmp_path.iterdir():
         assert b"sk-secret" not in f.read_bytes(), f
-    rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM answers").fetchall()
+    rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM requests").fetchall()
     assert rows and not any("sk-secret" in str(v) for row in rows for v in row)
 
 
@@ -286,3 +286,53 @@ def test_a_json_grade_and_a_grade_line_that_disagree_are_unreadable(reply: str) 
 ])
 def test_more_grade_lines_are_read(reply: str, grade: int) -> None:
     assert parse_grade(reply) == grade
+
+
+# -- the cache is keyed by the exact request -----------------------------------------------------------
+def test_the_cache_key_is_the_exact_request(llm: FakeLLM, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankscope.labels import prompts
+
+    db = tmp_path / "cache.sqlite"
+    judge_pairs(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db).calls == 0
+    with FakeLLM() as other:  # another endpoint serving a model of the same name
+        assert plan_judging(PAIRS, QUERIES, CORPUS, settings(other.url), cache=db).calls == 12
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url, max_tokens=50), cache=db).calls == 12
+    data = prompts._data()
+    edited = {**data, "graded": {**data["graded"], "en": {**data["graded"]["en"],
+                                                           "system": data["graded"]["en"]["system"] + " Be strict."}}}
+    monkeypatch.setattr(prompts, "_data", lambda: edited)  # the wording changed, the version did not
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db).calls == 12
+
+
+def test_every_label_carries_its_receipt(llm: FakeLLM, tmp_path) -> None:
+    from rankscope.labels.provenance import read_labels
+
+    db = tmp_path / "cache.sqlite"
+    first = judge_pairs(PAIRS[:2], QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    again = judge_pairs(PAIRS[:3], QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    again.labels.write(tmp_path / "out.qrels")
+    rows = {(r["query_id"], r["doc_id"]): r for r in read_labels(tmp_path / "out.qrels").table.to_pylist()}
+    fresh, hit = rows[PAIRS[2]], rows[PAIRS[0]]
+    assert fresh["cached"] is False and hit["cached"] is True
+    assert fresh["reply"] == '{"grade": 2}' and fresh["endpoint"] == llm.url and fresh["model"] == "fake-model"
+    assert fresh["tokens_in"] > 0 and fresh["tokens_out"] == 5 and fresh["time"].endswith("Z")
+    assert len(fresh["prompt_hash"]) == 64 and fresh["prompt_hash"] == hit["prompt_hash"]
+    assert hit["time"] == first.labels.table.to_pylist()[0]["time"]  # the time the answer was made
+    assert fresh["blind"] is None  # a model label: blindness is about people
+
+
+def test_a_cache_of_the_earlier_layout_is_upgraded_and_its_answers_not_served(tmp_path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                         "INSERT INTO meta VALUES ('schema_version', '1');"
+                         "CREATE TABLE answers (model TEXT, prompt TEXT, query_hash TEXT, doc_hash TEXT, grade INTEGER,"
+                         " reply TEXT, tokens_in INTEGER, tokens_out INTEGER, created REAL);"
+                         "INSERT INTO answers VALUES ('m', 'umbrela-1/en', 'x', 'y', 2, '{}', 1, 1, 0);")
+    cache = LabelCache(path)
+    assert len(cache) == 0
+    cache.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta").fetchone()[0] == "2"
+        assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1

@@ -13,7 +13,7 @@ from rankscope.data.testset import TestSet
 from rankscope.data.testset_audit import audit_testset
 from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings
-from rankscope.labels.synth import copy_ratio, sample_order, synthesize
+from rankscope.labels.synth import copy_ratio, is_copy, sample_order, synthesize
 
 from .fake_llm import FakeLLM
 
@@ -49,7 +49,7 @@ def test_sampling_is_stratified_and_seeded() -> None:
 def test_copy_ratio() -> None:
     passage = "an experimental study of a wing in a propeller slipstream was made in order to determine the lift"
     assert copy_ratio(passage + "?", passage) == (1.0, 18)
-    assert copy_ratio("which study measured the lift of a wing in a slipstream?", passage)[1] < 5
+    assert not is_copy("which study measured the lift of a wing in a slipstream?", passage)
     assert copy_ratio("北京大学成立于哪一年？", "北京大学成立于1898年。") == (0.75, 3)  # 北京大学 成立 于 | 哪一年
 
 

@@ -5,15 +5,18 @@
 
 1. each pair's texts are looked up (a pair whose query or document has no text
    is not judged: it is recorded as a failure ``missing text`` and counted);
-2. pairs with the same texts are judged once (the cache key is the model, the
-   prompt id and the hashes of the query text and of the document text *as sent*,
-   i.e. after the ``max_doc_chars`` cut);
+2. pairs with the same texts are judged once (the cache key is the hash of the
+   exact request: endpoint URL, model, the prompt's full text with the query and
+   the document *as sent* — after the ``max_doc_chars`` cut — and every request
+   parameter; :mod:`rankscope.labels.cache`);
 3. keys found in the cache are not asked again; the others go to
    :func:`~rankscope.labels.judge.judge_one` from ``concurrency`` threads, and each
    success is written to the cache as soon as it arrives — an interrupted batch
    resumes from there, a failure is asked again next time;
 4. every pair gets a :class:`~rankscope.labels.provenance.Label`: a grade, or a
-   failure with its reason.
+   failure with its reason, and its receipt — the raw reply, when the answer was
+   made, the endpoint, model, prompt id and hash, the tokens it cost and whether
+   this run took it from the cache.
 
 >>> plan = JudgePlan(items=4, distinct=3, cached=1, calls=2, missing=[], tokens_in=900, tokens_out=20,
 ...                  truncated=0)
@@ -26,15 +29,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from rankscope._progress import progress_bar
 from rankscope.errors import InvalidParameterError
-from rankscope.labels.cache import CacheKey, LabelCache, cache_key
-from rankscope.labels.client import ChatClient, EndpointError
-from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens
+from rankscope.labels.cache import CacheKey, LabelCache
+from rankscope.labels.client import ChatClient, EndpointError, public_url
+from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens, utc_time
 from rankscope.labels.provenance import Label, Labels
 
 __all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging"]
@@ -104,7 +107,7 @@ class _Work:
 
 def _prepare(pairs: Iterable[Pair], queries: Mapping[str, str], corpus: Mapping[str, str],
              settings: JudgeSettings) -> _Work:
-    prompt_id = settings.prompt.id
+    prompt = settings.prompt
     seen: set[Pair] = set()
     work = _Work([], {}, {}, {}, set())
     for q, d in pairs:
@@ -121,7 +124,7 @@ def _prepare(pairs: Iterable[Pair], queries: Mapping[str, str], corpus: Mapping[
             work.missing[pair] = f"missing text: no text for document {pair[1]!r}"
             continue
         sent, cut = settings.cut(dt)
-        key = cache_key(settings.model, prompt_id, qt, sent)
+        key = settings.key(prompt.messages(query=qt, passage=sent))
         work.keys[pair] = key
         work.texts[key] = (qt, sent)
         if cut:
@@ -185,7 +188,9 @@ def judge_pairs(
     try:
         hits = db.get_many(work.texts) if db is not None else {}
         plan = _plan(work, hits, settings)
-        results: dict[CacheKey, Judgment] = {k: Judgment(h.grade, None, h.reply) for k, h in hits.items()}
+        results: dict[CacheKey, Judgment] = {
+            k: Judgment(h.grade, None, h.reply, 0, h.tokens_in, h.tokens_out, k in work.truncated, h.created, True)
+            for k, h in hits.items()}
         report = JudgeReport(Labels.from_records([]), plan, from_cache=len(hits))
         todo = [k for k in work.texts if k not in hits]
         if todo:
@@ -208,19 +213,22 @@ def judge_pairs(
                         report.judged_now += 1
                         if db is not None:
                             db.put(key, grade=j.grade, reply=j.reply or "", tokens_in=j.tokens_in,
-                                   tokens_out=j.tokens_out)
+                                   tokens_out=j.tokens_out, created=j.time or None)
                     bar.advance()
     finally:
         if owned and db is not None:
             db.close()
-    prompt_id = settings.prompt.id
+    prompt = settings.prompt
+    receipt = {"endpoint": public_url(settings.endpoint.base_url), "prompt_hash": prompt.hash}
     labels = []
     for pair in work.pairs:
         if pair in work.missing:
-            labels.append(Label(*pair, None, "model", settings.model, prompt_id, work.missing[pair]))
+            labels.append(Label(*pair, None, "model", settings.model, prompt.id, work.missing[pair], **receipt))
             continue
         j = results[work.keys[pair]]
-        labels.append(Label(*pair, j.grade, "model", settings.model, prompt_id, j.error))
+        labels.append(Label(*pair, j.grade, "model", settings.model, prompt.id, j.error, reply=j.reply,
+                            time=utc_time(j.time) if j.time else None, tokens_in=j.tokens_in,
+                            tokens_out=j.tokens_out, cached=j.cached, **receipt))
         if j.error is not None:
             kind = j.error.split(":", 1)[0]
             report.errors[kind] = report.errors.get(kind, 0) + 1
@@ -276,4 +284,4 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Ite
 
 
 def _with_cut(j: Judgment, truncated: bool) -> Judgment:
-    return Judgment(j.grade, j.error, j.reply, j.calls, j.tokens_in, j.tokens_out, truncated)
+    return replace(j, truncated=truncated)

@@ -30,7 +30,7 @@ Filters (each rejection is kept with its reason)
       reading the passage and often repeat most of a sentence;
     * near-duplicate: character-trigram Jaccard ``>= near`` with an earlier
       accepted question (the same test as ``rankscope testset check``);
-    * unanswerable: the judge (the UMBRELA prompt, by default the generator's
+    * unanswerable: the judge (the ``graded`` prompt, by default the generator's
       endpoint and model) grades the chunk for the question below ``min_grade``,
       or cannot grade it.
 Waves
@@ -65,7 +65,7 @@ from rankscope._progress import progress_bar
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.labels.batch import judge_pairs, parallel
-from rankscope.labels.cache import LabelCache, cache_key
+from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient
 from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens
 from rankscope.labels.parse import parse_question
@@ -210,7 +210,7 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
     todo = []
     for c in chunks:
         text, _ = settings.cut(corpus[c])
-        hit = db.get(cache_key(settings.model, prompt.id, "", text)) if db is not None else None
+        hit = db.get(settings.key(prompt.messages(passage=text))) if db is not None else None
         if hit is not None:
             out[c] = Answer(parse_question(hit.reply), None, hit.reply, 0, 0, 0)
         else:
@@ -223,7 +223,7 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
     for c, ans in parallel(todo, one, concurrency):
         out[c] = ans
         if ans.value is not None and db is not None:
-            db.put(cache_key(settings.model, prompt.id, "", settings.cut(corpus[c])[0]), grade=None,
+            db.put(settings.key(prompt.messages(passage=settings.cut(corpus[c])[0])), grade=None,
                    reply=ans.reply or "", tokens_in=ans.tokens_in, tokens_out=ans.tokens_out)
     return out
 
@@ -268,7 +268,7 @@ def synthesize(
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
-    ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
+    ``judge`` defaults to the generator's endpoint and model with the ``graded`` prompt; ``client``
     (tests) serves the generator, and the judge too when it has the same endpoint.
     ``max_candidates`` (default ``3 n``) bounds the chunks tried; the progress bar says ``questions from MODEL`` in
     the reader's language.
@@ -277,7 +277,7 @@ def synthesize(
 
     _check(n, oversample, min_grade, max_copy, near)
     gen = replace(generator, prompt_name="synth")
-    jud = replace(judge or generator, prompt_name="umbrela")
+    jud = judge if judge is not None else replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     if not order:
         raise EmptyInputError(f"synth: no chunk of at least {min_chars} characters in the corpus").keyed(
@@ -391,7 +391,7 @@ def plan_synth(corpus: Mapping[str, str], n: int, generator: JudgeSettings, *, c
                seed: int = 0, min_chars: int = 40, oversample: float = 1.25) -> dict[str, int]:
     """Estimated calls and tokens of :func:`synthesize` if ``ceil(n * oversample)`` candidates are enough."""
     gen = replace(generator, prompt_name="synth")
-    jud = replace(generator, prompt_name="umbrela")
+    jud = replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     chunks = order[: math.ceil(n * oversample)]
     texts = [gen.cut(corpus[c])[0] for c in chunks]
