@@ -88,12 +88,20 @@ class JudgeReport:
     tokens_in: int = 0
     tokens_out: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    not_sent: int = 0
+
+    def cost(self, price_in: float | None, price_out: float | None) -> float | None:
+        """What the calls of this run cost, with prices per million input / output tokens (None without both)."""
+        if price_in is None or price_out is None:
+            return None
+        return (self.tokens_in * price_in + self.tokens_out * price_out) / 1e6
 
     def to_dict(self) -> dict[str, Any]:
         return {"pairs": self.plan.items, "graded": self.labels.counts()["model"], "from_cache": self.from_cache,
                 "judged_now": self.judged_now, "failed": self.failed, "missing_text": len(self.plan.missing),
                 "truncated_documents": self.plan.truncated, "http_calls": self.http_calls,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "errors": dict(self.errors)}
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "errors": dict(self.errors),
+                "not_sent_max_cost": self.not_sent}
 
 
 @dataclass
@@ -172,8 +180,14 @@ def judge_pairs(
     progress: bool | None = None,
     client: ChatClient | None = None,
     judge: Callable[..., Judgment] = judge_one,
+    max_cost: float | None = None,
+    prices: tuple[float, float] | None = None,
 ) -> JudgeReport:
     """Judge every ``(query_id, doc_id)`` pair; see the module docstring.
+
+    ``max_cost`` (with ``prices``, per million input and output tokens) stops sending new calls once the tokens the
+    endpoint reported cost that much; the calls in flight are still collected, and the pairs never sent are failures
+    ``max cost: ...`` (asked next time).
 
     ``queries`` / ``corpus`` map ids to texts; ``cache`` is a :class:`LabelCache`
     or the path of its SQLite file (None: no cache); ``progress`` shows a bar
@@ -183,6 +197,9 @@ def judge_pairs(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}").keyed(
             "labels.integer_at_least", name="concurrency", low=1, value=concurrency)
+    if max_cost is not None and prices is None:
+        raise InvalidParameterError("a cost limit needs the prices per million input and output tokens").keyed(
+            "labels.max_cost_prices")
     work = _prepare(pairs, queries, corpus, settings)
     db, owned = _open_cache(cache)
     try:
@@ -204,7 +221,11 @@ def judge_pairs(
                 def one(key: CacheKey) -> Judgment:
                     return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
 
-                for key, j in parallel(todo, one, concurrency):
+                def spent() -> bool:
+                    assert prices is not None and max_cost is not None
+                    return (report.tokens_in * prices[0] + report.tokens_out * prices[1]) / 1e6 >= max_cost
+
+                for key, j in parallel(todo, one, concurrency, stop=spent if max_cost is not None else None):
                     results[key] = j
                     report.http_calls += j.calls
                     report.tokens_in += j.tokens_in
@@ -220,6 +241,10 @@ def judge_pairs(
             db.close()
     prompt = settings.prompt
     receipt = {"endpoint": public_url(settings.endpoint.base_url), "prompt_hash": prompt.hash}
+    for key in work.texts:
+        if key not in results:  # never sent: the cost limit was reached
+            report.not_sent += 1
+            results[key] = Judgment(None, f"max cost: not sent, the limit of {max_cost:g} was reached", None)
     labels = []
     for pair in work.pairs:
         if pair in work.missing:
@@ -239,17 +264,19 @@ def judge_pairs(
     return report
 
 
-def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Iterator[tuple[K, R]]:
+def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int,
+             stop: Callable[[], bool] | None = None) -> Iterator[tuple[K, R]]:
     """Yield ``(item, call(item))`` as calls finish, at most ``concurrency`` in flight (which also bounds what
     an interruption leaves running).  An :class:`EndpointError` stops sending; the calls already in flight
-    are collected (so that their answers can be cached), then the error is raised."""
+    are collected (so that their answers can be cached), then the error is raised.  When ``stop()`` turns
+    true nothing new is sent either; the calls in flight are collected and the rest of ``todo`` is left."""
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rankscope-llm")
     pending: dict[Future[R], K] = {}
     queue = iter(todo)
     done = 0
     try:
         while True:
-            while len(pending) < concurrency:
+            while len(pending) < concurrency and not (stop is not None and stop()):
                 try:
                     nxt = next(queue)
                 except StopIteration:
