@@ -93,8 +93,9 @@ def test_judge_records_failures(files: dict[str, Path], tmp_path: Path, capsys: 
         code, _, err = run_main(["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", corpus,
                                  "--base-url", llm.url, "--model", "m", "--out", out, "--no-cache",
                                  "--parse-retries", 1], capsys)
-    assert code == 0
+    assert code == 1  # more failures than --max-failures (10%) allows: the labels are written all the same
     assert "2 of 3 pairs have no grade (1 missing text, 1 unreadable reply)" in err
+    assert "more than --max-failures 10% allows (0)" in err
     assert out.read_text() == "q1 0 d11 2\n"
     side = [json.loads(x) for x in (tmp_path / "m.qrels.provenance.jsonl").read_text().splitlines()]
     assert [(r["doc_id"], r["grade"], r.get("error", "")[:14]) for r in side] == [

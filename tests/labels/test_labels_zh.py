@@ -175,7 +175,7 @@ def _judge_args(files: dict[str, Path], tmp_path: Path, url: str) -> list[object
                                                    for q, d in [("q1", "d11"), ("q1", "d12"), ("q2", "d21"),
                                                                 ("q2", "nope")]))
     return ["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", files["corpus.jsonl"],
-            "--base-url", url, "--model", "fake-judge", "--cache", tmp_path / "cache.sqlite"]
+            "--base-url", url, "--model", "fake-judge", "--cache", tmp_path / "cache.sqlite", "--max-failures", "1"]
 
 
 def _lines(text: str) -> str:
@@ -218,11 +218,11 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         monkeypatch.delenv("RANKSCOPE_LANG")
 
         code, out, err = run_main([*base, "--dry-run"], capsys)
-        assert out.splitlines() == [
+        assert out.splitlines()[0] == (
             "dry run (fake-judge, prompt graded-1/en): 4 pairs, 3 distinct texts, 0 in the cache, 3 calls to make; "
-            "1 pairs without text, 0 documents cut at 8000 characters",
-            out.splitlines()[1]]
-        assert out.splitlines()[1].startswith("estimated tokens: ~") and out.splitlines()[1].endswith(
+            "1 pairs without text, 0 documents cut at 8000 characters")
+        assert out.splitlines()[1].startswith("prompt graded-1/en: rankscope's own wording")
+        assert out.splitlines()[2].startswith("estimated tokens: ~") and out.splitlines()[2].endswith(
             " out; give --price-in and --price-out (per million tokens) for a cost estimate; nothing was sent")
         code, out, err = run_main([*base, "--out", tmp_path / "en.qrels", "--no-progress"], capsys)
         lines = out.splitlines()
