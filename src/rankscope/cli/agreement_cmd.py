@@ -34,7 +34,8 @@ def agreement_command(
     ] = None,
     relevance_level: RelevanceLevel = 1,
     weights: Annotated[Weights, typer.Option("--weights", help="weights of the graded κ")] = Weights.linear,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="bootstrap resamples for the κ intervals")] = 1000,
+    bootstrap: Annotated[int, typer.Option("--bootstrap",
+                                           help="bootstrap resamples of the queries for the intervals")] = 1000,
     alpha: Annotated[float, typer.Option("--alpha", help="significance level; intervals at 1 - alpha")] = 0.05,
     test: Annotated[PairedTest, typer.Option("--test", help="paired test of the verdicts")] = PairedTest.t,
     correction: Annotated[Correction, typer.Option("--correction", help="multiple-comparison correction")] = (
@@ -44,10 +45,11 @@ def agreement_command(
     lang: LangOption = None,
     fmt: Format = Output.table,
 ) -> None:
-    """How far the labels JUDGED agree with QRELS: Cohen's κ, and with --runs whether the systems rank the same.
+    """How far the labels JUDGED agree with QRELS: bias, Cohen's κ, and with --runs whether the systems rank the same.
 
-    κ binary and weighted, with bootstrap intervals and the confusion matrix; with --runs, Kendall τ and τ_AP of the
-    system rankings and the pairwise verdicts that flip.
+    First the bias (mean grade shift, Stuart-Maxwell test) and, with --runs, how much it moves each run's metric; then
+    κ binary and weighted with the confusion matrix; with --runs, Kendall τ and τ_AP of the system rankings and the
+    pairwise verdicts that flip.  Intervals resample queries; the readings follow the intervals.
 
     Examples:
 
@@ -59,7 +61,7 @@ def agreement_command(
     from rankscope.cli.compare_cmd import read_named_runs
     from rankscope.labels.agreement import label_agreement, own_labels
     from rankscope.labels.provenance import read_labels
-    from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
+    from rankscope.labels.reading import read_bias, read_label_agreement, read_ranking_agreement
     from rankscope.labels.system_ranking import ranking_agreement
 
     files = run_files(ctx, runs, required=False)
@@ -70,14 +72,30 @@ def agreement_command(
     if files:
         ra = ranking_agreement(human, model, read_named_runs(files)[0], metric or None, test=test.value, alpha=alpha,
                                correction=correction.value, relevance_level=relevance_level,
-                               permutations=permutations, rng=seed)
+                               permutations=permutations, rng=seed, resamples=bootstrap)
     if fmt is Output.json:
         out: dict[str, Any] = {"labels": agr.to_dict(), "ranking": ra.to_dict() if ra else None,
-                               "reading": read_label_agreement(agr, lang.value)
+                               "reading": read_bias(agr, lang.value) + _shift_lines(ra, lang.value)
+                               + read_label_agreement(agr, lang.value)
                                + (read_ranking_agreement(ra, lang.value) if ra else [])}
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     _print(agr, ra, lang.value)
+
+
+def _shift_lines(ra: Any, lang: str) -> list[str]:
+    """How much the model labels move each run's metric (model − human, with its interval), one line per metric."""
+    from rankscope.errors import Items, Said
+
+    if ra is None:
+        return []
+    out = []
+    for r in ra.rankings:
+        items = Items(tuple(Said("labels.agreement.shift_item", (("run", s), ("shift", f"{d:+.4f}"),
+                                                                 ("low", f"{lo:+.4f}"), ("high", f"{hi:+.4f}")))
+                            for s, (d, lo, hi) in zip(r.systems, r.shifts)))
+        out.append(say("agreement.shift", lang, metric=r.metric, items=items.text(lang)))
+    return out
 
 
 def _print(agr: Any, ra: Any, lang: str) -> None:
@@ -85,11 +103,12 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     from rich.table import Table
 
     from rankscope.cli.messages import print_lines
-    from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
+    from rankscope.labels.reading import read_bias, read_label_agreement, read_ranking_agreement
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
+    print_lines([*read_bias(agr, lang), *_shift_lines(ra, lang), ""], lang)
     left = agr.left_out
     print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
                      negative=agr.negative),

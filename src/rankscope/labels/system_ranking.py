@@ -113,7 +113,9 @@ def tau_ap(reference: np.ndarray, estimate: np.ndarray, higher_is_better: bool =
 
 @dataclass(frozen=True)
 class MetricRanking:
-    """One metric: the systems' means under human and model labels, τ and τ_AP."""
+    """One metric: the systems' means under human and model labels, τ and τ_AP with their intervals over
+    resampled queries, the share of resamples with τ below 0.9, and each system's shift (model − human mean)
+    with its interval."""
 
     metric: str
     systems: tuple[str, ...]
@@ -122,6 +124,10 @@ class MetricRanking:
     tau: float
     tau_ap: float
     higher_is_better: bool
+    tau_interval: tuple[float, float] = (float("nan"), float("nan"))
+    tau_ap_interval: tuple[float, float] = (float("nan"), float("nan"))
+    tau_below: float = float("nan")
+    shifts: tuple[tuple[float, float, float], ...] = ()
 
     def order(self, which: str) -> list[str]:
         """The systems best first under ``"human"`` or ``"model"`` labels (ties keep the run order)."""
@@ -134,9 +140,14 @@ class MetricRanking:
             return float(x) if np.isfinite(x) else None
 
         return {"metric": self.metric, "kendall_tau": opt(self.tau), "tau_ap": opt(self.tau_ap),
+                "kendall_tau_interval": [opt(x) for x in self.tau_interval],
+                "tau_ap_interval": [opt(x) for x in self.tau_ap_interval],
+                "share_of_resamples_tau_below_0.9": opt(self.tau_below),
                 "human_order": self.order("human"), "model_order": self.order("model"),
-                "means": {s: {"human": h, "model": m}
-                          for s, h, m in zip(self.systems, self.human_means, self.model_means)}}
+                "means": {s: {"human": h, "model": m, "model_minus_human": opt(d[0]),
+                              "model_minus_human_interval": [opt(d[1]), opt(d[2])]}
+                          for s, h, m, d in zip(self.systems, self.human_means, self.model_means,
+                                                self.shifts or [(np.nan,) * 3] * len(self.systems))}}
 
 
 @dataclass(frozen=True)
@@ -181,6 +192,7 @@ class RankingAgreement:
     alpha: float
     correction: str
     seed: int | None
+    resamples: int = 0
 
     @property
     def flips(self) -> list[PairVerdict]:
@@ -191,6 +203,7 @@ class RankingAgreement:
         return {"queries": self.queries, "human_only_queries": self.human_only_queries,
                 "model_only_queries": self.model_only_queries, "test": self.test, "alpha": self.alpha,
                 "correction": self.correction, "seed": self.seed,
+                "bootstrap": {"resamples": self.resamples, "over": "queries", "level": 1 - self.alpha},
                 "rankings": [r.to_dict() for r in self.rankings],
                 "pairs": [v.to_dict() for v in self.verdicts], "flips": len(self.flips)}
 
@@ -220,15 +233,16 @@ def ranking_agreement(
     depth: int | None = None,
     permutations: int = 10_000,
     rng: int | None = 0,
+    resamples: int = 1000,
 ) -> RankingAgreement:
     """Compare the system rankings and pairwise verdicts under ``human`` and ``model`` labels (module docstring).
 
     ``metrics`` default to ``ndcg@10``; ``test``, ``alpha``, ``correction``, ``permutations``, ``rng``,
-    ``relevance_level`` and ``depth`` are passed to :func:`rankscope.compare` for both label sets.
+    ``relevance_level`` and ``depth`` are passed to :func:`rankscope.compare` for both label sets; ``resamples``
+    query resamples give the intervals of τ, τ_AP and of each system's shift.
     """
-    from scipy.stats import kendalltau
-
     from rankscope.comparison import compare
+    from rankscope.labels.agreement import query_resamples
 
     h = human.qrels if isinstance(human, Labels) else human
     m = model.qrels if isinstance(model, Labels) else model
@@ -248,13 +262,32 @@ def ranking_agreement(
     ch = compare(_restrict(h, keep), runs, wanted, **options)
     cm = compare(_restrict(m, keep), runs, wanted, **options)
     rankings = []
+    gen = np.random.default_rng(rng)
     for label, measure in zip(ch.labels, ch.measures):
         hib = measure.spec.higher_is_better
         hm = np.array([ch.means[s][label] for s in ch.systems])
         mm = np.array([cm.means[s][label] for s in ch.systems])
-        tau = float(kendalltau(hm, mm).statistic) if n_runs > 1 else float("nan")
-        rankings.append(MetricRanking(label, ch.systems, tuple(hm.tolist()), tuple(mm.tolist()), tau,
-                                      tau_ap(hm, mm, hib), hib))
+        tau = float(kendall_tau_b(hm, mm))
+        hq_ids, hs = ch.per_query(label)
+        mq_ids, ms = cm.per_query(label)
+        shared, hi, mi = np.intersect1d(hq_ids, mq_ids, return_indices=True)
+        hs, ms = hs[:, hi], ms[:, mi]
+        w = query_resamples(len(shared), resamples, gen).astype(np.float64)
+        hb, mb = (hs @ w.T / len(shared)).T, (ms @ w.T / len(shared)).T  # (resamples, systems)
+        taus, aps = kendall_tau_b(hb, mb), tau_ap(hb, mb, hib)
+        shift = mb - hb
+        q = [alpha / 2, 1 - alpha / 2]
+
+        def iv(x: np.ndarray) -> tuple[float, float]:
+            ok = x[np.isfinite(x)]
+            return (float(np.quantile(ok, q[0])), float(np.quantile(ok, q[1]))) if len(ok) else (np.nan, np.nan)
+
+        lows, highs = np.quantile(shift, q, axis=0)
+        finite = taus[np.isfinite(taus)]
+        rankings.append(MetricRanking(
+            label, ch.systems, tuple(hm.tolist()), tuple(mm.tolist()), tau, tau_ap(hm, mm, hib), hib, iv(taus),
+            iv(aps), float((finite < 0.9).mean()) if len(finite) else float("nan"),
+            tuple((float(d), float(lo), float(hi)) for d, lo, hi in zip(mm - hm, lows, highs))))
     hib_of = {lb: ms.spec.higher_is_better for lb, ms in zip(ch.labels, ch.measures)}
     verdicts = []
     for ph, pm in zip(ch.pairs, cm.pairs):
@@ -263,4 +296,4 @@ def ranking_agreement(
                                     _verdict(pm.diff, pm.significant, hib), ph.p_adjusted, pm.p_adjusted,
                                     ph.diff, pm.diff))
     return RankingAgreement(tuple(rankings), tuple(verdicts), len(common), len(hq - mq), len(mq - hq), ch.test,
-                            ch.alpha, ch.correction, ch.seed)
+                            ch.alpha, ch.correction, ch.seed, resamples)
