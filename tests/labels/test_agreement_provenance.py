@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from clirun import cli
 from rankscope.data import Qrels
 from rankscope.errors import InvalidParameterError, NoOverlapError
 from rankscope.labels.agreement import label_agreement
 from rankscope.labels.provenance import Label, Labels, combine
-from clirun import cli
 
 
 def labels(seed: int = 0, n: int = 400) -> tuple[Qrels, Labels]:

@@ -30,7 +30,8 @@ def test_short_factoid_questions_are_kept() -> None:
 
 
 @pytest.mark.parametrize("question", [
-    "根据这段文字，2019年哪里举办了世界园艺博览会？", "文中提到的典型例子叫什么？", "本文选自哪部著作？", "上述事件发生在哪一年？",
+    "根据这段文字，2019年哪里举办了世界园艺博览会？", "文中提到的典型例子叫什么？", "本文选自哪部著作？",
+    "上述事件发生在哪一年？",
     "According to the passage, who wrote Hamlet?", "What does this passage say about BM25?", "In the text, what is X?",
 ])
 def test_questions_that_point_at_their_passage(question: str) -> None:
@@ -47,8 +48,8 @@ def test_standalone_questions(question: str) -> None:
 
 
 def _cmrc() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    corpus = {r["_id"]: r["text"] for r in map(json.loads, open(CMRC / "corpus.jsonl", encoding="utf-8"))}
-    queries = {r["_id"]: r["text"] for r in map(json.loads, open(CMRC / "queries.jsonl", encoding="utf-8"))}
+    corpus = {r["_id"]: r["text"] for r in map(json.loads, (CMRC / "corpus.jsonl").read_text("utf-8").splitlines())}
+    queries = {r["_id"]: r["text"] for r in map(json.loads, (CMRC / "queries.jsonl").read_text("utf-8").splitlines())}
     genuine = []
     for name in ("dev.tsv", "trial.tsv"):
         for line in (CMRC / "qrels" / name).read_text(encoding="utf-8").splitlines()[1:]:

@@ -66,7 +66,7 @@ def test_max_cost_stops_sending(tmp_path: Path, capsys: pytest.CaptureFixture[st
         code, _, err = run_main([*args, "--max-cost", "0.5"], capsys)
         sent = llm.calls
         assert code == 1 and "reaching --max-cost 0.5" in err and 1 <= sent < 12
-        code, _, err = run_main(args[:-6] + ["--max-cost", "1"], capsys)
+        code, _, err = run_main([*args[:-6], "--max-cost", "1"], capsys)
         assert code == 2 and "--max-cost needs --price-in and --price-out" in err
 
 

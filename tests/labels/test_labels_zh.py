@@ -257,7 +257,8 @@ def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         assert_chinese(err)
         code, out, err = run_main([*base, "--out", tmp_path / "e.json", "--no-progress"], capsys)
         assert out.splitlines()[0] == f"4 of 6 questions from 4 candidate chunks -> {tmp_path / 'e.json'}"
-        assert out.splitlines()[1].startswith("rejected: 0 not standalone (pointing at their chunk), 0 copying their chunk, ")
+        assert out.splitlines()[1].startswith(
+            "rejected: 0 not standalone (pointing at their chunk), 0 copying their chunk, ")
         assert err == (f"rankscope: warning: only 4 of 6 questions were accepted (raise --max-candidates or check "
                        f"{tmp_path / 'e.json.synth.json'})\n")
 
@@ -280,15 +281,18 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, out, err = run_main([*args, "--lang", "zh"], capsys)
     assert code == 0, err
     flat = _lines(out)
-    assert flat.startswith(_lines("双方都评判过的文档 80 篇；只有人工标注的 0 篇，只有模型标注的 0 篇；"
-                                  "0 篇因等级为负而排除\n混淆矩阵"))
+    assert flat.startswith(_lines("偏差：模型给的等级比人工低：每篇文档的平均等级偏移 -0.300"))
+    assert _lines("模型标注对 ndcg@10 的影响（模型减人工，区间按查询做 bootstrap 重抽样）：") in flat
+    assert _lines("双方都评判过的文档 80 篇；只有人工标注的 0 篇，只有模型标注的 0 篇；"
+                  "0 篇因等级为负而排除\n混淆矩阵") in flat
     assert "人工 \\ 模型" in out and "名次（人工）" in out and _lines("完全一致率 ") in flat
     assert _lines("系统排名基于双方都评判过的 8 个查询") in flat
     assert _lines("Landis & Koch 分级") in flat and "τ_AP" in flat
     assert_chinese(out.replace("┃", " "))
     code, out, _ = run_main(args, capsys)
-    assert out.startswith("80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out "
-                          "(negative grade)\nconfusion matrix")
+    assert out.startswith("Bias: the model grades lower than people: mean grade shift -0.300 [")
+    assert "\n\n80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out " \
+        "(negative grade)\nconfusion matrix" in out
     assert "\nexact agreement " in out and "\n\nsystem ranking on 8 queries judged by both (0 human-only and 0 "\
         "model-only queries left out)\n" in out and "rank (human)" in out
 

@@ -9,10 +9,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from rankscope.cli.app import app, user_errors
+from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.compare_cmd import Correction
 from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files, say
 from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
+
+
+class PPITarget(str, Enum):
+    queries = "queries"
+    population = "population"
 
 
 class Weights(str, Enum):
@@ -44,6 +49,13 @@ def agreement_command(
     seed: Annotated[int, typer.Option("--seed", help="random seed")] = 0,
     lang: LangOption = None,
     fmt: Format = Output.table,
+    audit: Annotated[
+        Optional[Path], typer.Option("--audit", show_default="none",
+                                     help="the audit (pool --audit-sample): prediction-powered estimates, with --runs")
+    ] = None,
+    ppi_target: Annotated[PPITarget, typer.Option(
+        "--ppi-target", help="queries: the metric of these queries with people's labels; population: of the "
+                             "population they are drawn from")] = PPITarget.queries,
 ) -> None:
     """How far the labels JUDGED agree with QRELS: bias, Cohen's κ, and with --runs whether the systems rank the same.
 
@@ -56,6 +68,8 @@ def agreement_command(
       rankscope agreement --qrels qrels.txt --judged labels.qrels
 
       rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
+
+      rankscope agreement --qrels people.qrels --judged labels.qrels --runs bm25.trec dense.trec --audit audit.jsonl
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.compare_cmd import read_named_runs
@@ -65,22 +79,64 @@ def agreement_command(
     from rankscope.labels.system_ranking import ranking_agreement
 
     files = run_files(ctx, runs, required=False)
-    human, model, _ = own_labels(read_labels(qrels), read_labels(judged, source="model"))
-    agr = label_agreement(read_labels(qrels), read_labels(judged, source="model"), relevance_level=relevance_level, weights=weights.value,
+    if audit is not None and not files:
+        fail("--audit needs the runs: --runs A B C", key="labels.audit_needs_runs")
+    target = ppi_target.value
+    human_labels, model_labels = read_labels(qrels), read_labels(judged, source="model")
+    human, model, _ = own_labels(human_labels, model_labels)
+    agr = label_agreement(human_labels, model_labels, relevance_level=relevance_level, weights=weights.value,
                           resamples=bootstrap, alpha=alpha, rng=seed)
     ra = None
     if files:
         ra = ranking_agreement(human, model, read_named_runs(files)[0], metric or None, test=test.value, alpha=alpha,
                                correction=correction.value, relevance_level=relevance_level,
                                permutations=permutations, rng=seed, resamples=bootstrap)
+    report = None
+    if audit is not None:
+        from rankscope.labels.ppi import prediction_powered, read_audit
+
+        report = prediction_powered(human_labels, model_labels,
+                                    read_named_runs(files)[0], read_audit(audit), metric or None, alpha=alpha,
+                                    target=target, relevance_level=relevance_level)
     if fmt is Output.json:
         out: dict[str, Any] = {"labels": agr.to_dict(), "ranking": ra.to_dict() if ra else None,
+                               "ppi": report.to_dict() if report is not None else None,
                                "reading": read_bias(agr, lang.value) + _shift_lines(ra, lang.value)
                                + read_label_agreement(agr, lang.value)
                                + (read_ranking_agreement(ra, lang.value) if ra else [])}
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     _print(agr, ra, lang.value)
+    if report is not None:
+        _print_ppi(report, lang.value)
+
+
+def _print_ppi(report: Any, lang: str) -> None:
+    """The prediction-powered estimates: per metric, each run and each difference, with the human-only interval."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from rankscope.cli.messages import print_lines
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    print_lines(["", say(f"agreement.ppi.{report.target}", lang, audited=report.audited, frame=report.frame,
+                         queries=report.queries, confidence=1 - report.alpha)], lang)
+    columns = [say(f"agreement.ppi.column.{c}", lang) for c in ("run", "model", "ppi", "interval", "human_only")]
+    names = {m: ([*report.systems], [f"{b} − {a}" for a, b in report.pair_names]) for m in report.metrics}
+    for m in report.metrics:
+        t = Table(title=m, title_justify="left")
+        for i, col in enumerate(columns):
+            t.add_column(col, justify="left" if i == 0 else "right")
+        for est, rows in ((report.runs[m], names[m][0]), (report.pairs.get(m), names[m][1])):
+            if est is None:
+                continue
+            for i, name in enumerate(rows):
+                t.add_row(name, f"{est.model_only[i]:.4f}", f"{est.value[i]:.4f}",
+                          f"[{est.low[i]:.4f}, {est.high[i]:.4f}]",
+                          f"{est.human_value[i]:.4f} [{est.human_low[i]:.4f}, {est.human_high[i]:.4f}]")
+        console.print(t)
 
 
 def _shift_lines(ra: Any, lang: str) -> list[str]:

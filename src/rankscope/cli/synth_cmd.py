@@ -150,7 +150,8 @@ def synth_command(
                                "counts": c}, ensure_ascii=False, indent=2))
     else:
         print_lines([say("synth.summary", said, accepted=c["accepted"], n=n, candidates=c["candidates"], out=out),
-                     say("synth.rejected", said, pointing=c["not_standalone"], copies=c["verbatim_copy"], near=c["near_duplicate"],
+                     say("synth.rejected", said, pointing=c["not_standalone"], copies=c["verbatim_copy"],
+                         near=c["near_duplicate"],
                          unanswerable=c["unanswerable"], judge_failed=c["judge_failed"],
                          generation_failed=c["generation_failed"], surplus=c["surplus"],
                          short=c["short_chunks_skipped"], min_chars=min_chars, report=report)], said)

@@ -240,7 +240,7 @@ def judge_pairs(
         if owned and db is not None:
             db.close()
     prompt = settings.prompt
-    receipt = {"endpoint": public_url(settings.endpoint.base_url), "prompt_hash": prompt.hash}
+    receipt: dict[str, Any] = {"endpoint": public_url(settings.endpoint.base_url), "prompt_hash": prompt.hash}
     for key in work.texts:
         if key not in results:  # never sent: the cost limit was reached
             report.not_sent += 1

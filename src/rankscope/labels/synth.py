@@ -289,7 +289,8 @@ def synthesize(
     accepted: list[tuple[str, str, str, int]] = []  # chunk, question, answer, judge grade
     rejected: list[Rejected] = []
     counts = {"candidates": 0, "short_chunks_skipped": len(corpus) - len(order), "generation_failed": 0,
-              "not_standalone": 0, "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0, "surplus": 0}
+              "not_standalone": 0, "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0,
+              "surplus": 0}
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:

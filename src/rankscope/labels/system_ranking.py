@@ -278,7 +278,7 @@ def ranking_agreement(
         shift = mb - hb
         q = [alpha / 2, 1 - alpha / 2]
 
-        def iv(x: np.ndarray) -> tuple[float, float]:
+        def iv(x: np.ndarray, q: list[float] = q) -> tuple[float, float]:
             ok = x[np.isfinite(x)]
             return (float(np.quantile(ok, q[0])), float(np.quantile(ok, q[1]))) if len(ok) else (np.nan, np.nan)
 
