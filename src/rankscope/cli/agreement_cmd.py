@@ -30,8 +30,9 @@ class Weights(str, Enum):
 @user_errors
 def agreement_command(
     ctx: typer.Context,
-    qrels: Annotated[Path, typer.Option("--qrels", help="human labels")],
-    judged: Annotated[Path, typer.Option("--judged", help="model labels (rankscope judge --out)")],
+    qrels: Annotated[Optional[Path], typer.Option("--qrels", show_default="none", help="human labels")] = None,
+    judged: Annotated[Optional[Path], typer.Option("--judged", show_default="none",
+                                                   help="model labels (rankscope judge --out)")] = None,
     runs: RunFiles = None,
     metric: Annotated[
         Optional[list[str]], typer.Option("-m", "--metric", show_default="ndcg@10",
@@ -53,6 +54,11 @@ def agreement_command(
         Optional[Path], typer.Option("--audit", show_default="none",
                                      help="the audit (pool --audit-sample): prediction-powered estimates, with --runs")
     ] = None,
+    annotator: Annotated[
+        Optional[list[Path]], typer.Option("--annotator", show_default="none",
+                                           help="one person's labels, repeatable: Fleiss' κ and Krippendorff's α "
+                                                "among them")
+    ] = None,
     ppi_target: Annotated[PPITarget, typer.Option(
         "--ppi-target", help="queries: the metric of these queries with people's labels; population: of the "
                              "population they are drawn from")] = PPITarget.queries,
@@ -70,6 +76,8 @@ def agreement_command(
       rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
 
       rankscope agreement --qrels people.qrels --judged labels.qrels --runs bm25.trec dense.trec --audit audit.jsonl
+
+      rankscope agreement --annotator alice.qrels --annotator bob.qrels --annotator carol.qrels
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.compare_cmd import read_named_runs
@@ -79,6 +87,22 @@ def agreement_command(
     from rankscope.labels.system_ranking import ranking_agreement
 
     files = run_files(ctx, runs, required=False)
+    group = None
+    if annotator:
+        from rankscope.io import read_qrels
+        from rankscope.labels.group_agreement import group_agreement
+
+        names = [p.stem if [q.stem for q in annotator].count(p.stem) == 1 else str(p) for p in annotator]
+        group = group_agreement({n: read_qrels(p) for n, p in zip(names, annotator)}, resamples=bootstrap,
+                                alpha=alpha, rng=seed)
+    if qrels is None or judged is None:
+        if group is None or qrels is not None or judged is not None:
+            fail("give --qrels and --judged (and/or --annotator FILE, repeated)", key="labels.agreement_inputs")
+        if fmt is Output.json:
+            typer.echo(json.dumps({"annotators": group.to_dict()}, ensure_ascii=False, indent=2))
+        else:
+            _print_group(group, lang.value)
+        return
     if audit is not None and not files:
         fail("--audit needs the runs: --runs A B C", key="labels.audit_needs_runs")
     target = ppi_target.value
@@ -101,6 +125,7 @@ def agreement_command(
     if fmt is Output.json:
         out: dict[str, Any] = {"labels": agr.to_dict(), "ranking": ra.to_dict() if ra else None,
                                "ppi": report.to_dict() if report is not None else None,
+                               "annotators": group.to_dict() if group is not None else None,
                                "reading": read_bias(agr, lang.value) + _shift_lines(ra, lang.value)
                                + read_label_agreement(agr, lang.value)
                                + (read_ranking_agreement(ra, lang.value) if ra else [])}
@@ -109,6 +134,19 @@ def agreement_command(
     _print(agr, ra, lang.value)
     if report is not None:
         _print_ppi(report, lang.value)
+    if group is not None:
+        _print_group(group, lang.value)
+
+
+def _print_group(group: Any, lang: str) -> None:
+    """Fleiss' κ and Krippendorff's α among the annotators."""
+    from rankscope.cli.messages import print_lines
+    from rankscope.errors import Items
+    from rankscope.labels.reading import read_group_agreement
+
+    print_lines([say("agreement.group", lang, n=len(group.annotators), names=Items(group.annotators).text(lang),
+                     items=group.items, all=group.items_all, queries=group.queries),
+                 *read_group_agreement(group, lang)], lang)
 
 
 def _print_ppi(report: Any, lang: str) -> None:

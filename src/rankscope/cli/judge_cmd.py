@@ -130,7 +130,11 @@ def judge_command(
                          distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
                          truncated=plan.truncated, chars=max_doc_chars), prompt_note(settings, said),
                      say("tokens", said, tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
-                         price=price_line(plan.cost(price_in, price_out), said))], said)
+                         price=price_line(plan.cost(price_in, price_out), said)),
+                     tokenizer_line(plan.tokenizer, model, said),
+                     say("judge.retries", said, tokens=plan.retry_in_max, retries=parse_retries),
+                     *([say("judge.retries_seen", said, ratio=plan.observed_ratio)] if plan.observed_ratio else [])],
+                    said)
         return
     assert out is not None
     prices = (price_in, price_out) if price_in is not None and price_out is not None else None
@@ -179,6 +183,13 @@ def failure_limit(text: str) -> tuple[int | None, float]:
              value=text)
     assert share is not None
     return None, share
+
+
+def tokenizer_line(tokenizer: str, model: str, lang: str) -> str:
+    """Which tokenizer counted the dry run's tokens (or that they are a character estimate)."""
+    if tokenizer == "estimate":
+        return say("tokenizer.estimate", lang, model=model)
+    return say("tokenizer.exact", lang, tokenizer=tokenizer, model=model)
 
 
 def prompt_note(settings: Any, lang: str) -> str:

@@ -100,6 +100,7 @@ def synth_command(
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.app import fail
+    from rankscope.cli.judge_cmd import tokenizer_line
     from rankscope.cli.messages import print_lines
     from rankscope.cli.messages import say as say_cli
     from rankscope.labels.client import Endpoint
@@ -130,7 +131,7 @@ def synth_command(
         print_lines([say("synth.dry_run", said, chunks=plan["chunks_available"], min_chars=min_chars,
                          calls=plan["calls"], n=n, candidates=plan["candidates"]),
                      say("tokens", said, tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
-                         price=price_line(cost, said))], said)
+                         price=price_line(cost, said)), tokenizer_line(plan["tokenizer"], model, said)], said)
         return
     assert out is not None
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,

@@ -50,7 +50,11 @@ R = TypeVar("R")
 @dataclass(frozen=True)
 class JudgePlan:
     """What a batch costs: pairs, distinct text pairs, cached answers, calls to make, pairs without text,
-    estimated input / output tokens of the calls to make, documents cut at ``max_doc_chars``."""
+    estimated input / output tokens of the calls to make, documents cut at ``max_doc_chars``; the tokenizer that
+    counted (``"estimate"``: the character rule of :mod:`rankscope.labels.judge`); the input tokens re-asks would
+    add at most (every reply unreadable ``parse_retries`` times: each re-ask resends the conversation plus the
+    retry message); and, when the cache holds earlier answers, how many input tokens they used per token this
+    count gives for them (retries included), None otherwise."""
 
     items: int
     distinct: int
@@ -60,6 +64,9 @@ class JudgePlan:
     tokens_in: int
     tokens_out: int
     truncated: int
+    tokenizer: str = "estimate"
+    retry_in_max: int = 0
+    observed_ratio: float | None = None
 
     def cost(self, price_in: float | None, price_out: float | None) -> float | None:
         """Estimated cost of the calls to make, with prices per million input / output tokens."""
@@ -71,6 +78,9 @@ class JudgePlan:
         return {"pairs": self.items, "distinct_texts": self.distinct, "cached": self.cached, "calls": self.calls,
                 "missing_text": len(self.missing), "truncated_documents": self.truncated,
                 "estimated_tokens_in": self.tokens_in, "estimated_tokens_out": self.tokens_out,
+                "tokenizer": self.tokenizer, "retries_not_included": {
+                    "input_tokens_at_most": self.retry_in_max,
+                    "cached_answers_input_per_estimated_token": self.observed_ratio},
                 "price_in_per_million": price_in, "price_out_per_million": price_out,
                 "estimated_cost": self.cost(price_in, price_out)}
 
@@ -156,17 +166,31 @@ def plan_judging(pairs: Iterable[Pair], queries: Mapping[str, str], corpus: Mapp
     finally:
         if owned and db is not None:
             db.close()
-    return _plan(work, hits, settings)
+    return _plan(work, hits, settings, count=True)
 
 
-def _plan(work: _Work, hits: Mapping[CacheKey, Any], settings: JudgeSettings) -> JudgePlan:
+def _plan(work: _Work, hits: Mapping[CacheKey, Any], settings: JudgeSettings, count: bool = False) -> JudgePlan:
+    """The plan; ``count``: with the model's tokenizer where installed (the dry run), else the character rule."""
+    from rankscope.labels.judge import estimate_tokens, token_counter
+
     prompt = settings.prompt
     todo = [k for k in work.texts if k not in hits]
-    tokens_in = sum(prompt_tokens(prompt, *work.texts[k]) for k in todo)
+    name, counter = token_counter(settings.model) if count else ("estimate", estimate_tokens)
+    per_call = [prompt_tokens(prompt, *work.texts[k], counter) for k in todo]
+    reply = counter(prompt.reply_example) if prompt.reply_example and prompt.name != "synth" else prompt.reply_tokens
+    retry = counter(prompt.retry) + reply
+    r = settings.parse_retries
+    # re-ask j resends the first call, j replies and j retry messages: Σ_j (call + j·retry) for j = 1..r
+    retry_max = sum(r * c + r * (r + 1) // 2 * retry for c in per_call)
+    observed = None
+    earlier = [(k, h) for k, h in hits.items() if getattr(h, "tokens_in", 0)]
+    if count and earlier:
+        estimated = sum(prompt_tokens(prompt, *work.texts[k], counter) for k, _ in earlier)
+        observed = sum(h.tokens_in for _, h in earlier) / estimated if estimated else None
     return JudgePlan(items=len(work.pairs), distinct=len(work.texts), cached=len(work.texts) - len(todo),
                      calls=len(todo), missing=[(q, d, r) for (q, d), r in work.missing.items()],
-                     tokens_in=tokens_in, tokens_out=prompt.reply_tokens * len(todo),
-                     truncated=len(work.truncated))
+                     tokens_in=sum(per_call), tokens_out=reply * len(todo),
+                     truncated=len(work.truncated), tokenizer=name, retry_in_max=retry_max, observed_ratio=observed)
 
 
 def judge_pairs(

@@ -30,7 +30,8 @@ from typing import Any
 from rankscope.choices import term
 from rankscope.interpret import i18n
 
-__all__ = ["kappa_band", "message", "read_bias", "read_label_agreement", "read_ranking_agreement", "tau_key"]
+__all__ = ["kappa_band", "message", "read_bias", "read_group_agreement", "read_label_agreement",
+           "read_ranking_agreement", "tau_key"]
 
 
 def message(key: str, lang: str = "en", **values: Any) -> str:
@@ -65,6 +66,20 @@ def read_label_agreement(agr: Any, lang: str = "en") -> list[str]:
         out.append(message("kappa", lang, what=what, value=_f(iv.value), low=_f(iv.low), high=_f(iv.high),
                            band=band, n=agr.pairs, queries=agr.queries))
     out.append(message("kappa.anchor", lang))
+    return out
+
+
+def read_group_agreement(group: Any, lang: str = "en") -> list[str]:
+    """Sentences reading a :class:`~rankscope.labels.group_agreement.GroupAgreement` (bands from the intervals)."""
+    out = []
+    for key, iv, n in (("fleiss", group.fleiss, group.items_all), ("krippendorff", group.krippendorff, group.items)):
+        low, high = kappa_band(iv.low), kappa_band(iv.high)
+        if low == high or "undefined" in (low, high):
+            band = message(f"band.{kappa_band(iv.value)}", lang)
+        else:
+            band = message("band.between", lang, low=message(f"band.{low}", lang), high=message(f"band.{high}", lang))
+        out.append(message(f"group.{key}", lang, value=_f(iv.value), low=_f(iv.low), high=_f(iv.high), band=band,
+                           n=n))
     return out
 
 

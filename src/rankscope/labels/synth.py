@@ -67,7 +67,7 @@ from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.labels.batch import judge_pairs, parallel
 from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient
-from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens
+from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens, token_counter
 from rankscope.labels.parse import parse_question
 
 __all__ = ["MAX_COPY", "MIN_COPY_RUN", "Rejected", "SynthResult", "copy_ratio", "is_copy", "not_standalone",
@@ -389,15 +389,16 @@ def _twins(kept: list[str], fresh: list[str], near: float) -> list[str | None]:
 
 
 def plan_synth(corpus: Mapping[str, str], n: int, generator: JudgeSettings, *, chunk_to_doc: Any = None,
-               seed: int = 0, min_chars: int = 40, oversample: float = 1.25) -> dict[str, int]:
+               seed: int = 0, min_chars: int = 40, oversample: float = 1.25) -> dict[str, Any]:
     """Estimated calls and tokens of :func:`synthesize` if ``ceil(n * oversample)`` candidates are enough."""
     gen = replace(generator, prompt_name="synth")
     jud = replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     chunks = order[: math.ceil(n * oversample)]
     texts = [gen.cut(corpus[c])[0] for c in chunks]
-    gen_in = sum(prompt_tokens(gen.prompt, "", t) for t in texts)
-    judge_in = sum(prompt_tokens(jud.prompt, "x" * 60, t) for t in texts)
+    name, count = token_counter(gen.model)
+    gen_in = sum(prompt_tokens(gen.prompt, "", t, count) for t in texts)
+    judge_in = sum(prompt_tokens(jud.prompt, "x" * 60, t, count) for t in texts)
     return {"candidates": len(chunks), "calls": 2 * len(chunks), "tokens_in": gen_in + judge_in,
-            "tokens_out": len(chunks) * (gen.prompt.reply_tokens + jud.prompt.reply_tokens),
-            "chunks_available": len(order)}
+            "tokens_out": len(chunks) * (gen.prompt.reply_tokens + count(jud.prompt.reply_example)),
+            "chunks_available": len(order), "tokenizer": name}
