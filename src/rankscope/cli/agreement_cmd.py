@@ -71,8 +71,6 @@ def agreement_command(
 
     Examples:
 
-      rankscope agreement --qrels qrels.txt --judged labels.qrels
-
       rankscope agreement --qrels qrels.txt --judged labels.qrels --runs bm25.trec dense.trec hybrid.trec -m ndcg@10
 
       rankscope agreement --qrels people.qrels --judged labels.qrels --runs bm25.trec dense.trec --audit audit.jsonl
