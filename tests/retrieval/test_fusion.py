@@ -99,7 +99,7 @@ def test_normalize_scores_by_hand() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"method": "borda"}, "fusion method"),
+        ({"method": "lambdamart"}, "fusion method"),
         ({"method": "weighted"}, "needs weights"),
         ({"method": "combsum", "weights": [1.0]}, "one weight per run"),
         ({"weights": [1.0, -1.0]}, ">= 0"),
