@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
     "fuse": "rankscope.retrieval.fusion",
+    "tune": "rankscope.retrieval.tune",
     "load_dataset": "rankscope.datasets",
     "SpanQrels": "rankscope.data.spans",
     "Chunking": "rankscope.data.chunking",
@@ -65,6 +66,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "register_metric",
+    "tune",
     "write_report",
     "load",
 ]
@@ -84,6 +86,7 @@ if TYPE_CHECKING:
     from rankscope.report import write_report
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.retrieval.tune import tune
     from rankscope.saved import load
 
 

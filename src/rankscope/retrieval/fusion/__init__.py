@@ -207,26 +207,28 @@ class TrainedFusion:
         return fuse(runs, self.method, norm=self.norm, depth=self.depth, name=name, trained=self, **self.params)
 
 
-def _relevant_rows(feat: Features, evaluator: Any) -> tuple[Any, np.ndarray]:
-    """The pool scorer and, per pool row, whether the qrels judge it relevant."""
+def _relevant_rows(feat: Features, evaluator: Any, scorer: Any = None) -> tuple[Any, np.ndarray]:
+    """The pool scorer (its metric: ``map``) and, per pool row, whether the qrels judge it relevant."""
     from rankscope.retrieval.fusion.scoring import PoolScorer
 
-    scorer = PoolScorer(feat.pool, evaluator)
+    if scorer is None or scorer.pool is not feat.pool:
+        scorer = PoolScorer(feat.pool, evaluator)
     rel = np.zeros(feat.pool.n_rows, dtype=bool)
     rel[scorer.rows] = scorer.data.grade >= evaluator.policies.relevance_level
     return scorer, rel
 
 
 def learn(spec: FusionSpec, feat: Features, params: dict[str, float | int], evaluator: Any,
-          train_eval: np.ndarray | None = None) -> tuple[list[np.ndarray], int]:
+          train_eval: np.ndarray | None = None, scorer: Any = None) -> tuple[list[np.ndarray], int]:
     """Train ``spec`` on ``feat``'s runs: the tables and the number of training queries.
 
     ``evaluator`` holds the qrels (with the ``map`` metric first); ``train_eval`` (bool per qrels query)
-    picks the training queries (default: every qrels query).
+    picks the training queries (default: every qrels query); ``scorer``: a
+    :class:`~rankscope.retrieval.fusion.scoring.PoolScorer` of the pool with the ``map`` metric, kept by the caller.
     """
     from rankscope.retrieval.fusion.train import train_tables
 
-    scorer, rel = _relevant_rows(feat, evaluator)
+    scorer, rel = _relevant_rows(feat, evaluator, scorer)
     mask = np.ones(scorer.n_eval, dtype=bool) if train_eval is None else np.asarray(train_eval, dtype=bool)
     n_train = int(mask.sum())
     to_eval = scorer.pool_to_eval

@@ -61,10 +61,21 @@ class PoolScorer:
         self.num_ret[self.pool_to_eval[found]] = pool.candidates[found]
         self.jq = self.data.qidx.astype(np.int64)
         self.tie = pool.tie_order()
-        # the rows of each judged row's query: counted pairwise when few enough
+        # the rows of each judged row's query: compared in a (query x candidates) grid when the queries'
+        # pools are of similar sizes, else pair by pair when few enough, else by sorting
         qj = pool.qidx[rows]
         sizes = pool.candidates[qj]
-        self.pairwise = int(sizes.sum()) <= _PAIR_BUDGET * max(pool.n_rows, 1)
+        n_q = len(pool.query_ids)
+        width = int(pool.candidates.max()) if n_q else 0
+        self.grid = n_q * width <= 2 * pool.n_rows + 1024
+        self.pairwise = not self.grid and int(sizes.sum()) <= _PAIR_BUDGET * max(pool.n_rows, 1)
+        if self.grid:
+            self.width = width
+            self.cell = pool.qidx * width + (np.arange(pool.n_rows) - pool.offsets[pool.qidx])
+            ties = np.full(n_q * width, np.iinfo(np.int64).max)
+            ties[self.cell] = self.tie
+            self.judged_q = qj
+            self.tie_before = ties.reshape(n_q, width)[qj] < self.tie[rows][:, None]  # (J, width)
         if self.pairwise:
             self.seg_starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
             within = np.arange(int(sizes.sum())) - np.repeat(self.seg_starts, sizes)
@@ -77,6 +88,19 @@ class PoolScorer:
         n_b = f.shape[0]
         if len(self.rows) == 0:
             return np.zeros((n_b, 0), dtype=np.int64)
+        if self.grid:
+            n_q = len(self.pool.query_ids)
+            out = np.empty((n_b, len(self.rows)), dtype=np.int64)
+            step = max(1, _CELLS // max(len(self.rows) * self.width, n_q * self.width, 1))
+            for b0 in range(0, n_b, step):
+                part = f[b0:b0 + step]
+                cells = np.full((len(part), n_q * self.width), -np.inf, dtype=part.dtype)
+                cells[:, self.cell] = part
+                g = cells.reshape(len(part), n_q, self.width)[:, self.judged_q, :]  # (b, J, width)
+                own = part[:, self.rows][:, :, None]
+                out[b0:b0 + step] = np.count_nonzero(g > own, axis=2) + np.count_nonzero(
+                    (g == own) & self.tie_before[None, :, :], axis=2)
+            return out
         if self.pairwise:
             out = np.empty((n_b, len(self.rows)), dtype=np.int64)
             step = max(1, _CELLS // max(len(self.pair_i), 1))
