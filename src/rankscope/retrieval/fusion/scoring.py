@@ -37,9 +37,11 @@ class PoolScorer:
 
     ``evaluator`` gives the qrels (prepared once), the metrics and the relevance level;
     every qrels query is evaluated (one no run answered scores as an empty ranking).
+    ``mode`` forces how ranks are counted (``"grid"``, ``"pairs"`` or ``"sort"``; default: the cheapest).
     """
 
-    def __init__(self, pool: Pool, evaluator: Evaluator, measures: tuple[Measure, ...] | None = None) -> None:
+    def __init__(self, pool: Pool, evaluator: Evaluator, measures: tuple[Measure, ...] | None = None,
+                 mode: str | None = None) -> None:
         self.pool = pool
         self.measures = tuple(measures if measures is not None else evaluator.measures)
         pol = evaluator.policies
@@ -67,8 +69,11 @@ class PoolScorer:
         sizes = pool.candidates[qj]
         n_q = len(pool.query_ids)
         width = int(pool.candidates.max()) if n_q else 0
-        self.grid = n_q * width <= 2 * pool.n_rows + 1024
-        self.pairwise = not self.grid and int(sizes.sum()) <= _PAIR_BUDGET * max(pool.n_rows, 1)
+        if mode is None:
+            self.grid = n_q * width <= 2 * pool.n_rows + 1024
+            self.pairwise = not self.grid and int(sizes.sum()) <= _PAIR_BUDGET * max(pool.n_rows, 1)
+        else:
+            self.grid, self.pairwise = mode == "grid", mode == "pairs"
         if self.grid:
             self.width = width
             self.cell = pool.qidx * width + (np.arange(pool.n_rows) - pool.offsets[pool.qidx])
