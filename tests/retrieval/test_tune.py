@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from clirun import cli
-from rankscope import Qrels, Run, evaluate, fuse, tune
+from rankscope import Qrels, Run, fuse, tune
 from rankscope.engine.evaluator import Evaluator
 from rankscope.errors import InvalidParameterError
 from rankscope.retrieval.fusion import train_fusion

@@ -213,7 +213,7 @@ def simplex(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
     >>> simplex(2, 0.25)
     [(0.0, 1.0), (0.25, 0.75), (0.5, 0.5), (0.75, 0.25), (1.0, 0.0)]
     """
-    m = int(round(1 / step))
+    m = round(1 / step)
     out = []
     for combo in itertools.product(range(m + 1), repeat=n_runs):
         if sum(combo) == m:
@@ -375,7 +375,7 @@ class _Table:
         self._score_unsupervised(np.flatnonzero(~self.supervised & ~self.done))
         out = self.fixed[:, rows].mean(axis=1) if len(rows) else np.zeros(len(self.settings))
         for i in np.flatnonzero(self.supervised):
-            out[i] = self.values(i, train)[rows].mean()
+            out[i] = self.values(int(i), train)[rows].mean()
         return out
 
     def select(self, rows: np.ndarray, train: np.ndarray) -> tuple[int, float]:

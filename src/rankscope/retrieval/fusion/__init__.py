@@ -204,7 +204,8 @@ class TrainedFusion:
 
     def fuse(self, runs: Sequence[Any] | Mapping[str, Any], name: str | None = None) -> Run:
         """Fuse ``runs`` (the same number, in the same order as trained) with what was learned."""
-        return fuse(runs, self.method, norm=self.norm, depth=self.depth, name=name, trained=self, **self.params)
+        params: dict[str, Any] = dict(self.params)
+        return fuse(runs, self.method, norm=self.norm, depth=self.depth, name=name, trained=self, **params)
 
 
 def _relevant_rows(feat: Features, evaluator: Any, scorer: Any = None) -> tuple[Any, np.ndarray]:

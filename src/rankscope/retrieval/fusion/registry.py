@@ -140,7 +140,7 @@ METHODS: tuple[FusionSpec, ...] = (
                scores=False, ranx="logn_isr", reference=_MOURAO),
     FusionSpec("rbc", "rank-biased centroid", "Σ_r (1 - φ) · φ^(rank_r(d) - 1)",
                (FusionParam("phi", float, 0.8, "persistence (the chance of looking one rank further)", 0.0, 1.0,
-                            tuple(round(0.05 * i, 2) for i in range(1, 20)) + (0.99,)),),
+                            (*tuple(round(0.05 * i, 2) for i in range(1, 20)), 0.99)),),
                scores=False, ranx="rbc", reference="Bailey, Moffat, Scholer & Thomas, SIGIR 2017"),
     FusionSpec("borda", "Borda count", "Σ_r (C - rank_r(d) + 1), or (C - |r| + 1) / 2 when r missed d",
                scores=False, aliases=("bordafuse",), ranx="bordafuse", reference="Aslam & Montague, SIGIR 2001"),
@@ -229,7 +229,7 @@ def get_norm(name: str | None) -> NormSpec | None:
         return None
     spec = _NORM_INDEX.get(str(name).strip().lower()) if isinstance(name, str) else None
     if spec is None:
-        choices = Items(norm_names() + ("none",))
+        choices = Items((*norm_names(), "none"))
         close = Items(_close(str(name).lower(), list(_NORM_INDEX)))
         if close.items:
             raise InvalidParameterError(
