@@ -153,7 +153,7 @@ class TuneResult:
             message("tune.chosen", lang, setting=self.chosen.label()),
             message("tune.oof", lang, metric=self.metric, mean=f"{self.oof_mean:.4f}", ci=ci),
             message("tune.in_sample", lang, metric=self.metric, mean=f"{self.in_sample:.4f}",
-                    optimism=f"{self.in_sample - self.oof_mean:+.4f}"),
+                    optimism=_signed(self.in_sample - self.oof_mean)),
             message("tune.stability", lang, same=sum(f.setting == self.chosen for f in self.per_fold),
                     folds=len(self.per_fold)),
         ]
@@ -170,8 +170,8 @@ class TuneResult:
                               "tune.worse" if p.significant else "tune.not_significant", lang)
             lo, hi = (-p.diff_ci[1], -p.diff_ci[0]) if p.diff_ci is not None else (math.nan, math.nan)
             lines.append(message("tune.versus", lang, name=name if name != RRF_DEFAULT else "rrf (k=60)",
-                                 diff=f"{-p.diff:+.4f}", lo=f"{lo:+.4f}", hi=f"{hi:+.4f}",
-                                 p=f"{p.p_adjusted:.3g}", verdict=verdict))
+                                 diff=_signed(-p.diff), lo=_signed(lo), hi=_signed(hi), p=_p(p.p_adjusted),
+                                 verdict=verdict))
         if self.nested is not None:
             n = self.nested
             nci = "" if n["ci"] is None else message("tune.interval", lang, lo=f"{n['ci'][0]:.4f}",
@@ -204,6 +204,16 @@ class TuneResult:
             "seconds": self.seconds,
             "oof_per_query": dict(zip(self.query_ids.tolist(), self.oof.tolist())),
         }
+
+
+def _signed(x: float) -> str:
+    """``+0.0123`` (never ``-0.0000``)."""
+    return f"{x + 0.0:+.4f}" if round(x, 4) != 0 else "+0.0000"
+
+
+def _p(p: float) -> str:
+    """A p-value as printed after ``p``: ``< 0.001`` below that, else ``= `` and three significant digits."""
+    return "< 0.001" if p < 0.001 else f"= {p:.3g}"
 
 
 # -- candidates ------------------------------------------------------------------------------------------------
@@ -414,23 +424,43 @@ def _cross_validate(table: _Table, rows: np.ndarray, folds: int, rng: np.random.
     return oof, chosen
 
 
-def _gate(oof: np.ndarray, baseline: np.ndarray, alpha: float) -> bool:
-    """Whether ``oof`` is significantly better than ``baseline`` (paired t-test, two-sided, ``alpha``)."""
-    from rankscope.stats.paired import paired_t
-
-    d = (oof - baseline)[None, :]
-    _, p = paired_t(d)
-    return bool(p[0] <= alpha and d.mean() > 0)
+def _significant(comparison: Any) -> bool:
+    """The recommendation rule: the tuned values beat default RRF (adjusted p <= alpha, better mean)."""
+    p = comparison.pair(TUNED, RRF_DEFAULT, comparison.labels[0])
+    return bool(p.significant and p.diff < 0)  # diff = rrf - tuned
 
 
-def _procedure(table: _Table, rows: np.ndarray, folds: int, rng: np.random.Generator, rrf: np.ndarray,
-               alpha: float) -> int | None:
+@dataclass
+class _Judge:
+    """What the recommendation compares with: the evaluator, the scorer, each baseline's per-query values, the test."""
+
+    ev: Any
+    scorer: Any
+    baselines: dict[str, np.ndarray]
+    label: str
+    test: str
+    alpha: float
+    seed: int
+
+    def compare(self, tuned: np.ndarray, rows: np.ndarray | None = None) -> Any:
+        """:func:`rankscope.compare` of ``tuned`` (out-of-fold values on ``rows``) with every baseline there."""
+        from rankscope.comparison import compare
+
+        pick = slice(None) if rows is None else rows
+        qids = self.scorer.query_ids[pick]
+        values = {TUNED: tuned, **{k: v[pick] for k, v in self.baselines.items()}}
+        results = {name: self.ev.result(name, qids, v[:, None], self.scorer.counts, None)
+                   for name, v in values.items()}
+        return compare(None, results, [self.label], test=self.test, alpha=self.alpha, baseline=TUNED, rng=self.seed)
+
+
+def _procedure(table: _Table, rows: np.ndarray, folds: int, rng: np.random.Generator, judge: _Judge) -> int | None:
     """What :func:`tune` recommends when it sees only ``rows``: a setting index, or None for default RRF."""
     oof, _ = _cross_validate(table, rows, folds, rng)
     mask = np.zeros(table.scorer.n_eval, dtype=bool)
     mask[rows] = True
     best, _ = table.select(rows, mask)
-    return best if _gate(oof, rrf[rows], alpha) else None
+    return best if _significant(judge.compare(oof, rows)) else None
 
 
 # -- the entry point ---------------------------------------------------------------------------------------------
@@ -584,12 +614,12 @@ def tune(
     per_fold = tuple(FoldChoice(f, settings[c], tm, float(oof[np.isin(every, test)].mean()), len(test))
                      for f, (c, test, tm) in enumerate(chosen))
 
-    comparison = _compare(ev, scorer, {TUNED: oof, **inputs, RRF_DEFAULT: rrf}, label, test, alpha, seed)
-    p_rrf = comparison.pair(TUNED, RRF_DEFAULT, label)
-    significant = bool(p_rrf.significant and p_rrf.diff < 0)  # diff = rrf - tuned
+    judge = _Judge(ev, scorer, {**inputs, RRF_DEFAULT: rrf}, label, test, alpha, seed)
+    comparison = judge.compare(oof)
+    significant = _significant(comparison)
     boot = bs.bootstrap_means(oof[None, :], bootstrap, np.random.default_rng(seed))
     lo, hi = bs.percentile_ci(boot, alpha)
-    nested_out = _nested(table, folds, seed, rrf, alpha, bootstrap) if nested else None
+    nested_out = _nested(table, folds, seed, judge, alpha, bootstrap) if nested else None
     rrf_setting = Setting("rrf", None, (("k", 60.0),))
     return TuneResult(
         metric=label, folds=folds, seed=seed, queries=n, candidates=len(settings),
@@ -603,20 +633,11 @@ def tune(
     )
 
 
-def _compare(ev: Any, scorer: Any, values: dict[str, np.ndarray], label: str, test: str, alpha: float,
-             seed: int) -> Any:
-    """:func:`rankscope.compare` of the per-query values, ``"tuned"`` as the baseline."""
-    from rankscope.comparison import compare
-
-    results = {name: ev.result(name, scorer.query_ids, v[:, None], scorer.counts, None)
-               for name, v in values.items()}
-    return compare(None, results, [label], test=test, alpha=alpha, baseline=TUNED, rng=seed)
-
-
-def _nested(table: _Table, folds: int, seed: int, rrf: np.ndarray, alpha: float, bootstrap: int) -> dict[str, Any]:
+def _nested(table: _Table, folds: int, seed: int, judge: _Judge, alpha: float, bootstrap: int) -> dict[str, Any]:
     """The out-of-fold value of the whole recommendation procedure (inner CV + the gate against default RRF)."""
     from rankscope.stats import bootstrap as bs
 
+    rrf = judge.baselines[RRF_DEFAULT]
     n = table.scorer.n_eval
     rng = np.random.default_rng([seed, 1])
     outer = _folds(n, folds, rng)
@@ -625,7 +646,7 @@ def _nested(table: _Table, folds: int, seed: int, rrf: np.ndarray, alpha: float,
     tuned = 0
     for f in range(folds):
         train, test = np.flatnonzero(outer != f), np.flatnonzero(outer == f)
-        pick = _procedure(table, train, folds, np.random.default_rng([seed, 2, f]), rrf, alpha)
+        pick = _procedure(table, train, folds, np.random.default_rng([seed, 2, f]), judge)
         mask = np.zeros(n, dtype=bool)
         mask[train] = True
         values[test] = rrf[test] if pick is None else table.values(pick, mask)[test]
