@@ -141,10 +141,11 @@ def condorcet_scores(f: Features, w: np.ndarray) -> np.ndarray:
     cand = pool.candidates
     sq = cand.astype(np.int64) ** 2
     bounds = np.concatenate(([0], np.cumsum(sq)))
+    per_chunk = max(1 << 16, _PAIRS_PER_CHUNK // max(n_b, 1))  # (settings x pairs) held at once stays bounded
     q = 0
     n_q = len(cand)
-    while q < n_q:  # chunks of whole queries, about _PAIRS_PER_CHUNK pairs each
-        end = max(q + 1, int(np.searchsorted(bounds, bounds[q] + _PAIRS_PER_CHUNK, side="right")) - 1)
+    while q < n_q:  # chunks of whole queries, about per_chunk pairs each
+        end = max(q + 1, int(np.searchsorted(bounds, bounds[q] + per_chunk, side="right")) - 1)
         end = min(end, n_q)
         qs = np.arange(q, end)
         total = int(bounds[end] - bounds[q])
