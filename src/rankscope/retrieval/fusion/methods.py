@@ -26,10 +26,10 @@ _PAIRS_PER_CHUNK = 1 << 21  # (i, j) pairs of candidates scored at once by the C
 
 
 def _sum_runs(f: Features, b: int, term: Callable[[int], np.ndarray]) -> np.ndarray:
-    """``Σ_r term(r)`` over the runs in order, ``(B, P)``."""
+    """``Σ_r term(r)`` over the runs in order, ``(B, P)`` (added in place: one array, not one per run)."""
     acc = np.zeros((b, f.x.shape[1]))
     for r in range(f.x.shape[0]):
-        acc = acc + term(r)
+        acc += term(r)
     return acc
 
 
@@ -98,7 +98,14 @@ def _logn_isr(f: Features, w: np.ndarray, p: Params) -> np.ndarray:
 
 def _rrf(f: Features, w: np.ndarray, p: Params) -> np.ndarray:
     k = p["k"][:, None]
-    return _sum_runs(f, len(w), lambda r: np.where(f.present[r][None, :], w[:, r, None] / (k + f.rank[r] + 1.0), 0.0))
+
+    def term(r: int) -> np.ndarray:
+        out = np.add(k, f.rank[r] + 1.0)  # k + rank (from 1): exact for integer k, as ranx's integer sum
+        np.divide(w[:, r, None], out, out=out)
+        out[:, ~f.present[r]] = 0.0
+        return out
+
+    return _sum_runs(f, len(w), term)
 
 
 def _rbc(f: Features, w: np.ndarray, p: Params) -> np.ndarray:
