@@ -189,6 +189,17 @@ class MeasureSpec:
         return Measure.build(self, cutoff, params)
 
 
+_get_spec: Callable[[str], MeasureSpec] | None = None
+
+
+def _registry_lookup() -> Callable[[str], MeasureSpec]:
+    global _get_spec
+    from rankscope.measures.registry import get_spec
+
+    _get_spec = get_spec
+    return get_spec
+
+
 @dataclass(frozen=True, eq=True, order=False)
 class Measure:
     """A metric: registry name + optional cutoff + non-default parameters.
@@ -239,9 +250,10 @@ class Measure:
     @property
     def spec(self) -> MeasureSpec:
         """The registry entry of this metric."""
-        from rankscope.measures.registry import get_spec
-
-        return get_spec(self.name)
+        get = _get_spec
+        if get is None:  # the registry imports this module: found on first use
+            get = _registry_lookup()
+        return get(self.name)
 
     def param(self, key: str) -> Any:
         """The value of parameter ``key`` (its default when not set)."""
