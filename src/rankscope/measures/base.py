@@ -189,15 +189,17 @@ class MeasureSpec:
         return Measure.build(self, cutoff, params)
 
 
-_get_spec: Callable[[str], MeasureSpec] | None = None
+_specs: dict[str, MeasureSpec] | None = None  # the registry's own dict, once its built-in metrics are loaded
 
 
 def _registry_lookup() -> Callable[[str], MeasureSpec]:
-    global _get_spec
-    from rankscope.measures.registry import get_spec
+    """The registry's ``get_spec`` (the registry imports this module: it is found on first use)."""
+    global _specs
+    from rankscope.measures import registry
 
-    _get_spec = get_spec
-    return get_spec
+    registry.generation()  # loads the built-in metrics
+    _specs = registry.registered_specs()
+    return registry.get_spec
 
 
 @dataclass(frozen=True, eq=True, order=False)
@@ -250,10 +252,11 @@ class Measure:
     @property
     def spec(self) -> MeasureSpec:
         """The registry entry of this metric."""
-        get = _get_spec
-        if get is None:  # the registry imports this module: found on first use
-            get = _registry_lookup()
-        return get(self.name)
+        if _specs is not None:
+            found = _specs.get(self.name)
+            if found is not None:
+                return found
+        return _registry_lookup()(self.name)  # loads the registry, or raises for an unknown name
 
     def param(self, key: str) -> Any:
         """The value of parameter ``key`` (its default when not set)."""
