@@ -36,7 +36,10 @@ from rankscope.measures.kernel_input import KernelInput, count_relevant
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
 
-_FINGERPRINT_JOIN_MIN_ROWS = 4096  # smaller runs: one exact Arrow lookup of every row is as cheap
+# smaller runs: one exact Arrow lookup of every row is cheaper than building and probing the join tables
+_FINGERPRINT_JOIN_MIN_ROWS = 1 << 16
+_FINGERPRINT_MIN_QUERIES = 4096  # fewer qrels queries: their ids are found by one Arrow lookup
+_SMALL_QRELS = 1 << 16  # fewer judgments: the join keys are sorted at once rather than block by block
 _QUERY_DOCS_KEPT = 100_000  # queries whose {doc: row} dicts a QrelsIndex keeps for small runs
 
 
@@ -109,7 +112,7 @@ class QrelsIndex:
         by comparing the strings (a block of a streamed run asks this again and again;
         an Arrow hash lookup would hash every qrels id again each time).
         """
-        if len(self.query_ids) < _FINGERPRINT_JOIN_MIN_ROWS:
+        if len(self.query_ids) < _FINGERPRINT_MIN_QUERIES:
             return positions(pc.index_in(ids, value_set=self.query_ids_arrow)).astype(np.int64)
         if self._query_fp is None:
             fp = fingerprint(self.query_ids_arrow)
@@ -239,7 +242,7 @@ class _JoinTables:
 def _key_order(qrels: Qrels, fph: np.ndarray) -> np.ndarray:
     """The qrels rows sorted by (query code, doc fingerprint): per-block sorts when grouped by query."""
     starts = qrels.block_starts
-    if starts is not None:
+    if starts is not None and len(qrels) >= _SMALL_QRELS:
         within = argsort_within_blocks(fph, starts)  # fingerprint order inside each query block
         if within is not None:
             return within[blocks_in_order(qrels.qcode, starts)]  # a block's code is the same in any row order
