@@ -96,6 +96,8 @@ class Collector:
 
 def _ties_reordered(hits: Sequence[Hit], scores: Sequence[float]) -> bool:
     """True when a group of equal scores is listed in another order than doc id descending."""
+    if len(set(scores)) == len(scores):  # no tie
+        return False
     for _, group in itertools.groupby(zip(scores, (h.id for h in hits)), key=lambda p: p[0]):
         ids = [i for _, i in group]
         if len(ids) > 1 and ids != sorted(ids, reverse=True):
