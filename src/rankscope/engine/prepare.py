@@ -67,6 +67,8 @@ class QrelsIndex:
         self._join: _JoinTables | None = None  # built on the first large run
         self._query_docs: dict[int, dict[str, int]] = {}  # per qrels query: doc id -> qrels row (small runs)
         self._query_rows: np.ndarray | None = None  # qrels rows grouped by query (ideal_offsets bounds them)
+        self._relevant: dict[int, np.ndarray] = {}
+        self._judged_count: np.ndarray | None = None
         self._query_ids_arrow: pa.Array | None = None
         self._query_fp: tuple[np.ndarray, np.ndarray] | None = None  # sorted query id fingerprints, their rows
 
@@ -83,6 +85,23 @@ class QrelsIndex:
             found = dict(zip(take(self.qrels.doc_column(), rows).to_pylist(), rows.tolist()))
             self._query_docs[q] = found
         return found
+
+    def relevant(self, level: int) -> np.ndarray:
+        """Relevant judged documents of every qrels query at ``level`` (computed once per level, then kept)."""
+        found = self._relevant.get(level)
+        if found is None:
+            found = count_relevant(self.ideal_grade, self.ideal_query, level, len(self.query_ids))
+            found.flags.writeable = False  # shared by every run's kernel input
+            self._relevant[level] = found
+        return found
+
+    def judged_count(self) -> np.ndarray:
+        """Judged documents (grade >= 0) of every qrels query (computed once, then kept)."""
+        if self._judged_count is None:
+            count = np.bincount(self.ideal_query[self.ideal_grade >= 0], minlength=len(self.query_ids))
+            count.flags.writeable = False
+            self._judged_count = count
+        return self._judged_count
 
     def ideal_of(self, eval_mask: np.ndarray, n_eval: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(ideal_grade, ideal_offsets, ideal_query)`` of the evaluated queries (``eval_mask`` over the qrels

@@ -49,29 +49,41 @@ def prepare_small(
     prepared run and the number of float32 reorderings."""
     depth = pol.depth
     cte = code_to_eval.tolist()
-    rows_of: list[list[int]] = [[] for _ in range(n_eval)]
-    for i, c in enumerate(run.qcode.tolist()):
-        e = cte[c]
-        if e >= 0:
-            rows_of[e].append(i)
+    rows_of: dict[int, list[int]] = {}  # evaluated query -> its rows (only the queries the run has)
+    starts = run.block_starts
+    if starts is not None:  # each query one block of rows
+        bounds = [*starts.tolist(), len(run)]
+        codes = run.qcode[starts].tolist()
+        for b, c in enumerate(codes):
+            e = cte[c]
+            if e >= 0:
+                rows_of[e] = list(range(bounds[b], bounds[b + 1]))
+    else:
+        for i, c in enumerate(run.qcode.tolist()):
+            e = cte[c]
+            if e >= 0:
+                rows = rows_of.get(e)
+                if rows is None:
+                    rows_of[e] = [i]
+                else:
+                    rows.append(i)
     full = run.scores
     score = ranking_scores(full, pol.score_precision)
     rounded = score is not full
     s = score.tolist()
     s64 = full.tolist() if rounded else s
     docs = run.doc_column().to_pylist()
-    qrels_of = np.flatnonzero(eval_mask).tolist()  # evaluated query -> qrels query index
+    qrels_of = np.flatnonzero(eval_mask)  # evaluated query -> qrels query index
     order: list[int] = []
     m_rows: list[int] = []
     m_qrow: list[int] = []
     m_rank: list[int] = []
     m_q: list[int] = []
-    num_ret = [0] * n_eval
+    num_ret = np.zeros(n_eval, dtype=np.int64)
     reordered = 0
     matched = 0
-    for e, rows in enumerate(rows_of):
-        if not rows:
-            continue
+    for e in sorted(rows_of):
+        rows = rows_of[e]
         rows.sort(key=lambda i: (s[i], docs[i]), reverse=True)
         order.extend(rows)
         num_ret[e] = len(rows)
@@ -80,7 +92,7 @@ def prepare_small(
                 if s[a] == s[b] and s64[b] > s64[a]:  # a full score rises inside a float32 tie group
                     reordered += 1
                     break
-        judged_docs = index.query_docs(qrels_of[e])
+        judged_docs = index.query_docs(int(qrels_of[e]))
         if not judged_docs:
             continue
         for r, i in enumerate(rows):
@@ -92,8 +104,7 @@ def prepare_small(
                     m_qrow.append(j)
                     m_rank.append(r)
                     m_q.append(e)
-    ranking = Ranking.from_order(run, code_to_eval, n_eval, np.array(order, dtype=np.int64),
-                                 np.array(num_ret, dtype=np.int64), reordered)
+    ranking = Ranking.from_order(run, code_to_eval, n_eval, np.array(order, dtype=np.int64), num_ret, reordered)
     nr = ranking.num_ret if depth is None else np.minimum(ranking.num_ret, depth)
     qrow = np.array(m_qrow, dtype=np.int64)
     grade = index.qrels.grades[qrow]
@@ -102,6 +113,7 @@ def prepare_small(
     offsets = np.zeros(n_eval + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     ideal_grade, ideal_offsets, ideal_query = index.ideal_of(eval_mask, n_eval)
+    every = n_eval == len(index.query_ids)  # every qrels query evaluated: the index's own counts
     idx = np.int32 if len(run) < 2**31 else np.int64
     data = KernelInput(
         offsets=offsets,
@@ -113,13 +125,15 @@ def prepare_small(
         ideal_offsets=ideal_offsets,
         ideal_grade=ideal_grade,
         ideal_query=ideal_query,
-        relevant=count_relevant(ideal_grade, ideal_query, pol.relevance_level, n_eval),
+        relevant=index.relevant(pol.relevance_level) if every else count_relevant(
+            ideal_grade, ideal_query, pol.relevance_level, n_eval),
         in_run=run_has[eval_mask],
         relevance_level=pol.relevance_level,
         all_rows=False,
     )
     judged_top, top = data.judged_in_top(judged_k)
-    judgeable = np.minimum(np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval), top)
+    judged_count = index.judged_count() if every else np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval)
+    judgeable = np.minimum(judged_count, top)
     model_top = None
     if index.model is not None:
         model_top = data.count(index.model[qrow] & data.judged & (data.rank < judged_k))
