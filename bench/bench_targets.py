@@ -121,7 +121,8 @@ def alternate(a: Callable[[], Any], b: Callable[[], Any], calls: int, rounds: in
     """Median seconds per call of ``a`` and ``b``, timed in batches of ``calls``, alternating ``rounds`` times."""
     a()
     b()
-    ta, tb = [], []
+    ta: list[float] = []
+    tb: list[float] = []
     for _ in range(rounds):
         for fn, out in ((a, ta), (b, tb)):
             gc.collect()

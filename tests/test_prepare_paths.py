@@ -67,9 +67,9 @@ def _same(a: object, b: object, what: str) -> None:
 def test_small_runs_are_prepared_as_large_ones(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(seed)
     qrels, run, model = _random(rng, grouped=bool(seed % 2))
-    pol = Policies(relevance_level=int(rng.integers(0, 3)), missing=str(rng.choice(["zero", "ignore"])),
-                   depth=[None, 3, 6][seed % 3], score_precision=str(rng.choice(["float32", "float64"])),
-                   unjudged=str(rng.choice(["keep", "condense"])))
+    pol = Policies.of("prepare", relevance_level=int(rng.integers(0, 3)), missing=str(rng.choice(["zero", "ignore"])),
+                      depth=[None, 3, 6][seed % 3], score_precision=str(rng.choice(["float32", "float64"])),
+                      unjudged=str(rng.choice(["keep", "condense"])))
     results = []
     for small in (True, False):
         monkeypatch.setattr(prepare_module, "SMALL_ROWS", 10**6 if small else -1)
@@ -81,6 +81,7 @@ def test_small_runs_are_prepared_as_large_ones(seed: int, monkeypatch: pytest.Mo
     for f in dataclasses.fields(a.data):
         _same(getattr(a.data, f.name), getattr(b.data, f.name), f.name)
     _same(a.rows, b.rows, "source rows")
+    assert a.top_counts is not None and b.top_counts is not None
     for f in dataclasses.fields(a.top_counts):
         _same(getattr(a.top_counts, f.name), getattr(b.top_counts, f.name), f.name)
     assert a.ranking is not None and b.ranking is not None

@@ -92,9 +92,9 @@ class Policies(Mapping[str, Any]):
         The values of an evaluation are few and repeat from call to call: a valid combination is
         kept (by type and value) and its value reused.
         """
+        key: tuple[Any, ...] | None = (where, *((k, type(v), v) for k, v in values.items()))
         try:
-            key: tuple[Any, ...] | None = (where, *((k, type(v), v) for k, v in values.items()))
-            known = _KNOWN.get(key)
+            known = _KNOWN.get(key)  # type: ignore[arg-type]
         except TypeError:  # an unhashable value: checked below, and refused
             key, known = None, None
         if known is not None:
