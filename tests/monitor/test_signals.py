@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankscope.monitor.events import parse_event
@@ -23,6 +23,7 @@ def test_rbo_by_hand() -> None:
     assert rbo(["a", "b", "c"], ["x", "y", "c"], p) == pytest.approx(expected)
 
 
+@settings(deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=15, unique=True),
        st.lists(st.integers(0, 30), min_size=1, max_size=15, unique=True))
 def test_rbo_is_symmetric_bounded_and_one_on_itself(a: list[int], b: list[int]) -> None:
