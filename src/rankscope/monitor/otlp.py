@@ -52,6 +52,8 @@ class Decoded:
     rejected: list[Rejection] = field(default_factory=list)
     ignored: int = 0
     hashed_ids: int = 0
+    #: the first resource's ``rankscope.monitor`` attribute, else its ``service.name`` (None: neither)
+    service: str | None = None
 
 
 def _malformed(reason: object) -> EventRejected:
@@ -198,6 +200,9 @@ def decode_otlp(body: bytes, content_type: str = "application/x-protobuf", *,
     n = 0
     for rs in req.resource_spans:
         resource = _attrs(rs.resource.attributes)
+        if out.service is None:
+            name = resource.get("rankscope.monitor") or resource.get("service.name")
+            out.service = str(name) if name else None
         for ss in rs.scope_spans:
             for span in ss.spans:
                 n += 1
