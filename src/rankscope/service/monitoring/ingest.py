@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankscope.monitor.events import Rejection, RetrievalEvent
-from rankscope.service.store import monitoring as mstore
 from rankscope.service.db import Database
+from rankscope.service.store import monitoring as mstore
 
 __all__ = ["EventWriter", "Batch", "event_row", "GROUP_ROWS"]
 
