@@ -75,8 +75,8 @@ def _num(v: Any, fmt: str = ".4f") -> str:
 
 
 def _latest(m: dict[str, Any]) -> str:
-    from rankscope.cli.messages import say
     from rankscope.cli.app import command_lang
+    from rankscope.cli.messages import say
 
     lang = command_lang()
     latest = m.get("latest")
@@ -147,7 +147,7 @@ def status_command(monitor: Annotated[str, typer.Argument(help="the monitor's na
         typer.echo(say("monitor.latest", lg, latest=_latest(m)))
         for a in m["alerts"]:
             alerts = _get(server, token, f"/api/v1/monitors/{m['id']}/alerts")
-            detail = next((x["detail"] for x in alerts if x["id"] == a["id"]), {})
+            detail: dict[str, Any] = next((x["detail"] for x in alerts if x["id"] == a["id"]), {})
             text = (detail.get("text") or {}).get(lg) or a.get("text") or ""
             typer.echo(say("monitor.alert_line", lg, rule=(detail.get("rule_text") or {}).get(lg, a["rule"]),
                            opened=a["opened"], text=text))
@@ -209,8 +209,8 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
     else:
         lg = lang.value if lang is not None else "en"
         typer.echo(say("monitor.ingested", lg, accepted=accepted, rejected=rejected, name=m["name"]))
-        for p in problems[:20]:
-            typer.echo(f"  {file}:{p['where']}: {p['problem']}")
+        for problem in problems[:20]:
+            typer.echo(f"  {file}:{problem['where']}: {problem['problem']}")
         if len(problems) > 20:
             typer.echo(say("monitor.more_problems", lg, n=len(problems) - 20))
     if rejected and not accepted:
