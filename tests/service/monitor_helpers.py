@@ -19,8 +19,9 @@ class SwitchRetriever:
     """Answers ``"query N"`` with ``rN`` (the relevant document) first in mode ``good``, and without it in mode
     ``bad``; counts the calls per query text."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
         self.mode = "good"
+        self.delay = delay
         self.calls: dict[str, int] = {}
         self.lock = threading.Lock()
         owner = self
@@ -38,6 +39,8 @@ class SwitchRetriever:
                 n = text.split()[-1]
                 with owner.lock:
                     owner.calls[text] = owner.calls.get(text, 0) + 1
+                if owner.delay:
+                    time.sleep(owner.delay)
                 hits = [{"id": f"r{n}", "score": 3.0}, {"id": f"x{n}", "score": 2.0}] if owner.mode == "good" else \
                     [{"id": f"x{n}", "score": 3.0}, {"id": f"y{n}", "score": 2.0}]
                 data = json.dumps(hits[: body["k"]]).encode()
