@@ -100,11 +100,15 @@ class EventWriter:
             group, stop = self._take(first)
             try:
                 self._write(group)
-            except Exception as exc:  # a database failure: the group's requests fail (their clients retry)
-                log.exception("writing %d event batches failed", len(group))
+            except Exception:  # one batch may be at fault (its monitor was deleted): write each alone
                 for b in group:
-                    if not b.done.done():
+                    try:
+                        self._write([b])
+                    except Exception as exc:  # this request fails (its client retries); the others are stored
+                        log.exception("writing %d events of monitor %s failed", len(b.rows), b.monitor_id)
                         b.done.set_exception(exc)
+                    else:
+                        b.done.set_result(len(b.rows))
             else:
                 for b in group:
                     b.done.set_result(len(b.rows))
