@@ -152,7 +152,8 @@ async def _load(base: str, mid: int, rate: float, seconds: float, per_request: i
     took = time.perf_counter() - t0
     lat = np.array(latencies) * 1000
     return {"requests": total, "events_sent": total * per_request, "acked_events": len(acked) * per_request,
-            "failed_requests": failed, "failures": reasons, "retried": retried, "seconds": round(took, 2), "events_per_second": round(total * per_request / took, 1),
+            "failed_requests": failed, "failures": reasons, "retried": retried, "seconds": round(took, 2),
+            "events_per_second": round(total * per_request / took, 1),
             "latency_ms": {k: round(float(v), 1) for k, v in zip(("p50", "p95", "p99", "max"),
                                                                   [*np.percentile(lat, [50, 95, 99]), lat.max()])},
             "sender_lag_p99_ms": round(float(np.percentile(np.array(lag) * 1000, 99)), 1)}
