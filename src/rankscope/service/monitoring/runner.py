@@ -189,6 +189,7 @@ def _check_round(db: Database, m: Monitor, round_id: int, scheduled_for: float, 
         checks.append(c)
     summary["checks"] = [{**c.to_dict(), "text": _said(c)} for c in checks]
     state["rules"] = rule_states
+    state["last_round_end"] = job.finished_at.timestamp() if job.finished_at is not None else time.time()
     with db.write() as s:
         fresh = mstore.get_monitor(s, m.id)
         if fresh.version != m.version:
@@ -225,8 +226,11 @@ def _canary(db: Database, settings: Settings, m: Monitor) -> None:
         if busy:  # never two rounds at once: the times due now are missed, said as such
             mstore.add_missed_rounds(s, m.id, [*due.missed, due.run], "overlap")
             state["missed"] = int(state.get("missed", 0)) + due.n_missed + 1
-        else:
-            mstore.add_missed_rounds(s, m.id, due.missed, "down")
+        else:  # times that passed while the previous round ran were missed for the overlap, the later ones because
+            # nothing ran the monitor (the service was down or behind)
+            ended = float(state.get("last_round_end") or 0.0)
+            mstore.add_missed_rounds(s, m.id, [t for t in due.missed if t <= ended], "overlap")
+            mstore.add_missed_rounds(s, m.id, [t for t in due.missed if t > ended], "down")
             state["missed"] = int(state.get("missed", 0)) + due.n_missed
             mstore.start_round(s, fresh, due.run, f"{m.name} · {round_label(due.run)}")
         state["last_scheduled"] = due.run
@@ -272,6 +276,10 @@ def _reference(s: Any, m: Monitor, w: MonitorWindow) -> WindowStats | None:
     q = s.query(MonitorWindow).filter(MonitorWindow.monitor_id == m.id, MonitorWindow.retriever == w.retriever,
                                       MonitorWindow.closed.is_(True), MonitorWindow.start < w.start)
     row = (q.order_by(MonitorWindow.start.desc()) if mode == "previous" else q.order_by(MonitorWindow.start)).first()
+    if row is None:  # a new version's first window: against the latest window of the version before it
+        row = s.query(MonitorWindow).filter(MonitorWindow.monitor_id == m.id, MonitorWindow.closed.is_(True),
+                                            MonitorWindow.retriever != w.retriever, MonitorWindow.start <= w.start
+                                            ).order_by(MonitorWindow.start.desc()).first()
     return WindowStats.from_dict(row.stats) if row is not None else None
 
 
@@ -343,6 +351,7 @@ def _close(db: Database, settings: Settings, m: Monitor, w: MonitorWindow) -> No
     stats = WindowStats.from_dict(w.stats)
     signals = stats.signals(ref)
     signals["reference"] = None if ref is None else ref.start
+    signals["reference_version"] = None if ref is None else ref.retriever
     events = [_event(r) for r in rows]
     overlap = _overlap(db, m, w, events) if events else None
     signals["rbo"] = overlap["rbo"] if overlap else None

@@ -41,8 +41,8 @@ def _ticks(lo: float, hi: float) -> list[float]:
 
 
 def svg_chart(series: Sequence[Series], *, title: str, opened: Sequence[float] = (), cleared: Sequence[float] = (),
-              y_range: tuple[float, float] | None = None, width: int = 900, height: int = 230,
-              chart_id: str = "") -> str:
+              y_range: tuple[float, float] | None = None, x_range: tuple[float, float] | None = None,
+              width: int = 900, height: int = 230, chart_id: str = "") -> str:
     """The chart as an ``<svg>`` element (see the module docstring); empty series give a chart that says so."""
     left, right, top, bottom = 56, 16, 28, 34
     pts = [p for s in series for p in s.points if p[1] is not None and math.isfinite(p[1])]
@@ -56,14 +56,14 @@ def svg_chart(series: Sequence[Series], *, title: str, opened: Sequence[float] =
                    'font-size="13">–</text>')
         out.append("</svg>")
         return "".join(out)
-    x0, x1 = min(xs), max(xs)
+    x0, x1 = x_range if x_range is not None else (min(xs), max(xs))
     if x1 == x0:
         x0, x1 = x0 - 1, x1 + 1
     if y_range is None:
         ys = [p[1] for p in pts] + [v for p in pts for v in (p[2], p[3]) if v is not None and math.isfinite(v)]
         y0, y1 = min(ys), max(ys)
         pad = (y1 - y0) * 0.1 or abs(y1) * 0.1 or 1.0
-        y0, y1 = y0 - pad, y1 + pad
+        y0, y1 = (y0 - pad if y0 - pad >= 0 or y0 < 0 else 0.0), y1 + pad  # a value >= 0 keeps a floor of 0
     else:
         y0, y1 = y_range
     w, h = width - left - right, height - top - bottom
@@ -83,6 +83,8 @@ def svg_chart(series: Sequence[Series], *, title: str, opened: Sequence[float] =
     for t, anchor in ((x0, "start"), (x1, "end")):
         out.append(f'<text x="{X(t):.1f}" y="{height - 10}" text-anchor="{anchor}" font-size="11" fill="#6b7785">'
                    f'{escape(_fmt_time(t, span))} UTC</text>')
+    opened = [t for t in opened if x0 <= t <= x1]
+    cleared = [t for t in cleared if x0 <= t <= x1]
     for t in opened:
         out.append(f'<line class="mark-open" x1="{X(t):.1f}" x2="{X(t):.1f}" y1="{top}" y2="{top + h}" '
                    f'stroke="#b42318" stroke-width="2" stroke-dasharray="4 3"/>')
@@ -107,8 +109,8 @@ def svg_chart(series: Sequence[Series], *, title: str, opened: Sequence[float] =
         for p in good:
             out.append(f'<circle cx="{X(p[0]):.1f}" cy="{Y(p[1]):.1f}" r="2.8" fill="{color}">'
                        f'<title>{escape(s.name)} {p[1]:.4g}</title></circle>')
-        lx = left + 10 + 150 * i
-        out.append(f'<rect x="{lx + 200}" y="9" width="10" height="10" fill="{color}"/>'
-                   f'<text x="{lx + 214}" y="18" font-size="12" fill="#1f2933">{escape(s.name)}</text>')
+        lx = width - right - 110 * (len(series) - i)  # the legend at the right, clear of the title
+        out.append(f'<rect x="{lx}" y="9" width="10" height="10" fill="{color}"/>'
+                   f'<text x="{lx + 14}" y="18" font-size="12" fill="#1f2933">{escape(s.name[:14])}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -43,21 +43,26 @@ def _canary(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
     alerts = mstore.list_alerts(s, m.id)
     label_time = {(r.summary or {}).get("label", ""): r.scheduled_for for r in rounds}
     opened, cleared = _alert_marks(alerts, label_time)
+    span = (done[0][0].scheduled_for, done[-1][0].scheduled_for) if done else None
     charts = []
     for metric in m.params.get("metrics", []):
         pts = [(r.scheduled_for, iv["mean"], iv["lower"], iv["upper"])
                for r, sm in done if (iv := sm["metrics"].get(metric)) and iv.get("mean") is not None]
         charts.append(svg_chart([Series(metric, pts)], title=t("mon.chart_metric", metric=metric), opened=opened,
-                                cleared=cleared, y_range=(0.0, 1.0), chart_id=f"chart-{metric}"))
+                                cleared=cleared, y_range=(0.0, 1.0), x_range=span, chart_id=f"chart-{metric}"))
     lat = [(r.scheduled_for, v, None, None) for r, sm in done
            if (v := (sm.get("signals") or {}).get("latency_p95")) is not None]
     if lat:
-        charts.append(svg_chart([Series("p95", lat)], title=t("mon.chart_latency"), chart_id="chart-latency"))
+        charts.append(svg_chart([Series("p95", lat)], title=t("mon.chart_latency"), x_range=span,
+                                chart_id="chart-latency"))
+    from rankscope.service.monitoring.runner import round_label
+
     table = []
     for r in reversed(rounds[-200:]):
         summary = r.summary or {}
-        table.append({"round": r, "label": summary.get("label") or r.scheduled_for, "metrics": summary.get("metrics")
-                      or {}, "checks": [c for c in summary.get("checks") or [] if c.get("opened") or c.get("cleared")],
+        table.append({"round": r, "label": summary.get("label") or round_label(r.scheduled_for),
+                      "metrics": summary.get("metrics") or {},
+                      "checks": [c for c in summary.get("checks") or [] if c.get("opened") or c.get("cleared")],
                       "reason": summary.get("reason"), "failed": summary.get("failed_queries"),
                       "baseline": summary.get("baseline"), "error": summary.get("error")})
     return {"charts": charts, "rounds": table, "metrics": m.params.get("metrics", []),
@@ -73,6 +78,7 @@ def _traffic(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
 
     label_time = {f"{round_label(w.start)} · {w.retriever}": w.start for w in closed}
     opened, cleared = _alert_marks(alerts, label_time)
+    span = (closed[0].start, max(w.start for w in closed)) if closed else None
     charts = []
     judged_metrics = (m.params.get("judge") or {}).get("metrics") or (
         ["precision@5", "ndcg@10", "hit_rate@5"] if m.params.get("judge") else [])
@@ -81,13 +87,13 @@ def _traffic(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
                              and (iv := ((w.judged or {}).get("metrics") or {}).get(metric))
                              and iv.get("mean") is not None]) for v in versions]
         charts.append(svg_chart(series, title=t("mon.chart_judged", metric=metric), opened=opened, cleared=cleared,
-                                y_range=(0.0, 1.0), chart_id=f"chart-{metric}"))
+                                y_range=(0.0, 1.0), x_range=span, chart_id=f"chart-{metric}"))
     for name in ("events", *SIGNAL_CHARTS):
         series = [Series(v, [(w.start, (w.signals or {}).get(name), None, None) for w in closed if w.retriever == v
                              and (w.signals or {}).get(name) is not None]) for v in versions]
         if any(x.points for x in series):
             charts.append(svg_chart(series, title=t(f"mon.signal.{name}"), opened=opened, cleared=cleared,
-                                    chart_id=f"chart-{name}"))
+                                    x_range=span, chart_id=f"chart-{name}"))
     rows = []
     for w in reversed(windows[-300:]):
         from rankscope.monitor.windows import WindowStats
@@ -147,5 +153,11 @@ def window_page(request: Request, monitor_id: MonitorId, window_id: Annotated[in
         seconds = float(m.params.get("window_seconds", 3600))
         events = mstore.window_events(s, m.id, w.start, w.start + seconds, w.retriever, limit=200)
     judged = w.judged or {}
+    from rankscope.service.web.i18n import messages
+
+    known = messages(lang_of(request))
+    names = {k: known.get(f"mon.signal.{k}", k) for k in (w.signals or {})}
+    ref = (w.signals or {}).get("reference")
     return render(request, "monitor_window.html", "monitors", m=m, w=w, label=round_label(w.start),
-                  judged=judged, events=events, sampled=judged.get("events") or {})
+                  judged=judged, events=events, sampled=judged.get("events") or {}, names=names,
+                  reference=round_label(ref) if ref is not None else None)
