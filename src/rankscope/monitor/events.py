@@ -103,6 +103,8 @@ class RetrievalEvent:
     query_id: str | None = None
     source: str = "jsonl"
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: the identity it was stored under (an event read back from storage keeps it)
+    stored_key: str | None = field(default=None, compare=False)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -112,6 +114,8 @@ class RetrievalEvent:
     def key(self) -> str:
         """A stable identity (40 hex digits): a hash of time, retriever, query and result ids, so that an event
         delivered twice (a client's retry) is kept once."""
+        if self.stored_key is not None:
+            return self.stored_key
         h = hashlib.sha1(usedforsecurity=False)
         for part in (repr(round(self.time, 6)), self.retriever, self.query_id or "", self.query, *self.ids):
             h.update(part.encode("utf-8", "surrogatepass"))

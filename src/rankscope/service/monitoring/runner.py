@@ -241,7 +241,7 @@ def _canary(db: Database, settings: Settings, m: Monitor) -> None:
 # --- traffic --------------------------------------------------------------------------------------------------
 def _event(row: MonitorEvent) -> RetrievalEvent:
     return RetrievalEvent(row.time, row.query, tuple(Hit(str(h[0]), h[1], h[2]) for h in row.results),
-                          row.latency_ms, row.retriever, None, row.source)
+                          row.latency_ms, row.retriever, None, row.source, stored_key=row.key)
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
