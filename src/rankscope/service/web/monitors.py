@@ -99,7 +99,8 @@ def _traffic(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
         from rankscope.monitor.windows import WindowStats
 
         sig = w.signals if w.closed else WindowStats.from_dict(w.stats).signals()
-        rows.append({"w": w, "label": round_label(w.start), "signals": sig or {},
+        sig = {**dict.fromkeys(("events", *SIGNAL_CHARTS)), **(sig or {})}  # an open window has no shift yet
+        rows.append({"w": w, "label": round_label(w.start), "signals": sig,
                      "judged": (w.judged or {}).get("metrics") or {}, "judged_info": w.judged,
                      "checks": [c for c in w.checks or [] if c.get("opened") or c.get("cleared")]})
     return {"charts": charts, "windows": rows, "versions": versions, "judged_metrics": judged_metrics,
