@@ -23,9 +23,9 @@ def _settings(url: str) -> JudgeSettings:
 
 
 def _events(n: int, version: str = "v1") -> list:
-    # the fake judge grades len(text) % 4: texts of length 4k+3 are grade 3, of 4k grade 0
+    # the fake judge gives the grade a text names (grade=N): two distinct texts, relevant when i + j is even
     return [parse_event({"query": f"question {i}", "retriever": version, "time": i,
-                         "results": [{"id": f"d{i}-{j}", "text": "x" * (3 if (i + j) % 2 == 0 else 4)}
+                         "results": [{"id": f"d{i}-{j}", "text": "grade=3" if (i + j) % 2 == 0 else "grade=0"}
                                      for j in range(5)]}) for i in range(n)]
 
 
@@ -61,7 +61,7 @@ def test_the_daily_budget_stops_judging_and_says_how_much_was_left(llm: FakeLLM)
 
 
 def test_documents_without_text_are_counted_and_their_event_left_out(llm: FakeLLM) -> None:
-    ev = parse_event({"query": "q", "results": [{"id": "a", "text": "xxx"}, {"id": "b"}]})
+    ev = parse_event({"query": "q", "results": [{"id": "a", "text": "grade=3"}, {"id": "b"}]})
     out = judge_events([ev, *_events(3)], _settings(llm.url), metrics=["precision@5"])
     assert out.missing_text == 1 and out.failed_events == 1 and out.scored == 3
 

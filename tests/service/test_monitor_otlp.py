@@ -16,8 +16,8 @@ from labels.fake_llm import FakeLLM
 from .live_server import LiveServer
 from .monitor_helpers import wait_for
 
-#: the fake judge grades a passage len(text) % 4: texts of 4k+3 characters are grade 3, of 4k grade 0
-DOCS = {f"doc{i}": f"Relevant passage number {i:03d}."[: 27 if i % 2 == 0 else 28] for i in range(40)}
+#: the fake judge gives the grade a passage names (grade=N): even documents are relevant
+DOCS = {f"doc{i}": f"Passage number {i:03d}, grade={3 if i % 2 == 0 else 0}." for i in range(40)}
 
 
 def _langchain_retriever() -> Any:
@@ -46,7 +46,6 @@ def test_langchain_spans_over_otlp_become_judged_events(tmp_path: Path) -> None:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    assert all(len(t) % 4 in (0, 3) for t in DOCS.values())
     with FakeLLM() as llm, LiveServer(f"sqlite:///{tmp_path / 's.sqlite3'}", monitor_poll_seconds=0.1,
                                       judge_url=llm.url, judge_model="fake-judge",
                                       judge_cache=str(tmp_path / "judge.sqlite3")) as server:

@@ -161,3 +161,37 @@ def test_events_to_a_canary_or_an_unknown_monitor(tmp_path: Any) -> None:
         assert c.post("/api/v1/monitors/99/events", content=b"{}").status_code == 404
         r = c.post("/v1/traces", content=b"\x00", headers={"content-type": "application/x-protobuf"})
         assert r.status_code == 400
+
+
+@pytest.mark.slow
+def test_versions_unknown_ids_and_judged_comparison(tmp_path: Any) -> None:
+    from labels.fake_llm import FakeLLM
+
+    with FakeLLM() as llm, make_client(f"sqlite:///{tmp_path / 's.sqlite3'}", judge_url=llm.url, judge_model="fake",
+                                       judge_cache=str(tmp_path / "judge.sqlite3"), **FAST) as c:
+        corpus = {f"d{i}": f"passage {i} grade={3 if i % 2 == 0 else 0}" for i in range(10)}  # the fake judge reads it
+        ts = upload_testset(c, {"queries": [{"id": "q0", "text": "q", "relevant": ["d0"]}], "corpus": corpus})
+        r = c.post("/api/v1/monitors", json={"name": "versions", "kind": "traffic", "test_set_id": ts["id"],
+                                             "window_seconds": 60, "judge": {"metrics": ["precision@2"],
+                                                                             "sample": {"per_window": 20}}})
+        assert r.status_code == 201, r.text
+        mid = r.json()["id"]
+        t0 = (time.time() // 60 - 5) * 60
+        lines = []
+        for i in range(20):  # v1 answers two relevant documents, v2 one relevant and one unknown to the corpus
+            lines.append(_line(time=t0 + i, query=f"question {i}", retriever="v1",
+                               results=[{"id": "d0", "text": corpus["d0"]}, {"id": "d2", "text": corpus["d2"]}]))
+            lines.append(_line(time=t0 + i, query=f"question {i}", retriever="v2",
+                               results=[{"id": "d0", "text": corpus["d0"]}, {"id": "new9", "text": "new passage grade=0"}]))
+        assert c.post(f"/api/v1/monitors/{mid}/events", content="\n".join(lines).encode()).json()["accepted"] == 40
+        windows = wait_for("both versions' windows", lambda: (ws := [w for w in c.get(
+            f"/api/v1/monitors/{mid}/windows").json() if w["closed"]]) and len(ws) == 2 and ws)
+        by = {w["retriever"]: w for w in windows}
+        assert by["v1"]["signals"]["unknown_rate"] == 0.0 and by["v2"]["signals"]["unknown_rate"] == 0.5
+        assert by["v2"]["signals"]["rbo_vs"]["vs"] == "v1" and by["v2"]["signals"]["rbo"] == pytest.approx(0.55)  # X_1 = X_2 = 1, p = 0.9
+        assert by["v1"]["judged"]["metrics"]["precision@2"]["mean"] == 1.0
+        assert by["v2"]["judged"]["metrics"]["precision@2"]["mean"] == 0.5
+        vs = by["v2"]["judged"]["vs"]
+        assert vs["version"] == "v1" and vs["difference"]["precision@2"]["difference"] == pytest.approx(-0.5)
+        page = c.get(f"/monitors/{mid}/windows/{by['v2']['id']}")
+        assert page.status_code == 200 and 'id="versus"' in page.text

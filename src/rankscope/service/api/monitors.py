@@ -39,7 +39,8 @@ class MonitorCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=200)
     kind: Literal["canary", "traffic"]
-    test_set_id: int | None = Field(None, ge=1, le=MAX_ID, description="canary: the test set asked")
+    test_set_id: int | None = Field(None, ge=1, le=MAX_ID, description="canary: the test set asked; traffic: the "
+                                    "test set whose documents are the known ids (the unknown-id rate)")
     retriever_url: str | None = Field(None, max_length=2000, description="canary: the allow-listed retriever")
     metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "recall@5", "mrr"], min_length=1, max_length=20)
     k: int = Field(10, ge=1, le=10_000)
@@ -132,9 +133,14 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
                 chosen = rng.choice(len(ids), size=min(body.sample, len(ids)), replace=False) if ids else ()
                 params["query_ids"] = sorted(ids[int(i)] for i in chosen)
     else:
-        if body.test_set_id is not None or body.retriever_url or body.schedule:
-            raise FieldError("kind", "a traffic monitor watches the events sent to it: it has no test set, "
-                             "retriever or schedule").keyed("monitor.traffic_fields")
+        if body.retriever_url or body.schedule:
+            raise FieldError("kind", "a traffic monitor watches the events sent to it: it has no retriever or "
+                             "schedule").keyed("monitor.traffic_fields")
+        if body.test_set_id is not None:  # its documents are the known ids (the unknown-id rate)
+            from rankscope.service import store
+
+            with db.read() as s:
+                store.get_testset(s, body.test_set_id, "test_set_id")
         params.update(window_seconds=body.window_seconds, reference=body.reference, short_below=body.short_below)
         if body.judge is not None:
             params["judge"] = _judge(body.judge, settings)

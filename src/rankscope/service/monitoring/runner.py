@@ -248,15 +248,40 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return WindowStats.from_dict(old).merge(WindowStats.from_dict(new)).to_dict()
 
 
+_KNOWN: dict[tuple[int, int], tuple[float, frozenset[str]]] = {}
+KNOWN_SECONDS = 600.0
+
+
+def _known_ids(db: Database, m: Monitor) -> frozenset[str] | None:
+    """The document ids of the monitor's corpus (a test set's documents and judged documents; None: no corpus), read
+    again every ten minutes."""
+    if m.test_set_id is None:
+        return None
+    key = (id(db), m.id)
+    hit = _KNOWN.get(key)
+    if hit is not None and time.monotonic() - hit[0] < KNOWN_SECONDS:
+        return hit[1]
+    from sqlalchemy import select
+
+    from rankscope.service.db import Document
+
+    with db.read() as s:
+        ids = set(s.scalars(select(Document.doc_id).where(Document.test_set_id == m.test_set_id)))
+        ids |= {str(d) for d in store.load_qrels(store.get_testset(s, m.test_set_id)).to_arrow()["doc_id"].to_pylist()}
+    _KNOWN[key] = (time.monotonic(), frozenset(ids))
+    return _KNOWN[key][1]
+
+
 def _aggregate(db: Database, m: Monitor) -> Monitor:
     seconds = float(m.params.get("window_seconds", 3600))
     short = int(m.params.get("short_below", 3))
+    known = _known_ids(db, m)
     while True:
         with db.read() as s:
             rows = mstore.pending_events(s, m.id, AGGREGATE_BATCH)
         if not rows:
             return m
-        agg = aggregate([_event(r) for r in rows], seconds, short_below=short)
+        agg = aggregate([_event(r) for r in rows], seconds, known_ids=known, short_below=short)
         with db.write() as s:
             fresh = mstore.get_monitor(s, m.id)
             if fresh.version != m.version:
@@ -342,6 +367,27 @@ def _judge_window(db: Database, settings: Settings, m: Monitor, events: list[Ret
     return data
 
 
+def _versus(db: Database, m: Monitor, w: MonitorWindow, judged: dict[str, Any]) -> dict[str, Any] | None:
+    """This version's judged means against another version's on its own judged sample: the same window's (a shadow),
+    else the latest judged window of another version before it; the difference with an interval holding when both
+    intervals do (:func:`rankscope.monitor.judged.version_difference`)."""
+    from rankscope.monitor.judged import version_difference
+
+    with db.read() as s:
+        rows = s.query(MonitorWindow).filter(MonitorWindow.monitor_id == m.id, MonitorWindow.retriever != w.retriever,
+                                             MonitorWindow.closed.is_(True), MonitorWindow.start <= w.start,
+                                             MonitorWindow.judged.is_not(None)
+                                             ).order_by(MonitorWindow.start.desc()).limit(20).all()
+    other = next((r for r in rows if (r.judged or {}).get("scored")), None)
+    if other is None:
+        return None
+    mine = judged.get("metrics") or {}
+    theirs = (other.judged or {}).get("metrics") or {}
+    diffs = {k: version_difference(mine[k], theirs[k]) for k in mine if k in theirs}
+    return {"version": other.retriever, "window": other.id, "start": other.start,
+            "difference": {k: v for k, v in diffs.items() if v is not None}}
+
+
 def _close(db: Database, settings: Settings, m: Monitor, w: MonitorWindow) -> None:
     seconds = float(m.params.get("window_seconds", 3600))
     label = f"{round_label(w.start)} · {w.retriever}"
@@ -357,6 +403,8 @@ def _close(db: Database, settings: Settings, m: Monitor, w: MonitorWindow) -> No
     signals["rbo"] = overlap["rbo"] if overlap else None
     signals["rbo_vs"] = overlap
     judged = _judge_window(db, settings, m, events) if events else None
+    if judged is not None:
+        judged["vs"] = _versus(db, m, w, judged)
     state = dict(m.state)
     rule_states = dict(state.get("rules") or {})
     checks: list[Check] = []
