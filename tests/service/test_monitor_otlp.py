@@ -82,8 +82,11 @@ def test_langchain_spans_over_otlp_become_judged_events(tmp_path: Path) -> None:
         # each query gets 5 consecutive docs: 2 or 3 of them have an even number (grade 3)
         assert 0.4 <= p5["mean"] <= 0.6 and p5["lower"] <= p5["mean"] <= p5["upper"]
         assert llm.requests, "the judge was asked"
+        spent = httpx.get(f"{server.url}/api/v1/monitors/{mid}").json()["judge"]
+        assert spent["budget"] == {"calls": 500} and 0 < spent["spent_today"]["calls"] <= 500
+        assert spent["spent_today"]["tokens"] > 0
         ev_page = httpx.get(f"{server.url}/monitors/{mid}")
-        assert ev_page.status_code == 200 and "v7" in ev_page.text
+        assert ev_page.status_code == 200 and "v7" in ev_page.text and 'id="judge-budget"' in ev_page.text
 
 
 def test_otlp_to_the_standard_path_finds_the_monitor_by_name(tmp_path: Path) -> None:

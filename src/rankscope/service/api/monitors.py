@@ -211,6 +211,10 @@ def monitor_status(s: Any, m: Monitor) -> dict[str, Any]:
                                    "judged": (w.judged or {}).get("metrics")}
         out["latest"] = latest or None
         out["events"] = mstore.event_count(s, m.id)
+        if m.params.get("judge"):  # the day's judging: what it may spend and what it spent (planned tokens and cost)
+            calls, tokens, money = mstore.spend_today(s, m.id)
+            out["judge"] = {"budget": m.params["judge"].get("budget") or {},
+                            "spent_today": {"calls": calls, "tokens": tokens, "money": money}}
         if not latest and out["status"] == "ok":
             out["status"] = "no data"
     return _finite_all(out)
