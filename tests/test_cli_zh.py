@@ -148,7 +148,7 @@ def test_check_gate_lines_in_chinese(files: dict[str, Path], tmp_path: Path) -> 
     md = (tmp_path / "s.md").read_text(encoding="utf-8")
     assert md.startswith("## rankscope 门禁未通过：") and "| | 要求 | 实测 | 详情 |" in md
     en = _cli(*args)
-    assert "FAIL  mrr >= 0.9: " in en.stdout and "gate FAILED: 2 of 2 requirement(s) not met" in en.stdout
+    assert "FAIL  mrr >= 0.9: " in en.stdout and "gate FAILED: 2 of 2 requirements not met" in en.stdout
     assert (tmp_path / "s.md").read_text(encoding="utf-8").startswith("## rankscope gate FAILED: ")
 
 

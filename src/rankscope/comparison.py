@@ -45,8 +45,12 @@ from rankscope.errors import InvalidParameterError, Items
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from rankscope.data.notices import InputNotice
     from rankscope.interpret.coverage import DataWarning
+    from rankscope.retrieval.options import RetrieverOptions
+    from rankscope.retrieval.runner import RunOptionValues
 
 __all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
 
@@ -368,6 +372,8 @@ def compare(
     rule: str = "any",
     unjudged: str = "keep",
     ci: str = "bootstrap",
+    options: RetrieverOptions | None = None,
+    **retriever_options: Unpack[RunOptionValues],
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -402,6 +408,11 @@ def compare(
         (``read_labels``): each run's share of model labels in its top k is then reported
         chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
         runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
+    options, k, workers, retries, retry_wait, batch_size, cache, overwrite_cache, cache_key, cache_check,
+        chunk_to_doc, relevance, progress, on_bad_answer : with retrievers, how they run: the
+        :class:`~rankscope.retrieval.options.RetrieverOptions` value and keywords
+        :func:`~rankscope.retrieval.runner.evaluate_retriever` takes (``relevance_level``, ``chunking`` and
+        ``rule`` above go to the retrievers too); every retriever runs with the same options
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -418,7 +429,16 @@ def compare(
     from rankscope.stats import corrections, effect, paired
     from rankscope.stats.montecarlo import undecided_near
 
-    qrels, runs = resolve_retrievers(qrels, runs, metrics)  # RetrieverEvaluations, {name: retriever} + a TestSet
+    run_options = None
+    if options is not None or retriever_options or relevance_level != 1 or chunking is not None or rule != "any":
+        from rankscope.retrieval.options import resolve_options
+
+        shared = {k: v for k, v in (("relevance_level", relevance_level), ("chunking", chunking), ("rule", rule))
+                  if v != {"relevance_level": 1, "chunking": None, "rule": "any"}[k]}
+        run_options = resolve_options(options, {**shared, **retriever_options}, "compare")
+    # RetrieverEvaluations, {name: retriever} + a TestSet; their warnings, named by the retriever
+    qrels, runs, retriever_warnings = resolve_retrievers(qrels, runs, metrics, run_options,
+                                                         for_retrievers=options is not None or bool(retriever_options))
     if test not in paired.TESTS:
         tests = Items(paired.TESTS)
         raise InvalidParameterError(f"test must be one of {tests}, got {test!r}").keyed(
@@ -550,7 +570,7 @@ def compare(
         alpha=float(alpha), correction=method, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,
         permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
         scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
-        warnings=tuple(warnings), no_relevant=no_rel,
+        warnings=tuple(retriever_warnings) + tuple(warnings), no_relevant=no_rel,
         ceilings=_saved_ceilings(results, labels, qids) if ev is None else ceilings(ev, labels, measures, qids),
         tags=tags, groups=groups, ci=ci,
     )

@@ -378,19 +378,21 @@ class GateResult:
 
     def _verdict(self, lang: str) -> str:
         n = len(self.outcomes)
+        form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
         if self.failed:
-            return _say("failed", lang, failed=self.failed, n=n)
+            return _say(f"failed.{form}", lang, failed=self.failed, n=n)
         if self.undecided:
-            return _say("undecided_verdict", lang, undecided=self.undecided, n=n)
-        return _say("passed", lang, n=n)
+            return _say(f"undecided_verdict.{form}", lang, undecided=self.undecided, n=n)
+        return _say(f"passed.{form}", lang, n=n)
 
     def __repr__(self) -> str:
         failed = self.failed
         verdict = ("passed" if self.passed else f"FAILED ({failed} of {len(self.outcomes)} not met)" if failed
                    else f"UNDECIDED ({self.undecided} of {len(self.outcomes)} could not be decided)")
         base = f" vs {self.baseline_name!r}" if self.baseline_name else ""
-        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {len(self.outcomes)} requirement(s): "
-                f"{verdict}, {len(self.warnings)} warning(s))")
+        n, w = len(self.outcomes), len(self.warnings)
+        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {n} requirement{'s' * (n != 1)}: "
+                f"{verdict}, {w} warning{'s' * (w != 1)})")
 
     def _repr_html_(self) -> str:
         from rankscope.report.notebook import html_gate

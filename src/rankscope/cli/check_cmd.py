@@ -122,7 +122,7 @@ def check_command(
                  folder=path.parent)
     # runs are named by their file stem; a TREC tag that differs is shown
     files = [run] if baseline is None else [run, baseline]
-    with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):
+    with swapped_inputs(qrels, files):
         judgments, _, source_note = read_judgments(qrels, provenance)
         named, tags = read_named_runs(files, columns)
     loaded = list(named.values())

@@ -46,6 +46,11 @@ class System(str, Enum):
 DEFAULT_DENSE_MODEL = "multilingual-e5-small"
 
 
+class BadAnswer(str, Enum):
+    FAIL = "fail"
+    COUNT = "count"  # not "count": str.count
+
+
 class Relevance(str, Enum):
     auto = "auto"
     qrels = "qrels"
@@ -172,6 +177,19 @@ def run_command(
     overwrite_cache: Annotated[
         bool, typer.Option("--overwrite-cache", help="start --cache afresh even if it holds another evaluation")
     ] = False,
+    cache_key: Annotated[
+        Optional[str], typer.Option("--cache-key", show_default="none",
+                                    help="your name for what the retriever answers from (an index version): a "
+                                         "cache written under another key is refused")
+    ] = None,
+    cache_check: Annotated[
+        int, typer.Option("--cache-check", help="cached queries asked again before the cache is used (0: trust it)")
+    ] = 3,
+    on_bad_answer: Annotated[
+        BadAnswer, typer.Option("--on-bad-answer",
+                                help="a retriever returning None or no ranking: fail (stop) or count (a failed "
+                                     "query, retried first)")
+    ] = BadAnswer.FAIL,
     workers: Annotated[int, typer.Option("--workers", help="concurrent calls for your retriever")] = 4,
     retries: Annotated[int, typer.Option("--retries", help="extra attempts for a failing call")] = 2,
     relevance: Annotated[Relevance, typer.Option("--relevance", help="auto, qrels or answers")] = Relevance.auto,
@@ -241,9 +259,10 @@ def run_command(
                           remote=remote)
         run_name = name or (system.value if system is not None else None)
         ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
-                                cache=cache, overwrite_cache=overwrite_cache, progress=show,
-                                chunk_to_doc=chunk_to_doc, name=run_name, relevance=relevance.value,
-                                relevance_level=relevance_level)
+                                cache=cache, overwrite_cache=overwrite_cache, cache_key=cache_key,
+                                cache_check=cache_check, progress=show, chunk_to_doc=chunk_to_doc, name=run_name,
+                                relevance=relevance.value, relevance_level=relevance_level,
+                                on_bad_answer=on_bad_answer.value)
     assert ev.doc_run is not None
     write_trec_run(ev.doc_run, out, tag=ev.run.name)
     if qrels_out is not None:

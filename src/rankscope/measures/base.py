@@ -107,9 +107,9 @@ class Param:
                 out = str(value)
                 if len(out) >= 2 and out[0] == out[-1] and out[0] in "'\"":
                     out = out[1:-1]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int("1e400"), int("inf")
             raise InvalidParameterError(
-                f"parameter {self.name!r} of metric {metric!r} must be {self.type.__name__}, got {value!r}"
+                f"parameter {self.name!r} of metric {metric!r} must be {_type_said(self.type)}, got {value!r}"
             ).keyed("measures.param_type", name=self.name, metric=metric, type=_type_said(self.type),
                     value=value) from None
         if self.minimum is not None and out < self.minimum:

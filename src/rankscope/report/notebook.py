@@ -234,12 +234,13 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
     failed, undecided = gate.failed, gate.undecided
+    form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
     verdict = (f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
-               f'{t("nb.gate_failed_n", failed=failed, n=n)}</p>' if failed else
+               f'{t("nb.gate_failed_n." + form, failed=failed, n=n)}</p>' if failed else
                f'<p class="head"><span class="fail">{t("nb.gate_undecided")}</span>{colon}'
-               f'{t("nb.gate_undecided_n", undecided=undecided, n=n)}</p>' if undecided else
-               f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}{t("nb.gate_passed_n", n=n)}'
-               "</p>")
+               f'{t("nb.gate_undecided_n." + form, undecided=undecided, n=n)}</p>' if undecided else
+               f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}'
+               f'{t("nb.gate_passed_n." + form, n=n)}</p>')
     base = t("nb.gate_against", baseline=gate.baseline_name) if gate.baseline_name else ""
     meta = f'<p class="meta">{t("nb.gate_run", run=gate.run_name)}{base} · {t("n_queries", n=gate.n_queries)}</p>'
     rows = []
@@ -266,7 +267,9 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
 
 def comparison_frame(comparison: Any) -> Any:
     """The tidy DataFrame of :meth:`~rankscope.comparison.Comparison.to_dataframe`."""
-    import pandas as pd
+    from rankscope.extras import need
+
+    pd = need("pandas", "dataframe")
 
     from rankscope.report.content import reference_system
 
@@ -323,7 +326,10 @@ def _figure(report: dict[str, Any], kind: str) -> Any:
 def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None, run: Any = None,
                 kmax: int = 100) -> Any:
     """A figure of one result (see :meth:`~rankscope.engine.EvaluationResult.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.run_report import build_run_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_run_report(result, qrels=qrels, run=run, curves=kind == "curves", kmax=kmax)
     return _figure(_only(report, metric, result.measures, result.labels), kind)
@@ -332,7 +338,10 @@ def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None
 def plot_comparison(comparison: Any, metric: str | None, kind: str, *, qrels: Any = None, runs: Any = None,
                     kmax: int = 100) -> Any:
     """A figure of a comparison (see :meth:`~rankscope.comparison.Comparison.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.content import build_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_report(comparison, qrels=qrels, runs=runs, curves=kind == "curves", kmax=kmax)
     if metric is not None and kind == "differences":

@@ -34,7 +34,9 @@ _MAX_DOTS = 400  # above this many queries the distribution plot shows boxes and
 @contextmanager
 def _style() -> Iterator[None]:
     """The plots' matplotlib settings (text stays text in SVG, fixed hash salt, CJK font fallback)."""
-    import matplotlib
+    from rankscope.extras import need
+
+    matplotlib = need("matplotlib", "plots")
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rankscope", "font.size": 9,
                                 "font.sans-serif": _sans_fonts(),

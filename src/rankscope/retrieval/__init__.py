@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "BatchRetriever": "rankscope.retrieval.protocol",
     "as_retriever": "rankscope.retrieval.protocol",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverOptions": "rankscope.retrieval.options",
     "RetrieverEvaluation": "rankscope.retrieval.evaluation",
     "UnknownIdsWarning": "rankscope.retrieval.runner",
     "fold_chunks": "rankscope.retrieval.chunks",
@@ -33,9 +34,12 @@ _EXPORTS: dict[str, str] = {
     "OpenAIEmbeddings": "rankscope.retrieval.openai_embeddings",
     "HybridRetriever": "rankscope.retrieval.hybrid",
     "fuse": "rankscope.retrieval.fusion",
+    "train_fusion": "rankscope.retrieval.fusion",
+    "tune": "rankscope.retrieval.tune",
 }
 
 __all__ = [
+    "RetrieverOptions",
     "BM25Retriever",
     "BatchRetriever",
     "DenseRetriever",
@@ -57,6 +61,8 @@ __all__ = [
     "fuse",
     "map_chunk_ids",
     "normalize_text",
+    "train_fusion",
+    "tune",
     "unknown_ids",
 ]
 
@@ -67,11 +73,13 @@ if TYPE_CHECKING:
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
     from rankscope.retrieval.dense import DenseRetriever
     from rankscope.retrieval.evaluation import RetrieverEvaluation
-    from rankscope.retrieval.fusion import fuse
+    from rankscope.retrieval.fusion import fuse, train_fusion
     from rankscope.retrieval.hybrid import HybridRetriever
     from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
+    from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
+    from rankscope.retrieval.tune import tune
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 
