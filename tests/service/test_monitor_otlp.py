@@ -117,3 +117,24 @@ def test_otlp_to_the_standard_path_finds_the_monitor_by_name(tmp_path: Path) -> 
         other = c.post("/v1/traces", content=_export([]).SerializeToString(),  # type: ignore[attr-defined]
                        headers={"content-type": "application/x-protobuf"})
         assert other.status_code == 404
+
+
+def test_gzip_otlp_is_decompressed_within_the_limit(tmp_path: Path) -> None:
+    import gzip
+
+    from monitor.test_events import RETRIEVER, _export, _span
+
+    from .conftest import make_client
+
+    with make_client(f"sqlite:///{tmp_path / 's.sqlite3'}", monitor_poll_seconds=0.1, max_data_bytes=100_000) as c:
+        mid = c.post("/api/v1/monitors", json={"name": "gz", "kind": "traffic"}).json()["id"]
+        body = _export([_span(RETRIEVER, start=int(time.time() * 1e9))]).SerializeToString()  # type: ignore[attr-defined]
+        headers = {"content-type": "application/x-protobuf", "content-encoding": "gzip"}
+        ok = c.post(f"/api/v1/monitors/{mid}/v1/traces", content=gzip.compress(body), headers=headers)
+        assert ok.status_code == 200 and c.get(f"/api/v1/monitors/{mid}").json()["events"] == 1
+        bomb = gzip.compress(b"\x00" * 5_000_000)  # 5 MB of zeros in a few kB
+        assert len(bomb) < 100_000
+        r = c.post(f"/api/v1/monitors/{mid}/v1/traces", content=bomb, headers=headers)
+        assert r.status_code == 413
+        cut = c.post(f"/api/v1/monitors/{mid}/v1/traces", content=gzip.compress(body)[:-10], headers=headers)
+        assert cut.status_code == 400

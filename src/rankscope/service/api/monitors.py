@@ -9,6 +9,7 @@ counted and named, never stored.
 from __future__ import annotations
 
 import math
+import zlib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -376,12 +377,14 @@ async def _otlp(request: Request, monitor: Monitor | None) -> Response:
     ctype = request.headers.get("content-type", "application/x-protobuf")
     body = await request.body()
     if request.headers.get("content-encoding", "").lower() == "gzip":
-        import gzip
-
+        limit = int(request.app.state.settings.max_data_bytes)
         try:
-            body = await run_in_threadpool(gzip.decompress, body)
-        except (OSError, EOFError) as exc:
+            body = await run_in_threadpool(_gunzip, body, limit)
+        except (OSError, EOFError, zlib.error) as exc:
             return _otlp_answer(ctype, 400, rejected=0, message=f"not gzip ({exc})")
+        except _TooLarge:
+            return _otlp_answer(ctype, 413, rejected=0, message=f"the decompressed body is over the limit of {limit} "
+                                "bytes (raise it with `rankscope serve --max-data-mb`)")
     try:
         decoded = await run_in_threadpool(decode_otlp, body, ctype)
     except EventRejected as exc:
@@ -404,6 +407,21 @@ async def _otlp(request: Request, monitor: Monitor | None) -> Response:
     return _otlp_answer(ctype, 200, rejected=len(decoded.rejected), message=message)
 
 
+class _TooLarge(Exception):
+    pass
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    """A gzip body decompressed, at most ``limit`` bytes of it (a small bomb must not fill the memory)."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = d.decompress(body, limit + 1)
+    if len(out) > limit or d.unconsumed_tail:
+        raise _TooLarge
+    if not d.eof:
+        raise EOFError("the gzip stream is cut short")
+    return out
+
+
 def _otlp_answer(ctype: str, status: int, *, rejected: int, message: str) -> Response:
     """The OTLP/HTTP answer: an ExportTraceServiceResponse (partial success when spans were rejected), in the
     request's encoding; an error status carries a google.rpc.Status."""
@@ -419,7 +437,7 @@ def _otlp_answer(ctype: str, status: int, *, rejected: int, message: str) -> Res
     else:
         from google.rpc.status_pb2 import Status
 
-        msg = Status(code=3 if status == 400 else 5, message=message[:1000])
+        msg = Status(code={400: 3, 404: 5, 413: 8}.get(status, 2), message=message[:1000])
     if json_out:
         return Response(json_format.MessageToJson(msg), status_code=status, media_type="application/json")
     return Response(msg.SerializeToString(), status_code=status, media_type="application/x-protobuf")
