@@ -189,7 +189,6 @@ def _check_round(db: Database, m: Monitor, round_id: int, scheduled_for: float, 
         checks.append(c)
     summary["checks"] = [{**c.to_dict(), "text": _said(c)} for c in checks]
     state["rules"] = rule_states
-    state["last_round_end"] = job.finished_at.timestamp() if job.finished_at is not None else time.time()
     with db.write() as s:
         fresh = mstore.get_monitor(s, m.id)
         if fresh.version != m.version:
@@ -216,26 +215,38 @@ def _canary(db: Database, settings: Settings, m: Monitor) -> None:
         busy = bool(mstore.running_rounds(s, m.id))
     sched = Schedule.from_dict(m.params["schedule"])
     state = dict(m.state)
-    due = sched.due(state.get("last_scheduled"), time.time())
+    now = time.time()
+    due = sched.due(state.get("last_scheduled"), now)
+    key = (id(db), m.id)
+    prev = _LAST_LOOK.get(key)  # when this worker last looked at the monitor, and whether a round was running then
+    _LAST_LOOK[key] = (now, busy)
     if due.run is None:
         return
+    times = [*due.missed, due.run] if busy else list(due.missed)
+
+    def reason(t: float) -> str:
+        """``down`` when no worker looked at the monitor at that time (this worker had not, since it started or took
+        the monitor over; or it was behind), ``overlap`` when the previous round was still running."""
+        if prev is None or t < prev[0]:
+            return "down"
+        return "overlap" if prev[1] or busy else "down"
+
     with db.write() as s:
         fresh = mstore.get_monitor(s, m.id)
         if fresh.version != m.version:
             raise _Moved
-        if busy:  # never two rounds at once: the times due now are missed, said as such
-            mstore.add_missed_rounds(s, m.id, [*due.missed, due.run], "overlap")
-            state["missed"] = int(state.get("missed", 0)) + due.n_missed + 1
-        else:  # times that passed while the previous round ran were missed for the overlap, the later ones because
-            # nothing ran the monitor (the service was down or behind)
-            ended = float(state.get("last_round_end") or 0.0)
-            mstore.add_missed_rounds(s, m.id, [t for t in due.missed if t <= ended], "overlap")
-            mstore.add_missed_rounds(s, m.id, [t for t in due.missed if t > ended], "down")
-            state["missed"] = int(state.get("missed", 0)) + due.n_missed
+        for why in ("down", "overlap"):
+            mstore.add_missed_rounds(s, m.id, [t for t in times if reason(t) == why], why)
+        state["missed"] = int(state.get("missed", 0)) + due.n_missed + (1 if busy else 0)
+        if not busy:  # never two rounds at once: while one runs, the times due are missed, said as such
             mstore.start_round(s, fresh, due.run, f"{m.name} · {round_label(due.run)}")
         state["last_scheduled"] = due.run
         if not mstore.save_state(s, fresh, state):
             raise _Moved
+
+
+#: per (database, monitor): when this process's workers last looked at its schedule and whether a round was running
+_LAST_LOOK: dict[tuple[int, int], tuple[float, bool]] = {}
 
 
 # --- traffic --------------------------------------------------------------------------------------------------
