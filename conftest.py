@@ -53,6 +53,24 @@ os.environ.setdefault("RANKSCOPE_CHECK_MESSAGES", "1")
 # Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
+
+def _import_anyio_now() -> None:
+    """anyio imports its parts on first use and is a pytest plugin, so that import goes through pytest's
+    assertion rewriting (an ``ast.parse``); a service thread doing it while the main thread parses a test
+    module trips CPython 3.11's check of the parser's recursion depth ("AST constructor recursion depth
+    mismatch": a static file served with a cut body). Importing every part here, before any thread starts,
+    leaves nothing to import later."""
+    import anyio
+    import anyio.abc
+    import anyio.streams.memory
+
+    for module in (anyio, anyio.abc):
+        for name in dir(module):
+            getattr(module, name)
+
+
+_import_anyio_now()
+
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()
 DL_HARD = DATA / "runs_dl_hard" / "dataset"

@@ -48,9 +48,11 @@ def serve_command(
     judge_url: Annotated[Optional[str], typer.Option(
         "--judge-url", show_default="none: traffic is not judged",
         help="OpenAI-compatible endpoint (up to /v1) that judges sampled traffic")] = None,
-    judge_model: Annotated[Optional[str], typer.Option("--judge-model", help="the judge's model name")] = None,
+    judge_model: Annotated[Optional[str], typer.Option(
+        "--judge-model", show_default="none: needed with --judge-url", help="the judge's model name")] = None,
     judge_key_env: Annotated[Optional[str], typer.Option(
-        "--judge-key-env", help="environment variable holding the judge's API key")] = None,
+        "--judge-key-env", show_default="none: no key is sent",
+        help="environment variable holding the judge's API key")] = None,
     judge_cache: Annotated[Optional[str], typer.Option(
         "--judge-cache", show_default="a file in the user cache folder",
         help="SQLite file of the judge's answer cache")] = None,
