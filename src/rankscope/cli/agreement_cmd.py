@@ -87,10 +87,9 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
 
     from rankscope.cli.messages import print_lines
     from rankscope.labels.reading import read_label_agreement, read_ranking_agreement
+    from rankscope.report.fit import fit
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
                      negative=agr.negative)], lang)
     cm = Table(title=say("agreement.confusion", lang), title_justify="left")
@@ -99,7 +98,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
-    console.print(cm)
+    console.print(fit(cm))
     print_lines([say("agreement.rates", lang, exact=agr.exact, level=agr.relevance_level, binary=agr.binary,
                      resamples=agr.resamples, confidence=1 - agr.alpha), *read_label_agreement(agr, lang)], lang)
     if ra is None:
@@ -114,7 +113,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         ho, mo = r.order("human"), r.order("model")
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
-        console.print(t)
+        console.print(fit(t))
     flips = [say("agreement.flip", lang, kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
                  human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p) for v in ra.flips]
     print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

@@ -147,7 +147,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        typer.echo(say("report_written", lang.value, path=written), err=True)
+        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -156,6 +156,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rich.table import Table
 
     from rankscope.interpret.i18n import message
+    from rankscope.report.fit import fit
     from rankscope.report.terminal import print_report
 
     console = Console()
@@ -167,7 +168,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         cov = cc.chunkings[row["chunking"]]["coverage"]
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
-    console.print(table)
+    console.print(fit(table))
     lines = [*(notes or []), message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
                                      queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0))]
     for name, ev in cc.evaluations.items():

@@ -61,7 +61,8 @@ def localize(command: Any, lang: str) -> Any:
     """Make the click command ``command`` (``typer.main.get_command(app)``) print its help, and its subcommands', in
     ``lang``; return it.  Nothing is read or changed before help is printed: then the whole tree is translated (a
     group lists its commands' summaries), each paragraph is put on one line (:func:`reflow`, English too) and typer's
-    labels are said in ``lang`` while the help prints."""
+    labels are said in ``lang`` while the help prints; the option and command tables fit the terminal
+    (:func:`_fitted_panels`)."""
     prepared: list[bool] = []
 
     for _, cmd in commands(command):
@@ -73,12 +74,13 @@ def localize(command: Any, lang: str) -> Any:
                 prepared.append(True)
             labels = catalog(lang).get("labels")
             if labels is None:  # no help in lang: English
-                _original(ctx, formatter)
+                with _fitted_panels():
+                    _original(ctx, formatter)
                 return
             helper = ctx.command.get_help_option(ctx)
             if helper is not None:
                 helper.help = labels["help"]
-            with _labels(labels, ctx):
+            with _labels(labels, ctx), _fitted_panels():
                 _original(ctx, formatter)
 
         cmd.format_help = format_help
@@ -156,6 +158,29 @@ def _labels(labels: dict[str, str], ctx: Any) -> Iterator[None]:
         for name, value in saved.items():
             setattr(rich_utils, name, value)
         del ctx.formatter_class
+
+
+@contextmanager
+def _fitted_panels() -> Iterator[None]:
+    """While help prints, typer's option and command tables are laid out by :func:`rankscope.report.fit.fit`: an
+    option name, a default or a choice list is never cut with ``…`` (``production:minimum|go…``); in a narrow
+    terminal each option is a line of its own with its help under it."""
+    from typer import rich_utils
+
+    from rankscope.report.fit import fit
+
+    panel = rich_utils.Panel
+
+    def fitted_panel(renderable: Any, *args: Any, **kwargs: Any) -> Any:
+        from rich.table import Table
+
+        return panel(fit(renderable) if isinstance(renderable, Table) else renderable, *args, **kwargs)
+
+    rich_utils.Panel = fitted_panel  # type: ignore[assignment,misc]
+    try:
+        yield
+    finally:
+        rich_utils.Panel = panel  # type: ignore[misc]
 
 
 def _usage_formatter(base: type, usage: str) -> type:
