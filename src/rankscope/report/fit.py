@@ -181,18 +181,25 @@ class Fitted:
 
     @staticmethod
     def _share(table: Any, ranges: list[tuple[int, int]], room: int) -> None:
-        """Give each column of ``table`` its narrowest width, then share what is left toward each widest one."""
+        """Give each column of ``table`` its narrowest width, then what is left: whole to the columns that need least
+        to be unwrapped (a short header or number stays on one line), then shared among the others in proportion
+        to what each still lacks."""
         widths = [low for low, _ in ranges]
         left = room - sum(widths)
-        while left > 0:
-            wants = [high - w for w, (_, high) in zip(widths, ranges)]
-            most = max(range(len(widths)), key=lambda i: wants[i])
-            if wants[most] <= 0:
-                break
-            widths[most] += 1
-            left -= 1
-        for column, total in zip(table.columns, widths):
-            column.width = max(0, total - table._get_padding_width(column._index))
+        lacking = sorted(range(len(widths)), key=lambda i: ranges[i][1] - widths[i])
+        while lacking and left >= ranges[lacking[0]][1] - widths[lacking[0]]:
+            i = lacking.pop(0)
+            left -= ranges[i][1] - widths[i]
+            widths[i] = ranges[i][1]
+        total = sum(ranges[i][1] - widths[i] for i in lacking)
+        for i in lacking:
+            extra = left * (ranges[i][1] - widths[i]) // total if total else 0
+            widths[i] += extra
+        left = room - sum(widths)
+        for i in lacking[:max(left, 0)]:  # what rounding left
+            widths[i] += 1
+        for column, total_width in zip(table.columns, widths):
+            column.width = max(0, total_width - table._get_padding_width(column._index))
 
     def _title_line(self, title: Any, console: Any, width: int) -> Iterator[Any]:
         from rankscope.report.wrap import Prose

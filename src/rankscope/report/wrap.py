@@ -36,7 +36,7 @@ _HAN_RUN = re.compile(rf"[{_HAN}]+")
 #: comparisons kept beside both sides (``p = 0.02``)
 _OPERATORS = {"=", "≥", "≤", ">=", "<=", "<", ">", "±", "≈", "≠"}
 #: brackets whose short content stays on one line, and how short (cells)
-_PAIRS = {"（": "）", "(": ")", "[": "]"}
+_PAIRS = {"（": "）", "(": ")"}
 _WHOLE = 24
 #: a number with its closing mark, which a paragraph's last line should not hold alone
 _LONE = re.compile(r"[-+]?\d[\d.,]*%?[，。、；：！？）」』》…％,.;:!?)\]%”’]*")
@@ -63,10 +63,11 @@ def _segmenter() -> Any:
     return jieba.lcut
 
 
-def _words(text: str) -> list[str]:
+def _words(text: str, whole: bool = True) -> list[str]:
     """``text`` cut into the pieces a line may break between (spaces are pieces of their own): marks glued to their
     neighbour; a comparison glued to both sides (``p = 0.0203``, ``recall@5 >= 0.8``: a value stays beside what it
-    is the value of); a short bracketed phrase kept whole (``（差值 +0.0186）``, ``(median 3)``).
+    is the value of); a short bracketed phrase kept whole (``（差值 +0.0186）``, ``(median 3)``).  ``whole=False``:
+    without these two (what a line narrower than such a piece breaks between).
 
     >>> [w for w in _words("p = 0.0203，α = 0.05；（差值 +0.0186）") if not w.isspace()]
     ['p = 0.0203，', 'α = 0.05；', '（差值 +0.0186）']
@@ -84,7 +85,7 @@ def _words(text: str) -> list[str]:
             glued[-1] += tok
         else:
             glued.append(tok)
-    return _keep_whole(_glue_operators(glued))
+    return _keep_whole(_glue_operators(glued)) if whole else glued
 
 
 def _glue_operators(pieces: list[str]) -> list[str]:
@@ -168,7 +169,9 @@ def _line_ranges(para: str, width: int) -> list[tuple[int, int]]:
     width = max(int(width), 2)
     rows: list[list[tuple[int, str]]] = [[]]  # each line's pieces with where they start
     at = 0
-    for tok in _words(para):
+    pieces = [part for piece in _words(para)
+              for part in (_words(piece, whole=False) if cell_len(piece) > width else [piece])]
+    for tok in pieces:
         here, at = at, at + len(tok)
         row = rows[-1]
         if tok.isspace():
