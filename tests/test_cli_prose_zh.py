@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path

@@ -8,7 +8,6 @@ import json
 from typer.testing import CliRunner
 
 from prose import unwrap
-
 from rankscope.cli.app import COMMAND_MODULES, app
 
 for _module in COMMAND_MODULES:  # register the commands on `app` for the in-process CliRunner tests
