@@ -20,7 +20,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -242,3 +242,61 @@ def test_the_check_finds_what_rich_cuts() -> None:
     assert "broken: '0.999'" in problems(wide, "│ Recall@5 │ [-0.026, +0.010] │ 92/18/1 │\n差值为 0.9\n99。", 80)
     assert "lone closing mark: '0.999。'" in problems(wide, wide.replace("为 ", "为\n"), 80)
     assert "broken: 'p = 0.0203'" in problems("p = 0.0203", "x" * 58 + " p =\n0.0203", 60)
+
+
+def _printed(render: Callable[[], None], width: int) -> str:
+    """What ``render`` prints (it makes its own rich Console) in a terminal ``width`` columns wide."""
+    import contextlib
+    import io
+    import os
+    from unittest import mock
+
+    out = io.StringIO()
+    with mock.patch.dict(os.environ, {"COLUMNS": str(width)}), contextlib.redirect_stdout(out):
+        render()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_demo_tables_fit(folder: Path, lang: str) -> None:
+    """``rankscope demo``'s tables (its run takes minutes: the tables are printed from real comparisons here)."""
+    import rankscope as rs
+    from rankscope.chunking import compare_chunkings
+    from rankscope.cli.demo_chunking import print_demo_table
+    from rankscope.cli.demo_cmd import METRICS, SYSTEMS, print_table
+    from rankscope.data.testset import TestSet
+    from rankscope.datasets import dataset_info
+
+    qrels = rs.read_qrels(folder / "qrels.txt")
+    runs = {s: rs.read_run(folder / name) for s, name in zip(SYSTEMS, RUN_FILES)}
+    comparison = rs.compare(qrels, runs, METRICS, baseline="bm25")
+    summary = {"_comparison": comparison, "_notes": {s: [] for s in SYSTEMS}, "documents": 1400, "queries": 50,
+               "dense": {"model": "sentence-transformers/all-MiniLM-L6-v2"},
+               "systems": {s: {"metrics": comparison.means[s], "latency_ms": {"p50": 12.5, "p95": 180.25}}
+                           for s in SYSTEMS}}
+    cc = compare_chunkings(TestSet.from_json(folder / "topics.json"), ["fixed:12", "fixed:30", "fixed:60"], "bm25",
+                           k=5, baseline="fixed:30", progress=False)
+    for render in (lambda: print_table("cranfield", dataset_info("cranfield"), summary, lang),
+                   lambda: print_demo_table(cc, lang)):
+        wide = _printed(render, WIDE)
+        found = [f"{w} columns: {p}" for w in WIDTHS for p in problems(wide, _printed(render, w), w)]
+        assert not found, "\n".join(found)
+
+
+def test_captions_are_prose_and_wrapped_lines_are_indented(folder: Path) -> None:
+    """The comparison's policy line is printed under the table as prose, from the left margin (not squeezed to the
+    table's width and centred); an advice or explanation continues under its text, not under its bullet."""
+    done = cli("compare", "--qrels", "qrels.txt", *RUNS[:2], "-m", "ndcg@10", cwd=folder, width=80)
+    lines = done.stdout.splitlines()
+    policy = next(i for i, line in enumerate(lines) if line.startswith("50 queries · Relevance level 1"))
+    assert lines[policy + 1].startswith("depth: –.") or not lines[policy + 1].startswith(" ")
+    for out in (done.stdout, cli("evaluate", "qrels.txt", "bm25.run", "-m", "ndcg@10,recall@5", cwd=folder,
+                                 width=60).stdout):
+        lines = out.splitlines()
+        bullets = [i for i, line in enumerate(lines) if line.startswith("  • ")]
+        assert bullets
+        for i in bullets:
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            assert following.startswith(("    ", "  • ")) or not following.startswith(" "), (lines[i], following)
+        continued = [lines[i + 1] for i in bullets if i + 1 < len(lines) and lines[i + 1].startswith("    ")]
+        assert continued  # the long ones do continue, indented
