@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len, chop_cells
@@ -89,11 +90,31 @@ def problems(wide: str, narrow: str, width: int) -> list[str]:
         if not any(atom in line for line in flat):
             found.append(f"broken: {atom!r}")
     wide_lines = {_BORDERS.sub(" ", line).strip() for line in wide.splitlines()}
-    for line in flat:
+    for i, line in enumerate(flat):
         body = line.strip()
-        if body and _LONE.fullmatch(body) and body not in wide_lines:
+        if body and _LONE.fullmatch(body) and body not in wide_lines and not _closes_cell(lines, i, body):
             found.append(f"lone closing mark: {body!r}")
     return found
+
+
+def _closes_cell(lines: list[str], i: int, body: str) -> bool:
+    """Whether ``body``, alone on table line ``i``, is the end of a bracketed value its cell opened on the line
+    above (an interval wrapped at its comma, ``[+0.042,`` then ``+0.150]``) or the first line of a cell (a header
+    ``95%`` above ``置信区间``): a wrapped cell, not a paragraph's last word left alone."""
+    line = lines[i]
+    if not _BORDERS.search(line) or i == 0:
+        return False
+    cells = re.split(r"[│┃]", line)
+    index = next((k for k, c in enumerate(cells) if c.strip() == body), None)
+    above = re.split(r"[│┃]", lines[i - 1])
+    if index is None:
+        return False
+    cell_above = above[index].strip() if len(above) == len(cells) else ""
+    if not cell_above:
+        return True  # the cell starts here
+    closing = body[-1]
+    opening = {"]": "[", ")": "(", "）": "（"}.get(closing)
+    return opening is not None and cell_above.count(opening) > cell_above.count(closing)
 
 
 # -- the inputs -------------------------------------------------------------------------------------------------
@@ -144,7 +165,46 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "queries.jsonl").write_text('{"_id": "q1", "text": "what is bm25"}\n', encoding="utf-8")
     (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d1{i}", "text": f"passage {i} grade={i % 4}"}) + "\n"
                                             for i in range(1, 4)))
+    # a judge that cannot read one passage, to see its failure lines
+    (d / "bad-pool.jsonl").write_text("".join(json.dumps({"query_id": "q1", "doc_id": f"d2{i}"}) + "\n"
+                                              for i in range(1, 5)))
+    (d / "bad-corpus.jsonl").write_text("".join(
+        json.dumps({"_id": f"d2{i}", "text": f"passage {i} " + ("[[malformed]]" if i == 1 else f"grade={i % 4}")})
+        + "\n" for i in range(1, 5)))
+    # the same run under another name: no difference on any query, the gate's undecided
+    shutil.copy(d / "bm25.run", d / "bm25-again.run")
+    # passages long enough to ask about, one the model copies and two it asks the same question of (synth's lines
+    # for rejected questions)
+    topics = ["okapi weighting of terms in long documents", "query expansion from the top ranked feedback documents",
+              "dense passage encoders trained on question answer pairs",
+              "pooling depth and the bias of test collections",
+              "reciprocal rank fusion of lexical and neural rankings", "[[copy]] judged documents and their grades"]
+    (d / "synth-corpus.jsonl").write_text("".join(
+        json.dumps({"_id": f"s{i}", "text": f"This passage explains {t} in some detail, with examples."}) + "\n"
+        for i, t in enumerate([*topics, "[[dup]] one shared topic", "[[dup]] another shared topic"])))
+    # a run of 3 of the 50 queries (evaluate's warning that most are missing)
+    kept = sorted({line.split()[0] for line in (d / "bm25.run").read_text().splitlines()})[:3]
+    (d / "few.run").write_text("".join(line + "\n" for line in (d / "bm25.run").read_text().splitlines()
+                                       if line.split()[0] in kept))
+    # a third annotator, and an audit of 20 queries judged by people (pool --audit-sample) for agreement --audit
+    (d / "third.qrels").write_text("".join(
+        " ".join([*parts[:3], str(max(int(parts[3]) - 1, 0) if i % 4 == 1 else int(parts[3]))]) + "\n"
+        for i, parts in enumerate(line.split() for line in lines)))
+    done = cli("pool", "--runs", *RUN_FILES, "--depth", "10", "--out", "full-pool.jsonl", "--audit-sample", "20",
+               "--seed", "7", cwd=d)
+    assert done.returncode == 0, done.stderr
+    sampled = set(json.loads((d / "full-pool.audit.jsonl.sample.json").read_text())["sampled"])
+    (d / "audit-people.qrels").write_text("".join(line + "\n" for line in lines if line.split()[0] in sampled))
     return d
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[Any]:
+    """An OpenAI-compatible stand-in on 127.0.0.1 (tests/labels/fake_llm.py) for judge and synth."""
+    from labels.fake_llm import FakeLLM
+
+    with FakeLLM() as server:
+        yield server
 
 
 # every command, with the options that change what it prints; "{out}" is a fresh folder per rendering
@@ -184,22 +244,43 @@ CASES: dict[str, list[str]] = {
     "spans-to-qrels": ["spans", "to-qrels", "spans.jsonl", "--chunks", "chunks.csv", "-o", "{out}/q.trec"],
     "spans-split": ["spans", "split", "topics.json", "-c", "fixed:20", "-o", "{out}/chunks.csv"],
     "trec_eval": ["trec_eval", "-m", "ndcg_cut.10", "-m", "num_rel_ret", "qrels.txt", "bm25.run"],
+    "evaluate-missing": ["evaluate", "qrels.txt", "few.run", "-m", "ndcg@10"],
+    "check-undecided": ["check", "--qrels", "qrels.txt", "--run", "bm25-again.run", "--baseline", "bm25.run",
+                        "--max-drop", "ndcg@10=0.02"],
+    "check-t": ["check", "--qrels", "qrels.txt", "--run", "bm25+rm3.run", "--baseline", "bm25.run",
+                "--max-drop", "ndcg@10=0.05", "--max-drop", "recall@100=2%", "--test", "t"],
+    "fuse": ["fuse", "bm25.run", "bm25+rm3.run", "-o", "{out}/fused.trec", "--method", "wsum", "--weights", "0.3,0.7"],
+    "fuse-supervised": ["fuse", *RUNS, "-o", "{out}/fused.trec", "--method", "posfuse", "--qrels", "qrels.txt"],
+    "tune": ["tune", "bm25.run", "bm25+bert(zs).run", "--qrels", "qrels.txt", "--method", "rrf", "--method", "wsum",
+             "--grid", "k=10,60", "--weight-step", "0.25", "--folds", "3"],
+    "agreement-audit": ["agreement", "--qrels", "audit-people.qrels", "--judged", "judged.qrels", "-m", "ndcg@10",
+                        "--runs", *RUNS, "--audit", "full-pool.audit.jsonl", "--bootstrap", "200"],
+    "agreement-annotators": ["agreement", "--annotator", "qrels.txt", "--annotator", "judged.qrels",
+                             "--annotator", "third.qrels", "--bootstrap", "200"],
+    "judge": ["judge", "--pool", "bad-pool.jsonl", "--queries", "queries.jsonl", "--corpus", "bad-corpus.jsonl",
+              "--base-url", "{llm}", "--model", "judge-model", "--out", "{out}/labels.qrels", "--no-cache",
+              "--no-progress", "--parse-retries", "0", "--price-in", "0.5", "--price-out", "1.5"],
+    "synth": ["synth", "--corpus", "synth-corpus.jsonl", "--base-url", "{llm}", "--model", "m",
+              "--out", "{out}/synth.json", "--n", "5", "--no-progress"],
 }
+#: the commands that talk to the stand-in model server
+NEEDS_LLM = {"judge", "synth"}
 
 
-def _render(folder: Path, args: list[str], lang: str, width: int, tag: str) -> subprocess.CompletedProcess[str]:
+def _render(folder: Path, args: list[str], lang: str, width: int, tag: str,
+            url: str = "") -> subprocess.CompletedProcess[str]:
     out = folder / "out" / f"{tag}-{lang}"  # the same path at every width (a path printed is compared too)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    argv = [a.replace("{out}", str(out)) for a in args]
+    argv = [a.replace("{out}", str(out)).replace("{llm}", url) for a in args]
     return cli(*argv, env={"RANKSCOPE_LANG": lang}, cwd=folder, width=width)
 
 
-def _check(folder: Path, args: list[str], lang: str, tag: str) -> Iterator[str]:
-    wide = _render(folder, args, lang, WIDE, tag)
-    assert wide.returncode in (0, 1), wide.stderr
+def _check(folder: Path, args: list[str], lang: str, tag: str, url: str = "") -> Iterator[str]:
+    wide = _render(folder, args, lang, WIDE, tag, url)
+    assert wide.returncode in (0, 1, 3), wide.stderr  # 3: the gate's undecided
     for width in WIDTHS:
-        done = _render(folder, args, lang, width, tag)
+        done = _render(folder, args, lang, width, tag, url)
         assert done.returncode == wide.returncode, done.stderr
         for stream, full in (("stdout", wide.stdout), ("stderr", wide.stderr)):
             for found in problems(full, getattr(done, stream), width):
@@ -208,8 +289,9 @@ def _check(folder: Path, args: list[str], lang: str, tag: str) -> Iterator[str]:
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_no_output_is_cut_or_broken(folder: Path, case: str, lang: str) -> None:
-    found = list(_check(folder, CASES[case], lang, case))
+def test_no_output_is_cut_or_broken(folder: Path, case: str, lang: str, request: pytest.FixtureRequest) -> None:
+    url = request.getfixturevalue("llm").url if case in NEEDS_LLM else ""
+    found = list(_check(folder, CASES[case], lang, case, url))
     assert not found, "\n".join(found)
 
 
@@ -242,6 +324,11 @@ def test_the_check_finds_what_rich_cuts() -> None:
     assert "broken: '0.999'" in problems(wide, "│ Recall@5 │ [-0.026, +0.010] │ 92/18/1 │\n差值为 0.9\n99。", 80)
     assert "lone closing mark: '0.999。'" in problems(wide, wide.replace("为 ", "为\n"), 80)
     assert "broken: 'p = 0.0203'" in problems("p = 0.0203", "x" * 58 + " p =\n0.0203", 60)
+    # a table cell wrapped inside its interval is a wrapped cell; a number left alone under its cell's words is not
+    cell = "│ NDCG@10 │ [+0.042, +0.150] │ 0.5 │\n│ a │ b │ c │"
+    assert problems(cell, "│ NDCG@10 │ [+0.042, │ 0.5 │\n│         │ +0.150]  │     │\n│ a │ b │ c │", 80) == []
+    assert "lone closing mark: '0.999。'" in problems(
+        "│ 差值为 0.999。 │", "│ 差值为 │\n│ 0.999。 │", 80)
 
 
 def _printed(render: Callable[[], None], width: int) -> str:
