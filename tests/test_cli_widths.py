@@ -207,6 +207,34 @@ def llm() -> Iterator[Any]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def monitors(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A running service (SQLite) holding a traffic monitor with an open alert and rejected events, for ``rankscope
+    monitor``; ``events.jsonl`` in ``folder`` has one bad line (ingest's problem lines)."""
+    import time
+
+    import httpx
+
+    from service.live_server import LiveServer
+    from service.monitor_helpers import wait_for
+
+    db = tmp_path_factory.mktemp("monitors") / "s.sqlite3"
+    with LiveServer(f"sqlite:///{db}", monitor_poll_seconds=0.1) as server:
+        r = httpx.post(f"{server.url}/api/v1/monitors", json={
+            "name": "production-search-with-a-long-name", "kind": "traffic", "window_seconds": 60,
+            "rules": ["empty_rate <= 0.1", "latency_p95 <= 50"]})
+        assert r.status_code == 201, r.text
+        t0 = (time.time() // 60 - 5) * 60
+        lines = [json.dumps({"time": t0 + i, "query": f"q{i}", "results": [] if i % 2 else [{"id": "d1", "score": 0.5}],
+                             "retriever": "bm25-2024-06-version-2", "latency_ms": 10 + i * 7}) for i in range(30)]
+        lines.insert(3, '{"query": "x", "reslts": []}')
+        (folder / "events.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        done = cli("monitor", "ingest", "events.jsonl", "-m", "1", "--server", server.url, cwd=folder)
+        assert done.returncode == 0, done.stderr
+        wait_for("the alert", lambda: httpx.get(f"{server.url}/api/v1/monitors/1").json()["status"] == "alert")
+        yield server.url
+
+
 # every command, with the options that change what it prints; "{out}" is a fresh folder per rendering
 RUNS = ["bm25.run", "bm25+bert(zs).run", "bm25+rm3.run"]
 CASES: dict[str, list[str]] = {
@@ -262,9 +290,14 @@ CASES: dict[str, list[str]] = {
               "--no-progress", "--parse-retries", "0", "--price-in", "0.5", "--price-out", "1.5"],
     "synth": ["synth", "--corpus", "synth-corpus.jsonl", "--base-url", "{llm}", "--model", "m",
               "--out", "{out}/synth.json", "--n", "5", "--no-progress"],
+    "monitor-list": ["monitor", "list", "--server", "{server}"],
+    "monitor-status": ["monitor", "status", "production-search-with-a-long-name", "--server", "{server}"],
+    "monitor-ingest": ["monitor", "ingest", "events.jsonl", "-m", "1", "--server", "{server}"],
 }
 #: the commands that talk to the stand-in model server
 NEEDS_LLM = {"judge", "synth"}
+#: the commands that talk to a running service
+NEEDS_SERVER = {"monitor-list", "monitor-status", "monitor-ingest"}
 
 
 def _render(folder: Path, args: list[str], lang: str, width: int, tag: str,
@@ -272,7 +305,7 @@ def _render(folder: Path, args: list[str], lang: str, width: int, tag: str,
     out = folder / "out" / f"{tag}-{lang}"  # the same path at every width (a path printed is compared too)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    argv = [a.replace("{out}", str(out)).replace("{llm}", url) for a in args]
+    argv = [a.replace("{out}", str(out)).replace("{llm}", url).replace("{server}", url) for a in args]
     return cli(*argv, env={"RANKSCOPE_LANG": lang}, cwd=folder, width=width)
 
 
@@ -290,7 +323,8 @@ def _check(folder: Path, args: list[str], lang: str, tag: str, url: str = "") ->
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_no_output_is_cut_or_broken(folder: Path, case: str, lang: str, request: pytest.FixtureRequest) -> None:
-    url = request.getfixturevalue("llm").url if case in NEEDS_LLM else ""
+    url = (request.getfixturevalue("llm").url if case in NEEDS_LLM
+           else request.getfixturevalue("monitors") if case in NEEDS_SERVER else "")
     found = list(_check(folder, CASES[case], lang, case, url))
     assert not found, "\n".join(found)
 
