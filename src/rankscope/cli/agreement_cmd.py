@@ -153,10 +153,9 @@ def _print_ppi(report: Any, lang: str) -> None:
     from rich.table import Table
 
     from rankscope.cli.messages import print_lines
+    from rankscope.report.fit import fit
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     print_lines(["", say(f"agreement.ppi.{report.target}", lang, audited=report.audited, frame=report.frame,
                          queries=report.queries, confidence=1 - report.alpha)], lang)
     columns = [say(f"agreement.ppi.column.{c}", lang) for c in ("run", "model", "ppi", "interval", "human_only")]
@@ -172,7 +171,7 @@ def _print_ppi(report: Any, lang: str) -> None:
                 t.add_row(name, f"{est.model_only[i]:.4f}", f"{est.value[i]:.4f}",
                           f"[{est.low[i]:.4f}, {est.high[i]:.4f}]",
                           f"{est.human_value[i]:.4f} [{est.human_low[i]:.4f}, {est.human_high[i]:.4f}]")
-        console.print(t)
+        console.print(fit(t))
 
 
 def _shift_lines(ra: Any, lang: str) -> list[str]:
@@ -196,10 +195,9 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
 
     from rankscope.cli.messages import print_lines
     from rankscope.labels.reading import read_bias, read_label_agreement, read_ranking_agreement
+    from rankscope.report.fit import fit
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     print_lines([*read_bias(agr, lang), *_shift_lines(ra, lang), ""], lang)
     left = agr.left_out
     print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
@@ -211,7 +209,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
-    console.print(cm)
+    console.print(fit(cm))
     print_lines([say("agreement.rates", lang, exact=agr.exact, level=agr.relevance_level, binary=agr.binary,
                      resamples=agr.resamples, confidence=1 - agr.alpha), *read_label_agreement(agr, lang)], lang)
     if ra is None:
@@ -226,7 +224,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         ho, mo = r.order("human"), r.order("model")
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
-        console.print(t)
+        console.print(fit(t))
     flips = [say("agreement.flip", lang, kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
                  human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p) for v in ra.flips]
     print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

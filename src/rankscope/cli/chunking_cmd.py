@@ -150,7 +150,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        typer.echo(say("report_written", lang.value, path=written), err=True)
+        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -159,6 +159,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rich.table import Table
 
     from rankscope.interpret.i18n import message
+    from rankscope.report.fit import fit
     from rankscope.report.terminal import print_report
 
     console = Console()
@@ -170,7 +171,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         cov = cc.chunkings[row["chunking"]]["coverage"]
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
-    console.print(table)
+    console.print(fit(table))
     if cc.per_chunking:  # measured on each chunking, not tested across them (said by the report's warnings)
         per = Table(title=message("report.chunking_per_title", lang), title_justify="left")
         per.add_column(message("report.chunking_name", lang))
@@ -180,7 +181,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         for name in cc.names:
             per.add_row(name, *(f"{means[name][label]:.4f}" if abs(means[name][label]) < 100
                                  else f"{means[name][label]:.0f}" for label in cc.per_chunking))
-        console.print(per)
+        console.print(fit(per))
     lines = [*(notes or []), message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
                                      queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0))]
     for name, ev in cc.evaluations.items():

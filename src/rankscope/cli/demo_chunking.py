@@ -58,6 +58,7 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
     from rich.table import Table
 
     from rankscope.interpret.i18n import message, setting_text
+    from rankscope.report.fit import fit
     from rankscope.report.wrap import print_prose
 
     table = Table(title=message("demo.chunk_title", lang, dataset=DATASET, queries=cc.build["queries"],
@@ -80,12 +81,7 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
             cells.append(text + marks.get((row["chunking"], label), ""))
         table.add_row(*cells)
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
-    console.print(table)
+    console.print(fit(table))
     legend = message("demo.chunk_legend", lang, rule=cc.rule, baseline=BASELINE,
                      test=setting_text("test", cc.comparison.test, lang))
-    if lang == "zh":
-        print_prose(console, legend)
-    else:
-        console.print(legend, highlight=False)
+    print_prose(console, legend)

@@ -204,11 +204,10 @@ def evaluate_command(
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
-            typer.echo(say("note", lang.value, text=n.text(lang.value)), err=True)
+            print_lines([say("note", lang.value, text=n.text(lang.value))], lang.value, err=True)
     else:
         _print_table(result, per_query, verdict, tags.get(result.run_name))
-    for line in float32_notices([result], lang.value):
-        typer.echo(line, err=fmt is not OutputFormat.table)
+    print_lines(float32_notices([result], lang.value), lang.value, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
     judged, warnings = result_lines(result, lang.value)
@@ -220,10 +219,10 @@ def evaluate_command(
         shown = plain if type(judgments).__name__ == "SubtopicQrels" else judgments  # the documents' qrels
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else shown,
                                runs=loaded, scenario=scenario)
-        typer.echo(say("report_written", lang.value, path=written), err=True)
+        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
     if save is not None:
         result.save(save)
-        typer.echo(say("saved", lang.value, path=save), err=True)
+        print_lines([say("saved", lang.value, path=save)], lang.value, err=True)
 
 
 def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
@@ -276,6 +275,7 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
 
     from rankscope.choices import term
     from rankscope.errors import Said
+    from rankscope.report.fit import fit
     from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
     from rankscope.report.wrap import print_prose
 
@@ -297,16 +297,13 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
             table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
-    console.print(table)
+    console.print(fit(table))
     summary = say("summary", lang, evaluated=Said.counted("engine.n_queries", q.evaluated),
                   missing=term(result.policies.missing, lang, "missing"),
                   missing_from_run=Said.counted("cli.n_qrels_queries", q.missing_from_run),
                   not_in_qrels=Said.counted("cli.n_run_queries", q.not_in_qrels))
     summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
-    if lang == "zh":
-        print_prose(console, summary)
-    else:
-        console.print(summary, highlight=False, soft_wrap=True)
+    print_prose(console, summary, rest="    ")
     spans = result.spans
     if spans is not None:
         from rankscope.data.span_rules import SpanCoverage
@@ -315,8 +312,5 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
                 + SpanCoverage(**spans["coverage"]).message(lang)
                 + (say("spans_untouched", lang, n=spans["queries_without_chunk"])
                    if spans["queries_without_chunk"] else ""))
-        if lang == "zh":
-            print_prose(console, text)
-        else:
-            console.print(text, highlight=False)
+        print_prose(console, text, rest="    ")
     print_run_verdict(verdict, console)

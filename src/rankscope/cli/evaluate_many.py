@@ -142,7 +142,9 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
         cell = f"{name}\n{say('tag_line', lang, tag=tags[name])}" if name in tags else name  # the tag below
         table.add_row(cell, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in shown),
                       _judged(r, "{:.3f}"))
-    Console().print(table)
+    from rankscope.report.fit import fit
+
+    Console().print(fit(table))
     lines = [say("many.all_zero", lang, counts=Items(tuple(zero)))] if zero else []
     print_lines([*lines, say("many.policies", lang, missing=term(results[0].policies.missing, lang, "missing"))],
                 lang)

@@ -35,6 +35,7 @@ def metrics_command(
 
     from rankscope.cli.messages import say
     from rankscope.measures import all_specs
+    from rankscope.report.fit import fit
     from rankscope.report.wrap import Prose
 
     lg = lang.value
@@ -45,5 +46,5 @@ def metrics_command(
         trec = ", ".join(spec.trec_spellings())
         summary = spec.summary_in(lg)  # a plugin metric's own summary when it has no translation
         table.add_row(spec.name, say(f"metrics.cutoff.{spec.cutoff}", lg), spec.ir_measures or "", trec,
-                      ", ".join(spec.aliases), Prose(summary) if lg == "zh" else summary)  # Chinese wrapped by word
-    Console().print(table)
+                      ", ".join(spec.aliases), Prose(summary))  # wrapped by word (Chinese too)
+    Console().print(fit(table))

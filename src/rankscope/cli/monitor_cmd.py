@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption
 
 __all__ = ["monitor_app"]
@@ -115,10 +116,9 @@ def list_command(server: ServerOption = DEFAULT_SERVER, token: TokenOption = Non
     if not rows:
         typer.echo(say("monitor.none", lg))
         return
-    for m in rows:
-        typer.echo(say("monitor.list_line", lg, id=m["id"], name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
-                       status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg), alerts=len(m["alerts"]),
-                       latest=_latest(m)))
+    print_lines([say("monitor.list_line", lg, id=m["id"], name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
+                     status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg), alerts=len(m["alerts"]),
+                     latest=_latest(m)) for m in rows], lg)
 
 
 @monitor_app.command("status")
@@ -142,19 +142,19 @@ def status_command(monitor: Annotated[str, typer.Argument(help="the monitor's na
         typer.echo(json.dumps(m, ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        typer.echo(say("monitor.status_head", lg, name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
-                       status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg)))
-        typer.echo(say("monitor.latest", lg, latest=_latest(m)))
+        lines = [say("monitor.status_head", lg, name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
+                     status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg)),
+                 say("monitor.latest", lg, latest=_latest(m))]
         for a in m["alerts"]:
             alerts = _get(server, token, f"/api/v1/monitors/{m['id']}/alerts")
             detail: dict[str, Any] = next((x["detail"] for x in alerts if x["id"] == a["id"]), {})
             text = (detail.get("text") or {}).get(lg) or a.get("text") or ""
-            typer.echo(say("monitor.alert_line", lg, rule=(detail.get("rule_text") or {}).get(lg, a["rule"]),
-                           opened=a["opened"], text=text))
+            lines.append(say("monitor.alert_line", lg, rule=(detail.get("rule_text") or {}).get(lg, a["rule"]),
+                             opened=a["opened"], text=text))
         if m.get("missed"):
-            typer.echo(say("monitor.missed", lg, n=m["missed"]))
-        for reason, n in (m.get("rejected") or {}).items():
-            typer.echo(say("monitor.rejected", lg, n=n, reason=reason))
+            lines.append(say("monitor.missed", lg, n=m["missed"]))
+        lines += [say("monitor.rejected", lg, n=n, reason=reason) for reason, n in (m.get("rejected") or {}).items()]
+        print_lines(lines, lg)  # wrapped to the terminal, never inside a number or a name
     if m["alerts"]:
         raise typer.Exit(1)
 
@@ -208,11 +208,11 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
                               ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        typer.echo(say("monitor.ingested", lg, accepted=accepted, rejected=rejected, name=m["name"]))
-        for problem in problems[:20]:
-            typer.echo(f"  {file}:{problem['where']}: {problem['problem']}")
+        lines = [say("monitor.ingested", lg, accepted=accepted, rejected=rejected, name=m["name"]),
+                 *(f"  {file}:{problem['where']}: {problem['problem']}" for problem in problems[:20])]
         if len(problems) > 20:
-            typer.echo(say("monitor.more_problems", lg, n=len(problems) - 20))
+            lines.append(say("monitor.more_problems", lg, n=len(problems) - 20))
+        print_lines(lines, lg)
     if rejected and not accepted:
         raise typer.Exit(2)
 

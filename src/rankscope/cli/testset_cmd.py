@@ -78,6 +78,8 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
     from rich.table import Table
 
     from rankscope.interpret.i18n import colon, message, paren
+    from rankscope.report.fit import fit
+    from rankscope.report.wrap import print_prose
 
     def m(key: str, **values: Any) -> str:
         return message(f"testset.{key}", lang, **values)
@@ -123,8 +125,8 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
         table.add_row(m("per_query"), "", m("per_query_stats", min=f"{r['min']:g}", median=f"{r['median']:g}",
                                               mean=f"{r['mean']:.2f}", max=f"{r['max']:g}"))
     console = Console()
-    console.print(table)
-    console.print(m("problems", n=audit.problems) if audit.problems else m("no_problem"))
+    console.print(fit(table))
+    print_prose(console, m("problems", n=audit.problems) if audit.problems else m("no_problem"))
 
 
 class ConvertFormat(str, Enum):
@@ -169,11 +171,13 @@ def convert_command(
         ts.to_jsonl(target)
     else:
         ts.to_beir(target, split=split)
+    from rankscope.cli.messages import print_lines
     from rankscope.errors import Said
     from rankscope.interpret.i18n import message
 
     lg = lang.value if lang is not None else "en"
     if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
-        typer.echo(f"{source}: {message('testset.read_as', lg, format=format_name(ts.format, lg))}")
-    typer.echo(message("testset.converted", lg, queries=Said.counted("engine.n_queries", len(ts)),
-                       judgments=Said.counted("testset.n_judgments", len(ts.qrels)), target=target, fmt=fmt.value))
+        print_lines([f"{source}: {message('testset.read_as', lg, format=format_name(ts.format, lg))}"], lg)
+    print_lines([message("testset.converted", lg, queries=Said.counted("engine.n_queries", len(ts)),
+                         judgments=Said.counted("testset.n_judgments", len(ts.qrels)), target=target, fmt=fmt.value)],
+                lg)

@@ -27,6 +27,7 @@ from rankscope.report.tables import (
     reachable_line,
     scenario_lines,
     scenario_table,
+    standard_cell,
     standards_note,
     summary_rows,
     system_label,
@@ -118,7 +119,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         band_rows=band_rows,
         profile_rows=[(names[m], p) for m, p in report["profiles"].items() if p],
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),
-        std_metrics=std_metrics, std_note=std_note,
+        std_metrics=std_metrics, std_note=std_note, standard_cell=lambda c: standard_cell(c, lang),
         scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
         pair_head=[report["ci_label"] if k == "ci" else t(k)
                    for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",

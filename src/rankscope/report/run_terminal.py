@@ -36,22 +36,15 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
         style = {"excellent": "bold cyan", "good": "green", "minimum": "yellow"}.get(std["highest_tier"] or "", "red")
         line = Text(f"{message('report.standards', lang)} · {message('report.tier', lang)}{_colon(lang)}")
         line.append(std["status_text"], style=style)
-        console.print(line)
+        print_prose(console, line)
     rated = [(m, r) for m, r in report["ratings"].items() if r]
     if rated:
         console.print(Text(message("report.advice", lang), style="bold"))
-        for m, r in rated:
-            if lang == "zh":  # wrapped by display cells, at word boundaries
-                print_prose(console, f"{report['display_names'][m]} {rated_value(r, lang)} {r['level_name']}"
-                                     f"{_colon(lang)}{r['advice']}", first="  • ")
-                continue
-            line = Text(f"  • {report['display_names'][m]} {rated_value(r, lang)} ")
+        for m, r in rated:  # wrapped at word boundaries, continuation lines indented under the text
+            line = Text(f"{report['display_names'][m]} {rated_value(r, lang)} ")
             line.append(r["level_name"], style=BAND_STYLES.get(r["level"], ""))
             line.append(f"{_colon(lang)}{r['advice']}")
-            console.print(line)
+            print_prose(console, line, first="  • ")
         if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-            if lang == "zh":
-                print_prose(console, message("report.ceiling_note", lang), style="dim")
-            else:
-                console.print(message("report.ceiling_note", lang), style="dim", highlight=False)
+            print_prose(console, message("report.ceiling_note", lang), style="dim")
     print_scenario(report, console)
