@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.api import api_router
     from rankscope.service.api.errors import install_error_handlers
     from rankscope.service.db import Database
-    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, TokenAuth
+    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
     from rankscope.service.jobs import WorkerPool
     from rankscope.service.migrations import upgrade
     from rankscope.service.web import web_router
@@ -71,7 +71,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.token:
         app.add_middleware(TokenAuth, token=settings.token)  # refuse before reading a body
     app.add_middleware(SameOrigin)
-    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)  # outermost
+    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, the refusals too
     return app
 
 
@@ -89,9 +90,20 @@ def _docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url=f"{API_PREFIX}/openapi.json", title="rankscope API",
+        import base64
+        import hashlib
+        import re
+
+        from rankscope.service.guards import CSP
+
+        page = get_swagger_ui_html(openapi_url=f"{API_PREFIX}/openapi.json", title="rankscope API",
                                    swagger_js_url="/static/swagger/swagger-ui-bundle.js",
                                    swagger_css_url="/static/swagger/swagger-ui.css", swagger_favicon_url="data:,")
+        # the page's one inline script (it starts Swagger UI) is allowed by its hash, no other
+        inline = re.findall(rb"<script>(.*?)</script>", bytes(page.body), re.S)
+        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s).digest()).decode()}'" for s in inline)
+        page.headers["content-security-policy"] = CSP.replace("script-src 'self'", f"script-src 'self' {hashes}")
+        return page
 
 
 def _error_responses(app: FastAPI) -> None:

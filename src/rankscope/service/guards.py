@@ -12,7 +12,10 @@ All run before any route code, in this order:
 * :class:`TokenAuth` (with ``--token``);
 * :class:`BodyLimit`: an oversized upload is refused without being read whole: a declared
   ``Content-Length`` over the limit at once, a chunked body as soon as the running count passes it
-  (JSON for the API; a dashboard form gets the error page, in the page's language).
+  (JSON for the API; a dashboard form gets the error page, in the page's language);
+* :class:`SecurityHeaders` (outermost, on every answer, refusals included): a Content-Security-Policy
+  with ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``, so that no page of another site can
+  frame a dashboard page and have it clicked (clickjacking); scripts only from the service's own files.
 
 The Host and Origin refusals answer JSON on every path: they answer requests that a page of another
 site made a browser send, not a mistake of someone using the dashboard.
@@ -29,7 +32,8 @@ from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
-__all__ = ["TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "PUBLIC_PATHS", "TOKEN_COOKIE", "host_allowed"]
+__all__ = ["TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS", "TOKEN_COOKIE",
+           "host_allowed", "CSP", "FRAMED_CSP"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -272,3 +276,47 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await self._refuse(scope, receive, send)
+
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""The policy of every answer: scripts only from the service's files (no inline script or handler), inline
+styles allowed (bar widths), images from the service or ``data:`` URLs, forms posted only to the service,
+and no framing by any page."""
+FRAMED_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
+              "frame-ancestors 'self'")
+"""The policy of an HTML report shown in the dashboard's own frame: framed by the service's pages only; no
+script at all, its own inline styles and ``data:`` plots."""
+
+
+class SecurityHeaders:
+    """Add the CSP (:data:`CSP`), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
+    ``Referrer-Policy: same-origin`` to every answer; a route that set its own CSP (a framed report, the API
+    docs' page) keeps it, with the matching ``X-Frame-Options``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                headers = list(msg.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                own = next((v for k, v in headers if k.lower() == b"content-security-policy"), None)
+                if own is None:
+                    headers.append((b"content-security-policy", CSP.encode()))
+                if b"x-frame-options" not in names:
+                    framed_by_self = own is not None and b"frame-ancestors 'self'" in own
+                    headers.append((b"x-frame-options", b"SAMEORIGIN" if framed_by_self else b"DENY"))
+                if b"x-content-type-options" not in names:
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                if b"referrer-policy" not in names:
+                    headers.append((b"referrer-policy", b"same-origin"))
+                msg["headers"] = headers
+            await send(msg)
+
+        await self.app(scope, receive, with_headers)

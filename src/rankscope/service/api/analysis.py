@@ -119,6 +119,10 @@ def download_report(
                             status_code=202, headers={"Retry-After": "1"})
     media, ext = REPORT_FORMATS[format]
     headers = {"Content-Disposition": f'attachment; filename="rankscope-{job_id[:8]}.{ext}"'} if download else {}
+    if format == "html":  # shown in the dashboard's own frame: framed by the service only, and runs no script
+        from rankscope.service.guards import FRAMED_CSP
+
+        headers["Content-Security-Policy"] = FRAMED_CSP
     return Response(row.body, media_type=f"{media}; charset=utf-8", headers=headers)
 
 
