@@ -13,6 +13,10 @@
 ``annotator``  who gave a human label, when known (the dashboard's judging view
                records it; several names, comma-separated, for a grade merged
                from several annotators); null otherwise
+``blind``      for a human label from the dashboard: false when the service had
+               shown an annotator the item's pre-label before the grade was
+               given (a merged grade is blind only when every grade in it is);
+               null when unknown
 =============  ==========================================================
 
 On disk (:meth:`Labels.write` / :func:`read_labels`) the grades go to an ordinary
@@ -53,7 +57,7 @@ __all__ = ["SOURCES", "Combined", "Label", "Labels", "combine", "read_labels", "
 SOURCES = ("human", "model")
 SCHEMA = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("grade", pa.int64()),
                     ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
-                    ("error", pa.string()), ("annotator", pa.string())])
+                    ("error", pa.string()), ("annotator", pa.string()), ("blind", pa.bool_())])
 KEYS = ["query_id", "doc_id"]
 
 
@@ -69,6 +73,7 @@ class Label:
     prompt: str | None = None
     error: str | None = None
     annotator: str | None = None
+    blind: bool | None = None
 
 
 def sidecar_path(qrels_path: str | Path) -> Path:
@@ -120,7 +125,7 @@ class Labels:
             "query_id": t["query_id"], "doc_id": t["doc_id"], "grade": t["relevance"],
             "source": pa.array([source] * n, pa.string()), "model": pa.array([model] * n, pa.string()),
             "prompt": pa.array([prompt] * n, pa.string()), "error": pa.nulls(n, pa.string()),
-            "annotator": pa.nulls(n, pa.string()),
+            "annotator": pa.nulls(n, pa.string()), "blind": pa.nulls(n, pa.bool_()),
         }))
 
     # -- views -------------------------------------------------------------------------------------
@@ -203,6 +208,9 @@ def _read_sidecar(path: Path) -> pa.Table:
                 if rec.get(key) is not None and not isinstance(rec[key], str):
                     raise ParseError(f"{key} must be a string or null, got {rec[key]!r}", source=str(path),
                                      line=line_no).keyed("labels.sidecar_string", name=key, value=rec[key])
+            if rec.get("blind") is not None and not isinstance(rec["blind"], bool):
+                raise ParseError(f"blind must be true, false or null, got {rec['blind']!r}", source=str(path),
+                                 line=line_no).keyed("labels.sidecar_blind", value=rec["blind"])
             rows.append({k: rec.get(k, "human" if k == "source" else None) for k in SCHEMA.names})
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 

@@ -150,8 +150,10 @@ class SameOrigin:
         site = h.get(b"sec-fetch-site", b"").decode("latin-1").lower()
         if site in ("cross-site", "same-site"):
             return "a page of another site may not change data here (only this service's own pages may)"
-        by_header = h.get(b"authorization", b"")[:7].lower() == b"bearer " or b"x-api-token" in h
-        if not by_header and TOKEN_COOKIE.encode() + b"=" in h.get(b"cookie", b""):
+        by_header = h.get(b"authorization", b"")[:7].lower() == b"bearer " or b"x-api-token" in h \
+            or b"x-annotator-token" in h
+        cookie = h.get(b"cookie", b"")
+        if not by_header and (TOKEN_COOKIE.encode() + b"=" in cookie or b"rankscope_judge_" in cookie):
             return "a request signed in with the dashboard's cookie must come from the dashboard (no Origin header)"
         return None
 
@@ -192,12 +194,32 @@ class TokenAuth:
                 given.append(unquote_to_bytes(v))
         return any(hmac.compare_digest(g, self.token) for g in given)
 
+    def _annotator_route(self, scope: Scope, path: str) -> bool:
+        """A judging route of one task, asked with an annotator's token for that task (the route checks the token:
+        :mod:`rankscope.service.judging.identity`), or the task's invitation link."""
+        from rankscope.service.judging.identity import ANNOTATOR_ROUTES, annotator_token
+
+        m = ANNOTATOR_ROUTES.match(path)
+        if m is None:
+            return False
+        if path.endswith("/join"):
+            return True
+        task = m.group(1) or m.group(2)
+        h = _headers(scope)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in h.items()}
+        cookies: dict[str, str] = {}
+        for part in h.get(b"cookie", b"").decode("latin-1").split(";"):
+            k, _, v = part.strip().partition("=")
+            cookies[k] = v
+        return annotator_token(headers, cookies, task) is not None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if path in ("/api/v1/health", "/login") or path.startswith("/static/") or self._ok(scope):
+        if path in ("/api/v1/health", "/login") or path.startswith("/static/") or self._ok(scope) \
+                or self._annotator_route(scope, path):
             await self.app(scope, receive, send)
             return
         if path.startswith("/api/"):

@@ -15,7 +15,8 @@ __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
     "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
     "ReportPending", "Annotator", "JudgingTaskOut", "AnnotatorProgress", "JudgingItemOut", "PrelabelOut",
-    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut",
+    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut", "AnnotatorIn",
+    "AnnotatorOut", "AnnotatorInvite",
 ]
 
 MAX_ID = 2**31 - 1
@@ -253,15 +254,35 @@ class NextItemOut(BaseModel):
 
 
 class JudgmentIn(BaseModel):
-    """A grade (0-3), or ``skip``; judging an item again replaces the earlier judgment."""
+    """A grade (0-3), or ``skip``, by the annotator whose token the request carries (``X-Annotator-Token``);
+    judging an item again replaces the earlier judgment.  Whether it is blind is the service's record of what it
+    showed the annotator, not a field of the request."""
 
     model_config = ConfigDict(extra="forbid")
     item_id: Id
-    annotator: Annotator
+    annotator: Annotator | None = Field(None, description="optional: when given, the name of the token's annotator")
     grade: int | None = Field(None, ge=0, le=3)
     skip: bool = False
     note: str = Field("", max_length=5000)
-    prelabel_shown: bool = Field(False, description="the annotator saw the pre-label before judging")
+
+
+class AnnotatorIn(BaseModel):
+    """Invite someone to judge the task under ``name``; ``blind`` (the default): never show them a pre-label."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotator
+    blind: bool = True
+
+
+class AnnotatorOut(BaseModel):
+    name: str
+    blind: bool
+    created_at: dt.datetime
+
+
+class AnnotatorInvite(AnnotatorOut):
+    token: str = Field(description="the annotator's token (shown once; the service keeps only its hash)")
+    link: str = Field(description="the invitation link of the dashboard (path; it sets the token as a cookie)")
 
 
 class QueryProgressOut(BaseModel):

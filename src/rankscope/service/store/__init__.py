@@ -57,7 +57,14 @@ from rankscope.service.store.jobs import (
     validate_metrics,
 )
 from rankscope.service.store.judging import (
+    AnnotatorExists,
     annotator_counts,
+    create_annotator,
+    find_annotator,
+    hash_token,
+    list_annotators,
+    record_views,
+    was_shown,
     create_task,
     delete_task,
     get_item,
@@ -86,6 +93,8 @@ __all__ = [
     "live_summary", "upsert_live_results", "add_live_errors", "live_run_rows", "first_live_error",
     "request_report", "find_report", "claim_report", "save_report", "fail_report",
     "create_task", "get_task", "list_tasks", "delete_task", "task_items", "get_item", "next_item", "item_texts",
+    "AnnotatorExists", "create_annotator", "find_annotator", "hash_token", "list_annotators", "record_views",
+    "was_shown",
     "save_judgment", "get_judgment", "task_judgments", "annotator_counts", "query_counts", "testset_texts",
     "item_judgments",
 ]

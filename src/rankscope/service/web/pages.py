@@ -222,8 +222,18 @@ def evaluation_page(request: Request, job_id: JobId, baseline: OptionalId = None
     return render(request, "evaluation.html", "evaluations", **ctx)
 
 
+@web_router.get("/evaluations/{job_id}/query")
+def query_page(request: Request, job_id: JobId, id: Annotated[str, QueryParam(min_length=1, max_length=512)],
+               db: Database = Depends(get_db)) -> HTMLResponse:
+    """A query's drill-down; the links put the query id in the query string, where no id (``..``, ``a/../b``)
+    can change the path the browser asks for."""
+    return render(request, "query.html", "evaluations", **drilldown(db, job_id, id))
+
+
 @web_router.get("/evaluations/{job_id}/queries/{query_id:path}")
-def query_page(request: Request, job_id: JobId, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
+def query_page_by_path(request: Request, job_id: JobId, query_id: str,
+                       db: Database = Depends(get_db)) -> HTMLResponse:
+    """The drill-down under its earlier address (links made before it moved to :func:`query_page`)."""
     return render(request, "query.html", "evaluations", **drilldown(db, job_id, query_id))
 
 
