@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -21,7 +22,11 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", help="TCP port", min=1, max=65535)] = 8000,
     token: Annotated[Optional[str], typer.Option("--token", show_default="none: no token asked",
                                                  help="require this token (Bearer) on every endpoint "
-                                                 "but health", envvar="RANKSCOPE_TOKEN")] = None,
+                                                 "but health (better: RANKSCOPE_TOKEN or --token-file, which "
+                                                 "other users cannot read in the process list)",
+                                                 envvar="RANKSCOPE_TOKEN")] = None,
+    token_file: Annotated[Optional[Path], typer.Option("--token-file", show_default="none",
+                                                       help="read the token from this file's first line")] = None,
     workers: Annotated[int, typer.Option("--workers", help="background job threads", min=0, max=64)] = 2,
     max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="larger request bodies get 413",
                                                  min=0.001)] = 64.0,
@@ -31,7 +36,9 @@ def serve_command(
                                                "decompressed (gzip, zip members)", min=0.001)] = 256.0,
     max_rows: Annotated[int, typer.Option("--max-rows", help="most rows one upload may hold", min=1)] = 20_000_000,
     allow_retriever: Annotated[Optional[list[str]], typer.Option(
-        "--allow-retriever", show_default="none", help="HOST or HOST:PORT that live evaluations may call, repeatable",
+        "--allow-retriever", show_default="none",
+        help="HOST:PORT that live evaluations may call (HOST alone: ports 80 and 443 only; HOST:* any port), "
+             "repeatable",
         envvar="RANKSCOPE_ALLOW_RETRIEVER")] = None,
     allow_host: Annotated[Optional[list[str]], typer.Option(
         "--allow-host", show_default="none",
@@ -42,6 +49,8 @@ def serve_command(
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
+    max_answer_mb: Annotated[float, typer.Option("--max-answer-mb", help="most bytes one retriever answer may "
+                                                 "hold; a larger one is that query's failure", min=0.001)] = 16.0,
     lang: LangOption = None,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard.
@@ -50,11 +59,18 @@ def serve_command(
 
       rankscope serve
 
-      rankscope serve --db postgresql+psycopg://rankscope@localhost/rankscope --port 8080 --token change-me
+      rankscope serve --db postgresql+psycopg://rankscope@127.0.0.1/rankscope --port 8080 --token-file token.txt
     """
     from rankscope.errors import RankscopeError
-    from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback
+    from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback, read_token_file
 
+    if token_file is not None:
+        if token is not None:
+            fail("give the token once: --token (or RANKSCOPE_TOKEN) or --token-file", key="cli.serve.token_twice")
+        try:
+            token = read_token_file(token_file)
+        except RankscopeError as exc:
+            fail(str(exc), key="said", said=exc)
     if token is not None:
         try:
             check_token(token)
@@ -77,7 +93,7 @@ def serve_command(
                         max_data_bytes=int(max_data_mb * 1024 * 1024), max_rows=max_rows, host=host, port=port,
                         allowed_hosts=tuple(allow_host or ()), allow_retrievers=tuple(entries),
                         live_workers=live_workers, retriever_timeout=retriever_timeout,
-                        live_budget_seconds=live_budget)
+                        live_budget_seconds=live_budget, max_answer_bytes=int(max_answer_mb * 1024 * 1024))
     application = create_app(settings)
     assert lang is not None  # settled by user_errors
     typer.echo(say("serve.started", lang.value, host=host, port=port, db=_safe(settings.db_url)), err=True)

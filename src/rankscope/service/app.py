@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.api import api_router
     from rankscope.service.api.errors import install_error_handlers
     from rankscope.service.db import Database
-    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
+    from rankscope.service.guards import BodyLimit, FailureThrottle, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
     from rankscope.service.jobs import WorkerPool
     from rankscope.service.migrations import upgrade
     from rankscope.service.web import web_router
@@ -68,8 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
     _error_responses(app)
+    app.state.throttle = FailureThrottle(attempts=settings.token_attempts)  # wrong tokens per client address: the API and the login page
     if settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)  # refuse before reading a body
+        app.add_middleware(TokenAuth, token=settings.token, throttle=app.state.throttle)  # before reading a body
     app.add_middleware(SameOrigin)
     app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, the refusals too

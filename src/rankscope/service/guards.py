@@ -26,13 +26,16 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import threading
+import time
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
-__all__ = ["TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS", "TOKEN_COOKIE",
+__all__ = ["FailureThrottle", "TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS", "TOKEN_COOKIE",
            "host_allowed", "CSP", "FRAMED_CSP"]
 
 Scope = MutableMapping[str, Any]
@@ -166,17 +169,87 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
+class FailureThrottle:
+    """Failed token checks per client address: after ``attempts`` failures within ``window`` seconds, the client
+    waits until the oldest of them is ``window`` seconds old (HTTP 429 with ``Retry-After``) — guessing a token
+    goes at ``attempts`` tries a ``window``, not thousands a second.  At most ``clients`` addresses are
+    remembered (the least recently failing are forgotten first), so the table cannot grow without end.
+
+    >>> t = FailureThrottle(attempts=2, window=60.0)
+    >>> t.wait("10.0.0.1", now=0.0), t.fail("10.0.0.1", now=0.0), t.fail("10.0.0.1", now=1.0)
+    (0.0, None, None)
+    >>> t.wait("10.0.0.1", now=2.0), t.wait("10.0.0.2", now=2.0), t.wait("10.0.0.1", now=61.0)
+    (58.0, 0.0, 0.0)
+    """
+
+    def __init__(self, attempts: int = 10, window: float = 60.0, clients: int = 10_000) -> None:
+        self.attempts, self.window, self.clients = attempts, window, clients
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait(self, client: str, now: float | None = None) -> float:
+        """Seconds ``client`` must wait before its next try (0: it may try now)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._failures.get(client)
+            if times is None:
+                return 0.0
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if len(times) < self.attempts:
+                return 0.0
+            return times[0] + self.window - now
+
+    def fail(self, client: str, now: float | None = None) -> None:
+        """Count a failed try of ``client``."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._failures.pop(client, None) or deque(maxlen=self.attempts)
+            times.append(now)
+            self._failures[client] = times
+            while len(self._failures) > self.clients:
+                self._failures.popitem(last=False)
+
+
+def client_of(scope: Scope) -> str:
+    """The client's address (the one the connection comes from)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+async def too_many(send: Send, wait: float) -> None:
+    """429: too many failed token checks from this address; ``Retry-After`` says when to try again."""
+    seconds = max(1, int(wait + 0.999))
+    await _json(send, 429, {"detail": f"too many wrong tokens from this address; try again in {seconds} s",
+                            "errors": [{"field": "Authorization", "problem": "too many wrong tokens from this "
+                                        f"address; try again in {seconds} s"}]},
+                [(b"retry-after", str(seconds).encode())])
+
+
 class TokenAuth:
     """Refuse every request but the public paths unless it carries the token.
 
     Accepted: ``Authorization: Bearer <token>``, ``X-API-Token: <token>``, or the
     ``rankscope_token`` cookie set by the dashboard's login page.  API paths get a
-    401 JSON body; web pages redirect to the login page.
+    401 JSON body; web pages redirect to the login page.  A wrong token counts against the
+    client's address (:class:`FailureThrottle`, shared with the login page): past the limit,
+    429 before any check.
     """
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, throttle: FailureThrottle | None = None) -> None:
         self.app = app
         self.token = token.encode()
+        self.throttle = throttle or FailureThrottle()
+
+    def _given(self, scope: Scope) -> list[bytes]:
+        h = _headers(scope)
+        given: list[bytes] = []
+        auth = h.get(b"authorization", b"")
+        if auth[:7].lower() == b"bearer ":
+            given.append(auth[7:].strip())
+        if b"x-api-token" in h:
+            given.append(h[b"x-api-token"].strip())
+        return given
 
     def _ok(self, scope: Scope) -> bool:
         h = _headers(scope)
@@ -218,10 +291,19 @@ class TokenAuth:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if path in ("/api/v1/health", "/login") or path.startswith("/static/") or self._ok(scope) \
-                or self._annotator_route(scope, path):
+        if path in ("/api/v1/health", "/login") or path.startswith("/static/"):
             await self.app(scope, receive, send)
             return
+        client = client_of(scope)
+        wait = self.throttle.wait(client)
+        if wait > 0:
+            await too_many(send, wait)
+            return
+        if self._ok(scope) or self._annotator_route(scope, path):
+            await self.app(scope, receive, send)
+            return
+        if self._given(scope):  # a wrong token (not merely none): a guess
+            self.throttle.fail(client)
         if path.startswith("/api/"):
             await _json(send, 401, {"detail": "missing or wrong token", "errors": [
                 {"field": "Authorization", "problem": "send 'Authorization: Bearer <token>' (or X-API-Token)"}]},

@@ -10,7 +10,8 @@ from pathlib import Path
 from rankscope.errors import InvalidParameterError
 from rankscope.service.egress import EgressPolicy
 
-__all__ = ["Settings", "default_db_url", "is_loopback", "check_token", "MIN_TOKEN_CHARS"]
+__all__ = ["Settings", "default_db_url", "is_loopback", "check_token", "token_guesses_log10", "MIN_TOKEN_CHARS",
+           "MIN_TOKEN_GUESSES_LOG10", "read_token_file"]
 
 MiB = 1024 * 1024
 
@@ -45,24 +46,58 @@ def is_loopback(host: str) -> bool:
 
 
 MIN_TOKEN_CHARS = 16
+MIN_TOKEN_GUESSES_LOG10 = 12
+"""A token must take at least 10^12 guesses by zxcvbn's estimate (about 40 bits): words, repeats, sequences and
+keyboard patterns count for what they are worth, not for their length."""
+
+
+def token_guesses_log10(token: str) -> float:
+    """log10 of the guesses zxcvbn (Dropbox's password strength estimator) says ``token`` needs.
+
+    >>> token_guesses_log10("passwordpassword") < 3 < 20 < token_guesses_log10("correct-horse-battery-staple")
+    True
+    """
+    from zxcvbn import zxcvbn
+
+    return float(zxcvbn(token[:100])["guesses_log10"])
 
 
 def check_token(token: str) -> str:
-    """Refuse a weak token: at least :data:`MIN_TOKEN_CHARS` characters, no spaces or control characters.
+    """Refuse a weak token: fewer than :data:`MIN_TOKEN_CHARS` characters, spaces or control characters, or fewer
+    than 10^:data:`MIN_TOKEN_GUESSES_LOG10` guesses by :func:`token_guesses_log10`.
 
     >>> check_token("correct-horse-battery-staple")
     'correct-horse-battery-staple'
-    >>> check_token(" ")  # doctest: +ELLIPSIS
+    >>> check_token("aaaaaaaaaaaaaaaa")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rankscope.errors.InvalidParameterError: the token is too weak: use at least 16 characters without spaces ...
+    rankscope.errors.InvalidParameterError: the token is too weak: it is guessed in about 10^2 tries (at least 10^12 ...
     """
+    hint = '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)'
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or ord(c) < 32 for c in token):
         raise InvalidParameterError(
-            f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces "
-            '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)').keyed("service.weak_token",
-                                                                                          n=MIN_TOKEN_CHARS)
+            f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces {hint}").keyed(
+            "service.weak_token", n=MIN_TOKEN_CHARS)
+    guesses = token_guesses_log10(token)
+    if guesses < MIN_TOKEN_GUESSES_LOG10:
+        raise InvalidParameterError(
+            f"the token is too weak: it is guessed in about 10^{int(guesses)} tries (at least "
+            f"10^{MIN_TOKEN_GUESSES_LOG10} needed: words, repeats and sequences count little) {hint}").keyed(
+            "service.guessable_token", guesses=int(guesses), need=MIN_TOKEN_GUESSES_LOG10)
     return token
+
+
+def read_token_file(path: str | Path) -> str:
+    """The token in a file (its first line, without the line end): a token given so is not in the process's
+    command line (``/proc/PID/cmdline``), which every local user can read."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(f"--token-file {str(p)!r}: cannot read it ({exc})").keyed(
+            "service.token_file", path=str(p), reason=exc) from None
+    lines = text.splitlines()
+    return lines[0].strip() if lines else ""
 
 
 @dataclass
@@ -80,7 +115,9 @@ class Settings:
     taken over by another worker (this is how a job survives a crash);
     ``retriever_timeout``: total seconds one retriever request may take in live evaluations
     (connecting, sending and reading together: a server trickling bytes cannot extend it);
-    ``live_budget_seconds``: the default time budget of a whole live job (queries not asked
+    ``token_attempts``: wrong tokens (API or login page) one client address may send a minute before it must
+    wait (429); ``max_answer_bytes``: the most bytes one retriever answer may hold (read as a stream; a larger one
+    is that query's failure); ``live_budget_seconds``: the default time budget of a whole live job (queries not asked
     by then are stored as failed); ``live_workers``: threads that run live jobs, apart from the
     ``workers`` that score, so that slow retrievers never hold up scoring;
     ``host`` / ``port``: where the service listens (its own address is never called, and the
@@ -98,6 +135,8 @@ class Settings:
     lease_seconds: float = 15.0
     poll_seconds: float = 0.2
     retriever_timeout: float = 30.0
+    max_answer_bytes: int = 16 * MiB
+    token_attempts: int = 10
     live_budget_seconds: float = 6 * 3600.0
     live_workers: int = 2
     host: str = "127.0.0.1"
@@ -113,6 +152,9 @@ class Settings:
         if self.max_upload_bytes < 1:
             raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}").keyed(
                 "service.positive", name="max_upload_bytes", value=self.max_upload_bytes)
+        if self.max_answer_bytes < 1:
+            raise InvalidParameterError(f"max_answer_bytes must be positive, got {self.max_answer_bytes}").keyed(
+                "service.positive", name="max_answer_bytes", value=self.max_answer_bytes)
         if self.max_data_bytes < 1 or self.max_rows < 1:
             raise InvalidParameterError("max_data_bytes and max_rows must be positive").keyed(
                 "service.both_positive", first="max_data_bytes", second="max_rows")

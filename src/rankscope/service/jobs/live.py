@@ -88,8 +88,8 @@ def _deadline(job: Job, budget: float) -> float:
 def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[], bool]) -> bool:
     """Ask the retriever for every judged query not answered yet; False when the job was stopped midway."""
     from rankscope.data.testset import Query, TestSet
-    from rankscope.retrieval.http import HttpRetriever
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.service.retriever import ServiceRetriever
 
     p = job.params
     with db.read() as s:
@@ -102,9 +102,10 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
     if not asked:
         return True
     budget = float(p.get("budget_seconds") or settings.live_budget_seconds)
-    http = HttpRetriever(p["retriever_url"], timeout=settings.retriever_timeout,
-                         max_connections=int(p.get("concurrency", 8)), deadline=_deadline(job, budget),
-                         guard=settings.egress.check_resolved, name=job.name or "live")
+    http = ServiceRetriever(p["retriever_url"], timeout=settings.retriever_timeout,
+                            max_connections=int(p.get("concurrency", 8)), deadline=_deadline(job, budget),
+                            guard=settings.egress.check_resolved, name=job.name or "live",
+                            max_answer_bytes=settings.max_answer_bytes)
     cache = LiveResultsCache(db, job.id, keep_going)
     try:
         with warnings.catch_warnings():

@@ -295,8 +295,19 @@ def login_page(request: Request, next: str = "/") -> HTMLResponse:
 def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Response:
     import hmac
 
+    from rankscope.service.guards import client_of
+
+    throttle = request.app.state.throttle
+    client = client_of(request.scope)
+    wait = throttle.wait(client)
+    if wait > 0:  # too many wrong tokens from this address: not even checked
+        resp = render(request, "login.html", status=429, next=next,
+                      error=translate(lang_of(request), "login.too_many", seconds=max(1, int(wait + 0.999))))
+        resp.headers["retry-after"] = str(max(1, int(wait + 0.999)))
+        return resp
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+        throttle.fail(client)
         return render(request, "login.html", status=401, next=next, error=translate(lang_of(request), "login.wrong"))
     target = next if next.startswith("/") and not next.startswith("//") else "/"
     resp = _see(target)
