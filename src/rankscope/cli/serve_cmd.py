@@ -44,7 +44,7 @@ def serve_command(
         "--allow-host", show_default="none",
         help="another name this service is reached under (Host header), repeatable")] = None,
     live_workers: Annotated[int, typer.Option("--live-workers", help="threads for live retriever jobs (apart "
-                                              "from --workers, which score)", min=0, max=64)] = 2,
+                                              "from --workers, which score)", min=0, max=64)] = 4,
     retriever_timeout: Annotated[float, typer.Option("--retriever-timeout", help="total seconds one retriever "
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import http
 import json
+import threading
 import time
 import zlib
 from typing import Any
@@ -60,6 +61,18 @@ class ServiceRetriever(HttpRetriever):
         headers = {"Accept-Encoding": "identity", **(options.pop("headers", None) or {})}
         super().__init__(url, headers=headers, **options)
         self.max_answer_bytes = max_answer_bytes
+        self.aborted = False
+        self._inflight: set[tuple[asyncio.Task[Any], asyncio.AbstractEventLoop]] = set()
+        self._guard_lock = threading.Lock()
+
+    def abort(self) -> None:
+        """Abandon the requests in flight and ask nothing more (the job stops or gives its turn back): each
+        ends at once as a failure that is not stored (the query is asked again when the job resumes)."""
+        with self._guard_lock:
+            self.aborted = True
+            inflight = list(self._inflight)
+        for task, loop in inflight:
+            loop.call_soon_threadsafe(task.cancel)
 
     def _too_large(self) -> HttpRetrieverError:
         return HttpRetrieverError(f"answer larger than {self.max_answer_bytes} bytes (the limit of one answer; "
@@ -97,6 +110,23 @@ class ServiceRetriever(HttpRetriever):
 
     async def asearch(self, query: str, k: int) -> list[Hit]:
         """Ask for the top ``k`` hits of ``query``; every failure is a fixed description (module docstring)."""
+        task = asyncio.current_task()
+        with self._guard_lock:
+            if self.aborted:
+                raise HttpRetrieverError("not asked: the job stopped", retryable=False)
+            if task is not None:
+                self._inflight.add((task, asyncio.get_running_loop()))
+        try:
+            return await self._asearch(query, k)
+        except asyncio.CancelledError:
+            if self.aborted:
+                raise HttpRetrieverError("abandoned: the job stopped", retryable=False) from None
+            raise
+        finally:
+            with self._guard_lock:
+                self._inflight.discard((task, asyncio.get_running_loop()))  # type: ignore[arg-type]
+
+    async def _asearch(self, query: str, k: int) -> list[Hit]:
         import httpx
 
         budget = self._budget()

@@ -119,7 +119,9 @@ class Settings:
     wait (429); ``max_answer_bytes``: the most bytes one retriever answer may hold (read as a stream; a larger one
     is that query's failure); ``live_budget_seconds``: the default time budget of a whole live job (queries not asked
     by then are stored as failed); ``live_workers``: threads that run live jobs, apart from the
-    ``workers`` that score, so that slow retrievers never hold up scoring;
+    ``workers`` that score, so that slow retrievers never hold up scoring; ``live_slice_seconds``: a live
+    job's turn — once it has run this long while another live job waits, it gives its worker back
+    (abandoning its requests in flight, asked again later) and waits for its next turn;
     ``host`` / ``port``: where the service listens (its own address is never called, and the
     ``Host`` header of a request must name it); ``allowed_hosts``: more names the service may
     be reached under (``--allow-host``); ``allow_retrievers``: ``HOST[:PORT]`` entries live
@@ -138,7 +140,8 @@ class Settings:
     max_answer_bytes: int = 16 * MiB
     token_attempts: int = 10
     live_budget_seconds: float = 6 * 3600.0
-    live_workers: int = 2
+    live_workers: int = 4
+    live_slice_seconds: float = 5.0
     host: str = "127.0.0.1"
     port: int | None = None
     allowed_hosts: tuple[str, ...] = ()
@@ -164,6 +167,9 @@ class Settings:
         if self.live_workers < 0:
             raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}").keyed(
                 "service.not_negative", name="live_workers", value=self.live_workers)
+        if self.live_slice_seconds <= 0:
+            raise InvalidParameterError(f"live_slice_seconds must be positive, got {self.live_slice_seconds}").keyed(
+                "service.positive", name="live_slice_seconds", value=self.live_slice_seconds)
         if self.retriever_timeout <= 0 or self.live_budget_seconds <= 0:
             raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive").keyed(
                 "service.both_positive", first="retriever_timeout", second="live_budget_seconds")
