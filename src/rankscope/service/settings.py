@@ -107,6 +107,8 @@ class Settings:
     ``db_url``: SQLAlchemy URL (``sqlite:///file`` or ``postgresql+psycopg://...``);
     ``token``: when set, every endpoint except health needs it (``Authorization: Bearer``);
     ``workers``: background job threads (0 = do not run jobs in this process);
+    ``report_workers``: threads that only render reports (besides the ``workers``, which render them when no
+    evaluation waits), so that reports never wait for a load of evaluations to end;
     ``max_upload_bytes``: larger request bodies are refused with 413 before being read whole;
     ``max_data_bytes``: the most bytes one upload may hold once decompressed (gzip, zip members),
     counted while it is decompressed; ``max_rows``: the most rows (lines, or records of a JSON
@@ -141,6 +143,7 @@ class Settings:
     token_attempts: int = 10
     live_budget_seconds: float = 6 * 3600.0
     live_workers: int = 4
+    report_workers: int = 1
     live_slice_seconds: float = 5.0
     host: str = "127.0.0.1"
     port: int | None = None
@@ -164,6 +167,9 @@ class Settings:
         if self.lease_seconds <= 0:
             raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}").keyed(
                 "service.positive", name="lease_seconds", value=self.lease_seconds)
+        if self.report_workers < 0:
+            raise InvalidParameterError(f"report_workers must be >= 0, got {self.report_workers}").keyed(
+                "service.not_negative", name="report_workers", value=self.report_workers)
         if self.live_workers < 0:
             raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}").keyed(
                 "service.not_negative", name="live_workers", value=self.live_workers)

@@ -129,7 +129,8 @@ class WorkerPool:
     """Daemon threads polling the database for jobs, each with its own lease owner id.
 
     ``settings.workers`` threads score stored runs (and render the queued reports when no
-    evaluation waits); ``settings.live_workers`` other threads run live retriever jobs, so that
+    evaluation waits); ``settings.report_workers`` threads only render reports, so that a report asked
+    for under a load of evaluations is rendered at once, not after the load; ``settings.live_workers`` other threads run live retriever jobs, so that
     a slow retriever never holds up scoring; live jobs take turns (:class:`TimeSlice`), so that
     slow ones never hold up the others (with ``workers=0`` the process runs no job at all:
     API only).
@@ -141,6 +142,7 @@ class WorkerPool:
         self.base = f"{socket.gethostname()[:30]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._reports_wake = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -153,14 +155,26 @@ class WorkerPool:
             t = threading.Thread(target=self._loop, args=(owner, (kind,)), name=f"rankscope-{kind}-{i}", daemon=True)
             t.start()
             self._threads.append(t)
+        for i in range(self.settings.report_workers):  # reports have their own: evaluations never starve them
+            t = threading.Thread(target=self._reports, name=f"rankscope-report-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _reports(self) -> None:
+        while not self._stop.is_set():
+            if not self._render():
+                self._reports_wake.wait(self.settings.poll_seconds)
+                self._reports_wake.clear()
 
     def wake(self) -> None:
-        """A job was just queued: look now instead of at the next poll."""
+        """A job (or a report) was just queued: look now instead of at the next poll."""
         self._wake.set()
+        self._reports_wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._wake.set()
+        self._reports_wake.set()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
