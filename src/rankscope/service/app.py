@@ -110,7 +110,8 @@ def _docs(app: FastAPI) -> None:
 def _error_responses(app: FastAPI) -> None:
     """Publish the real error answers in the OpenAPI document: every operation's 4xx use ``ErrorBody``.
 
-    400 (``Host``), 401 (token, with ``--token``), 403 (``Origin``), 404 (path ids), 413 (body or
+    400 (``Host``), 401 (token, with ``--token``), 403 (``Origin``), 404 (an id that names nothing), 405,
+    413 (body or
     upload over a limit) and 422 (request fields) all carry ``{"detail", "errors": [{"field", "problem"}]}``.
     """
     from fastapi.openapi.utils import get_openapi
@@ -120,7 +121,9 @@ def _error_responses(app: FastAPI) -> None:
     described = {400: "the Host header does not name this service",
                  401: "missing or wrong token (only when the service runs with --token)",
                  403: "a state-changing request from a page of another origin",
-                 404: "an id in the path does not exist",
+                 404: "an id (in the path, a query parameter or the body) names nothing that exists",
+                 405: "the path does not take this method (Allow lists those it takes)",
+                 429: "too many wrong tokens from this address (with --token): try again after Retry-After",
                  413: "the body or the decompressed upload is over a limit",
                  422: "a request field is invalid (the errors name it)"}
     unsafe = {"post", "put", "patch", "delete"}
@@ -136,15 +139,14 @@ def _error_responses(app: FastAPI) -> None:
         schemas["ErrorBody"] = body_schema
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
+        _describe(schemas)
         ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
         for path, ops in spec.get("paths", {}).items():
             for method, op in ops.items():
                 responses = op.setdefault("responses", {})
-                codes = [400] if path.endswith("/health") else [400, 401, 422]
+                codes = [400] if path.endswith("/health") else [400, 401, 404, 422, 429]
                 if method in unsafe:
                     codes += [403, 413]
-                if "{" in path or method == "post":
-                    codes.append(404)
                 for code in codes:
                     entry = responses.setdefault(str(code), {"description": described[code]})
                     entry["content"] = ref
@@ -155,3 +157,34 @@ def _error_responses(app: FastAPI) -> None:
         return spec
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _is_file(prop: dict[str, object]) -> bool:
+    return prop.get("format") == "binary" or prop.get("contentMediaType") == "application/octet-stream"
+
+
+def _describe(schemas: dict[str, dict[str, object]]) -> None:
+    """Say in the schema what the service checks: an optional part of a form is absent or holds a value (never a
+    "null"); a file is not empty; a judging task's texts come from a test set or from files; a metric name is one
+    of the registry's (with a cutoff where it takes one)."""
+    from rankscope.service.api.schemas import metric_name_pattern
+
+    for name, sub in schemas.items():
+        props = sub.get("properties")
+        if not isinstance(props, dict):
+            continue
+        for key, prop in props.items():
+            options = prop.get("anyOf", [])
+            if name.startswith("Body_") and len(options) == 2 and {"type": "null"} in options:
+                # a form has no null: an optional part is absent, or holds a value (a file, a number, text)
+                prop.pop("anyOf")
+                prop.update(next(a for a in options if a != {"type": "null"}))
+            if _is_file(prop):
+                prop["minLength"] = 1
+            if key == "metrics" and prop.get("type") == "array" and isinstance(prop.get("items"), dict):
+                prop["items"]["pattern"] = metric_name_pattern()
+        if name.startswith("Body_upload_task"):  # texts from a test set or from files, not both; provenance goes
+            sub["anyOf"] = [{"required": ["test_set_id"], "not": {"anyOf": [{"required": ["queries"]},  # with labels
+                                                                             {"required": ["corpus"]}]}},
+                            {"required": ["queries"], "not": {"required": ["test_set_id"]}}]
+            sub["dependentRequired"] = {"provenance": ["labels"]}

@@ -154,12 +154,12 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
         close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
         if close.items:
             raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                          f"did you mean: {close}?").keyed("service.unknown_annotator_suggest",
+                                          f"did you mean: {close}?", status=404).keyed("service.unknown_annotator_suggest",
                                                                            annotator=annotator, task=task_id,
                                                                            close=close)
         known = Items(tuple(names)) if names else Said("error.service.none_yet")
         raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                      f"annotators: {known}").keyed("service.unknown_annotator", annotator=annotator,
+                                      f"annotators: {known}", status=404).keyed("service.unknown_annotator", annotator=annotator,
                                                                     task=task_id, names=known)
 
 
@@ -307,7 +307,8 @@ def next_item(task_id: TaskId, request: Request,
               db: Database = Depends(get_db)) -> dict[str, Any]:
     me, annotator = _who(request, db, task_id, annotator)
     if annotator is None:
-        raise FieldError("annotator", "name the annotator (or send their token)").keyed("service.name_annotator")
+        raise FieldError("annotator", "name the annotator (or send their token)", status=401).keyed(
+            "service.name_annotator")
     with db.read() as s:
         store.get_task(s, task_id)
         item, remaining = store.next_item(s, task_id, annotator, after)
