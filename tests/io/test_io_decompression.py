@@ -11,7 +11,7 @@ import gzip
 import tracemalloc
 import zlib
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ MARGIN = 24 << 20
 MEMBER = 64 << 20
 
 
-@lru_cache(maxsize=None)
+@cache
 def nested_bomb(line: bytes = b"\0") -> bytes:
     """gzip(ten gzip members of MEMBER bytes of ``line`` repeated): 640 MiB, two layers."""
     comp = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -135,9 +135,9 @@ def test_every_layer_counts_against_the_limit() -> None:
     from rankscope.io._source import inflate
 
     inner = gzip.compress(b"x" * 1000)
-    with decompression_limit(1000 + len(inner) - 1):  # the outer layer's output counts too
-        with pytest.raises(ParseError, match="once decompressed"):
-            b"".join(inflate([gzip.compress(inner)], "x")[0])
+    # the outer layer's output counts too
+    with decompression_limit(1000 + len(inner) - 1), pytest.raises(ParseError, match="once decompressed"):
+        b"".join(inflate([gzip.compress(inner)], "x")[0])
     with decompression_limit(1000 + len(inner)):
         assert b"".join(inflate([gzip.compress(inner)], "x")[0]) == b"x" * 1000
 

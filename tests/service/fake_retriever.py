@@ -22,7 +22,6 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
 HUGE = 200 << 20
 
 

@@ -169,8 +169,8 @@ def test_uploaded_texts_and_blind_prelabels(client: TestClient) -> None:
     # not blind, and a later re-judgment keeps it so; the client cannot say otherwise
     invite(client, task["id"], "carol", blind=False)
     judge(client, task["id"], listed["d1"]["id"], "carol", 2)
-    r = client.get(f"/api/v1/judging/{task['id']}/items", params={"prelabels": "true", "offset": listed["d2"]["position"],
-                                                                  "limit": 1}, headers=as_(client, task["id"], "carol"))
+    params = {"prelabels": "true", "offset": listed["d2"]["position"], "limit": 1}
+    r = client.get(f"/api/v1/judging/{task['id']}/items", params=params, headers=as_(client, task["id"], "carol"))
     assert r.status_code == 200 and r.json()[0]["prelabel"]["grade"] == 0
     judge(client, task["id"], listed["d2"]["id"], "carol", 1)
     again = judge(client, task["id"], listed["d2"]["id"], "carol", 1)

@@ -68,7 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
     _error_responses(app)
-    app.state.throttle = FailureThrottle(attempts=settings.token_attempts)  # wrong tokens per client address: the API and the login page
+    # wrong tokens per client address: the API and the login page count together
+    app.state.throttle = FailureThrottle(attempts=settings.token_attempts)
     if settings.token:
         app.add_middleware(TokenAuth, token=settings.token, throttle=app.state.throttle)  # before reading a body
     app.add_middleware(SameOrigin)

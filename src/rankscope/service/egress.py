@@ -152,7 +152,7 @@ class EgressPolicy:
         if self._own(host, port):
             raise InvalidParameterError(f"{shown} is this service's own address").keyed("service.own_address",
                                                                                        address=shown)
-        if not any(h == host and (p == ANY_PORT or p == port or (p is None and port in WEB_PORTS))
+        if not any(h == host and (p in (ANY_PORT, port) or (p is None and port in WEB_PORTS))
                    for h, p in self.allow):
             allowed = self.describe()
             raise InvalidParameterError(

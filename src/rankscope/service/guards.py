@@ -35,7 +35,8 @@ from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
-__all__ = ["FailureThrottle", "TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS", "TOKEN_COOKIE",
+__all__ = ["FailureThrottle", "TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS",
+           "TOKEN_COOKIE",
            "host_allowed", "CSP", "FRAMED_CSP"]
 
 Scope = MutableMapping[str, Any]

@@ -34,13 +34,13 @@ from rankscope.service.api.schemas import (
 from rankscope.service.db import Database, JudgingItem, JudgingTask, Judgment
 from rankscope.service.ingest import MAX_DOC_CHARS as STORED_DOC_CHARS
 from rankscope.service.ingest import Uploaded
+from rankscope.service.judging.identity import Identity, identify, require_annotator
 from rankscope.service.judging.ingest import (
     build_task,
     read_pool_upload,
     read_prelabels_upload,
     read_texts_upload,
 )
-from rankscope.service.judging.identity import Identity, identify, require_annotator
 from rankscope.service.judging.results import agreement, export_labels
 from rankscope.service.uploads import Counter, upload_dir
 
@@ -154,12 +154,14 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
         close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
         if close.items:
             raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                          f"did you mean: {close}?", status=404).keyed("service.unknown_annotator_suggest",
+                                          f"did you mean: {close}?", status=404).keyed(
+                "service.unknown_annotator_suggest",
                                                                            annotator=annotator, task=task_id,
                                                                            close=close)
         known = Items(tuple(names)) if names else Said("error.service.none_yet")
         raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                      f"annotators: {known}", status=404).keyed("service.unknown_annotator", annotator=annotator,
+                                      f"annotators: {known}", status=404).keyed(
+            "service.unknown_annotator", annotator=annotator,
                                                                     task=task_id, names=known)
 
 

@@ -24,7 +24,8 @@ from rankscope.service.db.models import (
 from rankscope.service.db.session import Database
 
 __all__ = [
-    "Annotator", "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery", "JudgingTask",
+    "Annotator", "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery",
+    "JudgingTask",
     "Judgment", "LiveResult", "PrelabelView", "Query", "QueryScore", "Report", "RunRecord",
     "TestSet",
 ]

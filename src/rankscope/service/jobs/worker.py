@@ -130,7 +130,8 @@ class WorkerPool:
 
     ``settings.workers`` threads score stored runs (and render the queued reports when no
     evaluation waits); ``settings.report_workers`` threads only render reports, so that a report asked
-    for under a load of evaluations is rendered at once, not after the load; ``settings.live_workers`` other threads run live retriever jobs, so that
+    for under a load of evaluations is rendered at once, not after the load; ``settings.live_workers`` other
+    threads run live retriever jobs, so that
     a slow retriever never holds up scoring; live jobs take turns (:class:`TimeSlice`), so that
     slow ones never hold up the others (with ``workers=0`` the process runs no job at all:
     API only).

@@ -25,6 +25,7 @@ Export
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
@@ -112,7 +113,7 @@ def agreement(graded: list[tuple[str, str, str, int, bool]], prelabels: list[tup
             "annotators": sorted(by), "pairs": pairs, "prelabels": vs_pre}
 
 
-def export_labels(graded: list[tuple[str, str, str, int] | tuple[str, str, str, int, bool]],
+def export_labels(graded: Sequence[tuple[str, str, str, int] | tuple[str, str, str, int, bool]],
                   prelabels: list[dict[str, Any]], *, n_items: int, merge: str = "median", skipped: int = 0,
                   with_prelabels: bool = False) -> tuple[Any, dict[str, Any]]:
     """:class:`~rankscope.labels.Labels` to export and what they hold (module docstring).

@@ -18,7 +18,8 @@ from rankscope.service.store.catalog import get_run, get_testset, load_qrels, lo
 
 __all__ = [
     "validate_metrics", "create_job", "get_job", "list_jobs", "job_progress", "job_runs", "per_query",
-    "job_scores", "query_scores", "delete_job", "claim_job", "jobs_waiting", "renew_lease", "finish_job", "release_lease",
+    "job_scores", "query_scores", "delete_job", "claim_job", "jobs_waiting", "renew_lease", "finish_job",
+    "release_lease",
     "set_job_total",
     "save_scores", "save_means", "answered_queries", "live_results", "live_summary", "upsert_live_results",
     "add_live_errors", "live_run_rows", "job_has_runs", "attach_run", "first_live_error",

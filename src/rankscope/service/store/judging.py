@@ -11,11 +11,10 @@ SHA-256 is stored, and :func:`find_annotator` knows them by it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 import hashlib
 import secrets
+from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session

@@ -18,11 +18,11 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
+from rankscope.interpret.i18n import message
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID
-from rankscope.interpret.i18n import message
 from rankscope.service.db import Annotator, Database
 from rankscope.service.judging.identity import identify, judge_cookie
 from rankscope.service.store import NotFound

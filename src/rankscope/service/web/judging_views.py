@@ -71,7 +71,8 @@ def task_view(db: Database, task_id: int, relevance_level: int, annotator: str |
             "relevance_level": relevance_level}
 
 
-def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None, *, blind: bool = True) -> dict[str, Any]:
+def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None, *,
+               blind: bool = True) -> dict[str, Any]:
     """One item for ``annotator``: the given one, or the next they have neither judged nor skipped.
 
     The pre-label is in the page only when the service has recorded showing it to ``annotator``

@@ -301,10 +301,10 @@ def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Re
     client = client_of(request.scope)
     wait = throttle.wait(client)
     if wait > 0:  # too many wrong tokens from this address: not even checked
-        resp = render(request, "login.html", status=429, next=next,
+        page = render(request, "login.html", status=429, next=next,
                       error=translate(lang_of(request), "login.too_many", seconds=max(1, int(wait + 0.999))))
-        resp.headers["retry-after"] = str(max(1, int(wait + 0.999)))
-        return resp
+        page.headers["retry-after"] = str(max(1, int(wait + 0.999)))
+        return page
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
         throttle.fail(client)
