@@ -122,7 +122,7 @@ def test_errors_name_the_field(client: TestClient) -> None:
     r = client.post("/api/v1/evaluations", json={"test_set_id": ts["id"], "run_ids": [], "metrics": ["map"]})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "run_ids"
     r = client.post("/api/v1/evaluations", json={"test_set_id": 999, "run_ids": [run["id"]]})
-    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "test_set_id"
+    assert r.status_code == 404 and r.json()["errors"][0]["field"] == "test_set_id"  # names nothing
     r = client.post("/api/v1/evaluations", json={"test_set_id": ts["id"], "run_ids": [run["id"]], "depth": 0})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "depth"
 
@@ -132,7 +132,7 @@ def test_errors_name_the_field(client: TestClient) -> None:
     err = r.json()["errors"][0]
     assert err["field"] == "file" and ":2:" in err["problem"]
     r = client.post("/api/v1/runs", files={"file": ("x.trec", RUN_A)}, data={"test_set_id": "12345"})
-    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "test_set_id"
+    assert r.status_code == 404 and r.json()["errors"][0]["field"] == "test_set_id"
     r = client.post("/api/v1/testsets", files={"file": ("t.json", "{not json")}, data={"format": "json"})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "file"
     assert "line 1" in r.json()["errors"][0]["problem"] or ":1:" in r.json()["errors"][0]["problem"]

@@ -218,7 +218,7 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))})
     problem(r, 422, "test_set_id")
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))}, data={"test_set_id": "999"})
-    problem(r, 422, "test_set_id")
+    problem(r, 404, "test_set_id")  # names nothing
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL)), "queries": ("q.tsv", "q1\tx\n"),
                                               "corpus": ("c.tsv", "d1\tx\n")})
     assert "2 of 3 queries of the pool have no text in q.tsv and c.tsv" in problem(r, 422, "queries")
@@ -236,7 +236,7 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
     problem(client.post(url, json={"item_id": item, "grade": 1, "skip": True}, headers=ann), 422, "grade")
     problem(client.post(url, json={"item_id": item}, headers=ann), 422, "grade")
     problem(client.post(url, json={"item_id": item, "annotator": "a,b", "grade": 1}, headers=ann), 422, "annotator")
-    problem(client.post(url, json={"item_id": foreign, "grade": 1}, headers=ann), 422, "item_id")
+    problem(client.post(url, json={"item_id": foreign, "grade": 1}, headers=ann), 404, "item_id")
     problem(client.post(url, json={"item_id": item, "grade": 1}), 401, "X-Annotator-Token")
     problem(client.post(url, json={"item_id": item, "grade": 1}, headers={"X-Annotator-Token": "forged"}), 401,
             "X-Annotator-Token")
@@ -244,7 +244,7 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
     assert "nothing to export" in problem(client.get(f"/api/v1/judging/{task['id']}/qrels"), 409, "path")
     judge(client, task["id"], item, "annette", 1)
     r = client.get(f"/api/v1/judging/{task['id']}/qrels", params={"annotator": "anette"})
-    assert "did you mean: annette?" in problem(r, 422, "annotator")
+    assert "did you mean: annette?" in problem(r, 404, "annotator")
     problem(client.get("/api/v1/judging/999"), 404, "path")
     problem(client.get(f"/api/v1/judging/{task['id']}/agreement", params={"relevance_level": 0}), 422,
             "relevance_level")

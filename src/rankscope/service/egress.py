@@ -148,6 +148,8 @@ class EgressPolicy:
             raise InvalidParameterError("user names or passwords in the URL are not accepted").keyed(
                 "service.url_userinfo")
         port = u.port or (443 if u.scheme == "https" else 80)
+        if not 1 <= port <= 65535:
+            raise InvalidParameterError(f"the port must be 1-65535, got {port}").keyed("service.url_port", port=port)
         shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if self._own(host, port):
             raise InvalidParameterError(f"{shown} is this service's own address").keyed("service.own_address",
