@@ -64,7 +64,7 @@ def test_stored_errors_are_fixed_descriptions(tmp_path: Path) -> None:
 def test_an_entry_without_a_port_opens_only_the_web_ports(tmp_path: Path) -> None:
     with make_client(f"sqlite:///{tmp_path / 'p.sqlite3'}", allow_retrievers=("127.0.0.1",), workers=0) as c:
         ts = upload_testset(c)
-        for port, status in ((80, 202), (443, 202), (8080, 422), (22, 422), (6379, 422)):
+        for port, status in ((80, 202), (443, 202), (8080, 403), (22, 403), (6379, 403)):
             r = c.post("/api/v1/evaluations/live", json={"test_set_id": ts["id"],
                                                          "retriever_url": f"http://127.0.0.1:{port}/s"})
             assert r.status_code == status, (port, r.text)
@@ -90,7 +90,7 @@ def test_a_closed_and_an_open_port_fail_alike_at_the_allow_list(tmp_path: Path) 
             for port in (listening.getsockname()[1], closed_port):
                 r = c.post("/api/v1/evaluations/live", json={"test_set_id": ts["id"],
                                                              "retriever_url": f"http://127.0.0.1:{port}/s"})
-                assert r.status_code == 422
+                assert r.status_code == 403
                 problems.append(r.json()["errors"][0]["problem"].replace(str(port), "PORT"))
             assert problems[0] == problems[1]
             time.sleep(0.3)

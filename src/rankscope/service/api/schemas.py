@@ -29,8 +29,9 @@ def _printable(value: str) -> str:
     return value
 
 
-#: no whitespace by any engine's idea of it (Python's ``\s`` also takes \x1c-\x1f, NEL, NBSP... JavaScript's differs)
-URL_PATTERN = r"^https?://[^\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$"
+#: visible ASCII only: an international host name is written in its ``xn--`` form (no engine's idea of whitespace or
+#: of IDNA is then needed to tell a valid URL)
+URL_PATTERN = r"^https?://[!-~]+$"
 PRINTABLE = r"^[^\x00-\x08\x0a-\x1f]*$"
 Name = Annotated[str, Field(max_length=200, json_schema_extra={"pattern": PRINTABLE}), AfterValidator(_printable)]
 MetricName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_printable)]

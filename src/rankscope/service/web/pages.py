@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi import Path as PathParam
@@ -68,6 +68,9 @@ def render(request: Request, template: str, section: str = "", status: int = 200
 
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
+    # the same page in the other language: the page's own parameters kept (a drill-down's query id)
+    other = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
+    ctx.setdefault("lang_switch", "?" + urlencode([*other, ("lang", "en" if lang == "zh" else "zh")]))
     html = _env().get_template(template).render(t=t, lang=lang, section=section, **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
