@@ -50,6 +50,8 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 # the English message files must say what the code says, wherever the suite reaches a keyed error or warning
 # (rankscope.errors.Keyed.keyed); subprocesses the tests start inherit it
 os.environ.setdefault("RANKSCOPE_CHECK_MESSAGES", "1")
+# Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()

@@ -32,7 +32,8 @@ CUTOFFS = (1, 3, 10)
 def _measures() -> list:
     out = []
     for spec in all_specs():
-        if not spec.builtin or spec.name == "relstring" or spec.family == "span":  # span measures: tests/spans
+        # span measures: tests/spans; diversity measures (subtopic judgments): tests/measures
+        if not spec.builtin or spec.name == "relstring" or spec.family in ("span", "diversity"):
             continue
         if spec.cutoff == "required":
             out.extend(spec.measure(k) for k in CUTOFFS)

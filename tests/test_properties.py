@@ -29,7 +29,8 @@ run_dicts = st.dictionaries(QIDS, st.dictionaries(DIDS, st.integers(-20, 20), mi
 def _bounded_metrics() -> list[str]:
     out = []
     for spec in all_specs():
-        if spec.bounds != (0.0, 1.0) or not spec.builtin or spec.family == "span":  # span measures: tests/spans
+        # span measures: tests/spans; diversity measures read subtopic judgments: tests/measures
+        if spec.bounds != (0.0, 1.0) or not spec.builtin or spec.family in ("span", "diversity"):
             continue
         out.append(f"{spec.name}@3" if spec.cutoff == "required" else spec.name)
         if spec.cutoff == "optional":

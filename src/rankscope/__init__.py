@@ -34,7 +34,9 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "rankscope.comparison",
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverOptions": "rankscope.retrieval.options",
     "fuse": "rankscope.retrieval.fusion",
+    "tune": "rankscope.retrieval.tune",
     "load_dataset": "rankscope.datasets",
     "SpanQrels": "rankscope.data.spans",
     "Chunking": "rankscope.data.chunking",
@@ -44,6 +46,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "RetrieverOptions",
     "Chunking",
     "Comparison",
     "EvaluationResult",
@@ -65,6 +68,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "register_metric",
+    "tune",
     "write_report",
     "load",
 ]
@@ -83,7 +87,9 @@ if TYPE_CHECKING:
     from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
     from rankscope.report import write_report
     from rankscope.retrieval.fusion import fuse
+    from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.retrieval.tune import tune
     from rankscope.saved import load
 
 

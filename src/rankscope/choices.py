@@ -51,6 +51,7 @@ class MaxDropTest(str, Enum):
     ``wilcoxon`` is accepted only to be refused with the reason (it does not test the mean).
     """
 
+    betting = "betting"
     t = "t"
     randomization = "randomization"
     bootstrap = "bootstrap"
@@ -198,6 +199,7 @@ TERMS: dict[str, str] = {
     "randomization": "配对随机化检验（randomization）",
     "tukey-hsd": "随机化 Tukey HSD 检验（tukey-hsd）",
     "bootstrap": "学生化自助法检验（bootstrap）",
+    "betting": "下注法置信界（betting）",
     # corrections
     "holm": "Holm 校正（holm）",
     "bonferroni": "Bonferroni 校正（bonferroni）",

@@ -33,7 +33,7 @@ from typing import Any, Literal, Union
 
 from rankscope.errors import InvalidParameterError, Items, Said
 
-__all__ = ["Interval", "OneOf", "Constraint", "check", "describe", "said"]
+__all__ = ["Interval", "OneOf", "Kind", "Constraint", "check", "describe", "said"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,35 @@ class OneOf:
         return str(self.said())
 
 
-Constraint = Union[Interval, OneOf, None]
+@dataclass(frozen=True)
+class Kind:
+    """A value of one of ``types`` (``bool`` only when listed; any callable too with ``call``), described by
+    ``words`` (message ``error.core.kind.<words>``: ``a path``, ``True or False`` ...).
+
+    >>> Kind((str,), "str").accepts("x"), Kind((int,), "str").accepts(True), Kind((), "any", call=True).accepts(len)
+    (True, False, True)
+    """
+
+    types: tuple[type, ...]
+    words: str
+    call: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool) and bool not in self.types:
+            return False
+        return isinstance(value, self.types) or (self.call and callable(value))
+
+    def normalise(self, value: Any) -> Any:
+        return value
+
+    def said(self) -> Said:
+        return Said(f"error.core.kind.{self.words}")
+
+    def __str__(self) -> str:
+        return str(self.said())
+
+
+Constraint = Union[Interval, OneOf, Kind, None]
 
 
 def said(constraints: tuple[Constraint, ...]) -> Said:

@@ -18,6 +18,7 @@ __all__ = [
     "Items",
     "ParseError",
     "UnknownMetricError",
+    "MissingExtraError",
     "InvalidParameterError",
     "DuplicateEntryError",
     "DuplicateLineError",
@@ -203,6 +204,10 @@ class UnknownMetricError(RankscopeError):
         if reason is None:
             self.keyed("unknown_metric_suggest" if self.suggestions else "unknown_metric", name=name,
                        suggestions=", ".join(self.suggestions))
+
+
+class MissingExtraError(RankscopeError):
+    """A feature needs an optional dependency that is not installed; the message names the extra to install."""
 
 
 class InvalidParameterError(RankscopeError):

@@ -100,6 +100,7 @@ COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd", "ran
 COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "rankscope.cli.agreement_cmd",
                     "rankscope.cli.synth_cmd"]
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
+COMMAND_MODULES += ["rankscope.cli.fuse_cmd", "rankscope.cli.tune_cmd"]
 
 
 def command_lang() -> str:
@@ -185,9 +186,14 @@ def load_plugins(modules: list[str] | None) -> None:
             fail(f"cannot import plugin module {mod!r}: {exc}", key="cli.plugin_import", module=mod, exc=exc)
 
 
+#: the arguments of the command running (after ``rankscope``), for suggestions that must run as typed
+COMMAND_LINE: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
+    COMMAND_LINE[:] = args  # what was typed: a suggested command line is this one, corrected
     if args and args[0] in ("trec_eval", "trec-eval") and args[1:2] not in (["--help"],):  # before importing every
         # command: faster start-up
         from rankscope.trec_eval.cli import main as trec_main

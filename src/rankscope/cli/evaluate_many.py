@@ -105,8 +105,10 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
     TREC tag beside its name where they differ."""
     names = [r.run_name for r in results]
     if fmt == "json":
-        echo(json.dumps([with_tag(r.to_dict(per_query=False), tags) for r in results], ensure_ascii=False,
-                        indent=2))
+        from rankscope.report.json_report import json_ready
+
+        echo(json.dumps(json_ready([with_tag(r.to_dict(per_query=False), tags) for r in results]),
+                        ensure_ascii=False, indent=2, allow_nan=False))
         return
     labels = list(results[0].labels)
     if fmt == "csv":
@@ -178,7 +180,7 @@ def evaluate_command_many(
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.cli.messages import float32_notices, print_lines, say
 
-    judgments, _, source_note = read_judgments(qrels, provenance)
+    judgments, _, source_note = read_judgments(qrels, provenance, metrics=metric)
     if source_note:
         print_lines([source_note], lang, err=True)
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -34,6 +36,11 @@ from rankscope.cli.llm_options import (
     say,
 )
 from rankscope.errors import Items, Said
+
+
+class JudgePrompt(str, Enum):
+    graded = "graded"
+    umbrela = "umbrela"
 
 
 @app.command("judge")
@@ -69,11 +76,31 @@ def judge_command(
     price_out: PriceOut = None,
     progress: Progress = None,
     fmt: Format = Output.table,
+    prompt: Annotated[JudgePrompt, typer.Option(
+        "--prompt", help="graded: rankscope's own prompt after UMBRELA; umbrela: the published UMBRELA prompt, "
+                         "exactly")] = JudgePrompt.graded,
+    max_failures: Annotated[str, typer.Option(
+        "--max-failures", help="exit 1 when more pairs than this fail: a count (5) or a share (10%, 0.1)")] = "10%",
+    max_cost: Annotated[Optional[float], typer.Option(
+        "--max-cost", show_default="no limit",
+        help="stop sending once the reported tokens cost this much (needs --price-in and --price-out); exit 1")] = None,
+    until_width: Annotated[
+        Optional[float],
+        typer.Option("--until-width", metavar="W", show_default="none: judge every pair",
+                     help="judge the pairs in a random order and stop once the anytime-valid 95% interval of the "
+                          "pool's share of relevant pairs (grade >= --relevance-level) is at most W wide; it then "
+                          "covers the share over all pairs"),
+    ] = None,
+    relevance_level: Annotated[
+        int, typer.Option("--relevance-level", metavar="GRADE", help="the grade counted as relevant by --until-width")
+    ] = 1,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="random order of --until-width")] = 0,
 ) -> None:
-    """Grade every (query, document) of POOL 0-3 with MODEL (UMBRELA-style prompt, temperature 0).
+    """Grade every (query, document) of POOL 0-3 with MODEL (temperature 0).
 
-    The qrels file holds the grades; its sidecar OUT.provenance.jsonl holds model, prompt version
-    and every failure (never guessed).  Answers are cached: run again to resume.
+    The qrels file holds the grades; its sidecar OUT.provenance.jsonl holds each label's receipt (model,
+    prompt and its hash, raw reply, time, tokens, cache hit or not) and every failure (never guessed).
+    Answers are cached: run again to resume.  More failures than --max-failures exit 1.
 
     Examples:
 
@@ -92,10 +119,13 @@ def judge_command(
 
     if out is None and not dry_run:
         fail("give --out FILE (or --dry-run)", key="labels.out_needed")
+    limit = failure_limit(max_failures)
+    if max_cost is not None and (price_in is None or price_out is None):
+        fail("--max-cost needs --price-in and --price-out", key="labels.max_cost_needs_prices")
     settings = JudgeSettings(
         Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries, max_wait=max_wait),
-        model, lang=prompt_lang(ctx, lang), parse_retries=parse_retries, max_doc_chars=max_doc_chars,
-        max_tokens=max_tokens)
+        model, lang=prompt_lang(ctx, lang), prompt_name=prompt.value, parse_retries=parse_retries,
+        max_doc_chars=max_doc_chars, max_tokens=max_tokens)
     said = lang.value
     pairs = read_pool(pool)
     qtexts = read_texts(queries, "queries")
@@ -109,26 +139,94 @@ def judge_command(
             return
         print_lines([say("judge.dry_run", said, model=model, prompt=settings.prompt.id, pairs=plan.items,
                          distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
-                         truncated=plan.truncated, chars=max_doc_chars),
+                         truncated=plan.truncated, chars=max_doc_chars), prompt_note(settings, said),
                      say("tokens", said, tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
-                         price=price_line(plan.cost(price_in, price_out), said))], said)
+                         price=price_line(plan.cost(price_in, price_out), said)),
+                     tokenizer_line(plan.tokenizer, model, said),
+                     say("judge.retries", said, tokens=plan.retry_in_max, retries=parse_retries),
+                     *([say("judge.retries_seen", said, ratio=plan.observed_ratio)] if plan.observed_ratio else [])],
+                    said)
         return
     assert out is not None
-    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
+    prices = (price_in, price_out) if price_in is not None and price_out is not None else None
+    stopped = None
+    if until_width is not None:  # rounds in a random order until the interval is narrow enough
+        from rankscope.labels.batch import judge_until
+
+        report, stopped = judge_until(pairs, qtexts, dtexts, settings, width=until_width,
+                                      relevance_level=relevance_level, seed=seed, cache=db, concurrency=concurrency,
+                                      progress=progress, max_cost=max_cost, prices=prices)
+    else:
+        report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress,
+                             max_cost=max_cost, prices=prices)
     side = report.labels.write(out)
+    allowed = limit[0] if limit[0] is not None else int(limit[1] * report.plan.items)
+    over = report.failed > allowed
     if fmt is Output.json:
         typer.echo(json.dumps({"model": model, "prompt": settings.prompt.id, "out": str(out), "provenance": str(side),
-                               "cache": str(db) if db else None, **report.to_dict()}, indent=2))
+                               "cache": str(db) if db else None, **report.to_dict(),
+                               "cost": report.cost(price_in, price_out), "max_cost": max_cost,
+                               "max_failures": max_failures, "failures_allowed": allowed,
+                               "too_many_failures": over,
+                               "stopped": None if stopped is None else stopped.to_dict()}, indent=2))
     else:
-        print_lines(_summary(report, settings, out, side, db, said), said)
+        print_lines([*_summary(report, settings, out, side, db, said), prompt_note(settings, said)]
+                    + ([] if stopped is None else [stopped.text(said)]), said)
     if report.failed:
         text = say("judge.failed", said, failed=report.failed, pairs=report.plan.items,
                    kinds=_kinds(report.errors).text(said), side=side)
         print_lines([say_cli("warning_line", said, text=text)], said, err=True)
+    stop = []
+    if over:
+        stop.append(say("judge.too_many_failures", said, failed=report.failed, pairs=report.plan.items,
+                        allowed=allowed, given=max_failures))
+    if report.not_sent:
+        stop.append(say("judge.max_cost_reached", said, n=report.not_sent, cost=report.cost(price_in, price_out),
+                        limit=max_cost))
+    if stop:
+        print_lines([say_cli("error", said, message=t) for t in stop], said, err=True)
+        raise typer.Exit(1)
+
+
+def failure_limit(text: str) -> tuple[int | None, float]:
+    """``--max-failures`` read: ``(count, 0)`` for a count such as ``5``, ``(None, share)`` for ``10%`` or ``0.1``.
+
+    >>> failure_limit("5"), failure_limit("10%"), failure_limit("0.25")
+    ((5, 0.0), (None, 0.1), (None, 0.25))
+    """
+    t = text.strip()
+    if re.fullmatch(r"\d+", t):
+        return int(t), 0.0
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*%", t)
+    share = float(m.group(1)) / 100 if m else float(t) if re.fullmatch(r"0?\.\d+|1(?:\.0*)?", t) else None
+    if share is None or not 0 <= share <= 1:
+        fail(f"--max-failures must be a count (5) or a share (10%, 0.1), got {text!r}", key="labels.max_failures",
+             value=text)
+    assert share is not None
+    return None, share
+
+
+def tokenizer_line(tokenizer: str, model: str, lang: str) -> str:
+    """Which tokenizer counted the dry run's tokens (or that they are a character estimate)."""
+    if tokenizer == "estimate":
+        return say("tokenizer.estimate", lang, model=model)
+    return say("tokenizer.exact", lang, tokenizer=tokenizer, model=model)
+
+
+def prompt_note(settings: Any, lang: str) -> str:
+    """What the prompt is: rankscope's own, or UMBRELA's published one reproduced exactly (and what differs)."""
+    p = settings.prompt
+    if p.name != "umbrela":
+        return say("judge.prompt.own", lang, prompt=p.id)
+    given = settings.max_tokens
+    if given is not None and given != p.params.get("max_tokens"):
+        return say("judge.prompt.umbrela_changed", lang, prompt=p.id, max_tokens=given,
+                   published=p.params.get("max_tokens"))
+    return say("judge.prompt.umbrela", lang, prompt=p.id)
 
 
 #: the kinds of failure a judgment records (the part of its error before the first colon) that are said in words
-KINDS = ("missing text", "unreadable reply", "timeout", "connection", "rate_limited", "bad_response")
+KINDS = ("missing text", "unreadable reply", "timeout", "connection", "rate_limited", "bad_response", "max cost")
 
 
 def _kinds(errors: dict[str, int]) -> Items:

@@ -14,13 +14,25 @@ from typing import Any
 __all__ = ["read_judgments", "result_lines"]
 
 def read_judgments(qrels: Path, provenance: Path | None = None,
-                   lang: str | None = None) -> tuple[Any, Any, str | None]:
+                   lang: str | None = None, metrics: Any = None) -> tuple[Any, Any, str | None]:
     """``(judgments, qrels, note)``: what the engine scores against (Labels when a provenance sidecar is found
     or given, else Qrels), the plain qrels (for reports), and a line saying where the provenance came from, in
-    ``lang`` (default: the language of the command running)."""
+    ``lang`` (default: the language of the command running).
+
+    When ``metrics`` ask for a diversity measure the file is read as subtopic judgments (ndeval's
+    ``topic subtopic docno judgment``), their derived document qrels beside them."""
     from rankscope.cli.app import command_lang
     from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
+
+    if metrics:
+        from rankscope.measures import parse_metrics
+
+        if any(m.spec.family == "diversity" for _, m in parse_metrics(list(metrics))):
+            from rankscope.io.subtopics import read_subtopic_qrels
+
+            sub = read_subtopic_qrels(qrels)
+            return sub, sub.to_qrels(), None
 
     side = provenance if provenance is not None else sidecar_path(qrels)
     if provenance is None and not side.exists():
@@ -36,11 +48,13 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
 
 
 def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:
-    """judged@k of the result's run, and every warning the query-count line does not already say."""
+    """judged@k of the result's run, and its warnings (queries missing from the run too: they are scored 0 or left
+    out, which can change the conclusion); run queries the qrels lack are said on the query-count line only."""
     from rankscope.interpret.coverage import judged_line
     from rankscope.interpret.i18n import message
 
     judged = judged_line({result.run_name: result.judged.to_dict()}, lang) if result.judged is not None else ""
+    # queries the run lacks are counted on the summary line and warned about here, as compare and check do
     warnings = [message("cli.warning", lang, text=w.text(lang)) for w in result.warnings()
-                if w.kind not in ("missing_zero", "missing_ignore", "not_in_qrels")]
+                if w.kind != "not_in_qrels"]
     return ([judged] if judged else []), warnings

@@ -40,9 +40,11 @@ __all__ = ["Ceilings", "perfect_run", "perfect_input", "has_ceiling"]
 
 def has_ceiling(m: Measure) -> bool:
     """Whether ``m`` is a built-in metric bounded in [0, 1] and higher-is-better (span measures have their own
-    ceiling; a registered metric's kernel is never called on anything but the caller's runs)."""
+    ceiling, diversity measures read subtopic judgments the perfect run lacks; a registered metric's kernel is
+    never called on anything but the caller's runs)."""
     spec = m.spec
-    return spec.builtin and spec.bounds == (0.0, 1.0) and spec.higher_is_better and spec.family != "span"
+    return (spec.builtin and spec.bounds == (0.0, 1.0) and spec.higher_is_better
+            and spec.family not in ("span", "diversity"))
 
 
 def perfect_run(qrels: Any) -> Any:

@@ -14,7 +14,7 @@ from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
 from rankscope.engine.scoring import score
-from rankscope.errors import EmptyInputError, InvalidParameterError
+from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeWarning
 from rankscope.measures.base import Measure
 from rankscope.measures.parse import parse_metric, parse_metrics
 
@@ -53,6 +53,11 @@ class Evaluator:
     rule : how chunk qrels are derived from spans: ``"any"`` (= ``"chars>=1"``, default),
         ``"chars>=N"``, ``"fraction>=F"``, ``"contains"``
 
+    ``qrels`` may be :class:`~rankscope.data.subtopics.SubtopicQrels` (judgments per subtopic, ndeval's
+    ``topic subtopic docno judgment``): the diversity measures (``alpha_ndcg@20``, ``err_ia@20`` ...)
+    score them and the other measures the document qrels they derive (see
+    :mod:`rankscope.engine.subtopics`); a qrels path is read in that format when a diversity measure is asked.
+
     ``qrels`` may also be :class:`~rankscope.labels.provenance.Labels` (labels with their origin,
     ``read_labels``): each result then counts the model labels in the run's top k
     (``result.judged.model_mean``, model@k).  Every result reports judged@10 (``result.judged``,
@@ -81,6 +86,7 @@ class Evaluator:
         rule: str = "any",
     ) -> None:
         from rankscope.data.spans import SpanQrels
+        from rankscope.data.subtopics import SubtopicQrels
         from rankscope.io.convert import as_qrels
 
         self.policies = policies if policies is not None else Policies.of(
@@ -88,7 +94,26 @@ class Evaluator:
             score_precision=score_precision, duplicates=duplicates, unjudged=unjudged,
         )
         self.spans = None
+        self.subtopics = None
+        pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
+        diverse = [label for label, m in pairs if m.spec.family == "diversity"]
         qrels, model = _with_provenance(qrels)
+        if diverse:
+            from rankscope.engine.subtopics import read_as_subtopics
+
+            qrels = read_as_subtopics(qrels)  # a qrels file asked for a diversity measure: ndeval's format
+        if isinstance(qrels, SubtopicQrels):
+            from rankscope.engine.subtopics import SubtopicSource
+
+            self.subtopics = SubtopicSource(qrels)
+            qrels = self.subtopics.qrels
+            if self.subtopics.single_subtopic == len(self.subtopics.judgments.queries) and diverse:
+                import warnings
+
+                warnings.warn(RankscopeWarning(
+                    "every query of the subtopic judgments has a single subtopic: diversity measures then reduce "
+                    "to their one-intent forms; is this an ordinary qrels file (its second column unused)?"
+                ).keyed("engine.one_subtopic"), stacklevel=2)
         if isinstance(qrels, SpanQrels):
             from rankscope.engine.spans import SpanSource
 
@@ -100,7 +125,6 @@ class Evaluator:
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
             raise EmptyInputError("the qrels hold no judgment").keyed("no_judgment")
-        pairs = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
         if not pairs:
             raise InvalidParameterError("no metric given").keyed("engine.no_metric_given")
         for label, m in pairs:
@@ -120,6 +144,12 @@ class Evaluator:
                     f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
                     "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line").keyed(
                     "engine.needs_spans", label=needs[0])
+        if self.subtopics is None and diverse:
+            raise InvalidParameterError(
+                f"{diverse[0]} needs subtopic judgments (query subtopic doc grade, as ndeval reads them), and "
+                "these qrels have none: evaluate(read_subtopic_qrels(path), run, metrics) or pass the qrels file's "
+                "path; on the command line --qrels with that file").keyed("engine.needs_subtopic_qrels",
+                                                                         label=diverse[0])
         if self.spans is not None and self.policies.unjudged == "condense":
             raise InvalidParameterError(
                 "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
@@ -163,7 +193,7 @@ class Evaluator:
         """
         from rankscope.io.convert import as_run
 
-        if isinstance(run, (str, Path)) and self.spans is None:
+        if isinstance(run, (str, Path)) and self.spans is None and self.subtopics is None:
             from rankscope.engine.stream import evaluate_path
 
             streamed = evaluate_path(self, run, name, memory_limit=memory_limit, block_rows=block_rows)
@@ -182,6 +212,8 @@ class Evaluator:
         data = prepared.data
         if self.spans is not None and any(m.spec.family == "span" for m in self.measures):
             data = replace(data, spans=self.spans.input_for(prepared))
+        if self.subtopics is not None and any(m.spec.family == "diversity" for m in self.measures):
+            data = replace(data, subtopics=self.subtopics.input_for(prepared))
         matrix = score(data, self.measures + self.diagnostics)
         return self.result(run.name, prepared.query_ids, matrix, counts, judged, run.notices)
 

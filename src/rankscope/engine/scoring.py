@@ -25,7 +25,10 @@ def score(data: KernelInput, measures: Sequence[Measure]) -> np.ndarray:
 
     Each distinct measure is computed once.  A kernel declared ``judged_view``
     reads ``data`` (the judged rows); the others read its complete view, built
-    once.  The matrix is float64, or of objects when a string-valued measure
+    once.  A measure whose ``judged_only`` parameter is set (ir_measures'
+    ``P(judged_only=True)@5``) reads the condensed view instead: unjudged documents
+    removed before ranking (:meth:`~rankscope.measures.kernel_input.KernelInput.condensed_view`).
+    The matrix is float64, or of objects when a string-valued measure
     (``relstring``) is asked for.
 
     >>> from rankscope import Qrels, Run
@@ -39,12 +42,16 @@ def score(data: KernelInput, measures: Sequence[Measure]) -> np.ndarray:
     out = np.empty((data.n, len(measures)), dtype=object if text else np.float64)
     column: dict[Measure, int] = {}
     complete: KernelInput | None = None
+    condensed: KernelInput | None = None
     for j, m in enumerate(measures):
         if m in column:
             out[:, j] = out[:, column[m]]
             continue
         spec = m.spec
-        if spec.judged_view:
+        if "judged_only" in spec.param_index and m.param("judged_only"):
+            condensed = condensed or data.condensed_view()
+            view = condensed
+        elif spec.judged_view:
             view = data
         else:
             complete = complete or data.complete_view()

@@ -41,7 +41,8 @@ from typing import Any
 
 from rankscope.interpret.i18n import message
 
-__all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
+__all__ = ["DataWarning", "plain_value", "said_value", "coverage_warnings", "counts_dict", "judged_warnings",
+           "result_warnings", "judged_line"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,9 @@ class DataWarning:
     """A count that changes what is measured: ``count`` of ``total``, for ``system`` (or all).
 
     ``k`` and ``value`` carry a judged@k (or model@k) share; ``info`` the example ids and the
-    likely cause of a ``nothing_judged`` warning.
+    likely cause of a ``nothing_judged`` warning.  Kind ``retriever`` is a retriever evaluation's warning
+    in a comparison of retrievers (``info``: its message ``key``, its ``english`` text and its values),
+    said as ``system: text``.
     """
 
     kind: str
@@ -59,10 +62,15 @@ class DataWarning:
     level: int | None = None
     k: int | None = None
     value: float | None = None
-    info: tuple[tuple[str, str], ...] = ()
+    info: tuple[tuple[str, Any], ...] = ()
 
     def text(self, lang: str = "en") -> str:
         """The warning as one sentence in ``lang``."""
+        if self.kind == "retriever":  # a retriever evaluation's notice, named by the retriever
+            info = {k: said_value(v) for k, v in self.info}
+            key, english = info.pop("key", ""), info.pop("english", "")
+            inner = message(f"warning.{key}", lang, **info) if key else str(english)
+            return message("warning.retriever_notice", lang, system=self.system or "", text=inner)
         values: dict[str, Any] = {"system": self.system or "", "count": self.count, "total": self.total,
                                   "level": self.level, "k": self.k, **dict(self.info)}
         if self.value is not None:  # 3 digits: a share just below one half never shows as 0.50
@@ -78,8 +86,9 @@ class DataWarning:
                                "relevance_level": self.level}
         if self.k is not None:
             out.update(k=self.k, value=self.value)
-        if self.info:
-            out["info"] = dict(self.info)
+        if self.info:  # a value that says itself (a retriever notice's word) as its English text
+            out["info"] = {k: v if v is None or isinstance(v, (str, int, float, bool)) else str(said_value(v))
+                           for k, v in self.info}
         out["message"] = self.text(lang)
         return out
 
@@ -88,6 +97,32 @@ class DataWarning:
         """Back from :meth:`to_dict` (a stored report's warnings, shown again in another language)."""
         return cls(d["kind"], int(d["count"]), int(d["total"]), d.get("system"), d.get("relevance_level"),
                    d.get("k"), d.get("value"), tuple((str(a), str(b)) for a, b in (d.get("info") or {}).items()))
+
+
+def plain_value(value: Any) -> Any:
+    """A warning's value as JSON data: a phrase said in the reader's language (:class:`~rankscope.errors.Said`)
+    becomes ``{"said": key, "values": {...}}``, which :func:`said_value` turns back into the phrase.
+
+    >>> from rankscope.errors import Said
+    >>> said_value(plain_value(Said.counted("retriever.n_attempts", 3))).text("en")
+    '3 attempts'
+    """
+    from rankscope.errors import Said
+
+    if isinstance(value, Said):
+        return {"said": value.key, "values": {k: plain_value(v) for k, v in value.values}}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def said_value(value: Any) -> Any:
+    """The phrase :func:`plain_value` stored (any other value unchanged)."""
+    from rankscope.errors import Said
+
+    if isinstance(value, dict) and "said" in value:
+        return Said(str(value["said"]), tuple((k, said_value(v)) for k, v in (value.get("values") or {}).items()))
+    return value
 
 
 def counts_dict(counts: Any) -> dict[str, int]:

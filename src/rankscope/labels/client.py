@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -39,7 +40,7 @@ from typing import Any
 from rankscope.errors import InvalidParameterError, RankscopeError
 
 __all__ = ["ChatClient", "ChatError", "ChatReply", "Endpoint", "EndpointError", "api_key_from_env",
-           "parse_retry_after"]
+           "parse_retry_after", "public_url", "request_body"]
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _FATAL_STATUS = frozenset({401, 403, 404})
@@ -130,6 +131,37 @@ class Endpoint:
         return f"{self.base_url}/chat/completions"
 
 
+def request_body(model: str, messages: list[dict[str, str]], *, temperature: float = 0.0,
+                 max_tokens: int | None = None, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body of one chat completion request: model, messages, temperature, no streaming, then ``params``
+    (a prompt's own settings such as ``frequency_penalty``) and ``max_tokens`` when given (it wins over a
+    ``max_tokens`` in ``params``).
+
+    >>> request_body("m", [], max_tokens=5, params={"top_p": 1, "max_tokens": 100})
+    {'model': 'm', 'messages': [], 'temperature': 0.0, 'stream': False, 'top_p': 1, 'max_tokens': 5}
+    """
+    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "stream": False}
+    body.update(params or {})
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    return body
+
+
+def public_url(url: str) -> str:
+    """``url`` without user name and password (what provenance records of an endpoint).
+
+    >>> public_url("https://user:secret@llm.example/v1")
+    'https://llm.example/v1'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)) if parts.username else url
+
+
 @dataclass(frozen=True)
 class ChatReply:
     """The text of the first choice, the tokens used (0 when the endpoint does not say) and the HTTP attempts."""
@@ -193,22 +225,30 @@ class ChatClient:
     def _scrub(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text
 
+    #: what a 200 whose body cannot be read is said to be not
+    _not_a_reply = "not a chat completion"
+
     def chat(self, model: str, messages: list[dict[str, str]], *, temperature: float = 0.0,
-             max_tokens: int | None = None) -> ChatReply:
+             max_tokens: int | None = None, params: Mapping[str, Any] | None = None) -> ChatReply:
         """One chat completion (with the retries of the module docstring); raises :class:`ChatError` or
-        :class:`EndpointError`."""
+        :class:`EndpointError`.  The body is :func:`request_body`."""
+        body = request_body(model, messages, temperature=temperature, max_tokens=max_tokens, params=params)
+        reply: ChatReply = self.post(self.endpoint.url, body, self._reply, model)
+        return reply
+
+    def post(self, url: str, body: dict[str, Any], read: Any, model: str) -> Any:
+        """POST ``body`` to ``url`` with the retries of the module docstring; ``read(json, attempt)`` makes the reply
+        of a 200 (raising ValueError, KeyError, IndexError or TypeError for a body that is not one: retried).  Shared by
+        the chat and the embeddings clients."""
         import httpx
 
-        body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "stream": False}
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
         ep = self.endpoint
         error = ChatError("none", "no attempt")
         for attempt in range(1, ep.retries + 2):
             self._gate.wait()
             wait = min(ep.backoff * 2 ** (attempt - 1), ep.max_wait)
             try:
-                resp = self._http.post(ep.url, json=body)
+                resp = self._http.post(url, json=body)
             except httpx.TimeoutException as exc:
                 error = ChatError("timeout", f"no reply within {ep.timeout:g} s ({type(exc).__name__})", attempt)
             except httpx.TransportError as exc:
@@ -216,9 +256,9 @@ class ChatClient:
             else:
                 if resp.status_code == 200:
                     try:
-                        return self._reply(resp.json(), attempt)
+                        return read(resp.json(), attempt)
                     except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        error = ChatError("bad_response", f"not a chat completion: {exc}"[:300], attempt)
+                        error = ChatError("bad_response", f"{self._not_a_reply}: {exc}"[:300], attempt)
                 else:
                     detail = self._detail(resp)
                     if resp.status_code in _FATAL_STATUS:
@@ -239,8 +279,8 @@ class ChatClient:
             if attempt <= ep.retries:
                 time.sleep(wait)
         if error.kind == "connection":
-            raise EndpointError(f"cannot reach {ep.url}: {error} (check --base-url and that the server is up)").keyed(
-                "labels.unreachable", url=ep.url, error=str(error))
+            raise EndpointError(f"cannot reach {url}: {error} (check --base-url and that the server is up)").keyed(
+                "labels.unreachable", url=url, error=str(error))
         raise error
 
     def _detail(self, resp: Any) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from rankscope.measures.kernel_input import KernelInput
 __all__ = [
     "log2_int",
     "segmented_cumsum",
+    "segmented_cumprod",
     "suffix_max",
     "judged_rel",
     "judged_nonrel",
@@ -64,12 +66,25 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> segmented_cumsum(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 2, 4])).tolist()
     [1.0, 3.0, 3.0, 7.0]
     """
+    return _segmented(values, offsets, np.cumsum, 0.0)
+
+
+def segmented_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Running product of ``values`` restarting at each segment, multiplied left to right (as a loop would).
+
+    >>> segmented_cumprod(np.array([0.5, 0.5, 3.0, 2.0]), np.array([0, 2, 4])).tolist()
+    [0.5, 0.25, 3.0, 6.0]
+    """
+    return _segmented(values, offsets, np.cumprod, 1.0)
+
+
+def _segmented(values: np.ndarray, offsets: np.ndarray, scan: Any, fill: float) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     counts = np.diff(offsets)
     if len(values) == 0:
         return values.copy()
     if len(counts) * int(counts.max()) <= _PADDED_LIMIT:
-        return _padded_cumsum(values, offsets)
+        return _padded_scan(values, offsets, scan, fill)
     # very ragged input: blocks of segments whose padded matrix stays bounded (one long segment alone)
     out = np.empty_like(values)
     start = 0
@@ -80,20 +95,20 @@ def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
             stop += 1
         lo, hi = int(offsets[start]), int(offsets[stop])
         if stop == start + 1:
-            out[lo:hi] = np.cumsum(values[lo:hi])
+            out[lo:hi] = scan(values[lo:hi])
         else:
-            out[lo:hi] = _padded_cumsum(values[lo:hi], offsets[start : stop + 1] - lo)
+            out[lo:hi] = _padded_scan(values[lo:hi], offsets[start : stop + 1] - lo, scan, fill)
         start = stop
     return out
 
 
-def _padded_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def _padded_scan(values: np.ndarray, offsets: np.ndarray, scan: Any, fill: float) -> np.ndarray:
     counts = np.diff(offsets)
     seg = np.repeat(np.arange(len(counts)), counts)
     pos = np.arange(len(values)) - np.repeat(offsets[:-1], counts)
-    mat = np.zeros((len(counts), int(counts.max())))
+    mat = np.full((len(counts), int(counts.max())), fill)
     mat[seg, pos] = values
-    return np.cumsum(mat, axis=1)[seg, pos]
+    return scan(mat, axis=1)[seg, pos]
 
 
 def suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

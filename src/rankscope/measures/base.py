@@ -67,7 +67,14 @@ class TrecName:
 
 @dataclass(frozen=True)
 class Param:
-    """A typed metric parameter: name, type (int / float / str), default and doc."""
+    """A typed metric parameter: name, type (int / float / str / bool), default and doc.
+
+    A ``bool`` is written ``True`` / ``False`` (any case), ``1`` / ``0`` or ``yes`` / ``no``
+    (ir_measures' ``P(judged_only=True)@5``); a ``str`` may be quoted (``nDCG(dcg='exp-log2')``).
+
+    >>> Param("judged_only", bool, False, "").coerce("P", "True"), Param("d", str, "", "").coerce("nDCG", "'exp-log2'")
+    (True, 'exp-log2')
+    """
 
     name: str
     type: type
@@ -94,11 +101,15 @@ class Param:
                         raise ValueError
             elif self.type is float:
                 out = float(value)
+            elif self.type is bool:
+                out = _boolean(value)
             else:
                 out = str(value)
-        except (TypeError, ValueError):
+                if len(out) >= 2 and out[0] == out[-1] and out[0] in "'\"":
+                    out = out[1:-1]
+        except (TypeError, ValueError, OverflowError):  # int("1e400"), int("inf")
             raise InvalidParameterError(
-                f"parameter {self.name!r} of metric {metric!r} must be {self.type.__name__}, got {value!r}"
+                f"parameter {self.name!r} of metric {metric!r} must be {_type_said(self.type)}, got {value!r}"
             ).keyed("measures.param_type", name=self.name, metric=metric, type=_type_said(self.type),
                     value=value) from None
         if self.minimum is not None and out < self.minimum:
@@ -260,7 +271,22 @@ def builtin_summaries(lang: str) -> dict[str, str]:
 
 def _type_said(kind: type) -> Said | str:
     """A parameter's type as a reader's word (``int``: 整数 in Chinese); a plugin's other types by their name."""
-    return Said(f"measures.type.{kind.__name__}") if kind in (int, float, str) else kind.__name__
+    return Said(f"measures.type.{kind.__name__}") if kind in (int, float, str, bool) else kind.__name__
+
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+
+
+def _boolean(value: Any) -> bool:
+    """``True`` / ``False`` from a bool, 0 / 1, or the words true / false / yes / no (any case); else ValueError."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError(value)
 
 
 def _fmt(value: Any) -> str:

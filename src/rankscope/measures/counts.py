@@ -27,6 +27,9 @@ from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
 REL = Param("rel", int, None, "minimum grade that counts as relevant (default: the evaluation's relevance level)")
+JUDGED_ONLY = Param("judged_only", bool, False,
+                    "score the ranking with its unjudged documents removed before ranking (ir_measures' judged_only, "
+                    "trec_eval -J for this measure alone)")
 
 
 def _num_q(p: KernelInput, m: Measure) -> np.ndarray:

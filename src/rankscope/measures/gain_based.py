@@ -12,8 +12,12 @@ otherwise (unjudged documents gain 0).  The discount of 1-based rank i is
   k.  0 when the query has no document with positive gain.  ``gains`` remaps
   grades to gains in trec_eval's syntax (``ndcg(gains=1=3,2=9)``, trec_eval
   ``ndcg.1=3,2=9``); unlisted grades keep their own value.
-* ``ndcg_exp@k``: the same with exponential gain 2^grade − 1 (Burges et al.),
-  the convention of many RAG and learning-to-rank libraries.
+* ``ndcg(dcg=exp-log2)@k`` (ir_measures ``nDCG(dcg='exp-log2')@k``, ranx ``ndcg_burges@k``,
+  gdeval's nDCG) = ``ndcg_exp@k``: the same with exponential gain 2^grade − 1 (Burges et al.),
+  the convention of many RAG and learning-to-rank libraries; ``dcg=log2`` (the default) is
+  trec_eval's linear gain.  With ``gains`` the remapped grade is exponentiated.
+  ``dcg(dcg=exp-log2)@k`` is ranx's ``dcg_burges@k``.
+* ``judged_only=True`` (ir_measures): unjudged documents are removed before ranking.
 * ``ndcg_ret_ideal@k`` — **inflated, non-standard**: the ideal ranking is built
   only from the *retrieved* documents (the whole ranking sorted by gain, then cut
   at k: seed 001's mistake), so relevant documents
@@ -40,6 +44,7 @@ import numpy as np
 from rankscope.errors import InvalidParameterError
 from rankscope.measures._kernel import safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
+from rankscope.measures.counts import JUDGED_ONLY
 from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
@@ -64,14 +69,28 @@ GAINS = Param("gains", str, "", "grade=gain pairs remapping grades to gains, tre
 
 
 def gain_of(grades: np.ndarray, gains: str = "", exponential: bool = False) -> np.ndarray:
-    """Gain of each grade: the grade itself (0 if not positive), remapped by ``gains``."""
+    """Gain of each grade: the grade itself (0 if not positive), remapped by ``gains``; 2^that − 1 when
+    ``exponential``."""
     g = grades.astype(np.float64)
-    if exponential:
-        return np.where(g > 0, np.exp2(g) - 1.0, 0.0)
     out = np.where(g > 0, g, 0.0)
     for grade, gain in parse_gains(gains):
         out = np.where(grades == grade, gain, out)
+    if exponential:
+        return np.where(out > 0, np.exp2(out) - 1.0, 0.0)
     return out
+
+
+DCG_FORMS = ("log2", "exp-log2")
+
+
+def _dcg_form(value: str) -> None:
+    if value not in DCG_FORMS:
+        raise InvalidParameterError(f"parameter 'dcg' must be 'log2' (gain = grade) or 'exp-log2' "
+                                    f"(gain = 2^grade - 1), got {value!r}").keyed("measures.dcg_form", value=value)
+
+
+DCG_FORM = Param("dcg", str, "log2", "gain of a grade g: 'log2' = g (trec_eval), 'exp-log2' = 2^g - 1 (Burges)",
+                 validate=_dcg_form)
 
 
 def _discount(rank: np.ndarray) -> np.ndarray:
@@ -100,8 +119,8 @@ def ideal_dcg(p: KernelInput, k: int | None, gains: str = "", exponential: bool 
 
 
 def _ndcg(p: KernelInput, m: Measure) -> np.ndarray:
-    gains = m.param("gains")
-    return safe_div(dcg(p, m.cutoff, gains), ideal_dcg(p, m.cutoff, gains))
+    gains, exponential = m.param("gains"), m.param("dcg") == "exp-log2"
+    return safe_div(dcg(p, m.cutoff, gains, exponential), ideal_dcg(p, m.cutoff, gains, exponential))
 
 
 def _ndcg_exp(p: KernelInput, m: Measure) -> np.ndarray:
@@ -109,7 +128,7 @@ def _ndcg_exp(p: KernelInput, m: Measure) -> np.ndarray:
 
 
 def _dcg(p: KernelInput, m: Measure) -> np.ndarray:
-    return dcg(p, m.cutoff, m.param("gains"))
+    return dcg(p, m.cutoff, m.param("gains"), m.param("dcg") == "exp-log2")
 
 
 def _ndcg_ret_ideal(p: KernelInput, m: Measure) -> np.ndarray:
@@ -132,12 +151,13 @@ def _ndcg_ret_ideal(p: KernelInput, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("ndcg", "normalised discounted cumulative gain (trec_eval gains = grades)", _ndcg,
-                cutoff="optional", params=(GAINS,), ir_measures="nDCG",
+                cutoff="optional", params=(GAINS, DCG_FORM, JUDGED_ONLY), ir_measures="nDCG",
                 trec=(TrecName("ndcg", "text", ("gains",)), TrecName("ndcg_cut", "cutoffs", default=STD_CUTS)),
                 family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("ndcg_exp", "nDCG with exponential gain 2^grade - 1", _ndcg_exp, cutoff="optional",
-                family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional", params=(GAINS,),
+                aliases=("ndcg_burges",), family="gain", doc=_DOC, judged_view=True),
+    MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional",
+                params=(GAINS, DCG_FORM),
                 bounds=None, family="gain", doc=_DOC, judged_view=True),
     MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (seed 001)",
                 _ndcg_ret_ideal, cutoff="optional", params=(GAINS,), family="variant", doc=_DOC),

@@ -50,6 +50,9 @@ class KernelInput:
     all_rows : bool                 whether the rows are every retrieved row (complete view)
     spans : SpanInput | None        span judgments and the place of every retrieved chunk (only for
                                     the span measures; a ``rankscope.measures._spans.SpanInput``)
+    subtopics : SubtopicInput | None  subtopic judgments of the evaluated queries, linked to the judged
+                                    rows (only for the diversity measures; a
+                                    ``rankscope.measures._subtopics.SubtopicInput``)
 
     >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([0, 3]),
     ...                  grade=np.array([1, 2]), judged=np.array([True, True]), num_ret=np.array([5]),
@@ -76,6 +79,7 @@ class KernelInput:
     relevance_level: int = 1
     all_rows: bool = True
     spans: Any = None
+    subtopics: Any = None
 
     # -- views ----------------------------------------------------------------------
     def complete_view(self) -> KernelInput:
@@ -99,6 +103,7 @@ class KernelInput:
             ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade, ideal_query=self.ideal_query,
             relevant=self.relevant, in_run=self.in_run,
             relevance_level=self.relevance_level, all_rows=True, spans=self.spans,
+            subtopics=None,  # its links are to the judged rows
         )
 
     def condensed_view(self) -> KernelInput:
@@ -128,6 +133,8 @@ class KernelInput:
             num_ret=num_ret, ideal_offsets=self.ideal_offsets, ideal_grade=self.ideal_grade,
             ideal_query=self.ideal_query, relevant=self.relevant, in_run=self.in_run,
             relevance_level=self.relevance_level, all_rows=True, spans=None,
+            # the subtopic links stay valid when every row is kept (subtopic qrels judge every document they hold)
+            subtopics=self.subtopics if bool(keep.all()) else None,
         )
 
     # -- per-query helpers ----------------------------------------------------------

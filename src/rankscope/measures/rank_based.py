@@ -38,7 +38,7 @@ import numpy as np
 
 from rankscope.measures._kernel import rel_ret_at, safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, TrecName
-from rankscope.measures.counts import REL
+from rankscope.measures.counts import JUDGED_ONLY, REL
 from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
@@ -92,16 +92,17 @@ def _set_map(p: KernelInput, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 for spec in (
     MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
-                params=(REL,), aliases=("rr", "reciprocal_rank"), ir_measures="RR", trec=(TrecName("recip_rank"),),
-                family="rank", doc=_DOC, judged_view=True),
+                params=(REL, JUDGED_ONLY), aliases=("rr", "reciprocal_rank"), ir_measures="RR",
+                trec=(TrecName("recip_rank"),), family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
-                cutoff="optional", params=(REL,), aliases=("ap", "average_precision"), ir_measures="AP",
+                cutoff="optional", params=(REL, JUDGED_ONLY), aliases=("ap", "average_precision"), ir_measures="AP",
                 trec=(TrecName("map"), TrecName("map_cut", "cutoffs", default=STD_CUTS)), family="rank", doc=_DOC,
                 judged_view=True),
     MeasureSpec("gm_map", "geometric mean of average precision over queries", _average_precision,
                 params=(REL,), trec=(TrecName("gm_map"),), aggregate="gmean", family="rank", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL,), trec=(TrecName("set_map"),),
+    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL, JUDGED_ONLY), aliases=("setap",),
+                trec=(TrecName("set_map"),),
                 family="rank", doc=_DOC, judged_view=True),
     MeasureSpec("first_rel_rank", "rank of the first relevant document (0: none retrieved)", _first_rel_rank,
                 cutoff="optional", params=(REL,), aliases=("first_relevant_rank",), bounds=None,

@@ -28,6 +28,9 @@ _BUILTIN_MODULES = (
     "rankscope.measures.gain_extra",
     "rankscope.measures.utility",
     "rankscope.measures.span_based",
+    "rankscope.measures.browsing",
+    "rankscope.measures.cwl",
+    "rankscope.measures.diversity",
 )
 
 _SPECS: dict[str, MeasureSpec] = {}

@@ -10,6 +10,8 @@ evaluation's relevance level, 1).  Unjudged documents are non-relevant.
 * ``recall@k`` (``recall_k``, ``R@k``) = rel_ret@k / R; 0 when R = 0.
 * ``f1@k`` = 2·P·R / (P + R) of precision@k and recall@k; 0 when both are 0.
 * ``success@k`` = ``hit_rate@k`` (``success_k``, ``Success@k``) = 1 if rel_ret@k > 0.
+* ``hits@k`` (ranx ``hits@k``) = rel_ret@k, the number of relevant documents in the top k
+  (every retrieved document without a cutoff); summed per query, averaged over queries.
 * ``relative_precision@k`` (``relative_P_k``) = rel_ret@k / min(k, R); 0 when R = 0.
 * ``r_precision`` (``Rprec``) = rel_ret@R / R: precision at rank R; 0 when R = 0.
 * ``set_precision`` (``set_P``) = rel_ret / num_ret over the whole ranking.
@@ -23,6 +25,11 @@ evaluation's relevance level, 1).  Unjudged documents are non-relevant.
 * ``judged@k`` (``Judged@k``) = judged documents (grade >= 0) in the top k / min(k, retrieved),
   as ir_measures; ``judged`` without a cutoff divides by every retrieved document; 0 for a query
   with nothing retrieved.  Every evaluation reports judged@10 (``result.judged``).
+
+``judged_only=True`` (ir_measures' parameter, on ``P``, ``R``, ``Success``, ``Rprec``, ``SetP``,
+``SetR``, ``SetF``; also on ``map``, ``mrr`` and ``ndcg``) scores the ranking with its unjudged
+documents removed first (Sakai's condensed list: the evaluation-wide ``unjudged="condense"``,
+trec_eval ``-J``, for this measure alone).
 
 Ties are resolved before any measure runs (score descending, doc id
 descending), so a cutoff inside a group of tied scores keeps the documents with
@@ -41,7 +48,7 @@ import numpy as np
 
 from rankscope.measures._kernel import rel_ret_at, safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
-from rankscope.measures.counts import REL
+from rankscope.measures.counts import JUDGED_ONLY, REL
 from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
 
@@ -62,6 +69,10 @@ def _f1(p: KernelInput, m: Measure) -> np.ndarray:
 
 def _success(p: KernelInput, m: Measure) -> np.ndarray:
     return (rel_ret_at(p, m.cutoff, m.param("rel")) > 0).astype(np.float64)
+
+
+def _hits(p: KernelInput, m: Measure) -> np.ndarray:
+    return rel_ret_at(p, m.cutoff, m.param("rel"))
 
 
 def _relative_precision(p: KernelInput, m: Measure) -> np.ndarray:
@@ -103,34 +114,37 @@ def _judged(p: KernelInput, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 _CUTS = {name: (TrecName(name, "cutoffs", default=STD_CUTS),) for name in ("P", "recall", "relative_P")}
 _X = "trec_eval's x: recall weighs x times precision (x = beta² of F_beta)"
+_RJ = (REL, JUDGED_ONLY)
 for spec in (
     MeasureSpec("precision", "fraction of the top k that is relevant", _precision, cutoff="required",
-                params=(REL,), aliases=("p",), ir_measures="P", trec=_CUTS["P"], family="set", doc=_DOC,
+                params=_RJ, aliases=("p",), ir_measures="P", trec=_CUTS["P"], family="set", doc=_DOC,
                 judged_view=True),
     MeasureSpec("recall", "fraction of the relevant documents found in the top k", _recall, cutoff="required",
-                params=(REL,), aliases=("r",), ir_measures="R", trec=_CUTS["recall"], family="set", doc=_DOC,
+                params=_RJ, aliases=("r",), ir_measures="R", trec=_CUTS["recall"], family="set", doc=_DOC,
                 judged_view=True),
     MeasureSpec("f1", "harmonic mean of precision@k and recall@k", _f1, cutoff="required",
                 params=(REL,), aliases=("f",), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("success", "1 if any relevant document is in the top k (hit rate)", _success, cutoff="required",
-                params=(REL,), aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success",
+                params=_RJ, aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success",
                 trec=(TrecName("success", "cutoffs", default=(1, 5, 10)),), family="set", doc=_DOC,
                 judged_view=True),
+    MeasureSpec("hits", "number of relevant documents in the top k", _hits, cutoff="optional", params=(REL,),
+                bounds=None, family="set", doc=_DOC, judged_view=True),
     MeasureSpec("relative_precision", "precision@k relative to the best possible: rel_ret@k / min(k, R)",
                 _relative_precision, cutoff="required", params=(REL,), trec=_CUTS["relative_P"], family="set",
                 doc=_DOC, judged_view=True),
     MeasureSpec("r_precision", "precision at rank R (R = number of relevant documents)", _r_precision,
-                params=(REL,), aliases=("rprecision",), ir_measures="Rprec", trec=(TrecName("Rprec"),),
+                params=_RJ, aliases=("rprecision", "r-precision"), ir_measures="Rprec", trec=(TrecName("Rprec"),),
                 family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_precision", "relevant retrieved / retrieved, whole ranking", _set_precision, params=(REL,),
+    MeasureSpec("set_precision", "relevant retrieved / retrieved, whole ranking", _set_precision, params=_RJ,
                 ir_measures="SetP", trec=(TrecName("set_P"),), family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_recall", "relevant retrieved / relevant, whole ranking", _set_recall, params=(REL,),
+    MeasureSpec("set_recall", "relevant retrieved / relevant, whole ranking", _set_recall, params=_RJ,
                 ir_measures="SetR", trec=(TrecName("set_recall"),), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("set_relative_precision", "relevant retrieved / min(retrieved, relevant)",
-                _set_relative_precision, params=(REL,), trec=(TrecName("set_relative_P"),), family="set",
-                doc=_DOC, judged_view=True),
+                _set_relative_precision, params=(REL,), aliases=("setrelp",), trec=(TrecName("set_relative_P"),),
+                family="set", doc=_DOC, judged_view=True),
     MeasureSpec("set_f", "F-measure of set precision and set recall (trec_eval's parameter x)", _set_f,
-                params=(REL, Param("beta", float, 1.0, _X, minimum=0.0)), ir_measures="SetF",
+                params=(REL, Param("beta", float, 1.0, _X, minimum=0.0), JUDGED_ONLY), ir_measures="SetF",
                 trec=(TrecName("set_F", "list", ("beta",)),), family="set", doc=_DOC, judged_view=True),
     MeasureSpec("judged", "fraction of the top k that has a relevance judgment", _judged, cutoff="optional",
                 ir_measures="Judged", family="set", doc=_DOC, judged_view=True),

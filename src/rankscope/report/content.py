@@ -224,6 +224,7 @@ def build_report(
 
     names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
     level = percent(1 - comparison.alpha)
+    ci_method = message(f"report.ci_method.{getattr(comparison, 'ci', 'bootstrap')}", lang)
     test_name = setting_text("test", comparison.test, lang)
     correction_name = setting_text("correction", comparison.correction, lang)
     pairs = comparison.to_dict()["pairs"]
@@ -241,7 +242,10 @@ def build_report(
         "display_names": names,
         "tags": dict(comparison.tags),
         "confidence": 1 - comparison.alpha,
-        "ci_label": message("report.ci", lang, level=level),
+        "ci_label": message("report.ci", lang, level=level, method=ci_method),
+        "ci_method": ci_method,
+        "ci_short": message("report.ci_short", lang, level=level),
+        "ci_note": message("report.ci_note", lang, level=level, method=ci_method),
         "test_name": test_name,
         "correction_name": correction_name,
         "legend": message("report.sig_legend", lang, test=test_name, correction=correction_name,

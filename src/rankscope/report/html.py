@@ -36,7 +36,9 @@ __all__ = ["render_html"]
 
 
 def _environment() -> Any:
-    import jinja2
+    from rankscope.extras import need
+
+    jinja2 = need("jinja2", "html_report")
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("rankscope.report", "templates"),
@@ -52,13 +54,15 @@ def _chunking_section(report: dict[str, Any], t: Any) -> dict[str, Any] | None:
     ch = report.get("chunking")
     if not ch:
         return None
+    per = list(ch.get("per_chunking", []))  # measures shown per chunking, not tested across chunkings
     head = [t("report.chunking_name"), t("report.chunking_chunks"), t("report.chunking_size"),
-            t("report.chunking_overlap"), t("report.chunking_cut")]
+            t("report.chunking_overlap"), t("report.chunking_cut"), *per]
     rows = []
     for row in ch["table"]:
         cov = ch["chunkings"][row["chunking"]]["coverage"]
         rows.append([row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
-                     f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}"])
+                     f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}",
+                     *(f"{row[m]:.4f}" if abs(row[m]) < 100 else f"{row[m]:.0f}" for m in per)])
     note = t("report.chunking_note", retriever=ch["retriever"], rule=ch["rule"], k=ch["k"],
              queries=ch["build"].get("queries", 0), spans=ch["build"].get("spans", 0))
     return {"head": head, "rows": rows, "note": note}
@@ -107,7 +111,8 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         plot_captions=[("curves", t("report.plot_curves", kmax=kmax)),
                        ("distribution", t("report.plot_distribution")),
                        ("differences", t("report.plot_diffs", level=percent(report["confidence"]),
-                                         test=report["test_name"], correction=report["correction_name"])),
+                                         method=report["ci_method"], test=report["test_name"],
+                                         correction=report["correction_name"])),
                        ("first_rank", t("report.plot_first_rank")),
                        ("context_recall", t("report.plot_context_recall"))],
         band_rows=band_rows,

@@ -196,7 +196,8 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
     values = {"test": setting_text("test", comparison.test, lang),
               "correction": setting_text("correction", comparison.correction, lang),
-              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
+              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%",
+              "method": message(f"report.ci_method.{getattr(comparison, 'ci', 'bootstrap')}", lang)}
     legend = message("nb.legend_letters", lang, **values) if baseline is None else \
         message("nb.legend_baseline", lang, baseline=baseline, **values)
     size = message("nb.systems", lang, systems=len(systems), queries=len(comparison.query_ids))
@@ -232,16 +233,20 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     t = lambda key, **kw: escape(message(key, lang, **kw))  # noqa: E731
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
-    failed = sum(not o.passed for o in gate.outcomes)
-    verdict = (f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}{t("nb.gate_passed_n", n=n)}'
-               "</p>" if not failed else
-               f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
-               f'{t("nb.gate_failed_n", failed=failed, n=n)}</p>')
+    failed, undecided = gate.failed, gate.undecided
+    form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
+    verdict = (f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
+               f'{t("nb.gate_failed_n." + form, failed=failed, n=n)}</p>' if failed else
+               f'<p class="head"><span class="fail">{t("nb.gate_undecided")}</span>{colon}'
+               f'{t("nb.gate_undecided_n." + form, undecided=undecided, n=n)}</p>' if undecided else
+               f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}'
+               f'{t("nb.gate_passed_n." + form, n=n)}</p>')
     base = t("nb.gate_against", baseline=gate.baseline_name) if gate.baseline_name else ""
     meta = f'<p class="meta">{t("nb.gate_run", run=gate.run_name)}{base} · {t("n_queries", n=gate.n_queries)}</p>'
     rows = []
     for o in gate.outcomes:
-        mark = '<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
+        mark = ('<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
+                if o.status == "fail" else '<span class="fail">UNDECIDED</span>')
         if o.kind == "threshold":
             req = f"{o.label} {o.op} {o.threshold:g}"
             detail = "" if o.source in (None, "--require") else o.source
@@ -251,7 +256,7 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
         else:
             req = message("nb.drops_at_most", lang, metric=o.label, margin=f"{o.margin:.4g}")
             measured = f"{o.value:.4f} vs {o.baseline_value:.4f}"
-            detail = o.evidence()
+            detail = o.evidence(lang)
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
                     f"<td class=\"t\">{escape(detail)}</td></tr>")
     table = (f'<table><thead><tr><th></th><th class="t">{t("nb.requirement")}</th><th>{t("nb.measured")}</th>'
@@ -262,7 +267,9 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
 
 def comparison_frame(comparison: Any) -> Any:
     """The tidy DataFrame of :meth:`~rankscope.comparison.Comparison.to_dataframe`."""
-    import pandas as pd
+    from rankscope.extras import need
+
+    pd = need("pandas", "dataframe")
 
     from rankscope.report.content import reference_system
 
@@ -319,7 +326,10 @@ def _figure(report: dict[str, Any], kind: str) -> Any:
 def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None, run: Any = None,
                 kmax: int = 100) -> Any:
     """A figure of one result (see :meth:`~rankscope.engine.EvaluationResult.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.run_report import build_run_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_run_report(result, qrels=qrels, run=run, curves=kind == "curves", kmax=kmax)
     return _figure(_only(report, metric, result.measures, result.labels), kind)
@@ -328,7 +338,10 @@ def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None
 def plot_comparison(comparison: Any, metric: str | None, kind: str, *, qrels: Any = None, runs: Any = None,
                     kmax: int = 100) -> Any:
     """A figure of a comparison (see :meth:`~rankscope.comparison.Comparison.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.content import build_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_report(comparison, qrels=qrels, runs=runs, curves=kind == "curves", kmax=kmax)
     if metric is not None and kind == "differences":

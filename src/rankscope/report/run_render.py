@@ -95,7 +95,9 @@ def _plots(report: dict[str, Any]) -> dict[str, str]:
 
 
 def render_run_html(report: dict[str, Any], *, plots: bool = True) -> str:
-    import jinja2
+    from rankscope.extras import need
+
+    jinja2 = need("jinja2", "html_report")
 
     lang = report["lang"]
 

@@ -88,7 +88,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for (b, a), rows in pairs.items():
         pt = Table(title=f"{message('report.comparisons', lang)}{colon(lang)}{b} vs {a}")
         for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
-            head = report["ci_label"] if key == "ci" else message(key, lang)
+            head = report["ci_short"] if key == "ci" else message(key, lang)  # said in full below the tables
             pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
         for p in rows:
             style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
@@ -96,6 +96,8 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
                        fmt_pct(p["rel_improvement"]), p_text(p),
                        fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
         console.print(pt)
+    if pairs:
+        console.print(report["ci_note"], style="dim")
     for note in (report["mc_note"], report["near_alpha"]):
         if note:
             console.print(note, style="bold yellow" if note == report["near_alpha"] else "dim")

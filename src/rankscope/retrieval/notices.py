@@ -38,8 +38,17 @@ def _note(code: str, english: str, key: str | None = None, /, **values: Any) -> 
     return Notice(code, english, f"retriever.{key or code}", tuple(values.items()))
 
 
+#: why a retriever returns fewer than k hits, by the kind of retriever (``warning.retriever.fewer_why.<kind>``)
+_FEWER_WHY = {
+    "langchain": "its own top-k: LangChain's search_kwargs['k']",
+    "llamaindex": "its own top-k: LlamaIndex's similarity_top_k",
+    "bm25": "BM25 returns only the documents that share a word with the query",
+    "other": "its own top-k, or a filter",
+}
+
+
 def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], ev: RetrieverEvaluation, *,
-             relevance: str, k: int, deep: list[str]) -> list[Notice]:
+             relevance: str, k: int, deep: list[str], retriever_kind: str = "other") -> list[Notice]:
     import numpy as np
 
     out = [_note("testset", str(issue), None, issue=issue) for issue in ts.issues]
@@ -61,9 +70,10 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     if ev.failures:
         first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
         attempts = max(f.attempts for f in ev.failures.values())
-        out.append(_note("failed", f"{_share(len(ev.failures), n)} failed after {attempts} attempt(s) and score "
+        tries = Said.counted("retriever.n_attempts", attempts)
+        out.append(_note("failed", f"{_share(len(ev.failures), n)} failed after {tries} and score "
                                    f"as empty rankings; first: {first}", None, n=len(ev.failures), total=n,
-                         pct=_pct(len(ev.failures), n), attempts=attempts, first=first))
+                         pct=_pct(len(ev.failures), n), attempts=tries, first=first))
     ok = [finished[q.id] for q in scorable if q.id in finished]
     if ok and ev.empty * 2 > len(ok):
         out.append(_note("empty", f"{_share(ev.empty, len(ok))} returned no hit", None, n=ev.empty, total=len(ok),
@@ -72,11 +82,12 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     short = [len(e.ids) for e in ok if 0 < len(e.ids) < limit]
     if ok and len(short) * 2 > len(ok):
         median = int(np.median(short))
+        kind = retriever_kind if retriever_kind in _FEWER_WHY else "other"
         out.append(_note("fewer_hits", f"the retriever returned fewer than k={k} hits for "
                                        f"{_share(len(short), len(ok))} (median {median}): metrics @{k} see only "
-                                       "those (its own top-k: LangChain search_kwargs['k'], LlamaIndex "
-                                       "similarity_top_k; or only matching documents, as BM25 returns)", None,
-                         k=k, n=len(short), total=len(ok), pct=_pct(len(short), len(ok)), median=median))
+                                       f"those ({_FEWER_WHY[kind]})", None,
+                         k=k, n=len(short), total=len(ok), pct=_pct(len(short), len(ok)), median=median,
+                         why=_said(f"retriever.fewer_why.{kind}")))
     if ev.duplicates:
         dropped = sum(ev.duplicates.values())
         out.append(_note("duplicates", f"the retriever returned repeated ids in {len(ev.duplicates)} queries "
@@ -119,6 +130,10 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
         out.append(_note("unknown_ids", u.message(), "unknown_ids_" + ("corpus" if u.against == "corpus" else "qrels"),
                          pct=f"{u.fraction:.0%}", n=u.unknown, total=u.retrieved,
                          examples=", ".join(repr(e) for e in u.examples[:3])))
+    if ev.from_cache:
+        out.append(_note("from_cache", f"{ev.from_cache} of {n} answers come from the cache file, not from the "
+                                       f"retriever now ({ev.cache_checked} cached queries asked again gave the same "
+                                       "answers)", None, n=ev.from_cache, total=n, checked=ev.cache_checked))
     return out + _judged_notices(ev)
 
 
