@@ -310,3 +310,30 @@ def test_one_test_set_file_gives_queries_and_documents(client: TestClient) -> No
     assert task["info"]["texts"] == "toy.json" and task["n_items"] == 4
     first = items(client, task["id"])[0]
     assert (first["query_text"], first["doc_text"]) == ("what is bm25", TESTSET["corpus"]["d1"])
+
+
+def test_prelabel_receipts_are_kept_through_the_export(client: TestClient) -> None:
+    # what rankscope judge recorded of each answer (raw reply, time, endpoint, prompt hash, tokens, cache hit) is
+    # kept with the pre-label and comes back in the export's sidecar; blind is the service's own record
+    ts = upload_testset(client)
+    receipt = {"reply": '{"grade": 1}', "time": "2025-01-31T12:00:00Z", "endpoint": "http://127.0.0.1:8000/v1",
+               "prompt_hash": "ab" * 32, "tokens_in": 812, "tokens_out": 9, "cached": False}
+    side = jsonl([{"query_id": "q1", "doc_id": "d1", "grade": 1, "source": "model", "model": "m", "prompt": "p",
+                   **receipt},
+                  {"query_id": "q2", "doc_id": "d3", "grade": 2, "source": "model", "model": "m", "prompt": "p",
+                   **receipt, "reply": "2", "tokens_in": 700, "cached": True},
+                  {"query_id": "q3", "doc_id": "d4", "grade": None, "source": "model", "model": "m", "prompt": "p",
+                   "error": "unreadable reply", **receipt, "reply": "maybe?"}])
+    task = new_task(client, {"labels": ("judged.qrels", "q1 0 d1 1\nq2 0 d3 2\n"),
+                             "provenance": ("judged.qrels.provenance.jsonl", side)}, test_set_id=str(ts["id"]))
+    listed = {i["doc_id"]: i for i in items(client, task["id"])}
+    invite(client, task["id"], "dana", blind=True)
+    judge(client, task["id"], listed["d1"]["id"], "dana", 3)
+    out = client.get(f"/api/v1/judging/{task['id']}/export", params={"prelabels": "true"}).json()
+    rows = {r["doc_id"]: r for r in map(json.loads, out["provenance"].splitlines())}
+    assert rows["d1"]["source"] == "human" and rows["d1"]["blind"] is True and rows["d1"]["annotator"] == "dana"
+    assert "reply" not in rows["d1"] and "tokens_in" not in rows["d1"]  # a person's label: no receipt
+    assert {k: rows["d3"][k] for k in receipt} == {**receipt, "reply": "2", "tokens_in": 700, "cached": True}
+    assert "blind" not in rows["d3"] and rows["d3"]["model"] == "m"
+    assert rows["d4"]["grade"] is None and rows["d4"]["reply"] == "maybe?" and rows["d4"]["error"] == "unreadable reply"
+    assert rows["d4"]["prompt_hash"] == "ab" * 32

@@ -173,8 +173,9 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
         task = store.get_task(s, task_id)
         _known(s, task_id, annotator)
         rows = store.task_judgments(s, task_id, annotator)
-        pre = [{"query_id": it.query_id, "doc_id": it.doc_id, "grade": it.prelabel, "source": it.prelabel_source,
-                "model": it.prelabel_model, "prompt": it.prelabel_prompt, "error": it.prelabel_error}
+        pre = [{**(it.prelabel_receipt or {}), "query_id": it.query_id, "doc_id": it.doc_id, "grade": it.prelabel,
+                "source": it.prelabel_source, "model": it.prelabel_model, "prompt": it.prelabel_prompt,
+                "error": it.prelabel_error}
                for it in store.task_items(s, task_id) if it.prelabel_source is not None] if prelabels else []
         n_items = task.n_items
     graded = [(it.query_id, it.doc_id, j.annotator, j.grade, bool(j.prelabel_shown)) for it, j in rows

@@ -270,7 +270,7 @@ class JudgingDoc(Base):
 
 class JudgingItem(Base):
     """One (query, document) pair to judge, at ``position`` in the order shown; ``prelabel*``: an earlier label
-    (usually a model's, from ``rankscope judge``), shown to annotators only on request."""
+    (usually a model's, from ``rankscope judge``, with its receipt), shown to annotators only on request."""
 
     __tablename__ = "judging_items"
     __table_args__ = (UniqueConstraint("task_id", "query_id", "doc_id", name="uq_judging_items_task_pair"),
@@ -288,6 +288,9 @@ class JudgingItem(Base):
     prelabel_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
     prelabel_prompt: Mapped[str | None] = mapped_column(String(200), nullable=True)
     prelabel_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: the pre-label's other provenance (:mod:`rankscope.labels.provenance`: raw reply, time, endpoint, prompt hash,
+    #: tokens, cache hit, annotator, blind), its non-null columns only; given back in the export
+    prelabel_receipt: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Judgment(Base):

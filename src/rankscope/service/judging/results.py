@@ -121,8 +121,9 @@ def export_labels(graded: Sequence[tuple[str, str, str, int] | tuple[str, str, s
     ``graded``: ``(query_id, doc_id, annotator, grade[, prelabel_shown])`` of the chosen annotators' non-skipped
     judgments (with ``prelabel_shown`` each label says whether it is ``blind``: every grade in it given without the
     service having shown the pre-label; the summary counts the others, ``not_blind``);
-    ``prelabels``: label records (``query_id, doc_id, grade, source, model, prompt, error``) of the items'
-    pre-labels; ``skipped``: items that the chosen annotators only skipped (for the summary).
+    ``prelabels``: label records (``query_id, doc_id, grade, source, model, prompt, error`` and any other column of
+    :class:`~rankscope.labels.Label`: the receipt of a model's answer) of the items' pre-labels; ``skipped``: items
+    that the chosen annotators only skipped (for the summary).
     """
     from rankscope.labels.provenance import Label, Labels, combine
 
@@ -144,7 +145,8 @@ def export_labels(graded: Sequence[tuple[str, str, str, int] | tuple[str, str, s
                "skipped": skipped, "prelabels": 0, "unlabelled": 0,
                "not_blind": sum(1 for v in seen.values() if v)}
     if with_prelabels and prelabels:
-        model = Labels.from_records(Label(**p) for p in prelabels)
+        known = set(Label.__dataclass_fields__)
+        model = Labels.from_records(Label(**{k: v for k, v in p.items() if k in known}) for p in prelabels)
         both = combine(labels, model)
         labels = both.labels
         summary["prelabels"] = both.labels.counts()["model"]
