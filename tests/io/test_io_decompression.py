@@ -79,6 +79,24 @@ def _json_lines(path: Path) -> None:
     load_json_lines(path)
 
 
+def _chunking(path: Path) -> None:
+    from rankscope.io.spans import read_chunking
+
+    read_chunking(path)
+
+
+def _subtopics(path: Path) -> None:
+    from rankscope.io.subtopics import read_subtopic_qrels
+
+    read_subtopic_qrels(path)
+
+
+def _labels(path: Path) -> None:
+    from rankscope.labels.provenance import read_labels
+
+    read_labels(path)
+
+
 def _opened(path: Path) -> None:
     with open_inflated(path) as fh:
         while fh.read(1 << 20):
@@ -97,6 +115,11 @@ READERS: dict[str, tuple[str, Callable[[Path], Any]]] = {
     "run jsonl": ("r.jsonl.gz", lambda p: read_run(p, format="jsonl")),
     "run csv": ("r.csv.gz", lambda p: read_run(p, format="csv")),
     "run parquet": ("r.parquet.gz", lambda p: read_run(p, format="parquet")),
+    "run arrow": ("r.arrow.gz", lambda p: read_run(p, format="arrow")),
+    "qrels beir": ("test.tsv.gz", lambda p: read_qrels(p, format="beir")),
+    "subtopic qrels": ("s.qrels.gz", _subtopics),
+    "labels (qrels + provenance)": ("l.qrels.gz", _labels),
+    "chunking": ("k.jsonl.gz", _chunking),
     "run streamed": ("r.trec.gz", _consume_stream),
     "texts (judging)": ("c.jsonl.gz", _texts),
     "span qrels": ("s.jsonl.gz", _spans),

@@ -29,3 +29,15 @@ def test_a_live_job_on_a_wildcard_bind_resolves_no_name(tmp_path: Path, no_name_
             r = c.post("/api/v1/evaluations/live", json={"test_set_id": ts["id"], "retriever_url": url})
             assert r.status_code == 403 and "own address" in r.text, url
     assert no_name_resolution == []
+
+
+def test_the_own_address_check_of_a_wildcard_bind_looks_up_no_name(no_name_resolution: list[str]) -> None:
+    # a retriever at an address that is not a loopback one: is it the machine's own? The answer comes from the
+    # addresses a socket can bind to, not from resolving the machine's name
+    from rankscope.service.egress import EgressPolicy
+
+    policy = EgressPolicy.from_entries(["198.51.100.7:8000", "[2001:db8::7]:8000"], own=[("0.0.0.0", 8000)])
+    for url in ("http://198.51.100.7:8000/search", "http://[2001:db8::7]:8000/search"):
+        assert policy.check(url) == url
+        policy.check_resolved(url)
+    assert no_name_resolution == []
