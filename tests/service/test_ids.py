@@ -49,7 +49,7 @@ def test_an_existing_sqlite_database_is_migrated_to_ids_never_reused(tmp_path: P
     upgrade(db)
     with db.engine.begin() as conn:
         assert conn.execute(text("SELECT count(*) FROM runs")).scalar() == 1  # nothing lost in the rebuild
-        for table in ("test_sets", "runs", "judging_tasks", "judging_items", "judging_annotators"):
+        for table in ("test_sets", "runs", "judging_tasks", "judging_items", "judging_annotators", "monitors"):
             sql = conn.execute(text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table}).scalar()
             assert "AUTOINCREMENT" in sql, table
         conn.execute(text("DELETE FROM test_sets WHERE id = 2"))

@@ -10,7 +10,7 @@ import numpy as np
 
 from rankscope.data._columns import as_int_array
 from rankscope.data._places import said
-from rankscope.data._table import IdTable
+from rankscope.data._table import IdTable, MappingColumns
 
 __all__ = ["Qrels"]
 
@@ -55,6 +55,9 @@ class Qrels(IdTable):
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}``."""
+        cols = MappingColumns.of(data)
+        if cols is not None:  # plain dicts of plain ids: no pair can repeat
+            return cls._from_columns(cols, as_int_array(list(cols.values()), said("error.data.field.grade")))
         qs, ds, vs = cls._flatten_mapping(data)
         return cls(qs, ds, vs)
 
