@@ -52,8 +52,8 @@ def serve_command(
     max_answer_mb: Annotated[float, typer.Option("--max-answer-mb", help="most bytes one retriever answer may "
                                                  "hold; a larger one is that query's failure", min=0.001)] = 16.0,
     allow_webhook: Annotated[Optional[list[str]], typer.Option(
-        "--allow-webhook", show_default="none", help="HOST or HOST:PORT that monitors may send alert webhooks to, "
-        "repeatable", envvar="RANKSCOPE_ALLOW_WEBHOOK")] = None,
+        "--allow-webhook", show_default="none", help="HOST:PORT that monitors may send alert webhooks to (HOST alone: "
+        "ports 80 and 443 only; HOST:* any port), repeatable", envvar="RANKSCOPE_ALLOW_WEBHOOK")] = None,
     judge_url: Annotated[Optional[str], typer.Option(
         "--judge-url", show_default="none: traffic is not judged",
         help="OpenAI-compatible endpoint (up to /v1) that judges sampled traffic")] = None,
