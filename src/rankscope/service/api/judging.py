@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from rankscope.errors import Items, Said
 from rankscope.service import store
-from rankscope.service.api.deps import check_name, get_db, new_counter
+from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import (
     MAX_ID,
@@ -199,7 +199,7 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
 def upload_task(
     pool: Annotated[UploadFile, File(description="the pool `rankscope pool` wrote: JSON Lines with query_id and "
                                                  "doc_id (gzip allowed)")],
-    name: Annotated[str | None, Form(max_length=200)] = None,
+    name: Annotated[str | None, Form(max_length=200, pattern=NAME_PATTERN)] = None,
     test_set_id: Annotated[int | None, Form(ge=1, le=MAX_ID, description="take the texts from this test set")] = None,
     queries: Annotated[UploadFile | None, File(description="query texts: BEIR queries.jsonl, a test set, or "
                                                            "id<TAB>text lines")] = None,
