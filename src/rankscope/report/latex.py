@@ -147,7 +147,7 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                              latex_escape(_sentence(report["groups_title"]))))
 
     if comp["pairs"]:
-        head = [_text(t("report.metric")), _math(r"$\Delta$", 8.4), _text(report["ci_label"]),
+        head = [_text(t("report.metric")), _math(r"$\Delta$", 8.4), _text(report["ci_short"]),
                 _math(r"$\Delta$\%", 16.7), _math(r"$p_\mathrm{adj}$", 14.0), _math(r"$d_z$", 10.0),
                 _text(t("report.wtl"))]
         rows = []
