@@ -22,7 +22,7 @@ from typing import Any
 from rankscope.data import Qrels, Run
 from rankscope.errors import InvalidParameterError, Items, ParseError, Said
 from rankscope.io import jsonfmt, tabular, trec
-from rankscope.io._source import GZIP_MAGIC
+from rankscope.io._source import GZIP_MAGIC, open_inflated
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
 
 __all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qrels", "read_run",
@@ -98,7 +98,7 @@ def _head(p: Path, size: int = 1 << 16) -> bytes:
         with open(p, "rb") as fh:
             head = fh.read(size)
         if head[:2] == GZIP_MAGIC:
-            with gzip.open(p, "rb") as fh:
+            with open_inflated(p) as fh:
                 head = fh.read(size)
     except FileNotFoundError:
         raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
