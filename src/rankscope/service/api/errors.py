@@ -47,6 +47,17 @@ class FieldError(Keyed, Exception):
             return said(self.error, lang)
         return super().text(lang)
 
+    @classmethod
+    def of_address(cls, field: str, error: Exception) -> FieldError:
+        """A refused outgoing address: 403 when the URL is valid but this service may not call it (its allow-list,
+        its own address: the service's configuration forbids it), 422 when the URL itself is wrong."""
+        forbidden = getattr(error, "key", None) in FORBIDDEN_ADDRESS_KEYS
+        return cls(field, error, status=403 if forbidden else 422)
+
+
+#: the keys of a valid address the service's configuration forbids it to call
+FORBIDDEN_ADDRESS_KEYS = frozenset({"service.not_allowed", "service.own_address", "monitor.webhook_not_allowed"})
+
 
 @dataclass(frozen=True)
 class Invalid:
