@@ -53,6 +53,9 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 os.environ.setdefault("RANKSCOPE_CHECK_MESSAGES", "1")
 # Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
+# Ray Data polls Prometheus from a thread that outlives the Ray tests (http://localhost:9090 unless told): in a
+# worker that runs service tests afterwards that is a host name resolved; an IP literal where nothing listens
+os.environ.setdefault("RAY_PROMETHEUS_HOST", "http://127.0.0.1:9")
 
 
 def _import_anyio_now() -> None:

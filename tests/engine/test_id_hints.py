@@ -10,6 +10,7 @@ import pytest
 
 from clirun import cli
 from conftest import DATA, require
+from prose import whole_lines
 from rankscope import Qrels, Run, evaluate
 from rankscope.engine.judged import id_relation
 from rankscope.errors import NoOverlapError
@@ -51,7 +52,7 @@ def test_the_command_line_names_no_prefix_for_a_beir_folder(tmp_path: Path) -> N
     write_trec_run(_cranfield_run(), tmp_path / "cranfield.run")
     done = cli("evaluate", require(DATA / "beir_scifact"), tmp_path / "cranfield.run", "-m", "ndcg@10", width=200)
     assert done.returncode == 0, done.stderr
-    assert "None of the run's document ids occurs in the qrels" in done.stdout + done.stderr
+    assert "None of the run's document ids occurs in the qrels" in whole_lines(done.stdout + done.stderr)
     assert "prefix" not in done.stdout + done.stderr
 
 

@@ -24,6 +24,7 @@ from rankscope.retrieval import BM25Retriever, evaluate_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from clirun import cli
+from prose import whole_lines
 
 CORPUS = {
     "6f1c0c1e-node-a": "BM25 is a bag-of-words ranking function used by search engines.",
@@ -214,7 +215,7 @@ def test_cli_says_the_format_and_uses_the_corpus(tmp_path: Path) -> None:
 
     conv = cli("testset", "convert", "qa_dataset.json", "out.jsonl", cwd=tmp_path)
     assert conv.returncode == 0, conv.stderr
-    assert conv.stdout.splitlines()[0] == ("qa_dataset.json: read as LlamaIndex retrieval dataset "
+    assert whole_lines(conv.stdout).splitlines()[0] == ("qa_dataset.json: read as LlamaIndex retrieval dataset "
                                            "(EmbeddingQAFinetuneDataset)")
     back = TestSet.from_file(tmp_path / "out.jsonl")
     assert back.query_ids == list(LLAMAINDEX["queries"]) and back.judgments() == TestSet.from_file(

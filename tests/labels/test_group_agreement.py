@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
+from prose import whole_lines
 from rankscope.data import Qrels
 from rankscope.labels.group_agreement import fleiss_kappa, group_agreement, krippendorff_alpha
 
@@ -60,7 +61,8 @@ def test_annotators_from_the_command_line(tmp_path: Path, capsys: pytest.Capture
         files += ["--annotator", str(p)]
     code, out, err = run_main(["agreement", *files, "--bootstrap", "100"], capsys)
     assert code == 0, err
-    assert out.startswith("3 annotators (alice, bob, carol): 60 documents graded by two or more, 60 by all")
+    assert whole_lines(out).startswith("3 annotators (alice, bob, carol): 60 documents graded by two or more, "
+                                       "60 by all")
     assert "Fleiss' κ = " in out and "Krippendorff's α (ordinal) = " in out
     code, _, err = run_main(["agreement", "--qrels", str(tmp_path / "alice.qrels")], capsys)
     assert code == 2 and "give --qrels and --judged" in err

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from prose import whole_lines
 from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.prompts import get_prompt
@@ -49,7 +50,7 @@ def files(tmp_path: Path, marker: str = "", n: int = 4) -> list[str]:
 def test_every_call_failing_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with FakeLLM() as llm:
         code, _, err = run_main([*files(tmp_path, "[[500-always]]"), "--base-url", llm.url], capsys)
-        assert code == 1 and "4 of 4 pairs have no grade, more than --max-failures 10% allows (0)" in err
+        assert code == 1 and "4 of 4 pairs have no grade, more than --max-failures 10% allows (0)" in whole_lines(err)
         code, _, err = run_main([*files(tmp_path, "[[500-always]]"), "--base-url", llm.url, "--max-failures", "4"],
                                 capsys)
         assert code == 0, err
@@ -91,12 +92,13 @@ def test_the_judge_says_which_prompt_it_used(tmp_path: Path, capsys: pytest.Capt
     with FakeLLM() as llm:
         llm.responder = lambda messages: "##final score: 1"
         code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela"], capsys)
+        out = whole_lines(out)
         assert code == 0 and "the published UMBRELA prompt and request" in out and "reproduced exactly" in out
         code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--max-tokens", "5"],
                                 capsys)
-        assert "not an exact reproduction" in out
+        assert "not an exact reproduction" in whole_lines(out)
         code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--dry-run"], capsys)
-        assert "rankscope's own wording after UMBRELA, not UMBRELA's prompt" in out
+        assert "rankscope's own wording after UMBRELA, not UMBRELA's prompt" in whole_lines(out)
         code, _, err = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--lang", "zh"],
                                 capsys)
-        assert code == 2 and "--prompt graded" in err
+        assert code == 2 and "--prompt graded" in whole_lines(err)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rankscope.errors import RankscopeError
 from rankscope.service.api.deps import check_name, get_db
 from rankscope.service.api.errors import FieldError
-from rankscope.service.api.schemas import MAX_ID, PRINTABLE, URL_PATTERN, ErrorBody
+from rankscope.service.api.schemas import MAX_ID, PRINTABLE, URL_SCHEMA, VISIBLE_URL, ErrorBody
 from rankscope.service.db import Database, Monitor
 from rankscope.service.store import monitoring as mstore
 
@@ -42,7 +42,7 @@ class MonitorCreate(BaseModel):
     kind: Literal["canary", "traffic"]
     test_set_id: int | None = Field(None, ge=1, le=MAX_ID, description="canary: the test set asked; traffic: the "
                                     "test set whose documents are the known ids (the unknown-id rate)")
-    retriever_url: str | None = Field(None, max_length=2000, pattern=URL_PATTERN,
+    retriever_url: str | None = Field(None, max_length=2000, pattern=VISIBLE_URL, json_schema_extra=URL_SCHEMA,
                                       description="canary: the allow-listed retriever")
     metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "recall@5", "mrr"], min_length=1, max_length=20)
     k: int = Field(10, ge=1, le=10_000)
@@ -60,7 +60,7 @@ class MonitorCreate(BaseModel):
                                               description="'drop ndcg@10 0.02', 'production:good', 'ndcg@10 >= 0.5', "
                                                           "'empty_rate <= 0.05', or the rule as an object")
     alpha: float = Field(0.05, gt=0, lt=1)
-    webhook_url: str | None = Field(None, max_length=2000, pattern=URL_PATTERN)
+    webhook_url: str | None = Field(None, max_length=2000, pattern=VISIBLE_URL, json_schema_extra=URL_SCHEMA)
     window_seconds: float = Field(3600.0, ge=1, le=31 * 86400)
     reference: Literal["first", "previous"] = "first"
     short_below: int = Field(3, ge=1, le=1000)

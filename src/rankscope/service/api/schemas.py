@@ -34,6 +34,11 @@ def _printable(value: str) -> str:
 #: beyond this: that an ``xn--`` label is valid Punycode, that a bracketed address is a valid IPv6 address)
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 URL_PATTERN = rf"^https?://(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::{_PORT})?(?:[/?#][!-~]*)?$"
+#: what the request validator itself enforces (visible ASCII after the scheme): the rest of :data:`URL_PATTERN` is
+#: checked by the service, whose refusal says what is wrong ("user names or passwords in the URL are not accepted",
+#: "the port must be 1-65535") where a pattern's refusal would only quote the pattern
+VISIBLE_URL = r"^https?://[!-~]+$"
+URL_SCHEMA: dict[str, Any] = {"pattern": URL_PATTERN}
 PRINTABLE = r"^[^\x00-\x08\x0a-\x1f]*$"
 Name = Annotated[str, Field(max_length=200, json_schema_extra={"pattern": PRINTABLE}), AfterValidator(_printable)]
 MetricName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_printable)]
@@ -96,7 +101,7 @@ class LiveEvaluationCreate(_Policies):
     """Ask a retriever over HTTP for every query of a test set, then score its answers."""
 
     test_set_id: Id
-    retriever_url: str = Field(min_length=8, max_length=2000, pattern=URL_PATTERN,
+    retriever_url: str = Field(min_length=8, max_length=2000, pattern=VISIBLE_URL, json_schema_extra=URL_SCHEMA,
                                description='POSTed {"query": text, "k": k}; answers [{"id": ..., "score": ...}]')
     k: int = Field(100, ge=1, le=10_000)
     concurrency: int = Field(8, ge=1, le=64)
