@@ -47,9 +47,6 @@ from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
-# the English message files must say what the code says, wherever the suite reaches a keyed error or warning
-# (rankscope.errors.Keyed.keyed); subprocesses the tests start inherit it
-os.environ.setdefault("RANKSCOPE_CHECK_MESSAGES", "1")
 
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()

@@ -1,6 +1,6 @@
 """What rankscope says to a user, in English or in the reader's language (gettext).
 
-English is written once, in the code, as the message id: ``_("{n} queries have no judgment", n=3)`` makes a
+English is written once, in the code, as the message id: ``_("test set {name}", name="dev")`` makes a
 :class:`Message`, a value (template + values) that stays English for ``str()`` (a library exception's text, a log)
 and is said in another language when it is shown (:meth:`Message.text`).  Plural forms go through
 :func:`ngettext`; the same English meaning two things takes a context (:func:`pgettext`).  Strings in data tables
@@ -12,10 +12,10 @@ translation, or whose translation is fuzzy (its English changed since it was tra
 
 This module imports nothing of rankscope: everything else may import it.
 
->>> str(_("{n} queries have no judgment", n=3))
-'3 queries have no judgment'
->>> _("{n} queries have no judgment", n=3).text("zh")
-'3 个查询没有任何判断'
+>>> str(_("test set {name}", name="dev")), _("test set {name}", name="dev").text("zh")
+('test set dev', '测试集 dev')
+>>> ngettext("{n} query has no judgment", "{n} queries have no judgment", 3).text("zh")
+'3 个查询没有任何标注'
 >>> [str(ngettext("{n} query", "{n} queries", n)) for n in (1, 2)]
 ['1 query', '2 queries']
 >>> Items(("ndcg@10", "map"), quote=True).text("zh")
@@ -30,8 +30,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["DOMAIN", "LANGS", "Items", "Message", "Saying", "N_", "_", "catalog", "colon", "gettext", "ngettext",
-           "paren", "pgettext", "say"]
+__all__ = ["DOMAIN", "LANGS", "Items", "Message", "Saying", "NC_", "N_", "_", "catalog", "colon", "gettext",
+           "ngettext", "paren", "pgettext", "say", "template_callables"]
 
 #: the languages rankscope speaks; English is the code's own
 LANGS: tuple[str, ...] = ("en", "zh")
@@ -144,6 +144,12 @@ def N_(msgid: str, /) -> str:
     return msgid
 
 
+def NC_(context: str, msgid: str, /) -> str:
+    """Mark ``msgid`` in ``context`` for the catalog without translating it (said later by :func:`gettext` with that
+    context)."""
+    return msgid
+
+
 def gettext(msgid: str, lang: str = "en", /, context: str | None = None) -> str:
     """The translation of ``msgid`` (a string marked with :func:`N_`, or a data file's text) in ``lang``.
 
@@ -152,6 +158,19 @@ def gettext(msgid: str, lang: str = "en", /, context: str | None = None) -> str:
     """
     table = catalog(lang)
     return table.pgettext(context, msgid) if context is not None else table.gettext(msgid)
+
+
+def template_callables(lang: str) -> dict[str, Any]:
+    """``_``, ``ngettext`` and ``pgettext`` for a Jinja template rendered in ``lang`` (passed with the template's
+    values: the environment, shared by every request, stays the same).  The template writes ``{{ _("{n} runs",
+    n=3) }}``: the English is the message id, as in the code.
+
+    >>> template_callables("zh")["_"]("best")
+    '最佳'
+    """
+    return {"_": lambda msgid, **values: _(msgid, **values).text(lang),
+            "ngettext": lambda one, other, n, **values: ngettext(one, other, n, **values).text(lang),
+            "pgettext": lambda context, msgid, **values: pgettext(context, msgid, **values).text(lang)}
 
 
 class Items:

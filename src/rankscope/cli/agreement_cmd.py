@@ -13,6 +13,7 @@ from rankscope.cli.app import app, user_errors
 from rankscope.cli.compare_cmd import Correction
 from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files, say
 from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
+from rankscope.i18n import _, gettext
 
 
 class Weights(str, Enum):
@@ -91,21 +92,24 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=140)
-    print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
-                     negative=agr.negative)], lang)
-    cm = Table(title=say("agreement.confusion", lang), title_justify="left")
-    cm.add_column(say("agreement.human_model", lang))
+    print_lines([_("{pairs} documents judged by both; {human_only} by the human labels only, {model_only} by the "
+                   "model only; {negative} left out (negative grade)", pairs=agr.pairs, human_only=agr.human_only,
+                   model_only=agr.model_only, negative=agr.negative).text(lang)], lang)
+    cm = Table(title=gettext("confusion matrix", lang), title_justify="left")
+    cm.add_column(gettext("human \\ model", lang))
     for g in agr.grades:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
     console.print(cm)
-    print_lines([say("agreement.rates", lang, exact=agr.exact, level=agr.relevance_level, binary=agr.binary,
-                     resamples=agr.resamples, confidence=1 - agr.alpha), *read_label_agreement(agr, lang)], lang)
+    print_lines([_("exact agreement {exact:.3f}; binary agreement (grade ≥ {level}) {binary:.3f}; intervals: "
+                   "{resamples} bootstrap resamples over documents, level {confidence:g}", exact=agr.exact,
+                   level=agr.relevance_level, binary=agr.binary, resamples=agr.resamples, confidence=1 - agr.alpha).text(lang), *read_label_agreement(agr, lang)], lang)
     if ra is None:
         return
-    print_lines(["", say("agreement.ranking", lang, queries=ra.queries, human_only=ra.human_only_queries,
-                         model_only=ra.model_only_queries)], lang)
+    print_lines(["", _("system ranking on {queries} queries judged by both ({human_only} human-only and "
+                       "{model_only} model-only queries left out)", queries=ra.queries,
+                       human_only=ra.human_only_queries, model_only=ra.model_only_queries).text(lang)], lang)
     columns = [say(f"agreement.column.{c}", lang) for c in ("run", "human", "model", "rank_human", "rank_model")]
     for r in ra.rankings:
         t = Table(title=r.metric, title_justify="left")
@@ -115,6 +119,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
         console.print(t)
-    flips = [say("agreement.flip", lang, kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
-                 human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p) for v in ra.flips]
+    flips = [_("flip ({kind}) {metric}: {b} vs {a}: human {human:+d} (p={human_p:.3g}), model {model:+d} "
+               "(p={model_p:.3g})", kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
+               human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p).text(lang) for v in ra.flips]
     print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

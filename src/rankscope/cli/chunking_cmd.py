@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
-from rankscope.cli.messages import print_lines, say
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption, PairedTest, Permutations
+from rankscope.i18n import _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.chunking.compare import ChunkingComparison
@@ -101,11 +102,9 @@ def chunking_command(
     from rankscope.errors import InvalidParameterError
 
     if (testset is None) == (dataset is None):
-        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)").keyed(
-            "cli.testset_or_dataset")
+        raise InvalidParameterError(_("give a test set file or --dataset NAME (one of them)"))
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
-            "cli.max_queries", n=max_queries)
+        raise InvalidParameterError(_("--max-queries must be >= 0, got {n}", n=max_queries))
     if dataset is not None:
         from rankscope.datasets import load_dataset
 
@@ -114,12 +113,11 @@ def chunking_command(
         assert testset is not None
         ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus",
-                                                                                          name=ts.name)
+        raise InvalidParameterError(_("test set {name!r} has no corpus to chunk", name=ts.name))
     spans: Any = None
     notes: list[str] = []
     if span_qrels is not None and from_answers:
-        raise InvalidParameterError("give --span-qrels or --from-answers, not both").keyed("cli.spans_or_answers")
+        raise InvalidParameterError(_("give --span-qrels or --from-answers, not both"))
     if span_qrels is not None:
         from rankscope.data.spans import SpanQrels
 
@@ -147,7 +145,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        typer.echo(say("report_written", lang.value, path=written), err=True)
+        typer.echo(_("report written to {path}", path=written).text(lang.value), err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -159,7 +157,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rankscope.report.terminal import print_report
 
     console = Console()
-    table = Table(title=message("report.chunking", lang), title_justify="left")
+    table = Table(title=gettext("Chunkings", lang), title_justify="left")
     for key in ("report.chunking_name", "report.chunking_chunks", "report.chunking_size", "report.chunking_overlap",
                 "report.chunking_cut"):
         table.add_column(message(key, lang), justify="left" if key.endswith("name") else "right")
@@ -168,11 +166,15 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
     console.print(table)
-    lines = [*(notes or []), message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
-                                     queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0))]
+    lines = [*(notes or []), _("One retriever ({retriever}) built on each chunking; {queries} queries with {spans} "
+                               "judged spans. Span measures score the judged characters; ordinary measures score "
+                               "chunk qrels derived with the rule {rule}. Paired tests compare the chunkings query "
+                               "by query.", retriever=cc.retriever, rule=cc.rule, k=cc.k,
+                               queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0)).text(lang)]
     for name, ev in cc.evaluations.items():
         if ev.errors:
-            lines.append(say(f"chunking.failed.{'one' if len(ev.errors) == 1 else 'other'}", lang, name=name,
-                             n=len(ev.errors), first=next(iter(ev.errors.values()))))
+            lines.append(ngettext("{name}: {n} query failed and scores 0 (first: {first})",
+                                  "{name}: {n} queries failed and score 0 (first: {first})", len(ev.errors), name=name,
+                                  first=next(iter(ev.errors.values()))).text(lang))
     print_lines(lines, lang)
     print_report(cc.report(lang), console)

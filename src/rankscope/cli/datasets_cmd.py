@@ -9,6 +9,7 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _, gettext
 
 __all__ = ["said"]
 
@@ -53,7 +54,7 @@ def list_command(
     from rankscope.cli.messages import say
 
     lg = lang.value if lang is not None else "en"
-    table = Table(title=say("datasets.title", lg), title_justify="left")
+    table = Table(title=gettext("Bundled datasets (load with rankscope.load_dataset(name))", lg), title_justify="left")
     for col, justify in [("name", "left"), ("language", "left"), ("documents", "right"), ("queries", "right"),
                          ("judgments", "right"), ("graded", "left"), ("licence", "left")]:
         table.add_column(say(f"datasets.{col}", lg), justify=justify)  # type: ignore[arg-type]
@@ -65,5 +66,6 @@ def list_command(
         console = Console(width=140)
     console.print(table)
     for d in rows:
-        about = say("datasets.about", lg, description=said(d, "description", lg), source=said(d, "source", lg))
+        about = _(": {description} Source: {source}", description=said(d, "description", lg),
+                  source=said(d, "source", lg)).text(lg)
         console.print(f"[bold]{d['name']}[/bold]{about}", highlight=False)

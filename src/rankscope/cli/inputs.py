@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rankscope.errors import RankscopeError, WrongKindError
+from rankscope.i18n import _
 
 __all__ = ["swapped_inputs"]
 
@@ -52,19 +53,16 @@ def swapped_inputs(qrels: Path | None, runs: Sequence[Path], retype: Callable[[P
         if qrels is not None and exc.looks_like == "run" and _same(exc.source, qrels):
             judgments = next((r for r in runs if _holds_qrels(r)), None)
             if judgments is not None:
-                raise RankscopeError(f"the qrels and the run are swapped: {qrels} is a run and {judgments} holds "
-                                     f"judgments; type: {retype(judgments, qrels)}").keyed(
-                    "swapped_qrels_run", run=qrels, qrels=judgments, retype=retype(judgments, qrels)) from None
-            raise RankscopeError(f"{qrels} is a run (query Q0 doc rank score tag), not qrels; give the judgments "
-                                 f"as qrels: {retype(Path('QRELS'), qrels)}").keyed(
-                "run_as_qrels", run=qrels, retype=retype(Path("QRELS"), qrels)) from None
+                raise RankscopeError(_("the qrels and the run are swapped: {run} is a run and {qrels} holds "
+                                       "judgments; type: {retype}", run=qrels, qrels=judgments,
+                                       retype=retype(judgments, qrels))) from None
+            raise RankscopeError(_("{run} is a run (query Q0 doc rank score tag), not qrels; give the judgments as "
+                                   "qrels: {retype}", run=qrels, retype=retype(Path("QRELS"), qrels))) from None
         run = next((r for r in runs if _same(exc.source, r)), None)
         if exc.looks_like == "qrels" and run is not None:
             if qrels is not None and _holds_run(qrels):
-                raise RankscopeError(f"the qrels and the run are swapped: {qrels} is a run and {run} holds "
-                                     f"judgments; type: {retype(run, qrels)}").keyed(
-                    "swapped_qrels_run", run=qrels, qrels=run, retype=retype(run, qrels)) from None
-            raise RankscopeError(f"{run} holds judgments (query iter doc relevance), not a run; give them as "
-                                 f"qrels: {retype(run, Path('RUN'))}").keyed(
-                "qrels_as_run", qrels=run, retype=retype(run, Path("RUN"))) from None
+                raise RankscopeError(_("the qrels and the run are swapped: {run} is a run and {qrels} holds "
+                                       "judgments; type: {retype}", run=qrels, qrels=run, retype=retype(run, qrels))) from None
+            raise RankscopeError(_("{qrels} holds judgments (query iter doc relevance), not a run; give them as "
+                                   "qrels: {retype}", qrels=run, retype=retype(run, Path("RUN")))) from None
         raise

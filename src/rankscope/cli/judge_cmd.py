@@ -31,9 +31,9 @@ from rankscope.cli.llm_options import (
     Timeout,
     price_line,
     prompt_lang,
-    say,
 )
-from rankscope.errors import Items, Said
+from rankscope.errors import Items
+from rankscope.i18n import N_, _
 
 
 @app.command("judge")
@@ -83,7 +83,6 @@ def judge_command(
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.messages import print_lines
-    from rankscope.cli.messages import say as say_cli
     from rankscope.labels.batch import judge_pairs, plan_judging
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
@@ -91,7 +90,7 @@ def judge_command(
     from rankscope.labels.texts import read_texts
 
     if out is None and not dry_run:
-        fail("give --out FILE (or --dry-run)", key="labels.out_needed")
+        fail(_("give --out FILE (or --dry-run)"))
     settings = JudgeSettings(
         Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries, max_wait=max_wait),
         model, lang=prompt_lang(ctx, lang), parse_retries=parse_retries, max_doc_chars=max_doc_chars,
@@ -107,11 +106,14 @@ def judge_command(
             typer.echo(json.dumps({"dry_run": True, "model": model, "prompt": settings.prompt.id,
                                    **plan.to_dict(price_in, price_out)}, indent=2))
             return
-        print_lines([say("judge.dry_run", said, model=model, prompt=settings.prompt.id, pairs=plan.items,
-                         distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
-                         truncated=plan.truncated, chars=max_doc_chars),
-                     say("tokens", said, tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
-                         price=price_line(plan.cost(price_in, price_out), said))], said)
+        print_lines([_("dry run ({model}, prompt {prompt}): {pairs} pairs, {distinct} distinct texts, {cached} in "
+                       "the cache, {calls} calls to make; {missing} pairs without text, {truncated} documents cut "
+                       "at {chars} characters", model=model, prompt=settings.prompt.id, pairs=plan.items,
+                       distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
+                       truncated=plan.truncated, chars=max_doc_chars).text(said),
+                     _("estimated tokens: ~{tokens_in} in, ~{tokens_out} out; {price}; nothing was sent",
+                       tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
+                       price=price_line(plan.cost(price_in, price_out), said)).text(said)], said)
         return
     assert out is not None
     report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
@@ -122,20 +124,22 @@ def judge_command(
     else:
         print_lines(_summary(report, settings, out, side, db, said), said)
     if report.failed:
-        text = say("judge.failed", said, failed=report.failed, pairs=report.plan.items,
-                   kinds=_kinds(report.errors).text(said), side=side)
-        print_lines([say_cli("warning_line", said, text=text)], said, err=True)
+        text = _("{failed} of {pairs} pairs have no grade ({kinds}); they are listed in {side}", failed=report.failed,
+                 pairs=report.plan.items, kinds=_kinds(report.errors).text(said), side=side).text(said)
+        print_lines([_("rankscope: warning: {text}", text=text).text(said)], said, err=True)
 
 
 #: the kinds of failure a judgment records (the part of its error before the first colon) that are said in words
-KINDS = ("missing text", "unreadable reply", "timeout", "connection", "rate_limited", "bad_response")
+KINDS = {"missing text": N_("missing text"), "unreadable reply": N_("unreadable reply"), "timeout": N_("timeout"),
+         "connection": N_("connection"), "rate_limited": N_("rate_limited"), "bad_response": N_("bad_response")}
 
 
 def _kinds(errors: dict[str, int]) -> Items:
     """How many judgments failed in each way, most first: ``1 missing text, 1 unreadable reply``."""
     return Items(tuple(
-        Said("labels.judge.failure", (("n", n), ("kind", Said(f"labels.judge.kind.{k.replace(' ', '_')}")
-                                                  if k in KINDS else k)))
+        _("{n} {kind}", n=n,
+          kind=_(KINDS[k])
+                                                  if k in KINDS else k)
         for k, n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))))
 
 
@@ -145,14 +149,17 @@ def _summary(report: Any, settings: Any, out: Path, side: Path, db: Path | None,
     hist: dict[int, int] = {}
     for g in report.labels.qrels.grades.tolist():
         hist[g] = hist.get(g, 0) + 1
-    grades = Items(tuple(Said("labels.judge.grade_count", (("grade", g), ("n", n))) for g, n in sorted(hist.items())))
-    lines = [say("judge.summary", lang, pairs=report.plan.items, model=settings.model, prompt=settings.prompt.id,
-                 graded=c["model"], failed=report.failed, from_cache=report.from_cache, judged_now=report.judged_now),
-             say("judge.grades", lang, grades=grades.text(lang))]
+    grades = Items(tuple(_("{grade}: {n}", grade=g, n=n) for g, n in sorted(hist.items())))
+    lines = [_("judged {pairs} pairs with {model} (prompt {prompt}): {graded} graded, {failed} failed; "
+               "{from_cache} from the cache, {judged_now} judged now", pairs=report.plan.items, model=settings.model,
+               prompt=settings.prompt.id, graded=c["model"], failed=report.failed, from_cache=report.from_cache,
+               judged_now=report.judged_now).text(lang),
+             _("grades: {grades}", grades=grades.text(lang)).text(lang)]
     if report.plan.truncated:
-        lines.append(say("judge.truncated", lang, n=report.plan.truncated, chars=settings.max_doc_chars))
-    lines.append(say("judge.usage", lang, calls=report.http_calls, tokens_in=report.tokens_in,
-                     tokens_out=report.tokens_out))
-    lines.append(say("judge.files_cache", lang, out=out, side=side, cache=db) if db
-                 else say("judge.files", lang, out=out, side=side))
+        lines.append(_("{n} documents were cut at {chars} characters", n=report.plan.truncated,
+                       chars=settings.max_doc_chars).text(lang))
+    lines.append(_("{calls} HTTP calls, {tokens_in} input and {tokens_out} output tokens (as the endpoint reported "
+                   "them)", calls=report.http_calls, tokens_in=report.tokens_in, tokens_out=report.tokens_out).text(lang))
+    lines.append(_("qrels -> {out}; provenance -> {side}; cache: {cache}", out=out, side=side, cache=db).text(lang) if db
+                 else _("qrels -> {out}; provenance -> {side}", out=out, side=side).text(lang))
     return lines

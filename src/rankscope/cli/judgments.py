@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rankscope.i18n import _
+
 __all__ = ["read_judgments", "result_lines"]
 
 def read_judgments(qrels: Path, provenance: Path | None = None,
@@ -28,7 +30,7 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
     if metrics:
         from rankscope.measures import parse_metrics
 
-        if any(m.spec.family == "diversity" for _, m in parse_metrics(list(metrics))):
+        if any(m.spec.family == "diversity" for __, m in parse_metrics(list(metrics))):
             from rankscope.io.subtopics import read_subtopic_qrels
 
             sub = read_subtopic_qrels(qrels)
@@ -50,9 +52,8 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
 def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:
     """judged@k of the result's run, and every warning the query-count line does not already say."""
     from rankscope.interpret.coverage import judged_line
-    from rankscope.interpret.i18n import message
 
     judged = judged_line({result.run_name: result.judged.to_dict()}, lang) if result.judged is not None else ""
-    warnings = [message("cli.warning", lang, text=w.text(lang)) for w in result.warnings()
+    warnings = [_("warning: {text}", text=w.text(lang)).text(lang) for w in result.warnings()
                 if w.kind not in ("missing_zero", "missing_ignore", "not_in_qrels")]
     return ([judged] if judged else []), warnings

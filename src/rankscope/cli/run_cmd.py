@@ -28,6 +28,7 @@ import typer
 
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
+from rankscope.i18n import _
 
 DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
@@ -51,24 +52,22 @@ def load_object(spec: str) -> Any:
 
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        fail(f"--retriever must be module:object (e.g. myretriever:search), got {spec!r}", key="cli.retriever_spec",
-             spec=spec)
+        fail(_("--retriever must be module:object (e.g. myretriever:search), got {spec!r}", spec=spec))
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        fail(f"cannot import {module_name!r} for --retriever: {exc}", key="cli.retriever_import", module=module_name,
-             exc=exc)
+        fail(_("cannot import {module!r} for --retriever: {exc}", module=module_name, exc=exc))
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             names = [n for n in dir(obj) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=1)
             if close:
-                fail(f"{module_name!r} has no {part!r} (did you mean {close[0]!r}?)",
-                     key="cli.retriever_no_attr_suggest", module=module_name, name=part, close=close[0])
-            fail(f"{module_name!r} has no {part!r}", key="cli.retriever_no_attr", module=module_name, name=part)
+                fail(_("{module!r} has no {name!r} (did you mean {close!r}?)", module=module_name, name=part,
+                       close=close[0]))
+            fail(_("{module!r} has no {name!r}", module=module_name, name=part))
         obj = getattr(obj, part)
     return obj() if inspect.isclass(obj) else obj
 
@@ -164,13 +163,12 @@ def run_command(
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
-        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)").keyed(
-            "run_needs_testset")
+        raise InvalidParameterError(_("--testset is required (a .json, .jsonl test set or a BEIR folder)"))
     if out == Path():
-        raise InvalidParameterError("--out is required (the TREC run file to write)").keyed("run_needs_out")
+        raise InvalidParameterError(_("--out is required (the TREC run file to write)"))
     if (system is None) == (retriever is None):
-        raise InvalidParameterError("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of them"
-                                    ).keyed("run_one_system")
+        raise InvalidParameterError(_("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of "
+                                      "them"))
     show = sys.stderr.isatty() if progress is None else progress
     with warnings.catch_warnings():  # every warning is in the summary printed below
         warnings.simplefilter("ignore")
@@ -182,9 +180,9 @@ def run_command(
         else:
             assert system is not None
             if ts.corpus is None:
-                raise InvalidParameterError(f"{system.value} needs the documents: pass --corpus FILE, or a test set "
-                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)").keyed(
-                                                "run_needs_corpus", system=system.value)
+                raise InvalidParameterError(_("{system} needs the documents: pass --corpus FILE, or a test set "
+                                              'with a corpus (JSON with "corpus", or a BEIR folder)',
+                                              system=system.value))
             r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show)
         run_name = name or (system.value if system is not None else None)
         ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
@@ -200,10 +198,9 @@ def run_command(
     if json_out is not None:
         json_out.write_text(json.dumps(ev.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     from rankscope.cli.messages import print_lines
-    from rankscope.interpret.i18n import message
 
     lg = lang.value if lang is not None else "en"
-    written = message("retriever.run_written", lg, out=out, n=len(ev.doc_run))
+    written = _("run written to {out} ({n} rows)", out=out, n=len(ev.doc_run)).text(lg)
     if qrels_out is not None:
-        written += message("retriever.qrels_written", lg, out=qrels_out)
+        written += _("; judgments to {out}", out=qrels_out).text(lg)
     print_lines([*ev.summary(lg).splitlines(), written], lg)

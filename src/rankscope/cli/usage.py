@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from rankscope.cli.messages import say
+from rankscope.i18n import _, gettext, pgettext
 
 __all__ = ["usage_line", "usage_lang"]
 
@@ -52,7 +53,8 @@ def usage_line(exc: Any, lang: str, args: list[str]) -> str:
         return f"rankscope: error: {' '.join(exc.format_message().split())}{hint}"
     path = ctx.command_path if ctx is not None else "rankscope" + (
         f" {args[0]}" if args and not args[0].startswith("-") else "")
-    return say("error", lang, message=_said(exc, lang) + say("usage.hint", lang, command=path))
+    return _("rankscope: error: {message}",
+             message=_said(exc, lang) + _(" (see '{command} --help')", command=path).text(lang)).text(lang)
 
 
 def _said(exc: Any, lang: str) -> str:
@@ -61,13 +63,13 @@ def _said(exc: Any, lang: str) -> str:
     option = getattr(exc, "option_name", None)
     if name == "NoSuchOption":
         found = sorted(getattr(exc, "possibilities", None) or [])
-        return say("usage.no_such_option", lang, option=option) + (
-            say("usage.possible", lang, options="、".join(found) if lang == "zh" else ", ".join(found))
+        return _("No such option: {option}", option=option).text(lang) + (
+            _(" (Possible options: {options})", options="、".join(found) if lang == "zh" else ", ".join(found)).text(lang)
             if found else "")
     if name == "BadOptionUsage" and exc.message.endswith("requires an argument."):
-        return say("usage.needs_value", lang, option=option)
+        return _("Option {option!r} requires an argument.", option=option).text(lang)
     if name == "BadOptionUsage" and exc.message.endswith("does not take a value."):  # --flag=value
-        return say("usage.no_value", lang, option=option)
+        return _("Option {option!r} does not take a value.", option=option).text(lang)
     param = getattr(exc, "param", None)
     if name == "MissingParameter" and param is not None:
         kind = "argument" if getattr(param, "param_type_name", "") == "argument" else "option"
@@ -78,21 +80,22 @@ def _said(exc: Any, lang: str) -> str:
         choices = getattr(getattr(param, "type_descriptor", None), "choices", None)
         if choices and kind == "value_error":
             listed = ("、" if lang == "zh" else ", ").join(repr(getattr(c, "value", c)) for c in choices)
-            return say("usage.bad_choice", lang, option=param.get_error_hint(), value=repr(given), choices=listed)
+            return _("Invalid value for {option}: {value} is not one of {choices}.", option=param.get_error_hint(),
+                     value=repr(given), choices=listed).text(lang)
         if kind in ("float_parsing", "int_parsing", "int_from_float"):
             return say(f"usage.{kind.split('_')[0]}", lang, option=param.get_error_hint(), value=repr(given))
         bounds = errors[0].get("ctx") or {}
         if kind in RANGES and len(bounds) == 1:  # min= / max= of an option: --port 0, --block-rows 0
             return say(f"usage.{kind}", lang, option=param.get_error_hint(), bound=next(iter(bounds.values())))
-        return say("usage.bad_value", lang, option=param.get_error_hint(), reason=exc.message)
+        return _("Invalid value for {option}: {reason}", option=param.get_error_hint(), reason=exc.message).text(lang)
     command = re.fullmatch(r"No such command '(.+?)'\.(?: Did you mean (.+)\?)?", exc.message)
     if command:
-        return say("usage.no_such_command", lang, command=repr(command[1])) + (
-            say("usage.did_you_mean", lang, suggestions=command[2]) if command[2] else "")
+        return _("No such command {command}.", command=repr(command[1])).text(lang) + (
+            _(" Did you mean {suggestions}?", suggestions=command[2]).text(lang) if command[2] else "")
     extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", exc.message)
     if extra:
-        return say("usage.extra", lang, args=extra[1])
+        return _("Got unexpected extra arguments ({args})", args=extra[1]).text(lang)
     if exc.message == "Missing command.":  # a group given options but no command
-        return say("usage.missing_command", lang)
-    return say("usage.other", lang, reason=" ".join(exc.format_message().split()))
+        return gettext("Missing command.", lang)
+    return pgettext("usage error", "{reason}", reason=" ".join(exc.format_message().split())).text(lang)
 

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rankscope.data._places import place_error, said
+from rankscope.data._places import place_error
 from rankscope.data._spantable import Locator
 from rankscope.data.spans import SpanQrels
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
+from rankscope.i18n import _
 
 __all__ = ["BuildReport", "SpanBuild", "evidence_spans", "locate_answers", "squad_spans"]
 
@@ -101,13 +102,11 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
         where = label if line is None else ""
         if not isinstance(evidence, list):
             kind, shape = type(evidence).__name__, "{doc_id, start, end}"
-            raise place_error(f"'evidence' must be a list of {shape} objects, got {kind}",
-                              said("error.data.evidence_not_list", shape=shape, type=kind), source, where, line)
+            raise place_error(_("'evidence' must be a list of {shape} objects, got {type}", shape=shape, type=kind), source, where, line)
         for j, ev in enumerate(evidence):
             if not isinstance(ev, Mapping):
                 kind = type(ev).__name__
-                raise place_error(f"expected an object, got {kind}", said("error.not_an_object", type=kind), source,
-                                  f"{where + ', ' if where else ''}evidence {j + 1}", line)
+                raise place_error(_("expected an object, got {type}", type=kind), source, f"{where + ', ' if where else ''}evidence {j + 1}", line)
             recs.append({**ev, "query_id": qid})
             labels.append(f"{where + ', ' if where else ''}evidence {j + 1}")
             row_lines.append(line or 0)
@@ -127,8 +126,8 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
             doc, s, e = str(cols["doc_id"][i]), int(cols["start"][i]), int(cols["end"][i])
             if corpus[doc][s:e] != text:
                 held = corpus[doc][s:e]
-                raise locate.error(i, "text", f"{text!r} differs from the document's text at [{s}, {e}): {held!r}",
-                                   said("error.data.evidence_text", text=text, start=s, end=e, held=held))
+                raise locate.error(i, "text", _("{text!r} differs from the document's text at [{start}, {end}): {held!r}",
+                                     text=text, start=s, end=e, held=held))
     return spans
 
 
@@ -160,18 +159,14 @@ def locate_answers(testset: Any, *, scope: str = "judged", multiple: str = "all"
     ``spans`` (after merging identical ones) and ``queries_without_span``.
     """
     if scope not in ("judged", "corpus"):
-        raise InvalidParameterError(f"scope must be 'judged' or 'corpus', got {scope!r}").keyed(
-            "data.answer_scope", value=scope)
+        raise InvalidParameterError(_("scope must be 'judged' or 'corpus', got {value!r}", value=scope))
     if multiple not in ("all", "first", "skip"):
-        raise InvalidParameterError(f"multiple must be 'all', 'first' or 'skip', got {multiple!r}").keyed(
-            "data.answer_multiple", value=multiple)
+        raise InvalidParameterError(_("multiple must be 'all', 'first' or 'skip', got {value!r}", value=multiple))
     corpus = getattr(testset, "corpus", None)
     if corpus is None:
-        raise InvalidParameterError(f"test set {testset.name!r} has no corpus to find the answers in").keyed(
-            "data.answers_no_corpus", name=testset.name)
+        raise InvalidParameterError(_("test set {name!r} has no corpus to find the answers in", name=testset.name))
     if not testset.has_answers:
-        raise EmptyInputError(f"test set {testset.name!r} has no reference answers to locate").keyed(
-            "data.no_answers", name=testset.name)
+        raise EmptyInputError(_("test set {name!r} has no reference answers to locate", name=testset.name))
     relevant: dict[str, list[str]] = {}
     for q, docs in testset.judgments().items():
         relevant[q] = [d for d, g in docs.items() if g >= 1 and d in corpus]
@@ -222,13 +217,12 @@ def _squad_data(data: Any) -> list[Any]:
         try:
             data = json.loads(decode(read_bytes(data), str(data)))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(data), line=exc.lineno).keyed(
-                "invalid_json", reason=exc.msg) from None
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(data), line=exc.lineno) from None
     if isinstance(data, Mapping):
         data = data.get("data")
     if not isinstance(data, list):
         shape = "{'data': [{'title', 'paragraphs': [{'context', 'qas'}]}]}"
-        raise InvalidParameterError(f"SQuAD-style data is {shape}").keyed("data.squad_shape", shape=shape)
+        raise InvalidParameterError(_("SQuAD-style data is {shape}", shape=shape))
     return data
 
 
@@ -329,7 +323,7 @@ def squad_spans(data: Any, *, corpus: Mapping[str, str] | None = None,
     report.counts["spans"] = len(found)
     report.counts["questions_without_span"] = without
     if not found:
-        raise EmptyInputError("no answer of the SQuAD-style data could be placed").keyed("data.squad_none_placed")
+        raise EmptyInputError(_("no answer of the SQuAD-style data could be placed"))
     spans = _spans_of(found)
     if corpus is not None:
         spans.validate(corpus)

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope.i18n import _
 from rankscope.interpret.i18n import message
 
 __all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
@@ -187,8 +188,9 @@ def judged_line(judged: Mapping[str, Any], lang: str = "en") -> str | None:
         part = f"{system} {'–' if value is None else f'{value:.3f}'}"
         model = d.get(f"model@{k}")
         if model is not None:
-            part += f" ({message('report.judged_model', lang, k=k, value=f'{model:.3f}')})"
+            part += f" ({_('model@{k} {value}', k=k, value=f'{model:.3f}').text(lang)})"
         parts.append(part)
     if k is None:
         return None
-    return message("report.judged_runs", lang, k=k, values=("、" if lang == "zh" else ", ").join(parts))
+    return _("Judged share of each run's top {k} (judged@{k}; unjudged documents count as non-relevant): {values}.",
+             k=k, values=("、" if lang == "zh" else ", ").join(parts)).text(lang)

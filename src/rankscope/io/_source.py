@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 
 from rankscope.errors import ParseError
+from rankscope.i18n import _
 
 __all__ = ["read_bytes", "decode", "text_lines", "GZIP_MAGIC"]
 
@@ -36,20 +37,19 @@ def read_bytes(path: str | Path) -> bytes:
     p = Path(path)
     try:
         if p.is_dir():
-            raise ParseError("is a directory, expected a file", source=str(p)).keyed("directory_not_file")
+            raise ParseError(_("is a directory, expected a file"), source=str(p))
         with open(p, "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
+        raise ParseError(_("no such file"), source=str(p)) from None
     except OSError as exc:
         reason = str(exc.strerror or exc)
-        raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read", reason=reason) from None
+        raise ParseError(_("cannot read file ({reason})", reason=reason), source=str(p)) from None
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(f"corrupt gzip data ({exc})", source=str(p)).keyed("corrupt_gzip",
-                                                                              reason=str(exc)) from None
+            raise ParseError(_("corrupt gzip data ({reason})", reason=str(exc)), source=str(p)) from None
     return data[3:] if data[:3] == UTF8_BOM else data
 
 
@@ -59,8 +59,9 @@ def decode(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source, line=line).keyed(
-            "not_utf8", reason=exc.reason, byte=exc.start) from None
+        raise ParseError(_("not UTF-8 text ({reason} at byte {byte})", reason=exc.reason, byte=exc.start),
+                         source=source,
+                         line=line) from None
     return text
 
 

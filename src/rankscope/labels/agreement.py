@@ -44,6 +44,7 @@ import pyarrow.compute as pc
 
 from rankscope.data.qrels import Qrels
 from rankscope.errors import InvalidParameterError, Items, NoOverlapError
+from rankscope.i18n import _
 from rankscope.labels.provenance import Labels
 
 __all__ = ["WEIGHTS", "Interval", "LabelAgreement", "kappa_from_confusion", "label_agreement"]
@@ -75,8 +76,7 @@ def _weights(k: int, weights: str) -> np.ndarray:
     if weights == "quadratic":
         return ((i - j) ** 2).astype(np.float64)
     choices = Items(WEIGHTS)
-    raise InvalidParameterError(f"weights must be one of {choices}, got {weights!r}").keyed(
-        "labels.weights", choices=choices, value=weights)
+    raise InvalidParameterError(_("weights must be one of {choices}, got {value!r}", choices=choices, value=weights))
 
 
 def kappa_from_confusion(confusion: np.ndarray, weights: str = "none") -> np.ndarray:
@@ -164,11 +164,10 @@ def label_agreement(
     ``human`` on the (query, doc) pairs both judged; see the module docstring."""
     _weights(2, weights)
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise InvalidParameterError(f"resamples must be an integer >= 1, got {resamples!r}").keyed(
-            "labels.integer_at_least", name="resamples", low=1, value=resamples)
+        raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name="resamples", low=1,
+                                      value=resamples))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "labels.alpha", value=alpha)
+        raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     h, m = _table(human), _table(model).rename_columns(["query_id", "doc_id", "model_grade"])
     both = h.join(m, keys=["query_id", "doc_id"], join_type="inner", use_threads=False)
     negative_mask = pc.or_(pc.less(both["grade"], 0), pc.less(both["model_grade"], 0))
@@ -176,8 +175,8 @@ def label_agreement(
     both = both.filter(pc.invert(negative_mask))
     n = both.num_rows
     if n == 0:
-        raise NoOverlapError("agreement: no (query, doc) pair is judged by both label sets "
-                             "(were the model labels made for this pool?)").keyed("labels.no_common_pair")
+        raise NoOverlapError(_("agreement: no (query, doc) pair is judged by both label sets (were the model "
+                               "labels made for this pool?)"))
     hg = both["grade"].to_numpy()
     mg = both["model_grade"].to_numpy()
     lo, hi = int(min(hg.min(), mg.min())), int(max(hg.max(), mg.max()))

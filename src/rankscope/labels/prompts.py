@@ -31,6 +31,7 @@ from typing import Any
 
 from rankscope.choices import LANGS  # declared once, with the library and the service
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["LANGS", "PROMPTS", "Prompt", "get_prompt"]
 
@@ -88,12 +89,10 @@ def get_prompt(name: str, lang: str = "en") -> Prompt:
     """
     if name not in PROMPTS:
         names = Items(PROMPTS)
-        raise InvalidParameterError(f"prompt must be one of {names}, got {name!r}").keyed(
-            "labels.prompt_name", choices=names, value=name)
+        raise InvalidParameterError(_("prompt must be one of {choices}, got {value!r}", choices=names, value=name))
     if lang not in LANGS:
         langs = Items(LANGS)
-        raise InvalidParameterError(f"lang must be one of {langs}, got {lang!r}").keyed(
-            "labels.prompt_lang", choices=langs, value=lang)
+        raise InvalidParameterError(_("lang must be one of {choices}, got {value!r}", choices=langs, value=lang))
     entry = _data()[name]
     texts = entry[lang]
     return Prompt(name, str(entry["version"]), lang, texts["system"], texts["user"], texts["retry"],

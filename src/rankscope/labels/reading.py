@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from rankscope.choices import term
+from rankscope.i18n import _, gettext
 from rankscope.interpret import i18n
 
 __all__ = ["kappa_band", "message", "read_label_agreement", "read_ranking_agreement"]
@@ -46,12 +47,14 @@ def _f(x: float) -> str:
 def read_label_agreement(agr: Any, lang: str = "en") -> list[str]:
     """Sentences reading a :class:`~rankscope.labels.agreement.LabelAgreement`."""
     out = []
-    for what, iv in ((message("binary", lang, level=agr.relevance_level), agr.kappa_binary),
+    for what, iv in ((_("binary (grade ≥ {level})", level=agr.relevance_level).text(lang), agr.kappa_binary),
                      (message(f"weighted.{agr.weights}", lang), agr.kappa_weighted)):
         band = message(f"band.{kappa_band(iv.value)}", lang)
-        out.append(message("kappa", lang, what=what, value=_f(iv.value), low=_f(iv.low), high=_f(iv.high),
-                           band=band, n=agr.pairs))
-    out.append(message("kappa.anchor", lang))
+        out.append(_("{what} κ = {value} [{low}, {high}]: {band} agreement (Landis & Koch bands) on {n} documents "
+                     "judged by both.", what=what, value=_f(iv.value), low=_f(iv.low), high=_f(iv.high), band=band,
+                     n=agr.pairs).text(lang))
+    out.append(gettext("For comparison: LLM judges against TREC assessors typically reach fair-to-moderate κ on "
+                       "the 0–3 scale; system rankings can still agree well (see τ).", lang))
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankscope.interpret.i18n import message
+from rankscope.i18n import gettext
 from rankscope.report.tables import rated_value
 from rankscope.report.terminal import BAND_STYLES, print_scenario
 from rankscope.report.wrap import print_prose
@@ -34,12 +34,12 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
     std = report["standards"]
     if std["applicable"]:
         style = {"excellent": "bold cyan", "good": "green", "minimum": "yellow"}.get(std["highest_tier"] or "", "red")
-        line = Text(f"{message('report.standards', lang)} · {message('report.tier', lang)}{_colon(lang)}")
+        line = Text(f"{gettext('Production standards', lang)} · {gettext('Highest tier met', lang)}{_colon(lang)}")
         line.append(std["status_text"], style=style)
         console.print(line)
     rated = [(m, r) for m, r in report["ratings"].items() if r]
     if rated:
-        console.print(Text(message("report.advice", lang), style="bold"))
+        console.print(Text(gettext("Advice", lang), style="bold"))
         for m, r in rated:
             if lang == "zh":  # wrapped by display cells, at word boundaries
                 print_prose(console, f"{report['display_names'][m]} {rated_value(r, lang)} {r['level_name']}"
@@ -51,7 +51,14 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
             console.print(line)
         if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
             if lang == "zh":
-                print_prose(console, message("report.ceiling_note", lang), style="dim")
+                print_prose(console, gettext("Ratings and production standards compare each mean with the best a "
+                                             "perfect ranking reaches on these qrels (reachable): Recall@k is "
+                                             "below 1 when a query has more than k relevant documents, P@k when it "
+                                             "has fewer than k, and every metric is 0 on a query without a "
+                                             "relevant document.", lang), style="dim")
             else:
-                console.print(message("report.ceiling_note", lang), style="dim", highlight=False)
+                console.print(gettext("Ratings and production standards compare each mean with the best a perfect "
+                                      "ranking reaches on these qrels (reachable): Recall@k is below 1 when a "
+                                      "query has more than k relevant documents, P@k when it has fewer than k, and "
+                                      "every metric is 0 on a query without a relevant document.", lang), style="dim", highlight=False)
     print_scenario(report, console)

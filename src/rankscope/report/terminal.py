@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rankscope.i18n import gettext
 from rankscope.interpret.i18n import colon, message, paren
 from rankscope.report.tables import (
     fmt,
@@ -50,16 +51,16 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     comp = report["comparison"]
 
     for w in report["warnings"]:  # what the numbers rest on comes first
-        console.print(Text(f"⚠ {message('report.warning', lang)}{colon(lang)}{w}", style="bold yellow"))
+        console.print(Text(f"⚠ {gettext('Warning', lang)}{colon(lang)}{w}", style="bold yellow"))
     print_notices(report, console)
     # Chinese: the policy line is printed under the table, wrapped by cells (a caption wraps inside words)
-    table = Table(title=message("report.title", lang), caption=None if lang == "zh" else policy_line(report),
+    table = Table(title=gettext("Retrieval evaluation report", lang), caption=None if lang == "zh" else policy_line(report),
                   show_lines=False)
-    table.add_column(message("report.system", lang), style="bold")
+    table.add_column(gettext("System", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
     for s, cells in summary_rows(report):
-        row: list[Any] = [system_label(report, s) + (paren(message("report.baseline", lang), lang) if s == ref else "")]
+        row: list[Any] = [system_label(report, s) + (paren(gettext("baseline", lang), lang) if s == ref else "")]
         for c in cells:
             style = BAND_STYLES.get(c.level or "", "")
             if c.best:
@@ -69,13 +70,13 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     console.print(table)
     if lang == "zh":
         print_prose(console, policy_line(report), style="dim")
-    _prose(console, "★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
+    _prose(console, "★ " + gettext("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
     reach = reachable_line(report)
     if reach:
         _prose(console, reach, lang, "dim")
     if report["groups"]:
         gt = Table(title=report["groups_title"])
-        gt.add_column(message("report.system", lang), style="bold")
+        gt.add_column(gettext("System", lang), style="bold")
         for m in report["metrics"]:
             gt.add_column(names[m], justify="center")
         for s in report["systems"]:
@@ -86,7 +87,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for p in comp["pairs"]:
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
-        pt = Table(title=f"{message('report.comparisons', lang)}{colon(lang)}{b} vs {a}")
+        pt = Table(title=f"{gettext('Paired comparisons', lang)}{colon(lang)}{b} vs {a}")
         for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
             head = report["ci_label"] if key == "ci" else message(key, lang)
             pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
@@ -102,7 +103,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     print_scenario(report, console)
 
     if explanations:
-        console.print(Text(message("report.explanations", lang), style="bold underline"))
+        console.print(Text(gettext("Detailed analysis", lang), style="bold underline"))
         for s in report["systems"]:
             console.print(Text(system_label(report, s), style="bold"))
             for text in report["explanations"][s].values():
@@ -125,7 +126,7 @@ def print_notices(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     for n in notice_lines(report):
-        console.print(Text(f"ℹ {message('report.notices', report['lang'])}{colon(report['lang'])}{n}", style="cyan"))
+        console.print(Text(f"ℹ {gettext('Input', report['lang'])}{colon(report['lang'])}{n}", style="cyan"))
 
 
 def print_scenario(report: dict[str, Any], console: Console) -> None:
@@ -137,7 +138,7 @@ def print_scenario(report: dict[str, Any], console: Console) -> None:
     if not sc:
         return
     lang = report["lang"]
-    title = f"{message('report.scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
+    title = f"{gettext('Scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
     table = scenario_table(report)
     if table is None:
         console.print(Text(title, style="bold underline"))

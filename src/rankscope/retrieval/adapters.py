@@ -37,6 +37,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import _ID_KEYS, Hit, RetrieverContractError, _as_id, _as_score, dedupe, normalise
 
 __all__ = ["LangChainRetriever", "LlamaIndexRetriever", "adapt", "langchain_hit", "llamaindex_hit"]
@@ -64,11 +65,11 @@ def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
     if ident is None and not id_key:
         ident = getattr(doc, "id", None) or _metadata_id(meta, None)
     if ident is None and id_key:
-        raise RetrieverContractError(f"a LangChain document has no metadata[{id_key!r}]; give the documents ids or "
-                                     "pass id_key=").keyed("retrieval.langchain_no_id_key", id_key=id_key)
+        raise RetrieverContractError(_("a LangChain document has no metadata[{id_key!r}]; give the documents ids "
+                                       "or pass id_key=", id_key=id_key))
     if ident is None:
-        raise RetrieverContractError("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); give "
-                                     "the documents ids or pass id_key=").keyed("retrieval.langchain_no_id")
+        raise RetrieverContractError(_("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); "
+                                       "give the documents ids or pass id_key="))
     return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
 
 
@@ -84,9 +85,8 @@ def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
             meta.setdefault(key, getattr(node, key))
     ident = _metadata_id(meta, id_key) if id_key else node.node_id
     if ident is None:
-        raise RetrieverContractError(
-            f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key").keyed(
-                "retrieval.llamaindex_no_id_key", id_key=id_key)
+        raise RetrieverContractError(_("a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or "
+                                       "change id_key", id_key=id_key))
     get_content = getattr(node, "get_content", None)
     text = get_content() if callable(get_content) else getattr(node, "text", None)
     return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rankscope.i18n import _
+
 __all__ = ["resolve_retrievers", "is_retriever"]
 
 _RETRIEVER_ATTRS = ("search", "search_batch", "invoke", "retrieve", "as_retriever", "similarity_search_with_score")
@@ -48,7 +50,7 @@ def resolve_retrievers(qrels: Any, runs: Any, metrics: Any) -> tuple[Any, Any]:
     from rankscope.retrieval.evaluation import RetrieverEvaluation
 
     items = list(runs.items()) if isinstance(runs, Mapping) else None
-    values = [v for _, v in items] if items is not None else (
+    values = [v for __, v in items] if items is not None else (
         list(runs) if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)) else [])
     evaluations = [isinstance(v, RetrieverEvaluation) for v in values]
     retrievers = [is_retriever(v) for v in values]
@@ -81,14 +83,12 @@ def _run_retrievers(qrels: Any, items: list[tuple[Any, Any]] | None, values: lis
         qrels = TestSet.from_file(qrels)
     example = "compare(testset, {name: retriever, ...}, metrics)"
     if not isinstance(qrels, TestSet):
-        raise InvalidParameterError(f"to compare retrievers, pass the test set first: {example}").keyed(
-            "retrieval.compare_needs_testset", example=example)
+        raise InvalidParameterError(_("to compare retrievers, pass the test set first: {example}", example=example))
     if items is None:
-        raise InvalidParameterError(f"name the retrievers: {example}").keyed("retrieval.compare_name_retrievers",
-                                                                            example=example)
+        raise InvalidParameterError(_("name the retrievers: {example}", example=example))
     if metrics is None:
         metrics = default_metrics(10)
-    cutoffs = [m.cutoff for _, m in parse_metrics(metrics if isinstance(metrics, str) else list(metrics))
+    cutoffs = [m.cutoff for __, m in parse_metrics(metrics if isinstance(metrics, str) else list(metrics))
                if m.cutoff is not None]
     k = max([10, *cutoffs])
     out: dict[str, Any] = {}

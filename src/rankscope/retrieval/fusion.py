@@ -53,6 +53,7 @@ import pyarrow as pa
 from rankscope.data.run import Run
 from rankscope.engine.ranking import trec_order
 from rankscope.errors import EmptyInputError, InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["fuse", "FUSION_METHODS", "NORMALIZATIONS", "normalize_scores", "ranked_lists"]
 
@@ -63,30 +64,24 @@ NORMALIZATIONS = ("minmax", "zscore", None)
 def _check_options(method: str, norm: str | None, k: float, weights: Any, n_runs: int, depth: Any) -> list[float]:
     if method not in FUSION_METHODS:
         choices = Items(FUSION_METHODS)
-        raise InvalidParameterError(f"fusion method must be one of {choices}; got {method!r}").keyed(
-            "retrieval.fusion_method", choices=choices, value=method)
+        raise InvalidParameterError(_("fusion method must be one of {choices}; got {value!r}", choices=choices,
+                                      value=method))
     if norm not in NORMALIZATIONS:
-        raise InvalidParameterError(f"norm must be 'minmax', 'zscore' or None; got {norm!r}").keyed(
-            "retrieval.fusion_norm", value=norm)
+        raise InvalidParameterError(_("norm must be 'minmax', 'zscore' or None; got {value!r}", value=norm))
     if isinstance(k, bool) or not isinstance(k, (int, float)) or not math.isfinite(k) or k < 0:
-        raise InvalidParameterError(f"the RRF constant k must be a number >= 0, got {k!r}").keyed(
-            "retrieval.rrf_k", value=k)
+        raise InvalidParameterError(_("the RRF constant k must be a number >= 0, got {value!r}", value=k))
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise InvalidParameterError(f"depth must be a positive integer or None, got {depth!r}").keyed(
-            "retrieval.fusion_depth", value=depth)
+        raise InvalidParameterError(_("depth must be a positive integer or None, got {value!r}", value=depth))
     if weights is None:
         if method == "weighted":
-            raise InvalidParameterError("method='weighted' needs weights, one per run").keyed(
-                "retrieval.weighted_needs_weights")
+            raise InvalidParameterError(_("method='weighted' needs weights, one per run"))
         return [1.0] * n_runs
     w = list(weights)
     if len(w) != n_runs:
-        raise InvalidParameterError(f"weights: expected one weight per run ({n_runs}), got {len(w)}").keyed(
-            "retrieval.weights_count", n=n_runs, got=len(w))
+        raise InvalidParameterError(_("weights: expected one weight per run ({n}), got {got}", n=n_runs, got=len(w)))
     for x in w:
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0:
-            raise InvalidParameterError(f"weights must be finite numbers >= 0, got {x!r}").keyed(
-                "retrieval.weights_value", value=x)
+            raise InvalidParameterError(_("weights must be finite numbers >= 0, got {value!r}", value=x))
     return [float(x) for x in w]
 
 
@@ -128,8 +123,7 @@ def normalize_scores(scores: np.ndarray, groups: np.ndarray, norm: str | None) -
         out = np.zeros(len(scores))
         np.divide(dev, std, out=out, where=std > 0)
         return out
-    raise InvalidParameterError(f"norm must be 'minmax', 'zscore' or None; got {norm!r}").keyed("retrieval.fusion_norm",
-                                                                                               value=norm)
+    raise InvalidParameterError(_("norm must be 'minmax', 'zscore' or None; got {value!r}", value=norm))
 
 
 def _as_runs(runs: Any) -> list[Run]:
@@ -137,13 +131,13 @@ def _as_runs(runs: Any) -> list[Run]:
 
     mapping = "{name: run}"
     if isinstance(runs, Run):
-        raise InvalidParameterError(f"fuse needs a list (or {mapping} mapping) of at least one run, got one Run").keyed(
-            "retrieval.fuse_one_run", mapping=mapping)
+        raise InvalidParameterError(_("fuse needs a list (or {mapping} mapping) of at least one run, got one Run",
+                                      mapping=mapping))
     if isinstance(runs, Mapping):
         return [as_run(r, str(name)) for name, r in runs.items()]
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
-        raise InvalidParameterError(f"fuse needs a list or {mapping} mapping of runs, got {type(runs).__name__}"
-                                    ).keyed("retrieval.fuse_runs_type", mapping=mapping, type=type(runs).__name__)
+        raise InvalidParameterError(_("fuse needs a list or {mapping} mapping of runs, got {type}", mapping=mapping,
+                                      type=type(runs).__name__))
     return [as_run(r, f"run{i + 1}" if not isinstance(r, Run) else None) for i, r in enumerate(runs)]
 
 
@@ -193,7 +187,7 @@ def fuse(
     """
     run_list = _as_runs(runs)
     if not run_list:
-        raise EmptyInputError("fuse needs at least one run").keyed("retrieval.fuse_empty")
+        raise EmptyInputError(_("fuse needs at least one run"))
     w = _check_options(method, norm, k, weights, len(run_list), depth)
     queries: list[pa.Array] = []
     docs: list[pa.Array] = []

@@ -69,6 +69,7 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 from rankscope.retrieval.cache import QueryOutcome, RunCache, testset_fingerprint
 from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
@@ -94,8 +95,8 @@ def default_metrics(k: int) -> list[str]:
 
 def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}").keyed(
-            "retrieval.int_at_least", name=name, minimum=minimum, value=value)
+        raise InvalidParameterError(_("{name} must be an integer >= {minimum}, got {value!r}", name=name,
+                                             minimum=minimum, value=value))
     return value
 
 
@@ -110,7 +111,7 @@ def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
         metrics = list(metrics)
     pairs = parse_metrics(metrics)
     if not pairs:
-        raise InvalidParameterError("no metric given").keyed("retrieval.no_metric")
+        raise InvalidParameterError(_("no metric given"))
     return metrics, [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
 
 
@@ -119,8 +120,7 @@ def _resolve_testset(testset: Any) -> TestSet:
         return testset
     if isinstance(testset, (str, Path)):
         return TestSet.from_file(testset)
-    raise InvalidParameterError(f"testset must be a TestSet or a path, got {type(testset).__name__}").keyed(
-        "retrieval.testset_type", type=type(testset).__name__)
+    raise InvalidParameterError(_("testset must be a TestSet or a path, got {type}", type=type(testset).__name__))
 
 
 def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: str) -> Run:
@@ -192,32 +192,27 @@ def evaluate_retriever(
     retries = _positive_int(retries, "retries", minimum=0)
     batch_size = _positive_int(batch_size, "batch_size")
     if relevance not in ("auto", "qrels", "answers", "spans"):
-        raise InvalidParameterError(f"relevance must be 'auto', 'qrels', 'answers' or 'spans', got {relevance!r}"
-                                    ).keyed("retrieval.relevance_choice", value=relevance)
+        raise InvalidParameterError(_("relevance must be 'auto', 'qrels', 'answers' or 'spans', got {value!r}",
+                                      value=relevance))
     mode = relevance
     if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
         mode = "spans"
     if mode == "spans":
         if ts.spans is None:
-            raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
-                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)").keyed(
-                                      "retrieval.no_spans", name=ts.name)
+            raise EmptyInputError(_("test set {name!r} has no span judgments (items with 'evidence'); build them "
+                                    "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)",
+                                    name=ts.name))
         if chunk_to_doc is not None:
-            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc"
-                                        ).keyed("retrieval.spans_no_chunk_to_doc")
+            raise InvalidParameterError(_("span judgments score the retrieved chunks directly; drop chunk_to_doc"))
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
     if mode == "qrels" and len(ts.qrels) == 0:
-        raise EmptyInputError(f"test set {ts.name!r} has no relevance judgments"
-                              + ("; use relevance='answers'" if ts.has_answers else "")).keyed(
-                                  "retrieval.no_qrels_answers" if ts.has_answers else "retrieval.no_qrels",
-                                  name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no relevance judgments; use relevance='answers'", name=ts.name)
+                              if ts.has_answers else _("test set {name!r} has no relevance judgments", name=ts.name))
     if mode == "answers" and not ts.has_answers:
-        raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match").keyed(
-            "retrieval.no_answers", name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no reference answers to match", name=ts.name))
     if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
-        raise InvalidParameterError(f"retry_wait must be a number of seconds >= 0, got {retry_wait!r}").keyed(
-            "retrieval.retry_wait", value=retry_wait)
+        raise InvalidParameterError(_("retry_wait must be a number of seconds >= 0, got {value!r}", value=retry_wait))
     metric_list, deep = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
@@ -248,9 +243,8 @@ def evaluate_retriever(
     try:
         from rankscope._progress import progress_bar
         from rankscope.choices import resolve_lang
-        from rankscope.interpret.i18n import message
 
-        with progress_bar(message("retrieval.progress", resolve_lang(), name=run_name), len(todo), show) as bar:
+        with progress_bar(_("retrieving ({name})", name=run_name).text(resolve_lang()), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
                                   advance=bar.advance, keep_places=keep_places)
             execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
@@ -340,7 +334,7 @@ def _wants_spans(metrics: Any) -> bool:
     """Whether a span measure is among ``metrics``."""
     from rankscope.measures.parse import parse_metrics
 
-    return any(m.spec.family == "span" for _, m in parse_metrics(metrics))
+    return any(m.spec.family == "span" for __, m in parse_metrics(metrics))
 
 
 def _score_spans(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], run: Run, metrics: Any, *,
@@ -390,8 +384,8 @@ def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
                    mapping: ChunkToDoc) -> dict[str, list[tuple[str, str | None]]]:
     import pyarrow as pa
 
-    ids = sorted({cid for hits in retrieved.values() for cid, _ in hits})
-    docs, _ = map_chunk_ids(pa.array(ids, type=pa.string()), mapping)
+    ids = sorted({cid for hits in retrieved.values() for cid, __ in hits})
+    docs, __ = map_chunk_ids(pa.array(ids, type=pa.string()), mapping)
     to_doc = dict(zip(ids, docs.to_pylist()))
     return {qid: [(to_doc[cid], text) for cid, text in hits] for qid, hits in retrieved.items()}
 

@@ -29,7 +29,8 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rankscope.errors import InvalidParameterError, Items, Said
+from rankscope.errors import InvalidParameterError, Items, Message
+from rankscope.i18n import _
 
 __all__ = ["EgressPolicy", "parse_entry"]
 
@@ -49,24 +50,21 @@ def parse_entry(entry: str) -> tuple[str, int | None]:
     text = entry.strip()
     host, port = text, None
     if text.startswith("["):
-        inside, _, rest = text[1:].partition("]")
+        inside, __, rest = text[1:].partition("]")
         host = inside
         if rest.startswith(":"):
             port = rest[1:]
         elif rest:
-            raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT").keyed(
-                "service.allow_entry", entry=entry)
+            raise InvalidParameterError(_("--allow-retriever {entry!r}: expected HOST or HOST:PORT", entry=entry))
     elif text.count(":") == 1:
         host, port = text.split(":")
     host = _norm_host(host)
     if not host or any(c.isspace() or c in "/@?#" for c in host):
-        raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT").keyed(
-            "service.allow_entry", entry=entry)
+        raise InvalidParameterError(_("--allow-retriever {entry!r}: expected HOST or HOST:PORT", entry=entry))
     if port is None:
         return host, None
     if not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise InvalidParameterError(f"--allow-retriever {entry!r}: the port must be 1-65535").keyed(
-            "service.allow_port", entry=entry)
+        raise InvalidParameterError(_("--allow-retriever {entry!r}: the port must be 1-65535", entry=entry))
     return host, int(port)
 
 
@@ -97,10 +95,10 @@ class EgressPolicy:
     def from_entries(cls, entries: Iterable[str], own: Iterable[tuple[str, int]] = ()) -> EgressPolicy:
         return cls(tuple(parse_entry(e) for e in entries), tuple((_norm_host(h), p) for h, p in own))
 
-    def describe(self) -> Items | Said:
+    def describe(self) -> Items | Message:
         """The allow-list as a reader sees it (``empty`` when it has no entry); ``str()`` is the English."""
         if not self.allow:
-            return Said("error.service.empty")
+            return _("empty")
         return Items(tuple(h if p is None else f"{h}:{p}" for h, p in self.allow))
 
     def _own(self, host: str, port: int) -> bool:
@@ -120,27 +118,23 @@ class EgressPolicy:
         try:
             u = httpx.URL(url)
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
-            raise InvalidParameterError(f"not a valid URL ({exc})").keyed("service.bad_url", reason=exc) from None
+            raise InvalidParameterError(_("not a valid URL ({reason})", reason=exc)) from None
         if u.scheme not in ("http", "https"):
-            raise InvalidParameterError(f"the scheme must be http or https, got {u.scheme!r}").keyed(
-                "service.url_scheme", scheme=u.scheme)
+            raise InvalidParameterError(_("the scheme must be http or https, got {scheme!r}", scheme=u.scheme))
         host = _norm_host(u.host)
         if not host or any(c.isspace() for c in host):
-            raise InvalidParameterError("the URL has no host").keyed("service.url_no_host")
+            raise InvalidParameterError(_("the URL has no host"))
         if u.userinfo:
-            raise InvalidParameterError("user names or passwords in the URL are not accepted").keyed(
-                "service.url_userinfo")
+            raise InvalidParameterError(_("user names or passwords in the URL are not accepted"))
         port = u.port or (443 if u.scheme == "https" else 80)
         shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if self._own(host, port):
-            raise InvalidParameterError(f"{shown} is this service's own address").keyed("service.own_address",
-                                                                                       address=shown)
+            raise InvalidParameterError(_("{address} is this service's own address", address=shown))
         if not any(h == host and (p is None or p == port) for h, p in self.allow):
             allowed = self.describe()
-            raise InvalidParameterError(
-                f"host {shown} is not on the retriever allow-list ({allowed}); "
-                f"start the service with --allow-retriever {shown}").keyed("service.not_allowed", address=shown,
-                                                                           allowed=allowed)
+            raise InvalidParameterError(_("host {address} is not on the retriever allow-list ({allowed}); start "
+                                          "the service with --allow-retriever {address}", address=shown,
+                                          allowed=allowed))
         return str(u)
 
     def check_resolved(self, url: str) -> None:
@@ -158,8 +152,8 @@ class EgressPolicy:
         for info in infos:
             addr = str(info[4][0])
             if self._own(_norm_host(addr), port):
-                raise InvalidParameterError(f"{u.host} resolves to {addr}, this service's own address").keyed(
-                    "service.resolves_to_own", host=u.host, address=addr)
+                raise InvalidParameterError(_("{host} resolves to {address}, this service's own address", host=u.host,
+                                              address=addr))
 
 
 def _local_addresses() -> set[str]:

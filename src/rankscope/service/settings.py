@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.service.egress import EgressPolicy
 
 __all__ = ["Settings", "default_db_url", "is_loopback", "check_token", "MIN_TOKEN_CHARS"]
@@ -58,10 +59,9 @@ def check_token(token: str) -> str:
     rankscope.errors.InvalidParameterError: the token is too weak: use at least 16 characters without spaces ...
     """
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or ord(c) < 32 for c in token):
-        raise InvalidParameterError(
-            f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces "
-            '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)').keyed("service.weak_token",
-                                                                                          n=MIN_TOKEN_CHARS)
+        raise InvalidParameterError(_("the token is too weak: use at least {n} characters without spaces (e.g. "
+                                      '`python -c "import secrets; print(secrets.token_urlsafe(24))"`)',
+                                      n=MIN_TOKEN_CHARS))
     return token
 
 
@@ -108,23 +108,22 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.workers < 0:
-            raise InvalidParameterError(f"workers must be >= 0, got {self.workers}").keyed(
-                "service.not_negative", name="workers", value=self.workers)
+            raise InvalidParameterError(_("{name} must be >= 0, got {value}", name="workers", value=self.workers))
         if self.max_upload_bytes < 1:
-            raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}").keyed(
-                "service.positive", name="max_upload_bytes", value=self.max_upload_bytes)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="max_upload_bytes",
+                                          value=self.max_upload_bytes))
         if self.max_data_bytes < 1 or self.max_rows < 1:
-            raise InvalidParameterError("max_data_bytes and max_rows must be positive").keyed(
-                "service.both_positive", first="max_data_bytes", second="max_rows")
+            raise InvalidParameterError(_("{first} and {second} must be positive", first="max_data_bytes",
+                                          second="max_rows"))
         if self.lease_seconds <= 0:
-            raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}").keyed(
-                "service.positive", name="lease_seconds", value=self.lease_seconds)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="lease_seconds",
+                                          value=self.lease_seconds))
         if self.live_workers < 0:
-            raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}").keyed(
-                "service.not_negative", name="live_workers", value=self.live_workers)
+            raise InvalidParameterError(_("{name} must be >= 0, got {value}", name="live_workers",
+                                          value=self.live_workers))
         if self.retriever_timeout <= 0 or self.live_budget_seconds <= 0:
-            raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive").keyed(
-                "service.both_positive", first="retriever_timeout", second="live_budget_seconds")
+            raise InvalidParameterError(_("{first} and {second} must be positive", first="retriever_timeout",
+                                          second="live_budget_seconds"))
         if self.token == "":
             self.token = None
         if self.token is not None:

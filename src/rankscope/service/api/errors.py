@@ -22,7 +22,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rankscope.errors import Keyed, RankscopeError, UnknownMetricError
+from rankscope.errors import RankscopeError, UnknownMetricError
+from rankscope.i18n import Message, _
 from rankscope.interpret.i18n import message, messages
 from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
@@ -31,21 +32,19 @@ from rankscope.service.uploads import LimitExceeded
 __all__ = ["FieldError", "install_error_handlers", "error_body", "said", "field_problem", "validation_text"]
 
 
-class FieldError(Keyed, Exception):
-    """A user error tied to one request field: ``error`` is rankscope's error or a validator's complaint
-    (:class:`Invalid`), said in the reader's language as it says itself, or an English sentence, keyed with
-    :meth:`~rankscope.errors.Keyed.keyed` (``error.service.*``)."""
+class FieldError(Exception):
+    """A user error tied to one request field: ``error`` is rankscope's error, a validator's complaint
+    (:class:`Invalid`) or a :class:`~rankscope.i18n.Message`, said in the reader's language as it says itself (a plain
+    ``str`` is English only)."""
 
-    def __init__(self, field: str, error: Exception | Invalid | str, status: int = 422) -> None:
+    def __init__(self, field: str, error: Exception | Invalid | Message | str, status: int = 422) -> None:
         self.field = field
         self.error = error
         self.status = status
         super().__init__(str(error))
 
     def text(self, lang: str = "en") -> str:
-        if self.key is None and not isinstance(self.error, str):
-            return said(self.error, lang)
-        return super().text(lang)
+        return said(self.error, lang)
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,14 @@ class Invalid:
 
 
 def said(exc: BaseException | Invalid | str, lang: str = "en") -> str:
-    """What ``exc`` says in ``lang``: a keyed error's translation, else its English message."""
+    """What ``exc`` says in ``lang`` (its translation when it can say itself), else its English message."""
     text = getattr(exc, "text", None)
     return str(text(lang)) if callable(text) else str(exc)
 
 
 def field_problem(field: str | None, problem: str, lang: str = "en") -> str:
     """``field: problem`` (``field：problem`` in Chinese), or the problem alone when no field is named."""
-    return message("service.field_problem", lang, field=field, problem=problem) if field else problem
+    return _("{field}: {problem}", field=field, problem=problem).text(lang) if field else problem
 
 
 def validation_text(error: dict[str, Any], lang: str = "en") -> str:

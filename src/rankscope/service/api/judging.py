@@ -12,7 +12,8 @@ from fastapi import Query as QueryParam
 from fastapi.responses import PlainTextResponse
 from sqlalchemy.orm import Session
 
-from rankscope.errors import Items, Said
+from rankscope.errors import Items, Message
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.api.deps import check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -57,15 +58,12 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                         provenance: Uploaded | None, order: str) -> int:
     """Read the uploads, check that every pool query and document has a text, store the task (API and dashboard)."""
     if test_set_id is not None and (queries or corpus):
-        raise FieldError("test_set_id", "give either a test set of the service or queries/corpus files, not both"
-                         ).keyed("service.texts_twice")
+        raise FieldError("test_set_id", _("give either a test set of the service or queries/corpus files, not both"))
     if test_set_id is None and queries is None:
-        raise FieldError("test_set_id", "the pool needs texts: give test_set_id (a test set of the service) or "
-                                        "a queries file (and a corpus file unless it holds both)").keyed(
-            "service.no_texts")
+        raise FieldError("test_set_id", _("the pool needs texts: give test_set_id (a test set of the service) or a "
+                                          "queries file (and a corpus file unless it holds both)"))
     if provenance is not None and labels is None:
-        raise FieldError("provenance", "a provenance file goes with a labels file (the qrels it describes)").keyed(
-            "service.provenance_alone")
+        raise FieldError("provenance", _("a provenance file goes with a labels file (the qrels it describes)"))
     label = check_name(name, "name", Path(pool.filename).name.split(".")[0] or "pool")
     with upload_dir() as tmp:
         records = read_pool_upload(tmp, counter, pool)
@@ -76,7 +74,7 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                 ts = store.get_testset(s, test_set_id, "test_set_id")
                 q_texts, d_texts = store.testset_texts(s, test_set_id, qids, dids)
             fields = ("test_set_id", "test_set_id")
-            source: str | Said = Said("error.service.source_testset", (("id", ts.id), ("name", ts.name)))
+            source: str | Message = _("test set {id} {name!r}", id=ts.id, name=ts.name)
         else:
             assert queries is not None
             if corpus is not None:
@@ -86,8 +84,8 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                 both = read_texts_upload(tmp, counter, queries, ("queries", "corpus"))
                 q_texts, d_texts = both["queries"], both["corpus"]
             fields = ("queries", "corpus" if corpus is not None else "queries")
-            source = queries.filename if corpus is None else Said(
-                "error.service.source_files", (("first", queries.filename), ("second", corpus.filename)))
+            source = queries.filename if corpus is None else _("{first} and {second}", first=queries.filename,
+                                                               second=corpus.filename)
         pre = read_prelabels_upload(tmp, counter, labels, provenance) if labels is not None else None
     parsed = build_task(records, q_texts, d_texts, texts_field=fields, texts_source=source, prelabels=pre,
                         order=order)
@@ -96,7 +94,7 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
         parsed.info["labels_file"] = labels.filename
     if test_set_id is not None:  # test sets keep document texts up to STORED_DOC_CHARS characters
         parsed.info["stored_doc_chars"] = STORED_DOC_CHARS
-        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for _, t, _ in parsed.docs if len(t) >= STORED_DOC_CHARS)
+        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for __, t, __ in parsed.docs if len(t) >= STORED_DOC_CHARS)
     return store.create_task(db, label, parsed.queries, parsed.docs, parsed.items, parsed.info)
 
 
@@ -148,14 +146,11 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
 
         close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
         if close.items:
-            raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                          f"did you mean: {close}?").keyed("service.unknown_annotator_suggest",
-                                                                           annotator=annotator, task=task_id,
-                                                                           close=close)
-        known = Items(tuple(names)) if names else Said("error.service.none_yet")
-        raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                      f"annotators: {known}").keyed("service.unknown_annotator", annotator=annotator,
-                                                                    task=task_id, names=known)
+            raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; did you mean: "
+                                            "{close}?", annotator=annotator, task=task_id, close=close))
+        known = Items(tuple(names)) if names else _("none yet")
+        raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; annotators: {names}",
+                                        annotator=annotator, task=task_id, names=known))
 
 
 def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
@@ -171,13 +166,13 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
                for it in store.task_items(s, task_id) if it.prelabel_source is not None] if prelabels else []
         n_items = task.n_items
     graded = [(it.query_id, it.doc_id, j.annotator, j.grade) for it, j in rows if j.grade is not None]
-    graded_items = {(q, d) for q, d, _, _ in graded}
+    graded_items = {(q, d) for q, d, __, __ in graded}
     skipped = len({(it.query_id, it.doc_id) for it, j in rows if j.grade is None} - graded_items)
     labels, summary = export_labels(graded, pre, n_items=n_items, merge=merge, skipped=skipped,
                                     with_prelabels=prelabels)
     if len(labels.qrels) == 0:
-        raise FieldError("path", f"judging task {task_id}: no item has a grade yet, nothing to export",
-                         status=409).keyed("service.nothing_to_export", task=task_id)
+        raise FieldError("path", _("judging task {task}: no item has a grade yet, nothing to export", task=task_id),
+                                 status=409)
     with tempfile.TemporaryDirectory(prefix="rankscope-export-") as tmp:
         side = labels.write(Path(tmp) / "judged.qrels")
         return ((Path(tmp) / "judged.qrels").read_text(encoding="utf-8"), side.read_text(encoding="utf-8"),
@@ -205,7 +200,7 @@ def upload_task(
 ) -> dict[str, Any]:
     up = _upload(pool, "pool")
     if up is None:
-        raise FieldError("pool", "upload the pool file").keyed("service.no_pool_file")
+        raise FieldError("pool", _("upload the pool file"))
     task_id = create_judging_task(db, counter, up, name=name, test_set_id=test_set_id,
                                   queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
                                   labels=_upload(labels, "labels"), provenance=_upload(provenance, "provenance"),
@@ -257,13 +252,13 @@ def next_item(task_id: TaskId, annotator: Annotated[str, QueryParam(min_length=1
              summary="Judge an item (a grade 0-3, or skip); judging it again replaces the judgment")
 def judge(task_id: TaskId, body: JudgmentIn, db: Database = Depends(get_db)) -> dict[str, Any]:
     if body.skip and body.grade is not None:
-        raise FieldError("grade", "give a grade or skip, not both").keyed("service.grade_and_skip")
+        raise FieldError("grade", _("give a grade or skip, not both"))
     if not body.skip and body.grade is None:
-        raise FieldError("grade", "give a grade from 0 to 3, or skip: true").keyed("service.no_grade")
+        raise FieldError("grade", _("give a grade from 0 to 3, or skip: true"))
     with db.read() as s:
         store.get_task(s, task_id)
     if "\x00" in body.note:
-        raise FieldError("note", "must not contain NUL characters").keyed("service.nul")
+        raise FieldError("note", _("must not contain NUL characters"))
     j = store.save_judgment(db, task_id, body.item_id, body.annotator, body.grade, body.note.strip(),
                             body.prelabel_shown)
     with db.read() as s:
@@ -311,7 +306,7 @@ def read_agreement(task_id: TaskId, relevance_level: Annotated[int, QueryParam(g
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                  prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    qrels, _, _ = export_for(db, task_id, annotator, merge, prelabels)
+    qrels, __, __ = export_for(db, task_id, annotator, merge, prelabels)
     return PlainTextResponse(qrels, headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels"'})
 
@@ -321,7 +316,7 @@ def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge
             responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_provenance(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                       prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    _, side, _ = export_for(db, task_id, annotator, merge, prelabels)
+    __, side, __ = export_for(db, task_id, annotator, merge, prelabels)
     return Response(side, media_type="application/x-ndjson", headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels.provenance.jsonl"'})
 

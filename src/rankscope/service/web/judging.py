@@ -16,6 +16,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -53,7 +54,7 @@ def judging_upload(request: Request, pool: UploadFile, name: str = Form(""), tes
     try:
         up = _upload(pool, "pool")
         if up is None:
-            raise FieldError("pool", "choose the pool file").keyed("service.choose_pool_file")
+            raise FieldError("pool", _("choose the pool file"))
         task_id = create_judging_task(
             db, counter, up, name=name or None, test_set_id=_form_id(test_set_id, "test_set_id") if test_set_id
             else None, queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
@@ -99,14 +100,13 @@ async def judge_submit(request: Request, task_id: TaskId, db: Database = Depends
     item_id = _form_id(form.get("item_id"), "item_id")
     choice = str(form.get("grade", "")).strip()
     if choice not in ("0", "1", "2", "3", "skip"):
-        raise FieldError("grade", f"expected 0, 1, 2, 3 or skip, got {choice[:20]!r}").keyed(
-            "service.bad_grade", value=choice[:20])
+        raise FieldError("grade", _("expected 0, 1, 2, 3 or skip, got {value!r}", value=choice[:20]))
     note = str(form.get("note", "")).replace("\x00", "").strip()[:5000]
     shown = str(form.get("prelabel_shown", "")) == "1"
     store.save_judgment(db, task_id, item_id, who, None if choice == "skip" else int(choice), note, shown)
     with db.read() as s:
         current = store.get_item(s, task_id, item_id, "item_id")
-        nxt, _ = store.next_item(s, task_id, who, current.position)
+        nxt, __ = store.next_item(s, task_id, who, current.position)
     target = {"annotator": who, **({"item": str(nxt.id)} if nxt is not None else {})}
     return _see(f"/judging/{task_id}/judge?{urlencode(target)}")
 

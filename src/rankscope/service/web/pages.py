@@ -17,6 +17,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _, gettext, template_callables
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError, field_problem, said
@@ -68,7 +69,7 @@ def render(request: Request, template: str, section: str = "", status: int = 200
 
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
-    html = _env().get_template(template).render(t=t, lang=lang, section=section, **ctx)
+    html = _env().get_template(template).render(t=t, lang=lang, section=section, **template_callables(lang), **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
         resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")
@@ -85,8 +86,7 @@ def _form_id(value: object, field: str) -> int:
     """A positive database id from a form or query field (422 naming the field otherwise)."""
     text = str(value or "").strip()
     if not text.isdigit() or not 1 <= int(text) <= MAX_ID:
-        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}").keyed(
-            "service.bad_id", max=MAX_ID, value=text[:30])
+        raise FieldError(field, _("expected an id between 1 and {max}, got {value!r}", max=MAX_ID, value=text[:30]))
     return int(text)
 
 
@@ -194,7 +194,7 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
     try:
         run_ids = [_form_id(v, "run_ids") for v in form.getlist("run_ids")]
         if not run_ids:
-            raise FieldError("run_ids", "tick at least one run").keyed("service.tick_a_run")
+            raise FieldError("run_ids", _("tick at least one run"))
         metrics = store.validate_metrics(text.split())
         with db.read() as s:
             names = [store.get_run(s, rid, "run_ids").name for rid in run_ids]
@@ -287,7 +287,7 @@ def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Re
 
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
-        return render(request, "login.html", status=401, next=next, error=translate(lang_of(request), "login.wrong"))
+        return render(request, "login.html", status=401, next=next, error=gettext("wrong token", lang_of(request)))
     target = next if next.startswith("/") and not next.startswith("//") else "/"
     resp = _see(target)
     resp.set_cookie("rankscope_token", quote(token), httponly=True, samesite="strict")
