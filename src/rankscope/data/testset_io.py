@@ -106,7 +106,7 @@ class Reader:
 
         src = source or self.source
         if not self.lenient:
-            raise place_error(src, where if line is None else None, line)
+            raise place_error(what, src, where if line is None else None, line)
         self.issues.append(LoadIssue(src, where, field, what, severity="error"))
 
     def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
@@ -369,7 +369,7 @@ def read_corpus(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def add(obj: Any, where: str, line: int | None) -> None:
-        def fail(message: str, what: Message) -> ParseError:  # after ``where`` (record 3) when there is no line
+        def fail(what: Message) -> ParseError:  # after ``where`` (record 3) when there is no line
             return place_error(what, str(path), None if line else where, line)
 
         if not isinstance(obj, Mapping):
