@@ -108,7 +108,6 @@ def _texts() -> Iterator[tuple[str, str]]:
                 for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
                     yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
     yield from _walk(_json(SRC / "cli" / "help" / "zh.json"), "cli/help/zh.json")
-    yield from _walk(_json(SRC / "service" / "web" / "i18n" / "zh.json"), "service/web/i18n/zh.json")
     yield from _walk(_json(SRC / "measures" / "summaries.json"), "measures/summaries.json")
     for name, entry in _json(SRC / "datasets" / "catalog.json").items():  # type: ignore[attr-defined]
         yield from ((f"datasets/catalog.json/{name}/{k}", v) for k, v in entry.items() if k.endswith("_zh"))
@@ -149,7 +148,7 @@ def test_the_texts_are_found() -> None:
     found = list(texts())
     places = {w.split("/")[0].split(":")[0] for w, _ in found}
     assert len(found) > 1500, len(found)
-    assert {"README.zh-CN.md", "docs", "locale", "cli", "service", "measures", "py"} <= places, places
+    assert {"README.zh-CN.md", "docs", "locale", "cli", "measures", "py"} <= places, places
 
 
 @pytest.mark.parametrize("word", sorted(RULED_OUT))

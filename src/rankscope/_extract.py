@@ -1,6 +1,12 @@
-"""The catalog's extractor of Python messages (``babel.cfg``, ``make catalog``): Babel's own reads each ``_()`` call
+r"""The catalog's extractor of Python messages (``babel.cfg``, ``make catalog``): Babel's own reads each ``_()`` call
 from the tokens and, before Python 3.12, cannot see one inside an f-string (``f"{_('Warning')}: ..."``); this one
-reads the syntax tree, so every call is found wherever it is written.
+reads the syntax tree, so every call is found wherever it is written.  A message chosen by a condition
+(``gettext("PASS" if passed else "FAIL", lang)``) gives both.
+
+>>> import io
+>>> code = b'x = gettext("PASS" if ok else "FAIL", lang)\ny = _(f"{_(\'Warning\')}: ...")\n'
+>>> [m[2] for m in python(io.BytesIO(code), {"_": None, "gettext": None}, [], {})]
+[('PASS', None), ('FAIL', None), 'Warning']
 """
 
 from __future__ import annotations
@@ -18,8 +24,20 @@ def python(fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Any, o
     ``fileobj``: (line, function, its positional string arguments (``None`` for another value), no comments)."""
     tree = ast.parse(fileobj.read().decode(options.get("encoding", "utf-8")))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in keywords:
-            args = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
-                         for a in node.args)
-            if args and args[0] is not None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in keywords and node.args:
+            rest = tuple(_string(a) for a in node.args[1:])
+            for first in _choices(node.args[0]):
+                args = (first, *rest)
                 yield node.lineno, node.func.id, args if len(args) > 1 else args[0], []
+
+
+def _string(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _choices(node: ast.expr) -> list[str]:
+    """The strings an argument can be: a literal, or each literal branch of ``a if c else b``."""
+    if isinstance(node, ast.IfExp):
+        return _choices(node.body) + _choices(node.orelse)
+    said = _string(node)
+    return [] if said is None else [said]

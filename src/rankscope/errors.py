@@ -13,7 +13,7 @@ This module imports only :mod:`rankscope.i18n`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from rankscope.i18n import Items, Message, _, say
 
@@ -33,6 +33,9 @@ __all__ = [
     "NotFoundError",
     "MetricNotFoundError",
 ]
+
+
+_D = TypeVar("_D", bound="DuplicateEntryError")
 
 
 class _Said:
@@ -106,7 +109,8 @@ class ParseError(RankscopeError):
 class UnknownMetricError(RankscopeError):
     """A metric name that the registry does not know, with close matches."""
 
-    def __init__(self, name: str, suggestions: list[str] | None = None, reason: Message | str | None = None) -> None:
+    def __init__(self, name: str, suggestions: list[str] | None = None,
+                 reason: Message | RankscopeError | str | None = None) -> None:
         self.name = name
         self.suggestions = list(suggestions or [])
         found = Items(self.suggestions)
@@ -133,7 +137,7 @@ class DuplicateEntryError(RankscopeError):
 
     rows: tuple[int, int] | None = None
 
-    def with_rows(self, first: int, second: int) -> DuplicateEntryError:
+    def with_rows(self: _D, first: int, second: int) -> _D:
         self.rows = (first, second)
         return self
 

@@ -176,7 +176,8 @@ def parse_max_drop(text: str) -> MaxDrop:
     measure = parse_metric(label)
     bounds = measure.spec.bounds
     if pct and drop > 1:
-        raise InvalidParameterError(_("the maximum drop in {text!r} is more than {all} of the baseline's mean", all="100%",
+        raise InvalidParameterError(_("the maximum drop in {text!r} is more than {all} of the baseline's mean",
+                                      all="100%",
                                       text=text))
     if not pct and bounds is not None and drop > bounds[1] - bounds[0]:
         raise InvalidParameterError(_("the maximum drop in {text!r} is larger than the whole range of {label} "
@@ -187,13 +188,6 @@ def parse_max_drop(text: str) -> MaxDrop:
 
 _TEST_NAMES = {"t": "paired t test", "randomization": "paired randomization test",
                "bootstrap": "studentized bootstrap test"}
-
-
-def _say(key: str, lang: str, **values: Any) -> str:
-    """The gate message ``gate.<key>`` in ``lang``."""
-    from rankscope.interpret.i18n import message
-
-    return message(f"gate.{key}", lang, **values)
 
 
 def _pct(x: float) -> str:
@@ -256,7 +250,7 @@ class Outcome:
 
     def line(self, lang: str = "en") -> str:
         """One line for the terminal: verdict, requirement, measured value."""
-        verdict = _say("pass" if self.passed else "fail", lang)
+        verdict = gettext("PASS" if self.passed else "FAIL", lang)
         if self.kind == "threshold":
             where = "" if self.source in (None, "--require") else _(" [{source}]", source=self.source).text(lang)
             if self.ceiling is not None:
@@ -329,7 +323,8 @@ class GateResult:
         """The warnings, one line per requirement, judged@k of the runs, then a verdict line (in ``lang``)."""
         failed = sum(not o.passed for o in self.outcomes)
         verdict = (_("gate passed: {n} requirement(s) hold", n=len(self.outcomes)).text(lang) if failed == 0
-                   else _("gate FAILED: {failed} of {n} requirement(s) not met", failed=failed, n=len(self.outcomes)).text(lang))
+                   else _("gate FAILED: {failed} of {n} requirement(s) not met", failed=failed,
+                          n=len(self.outcomes)).text(lang))
         head = []
         if self.tags:  # say which run is which when a file's tag differs from its name
             base = (_(" against baseline {named}", named=self._named(self.baseline_name, lang=lang)).text(lang)
@@ -341,19 +336,22 @@ class GateResult:
 
     def to_markdown(self, lang: str = "en") -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment), in ``lang``."""
-        head = _say("md_passed" if self.passed else "md_failed", lang)
-        out = [_("## rankscope gate {head}: {named}", head=head, named=self._named(self.run_name, "`", lang)).text(lang), ""]
+        head = gettext("passed" if self.passed else "FAILED", lang)
+        out = [_("## rankscope gate {head}: {named}", head=head,
+                 named=self._named(self.run_name, "`", lang)).text(lang), ""]
         out += [*self._judged_line(lang), ""] if self.judged else []
         if self.warnings:
-            out += [_("> ⚠️ **Warning:** {text}", text=w.text(lang)).text(lang) + ("  " if i < len(self.warnings) - 1 else "")
+            out += [_("> ⚠️ **Warning:** {text}",
+                      text=w.text(lang)).text(lang) + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
         out += [f"> ℹ️ {n.text(lang)}" + ("  " if i < len(self.notices) - 1 else "")
                 for i, n in enumerate(self.notices)]
         out += [""] if self.notices else []
-        base = _(" against baseline {named}", named=self._named(self.baseline_name, "`", lang)).text(lang) if self.baseline_name else ""
+        base = _(" against baseline {named}",
+                 named=self._named(self.baseline_name, "`", lang)).text(lang) if self.baseline_name else ""
         queries = ngettext("{n} query", "{n} queries", self.n_queries)
-        out += [_("{queries}{base}.", queries=queries, base=base).text(lang), "", gettext("| | requirement | measured | "
-                                                                                  "detail |", lang), "|---|---|---|---|"]
+        out += [_("{queries}{base}.", queries=queries, base=base).text(lang), "",
+                gettext("| | requirement | measured | detail |", lang), "|---|---|---|---|"]
         for o in self.outcomes:
             mark = "✅" if o.passed else "❌"
             if o.kind == "threshold":
@@ -366,8 +364,8 @@ class GateResult:
                 assert o.baseline_value is not None and o.margin is not None
                 measured = _("{value} (baseline {base}, diff {diff})", value=f"{o.value:.4f}",
                              base=f"{o.baseline_value:.4f}", diff=f"{o.value - o.baseline_value:+.4f}").text(lang)
-                out.append(f"| {mark} | {_('`{label}` drops at most {margin}', label=o.label, margin=f'{o.margin:.4g}').text(lang)} | "
-                           f"{measured} | {o.evidence(lang)} |")
+                req = _("`{label}` drops at most {margin}", label=o.label, margin=f"{o.margin:.4g}").text(lang)
+                out.append(f"| {mark} | {req} | {measured} | {o.evidence(lang)} |")
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["DOMAIN", "LANGS", "Items", "Message", "Saying", "NC_", "N_", "_", "catalog", "colon", "gettext",
-           "ngettext", "paren", "pgettext", "say", "template_callables"]
+           "install_gettext", "ngettext", "paren", "pgettext", "say", "template_callables"]
 
 #: the languages rankscope speaks; English is the code's own
 LANGS: tuple[str, ...] = ("en", "zh")
@@ -71,7 +71,7 @@ class Message:
     that language too.  Two messages are equal when they say the same thing (same template, same values).
     """
 
-    __slots__ = ("msgid", "plural", "n", "context", "values")
+    __slots__ = ("context", "msgid", "n", "plural", "values")
 
     def __init__(self, msgid: str, values: Mapping[str, Any] | None = None, *, plural: str | None = None,
                  n: int | None = None, context: str | None = None) -> None:
@@ -161,16 +161,33 @@ def gettext(msgid: str, lang: str = "en", /, context: str | None = None) -> str:
 
 
 def template_callables(lang: str) -> dict[str, Any]:
-    """``_``, ``ngettext`` and ``pgettext`` for a Jinja template rendered in ``lang`` (passed with the template's
-    values: the environment, shared by every request, stays the same).  The template writes ``{{ _("{n} runs",
-    n=3) }}``: the English is the message id, as in the code.
+    """``gettext`` (also ``_``), ``ngettext`` and ``pgettext`` that say a template's messages in ``lang``.  The
+    template writes ``{{ _("{n} runs", n=3) }}``: the English is the message id, as in the code.
 
     >>> template_callables("zh")["_"]("best")
     '最佳'
     """
-    return {"_": lambda msgid, **values: _(msgid, **values).text(lang),
+    def say_gettext(msgid: str, **values: Any) -> str:
+        return _(msgid, **values).text(lang)
+
+    return {"_": say_gettext, "gettext": say_gettext,
             "ngettext": lambda one, other, n, **values: ngettext(one, other, n, **values).text(lang),
             "pgettext": lambda context, msgid, **values: pgettext(context, msgid, **values).text(lang)}
+
+
+def install_gettext(env: Any, lang: str) -> Any:
+    """Jinja's i18n extension on ``env`` (a ``jinja2.Environment`` of one language) with the callables of ``lang``
+    (:func:`template_callables`); returns ``env``.  One environment per language: a request never changes the
+    callables another is rendering with.
+
+    >>> import jinja2
+    >>> install_gettext(jinja2.Environment(), "zh").from_string('{{ _("best") }}').render()
+    '最佳'
+    """
+    env.add_extension("jinja2.ext.i18n")
+    said = template_callables(lang)
+    env.install_gettext_callables(said["gettext"], said["ngettext"], newstyle=False, pgettext=said["pgettext"])
+    return env
 
 
 class Items:

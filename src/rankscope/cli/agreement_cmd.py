@@ -11,9 +11,12 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.compare_cmd import Correction
-from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files, say
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
 from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
-from rankscope.i18n import _, gettext
+from rankscope.i18n import N_, NC_, _, gettext
+
+#: how a significance verdict changes from human to model labels
+_FLIPS = {"reversed": NC_("flip", "reversed"), "lost": NC_("flip", "lost"), "gained": NC_("flip", "gained")}
 
 
 class Weights(str, Enum):
@@ -104,13 +107,15 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     console.print(cm)
     print_lines([_("exact agreement {exact:.3f}; binary agreement (grade ≥ {level}) {binary:.3f}; intervals: "
                    "{resamples} bootstrap resamples over documents, level {confidence:g}", exact=agr.exact,
-                   level=agr.relevance_level, binary=agr.binary, resamples=agr.resamples, confidence=1 - agr.alpha).text(lang), *read_label_agreement(agr, lang)], lang)
+                   level=agr.relevance_level, binary=agr.binary, resamples=agr.resamples,
+                   confidence=1 - agr.alpha).text(lang), *read_label_agreement(agr, lang)], lang)
     if ra is None:
         return
     print_lines(["", _("system ranking on {queries} queries judged by both ({human_only} human-only and "
                        "{model_only} model-only queries left out)", queries=ra.queries,
                        human_only=ra.human_only_queries, model_only=ra.model_only_queries).text(lang)], lang)
-    columns = [say(f"agreement.column.{c}", lang) for c in ("run", "human", "model", "rank_human", "rank_model")]
+    columns = [gettext(c, lang) for c in (N_("run"), N_("human"), N_("model"), N_("rank (human)"),
+                                          N_("rank (model)"))]
     for r in ra.rankings:
         t = Table(title=r.metric, title_justify="left")
         for i, col in enumerate(columns):
@@ -120,6 +125,6 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
         console.print(t)
     flips = [_("flip ({kind}) {metric}: {b} vs {a}: human {human:+d} (p={human_p:.3g}), model {model:+d} "
-               "(p={model_p:.3g})", kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
+               "(p={model_p:.3g})", kind=gettext(_FLIPS[v.kind], lang, context="flip"), metric=v.metric, b=v.b, a=v.a,
                human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p).text(lang) for v in ra.flips]
     print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

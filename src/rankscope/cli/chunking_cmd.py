@@ -153,14 +153,14 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import message
     from rankscope.report.terminal import print_report
 
     console = Console()
     table = Table(title=gettext("Chunkings", lang), title_justify="left")
-    for key in ("report.chunking_name", "report.chunking_chunks", "report.chunking_size", "report.chunking_overlap",
-                "report.chunking_cut"):
-        table.add_column(message(key, lang), justify="left" if key.endswith("name") else "right")
+    heads = (gettext("chunking", lang), gettext("chunks", lang), gettext("mean size (characters)", lang),
+             gettext("characters held twice or more", lang), gettext("spans not inside one chunk", lang))
+    for i, head in enumerate(heads):
+        table.add_column(head, justify="right" if i else "left")
     for row in cc.table():
         cov = cc.chunkings[row["chunking"]]["coverage"]
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),

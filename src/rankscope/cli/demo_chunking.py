@@ -59,12 +59,13 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.interpret.i18n import setting_text
     from rankscope.report.wrap import print_prose
 
     table = Table(title=_("Chunking on {dataset} (zh): BM25 per chunking, {queries} questions, {spans} answer spans",
-                          dataset=DATASET, queries=cc.build["queries"], spans=cc.build["spans"]).text(lang), title_justify="left")
-    heads = [message(f"demo.{k}", lang) for k in ("chunking", "chunks", "cut_spans")] + [h for __, h in COLUMNS]
+                          dataset=DATASET, queries=cc.build["queries"], spans=cc.build["spans"]).text(lang),
+                          title_justify="left")
+    heads = [gettext("chunking", lang), gettext("chunks", lang), gettext("cut spans", lang), *(h for __, h in COLUMNS)]
     for i, head in enumerate(heads):
         table.add_column(head, justify="left" if i == 0 else "right")
     marks: dict[tuple[str, str], str] = {}

@@ -281,7 +281,8 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
             table.add_column(label, justify="right")
         for qid, row in result.per_query.to_dict().items():
             table.add_row(qid, *(f"{v:.4f}" for v in row.values()))
-        table.add_row(f"[bold]{gettext('all', lang)}[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
+        table.add_row(f"[bold]{gettext('all', lang)}[/bold]",
+                      *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
         table.add_column(gettext("value", lang), justify="right")
         table.add_column(gettext("rating", lang))

@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.choices import JUDGED_K
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.i18n import _, ngettext
+from rankscope.i18n import N_, _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult, Evaluator
 
 __all__ = ["expand_runs", "evaluate_runs", "named", "print_runs", "with_tag", "write_per_query"]
 
-COUNTS = ("evaluated", "missing_from_run", "not_in_qrels", "float32_reordered", "no_relevant")
+#: the query counts of each run and their column heads (English, said through the catalog)
+COUNT_HEADS = {"evaluated": N_("evaluated"), "missing_from_run": N_("missing"), "not_in_qrels": N_("not in qrels"),
+               "float32_reordered": N_("float32 reordered"), "no_relevant": N_("no relevant")}
+COUNTS = tuple(COUNT_HEADS)
 
 
 def expand_runs(runs: Sequence[Path | str]) -> list[Path]:
@@ -124,18 +127,18 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
     from rich.table import Table
 
     from rankscope.choices import term
-    from rankscope.cli.messages import print_lines, say
+    from rankscope.cli.messages import print_lines
 
     n = len(results)
     table = Table(title=ngettext("{n} run", "{n} runs", n).text(lang), title_justify="left")
     table.add_column(_("run").text(lang), no_wrap=True)
     # a count that is 0 for every run is said once under the table, so that the table fits a terminal
     shown = [c for c in COUNTS if c == "evaluated" or any(getattr(r.queries, c) for r in results)]
-    zero = [say(f"many.{c}", lang) for c in COUNTS if c not in shown]
+    zero = [gettext(COUNT_HEADS[c], lang) for c in COUNTS if c not in shown]
     for label in labels:
         table.add_column(label, justify="right", no_wrap=True)
     for c in shown:
-        table.add_column(say(f"many.{c}", lang), justify="right")
+        table.add_column(gettext(COUNT_HEADS[c], lang), justify="right")
     table.add_column(f"judged@{JUDGED_K}", justify="right", no_wrap=True)
     for name, r in zip(names, results):
         cell = f"{name}\n{_('(TREC tag {tag})', tag=tags[name]).text(lang)}" if name in tags else name  # the tag below
@@ -194,7 +197,8 @@ def evaluate_command_many(
     if per_query_dir is not None:
         written = write_per_query(results, per_query_dir)
         lines.append(ngettext("per-query values of {n} run written to {folder}",
-                              "per-query values of {n} runs written to {folder}", len(written), folder=per_query_dir).text(lang))
+                              "per-query values of {n} runs written to {folder}", len(written),
+                              folder=per_query_dir).text(lang))
     lines += float32_notices(results, lang)
     for r in results:  # ids that never match, mostly unjudged, model labels, condensed lists
         lines += result_lines(r, lang)[1]

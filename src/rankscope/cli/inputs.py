@@ -62,7 +62,8 @@ def swapped_inputs(qrels: Path | None, runs: Sequence[Path], retype: Callable[[P
         if exc.looks_like == "qrels" and run is not None:
             if qrels is not None and _holds_run(qrels):
                 raise RankscopeError(_("the qrels and the run are swapped: {run} is a run and {qrels} holds "
-                                       "judgments; type: {retype}", run=qrels, qrels=run, retype=retype(run, qrels))) from None
+                                       "judgments; type: {retype}", run=qrels, qrels=run,
+                                       retype=retype(run, qrels))) from None
             raise RankscopeError(_("{qrels} holds judgments (query iter doc relevance), not a run; give them as "
                                    "qrels: {retype}", qrels=run, retype=retype(run, Path("RUN")))) from None
         raise

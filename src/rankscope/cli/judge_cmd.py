@@ -159,7 +159,9 @@ def _summary(report: Any, settings: Any, out: Path, side: Path, db: Path | None,
         lines.append(_("{n} documents were cut at {chars} characters", n=report.plan.truncated,
                        chars=settings.max_doc_chars).text(lang))
     lines.append(_("{calls} HTTP calls, {tokens_in} input and {tokens_out} output tokens (as the endpoint reported "
-                   "them)", calls=report.http_calls, tokens_in=report.tokens_in, tokens_out=report.tokens_out).text(lang))
-    lines.append(_("qrels -> {out}; provenance -> {side}; cache: {cache}", out=out, side=side, cache=db).text(lang) if db
+                   "them)", calls=report.http_calls, tokens_in=report.tokens_in,
+                   tokens_out=report.tokens_out).text(lang))
+    lines.append(_("qrels -> {out}; provenance -> {side}; cache: {cache}", out=out, side=side,
+                   cache=db).text(lang) if db
                  else _("qrels -> {out}; provenance -> {side}", out=out, side=side).text(lang))
     return lines

@@ -24,7 +24,6 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
     When ``metrics`` ask for a diversity measure the file is read as subtopic judgments (ndeval's
     ``topic subtopic docno judgment``), their derived document qrels beside them."""
     from rankscope.cli.app import command_lang
-    from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
 
     if metrics:
@@ -44,9 +43,10 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
         return q, q, None
     labels = read_labels(qrels, sidecar=side)
     c = labels.counts()
-    key = "labels.provenance_note_failed" if c["failed"] else "labels.provenance_note"
-    note = message(key, lang or command_lang(), side=side, **c)
-    return labels, labels.qrels, note
+    note = (_("labels with provenance from {side}: {human} human, {model} model, {failed} failed judgments "
+               "(unjudged)", side=side, **c) if c["failed"]
+            else _("labels with provenance from {side}: {human} human, {model} model", side=side, **c))
+    return labels, labels.qrels, note.text(lang or command_lang())
 
 
 def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -83,13 +83,6 @@ def prompt_lang(ctx: typer.Context, lang: Lang | None) -> str:
     source = ctx.get_parameter_source("lang")
     given = source is not None and source.name != "DEFAULT"
     return lang.value if given and lang is not None else "en"
-
-
-def say(key: str, lang: str = "en", **values: Any) -> str:
-    """The message ``labels.<key>`` of the LLM commands (``judge``, ``synth``, ``agreement``) in ``lang``."""
-    from rankscope.interpret.i18n import message
-
-    return message(f"labels.{key}", lang, **values)
 
 
 def price_line(cost: float | None, lang: str = "en") -> str:

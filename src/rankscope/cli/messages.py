@@ -22,7 +22,7 @@ from typing import Any
 from rankscope.errors import RankscopeError
 from rankscope.i18n import _
 
-__all__ = ["user_error_message", "float32_notices", "say", "print_lines"]
+__all__ = ["user_error_message", "float32_notices", "print_lines"]
 
 
 def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> None:
@@ -43,17 +43,6 @@ def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> No
         text = line.lstrip(" ")
         indent = line[:len(line) - len(text)]
         print_prose(console, text, first=indent, rest=indent + "    ")
-
-
-def say(key: str, lang: str = "en", **values: Any) -> str:
-    """The command-line message ``cli.<key>`` in ``lang``.
-
-    >>> say("report_written", "zh", path="out.html")
-    '报告已写入 out.html'
-    """
-    from rankscope.interpret.i18n import message
-
-    return message(f"cli.{key}", lang, **values)
 
 
 def user_error_message(exc: BaseException, lang: str = "en") -> str | None:

@@ -95,7 +95,8 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
     k = pool.depth
     has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
     table = Table(title=_("judged@{k} before judging", k=k).text(lang), title_justify="left")
-    columns = [_("run").text(lang), pgettext("column", "queries").text(lang), _("top-{k} docs", k=k).text(lang), gettext("judged", lang),
+    columns = [_("run").text(lang), pgettext("column", "queries").text(lang), _("top-{k} docs", k=k).text(lang),
+               gettext("judged", lang),
                f"judged@{k}", *([f"model@{k}"] if has_model else []), ""]
     for i, col in enumerate(columns):
         table.add_column(col, justify="left" if i in (0, len(columns) - 1) else "right")

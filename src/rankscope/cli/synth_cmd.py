@@ -130,7 +130,8 @@ def synth_command(
                        "answers are free)", chunks=plan["chunks_available"], min_chars=min_chars, calls=plan["calls"],
                        n=n, candidates=plan["candidates"]).text(said),
                      _("estimated tokens: ~{tokens_in} in, ~{tokens_out} out; {price}; nothing was sent",
-                       tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"], price=price_line(cost, said)).text(said)], said)
+                       tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
+                       price=price_line(cost, said)).text(said)], said)
         return
     assert out is not None
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,

@@ -12,7 +12,10 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
-from rankscope.i18n import _, gettext, ngettext
+from rankscope.i18n import NC_, _, gettext, ngettext
+
+#: how grave a problem of a test set's records is
+_SEVERITIES = {"warning": NC_("severity", "warning"), "error": NC_("severity", "error")}
 
 testset_app = typer.Typer(help="Inspect test sets (queries + judgments).", no_args_is_help=True)
 app.add_typer(testset_app, name="testset")
@@ -73,17 +76,15 @@ def _print_table(audit: Any, lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import colon, message, paren
-
-    def m(key: str, **values: Any) -> str:
-        return message(f"testset.{key}", lang, **values)
+    from rankscope.i18n import colon, paren
 
     table = Table(title=_("test set {name}", name=audit.name).text(lang), title_justify="left")
     table.add_column(gettext("check", lang))
     table.add_column(gettext("count", lang), justify="right")
     table.add_column(gettext("examples", lang))
     table.add_row(_("queries").text(lang), str(audit.queries), "")
-    table.add_row(gettext("judged queries", lang), str(audit.judged_queries), _("{n} judgments", n=audit.judgments).text(lang))
+    table.add_row(gettext("judged queries", lang), str(audit.judged_queries),
+                  _("{n} judgments", n=audit.judgments).text(lang))
     if audit.with_answers:
         table.add_row(gettext("queries with reference answers", lang), str(audit.with_answers), "")
     if audit.corpus_size is not None:
@@ -92,10 +93,13 @@ def _print_table(audit: Any, lang: str = "en") -> None:
     dup_ids = [" = ".join(g) for g in audit.duplicates]
     table.add_row(gettext("duplicate queries (groups)", lang), str(len(audit.duplicates)), _ids(dup_ids, 4, lang))
     near = [f"{a} ~ {b}{paren(f'{s:.2f}', lang)}" for a, b, s in audit.near_duplicates]
-    table.add_row(_("near-duplicate pairs (≥ {t})", t=f"{audit.near_threshold:g}").text(lang), str(len(near)), _ids(near, 4, lang))
+    table.add_row(_("near-duplicate pairs (≥ {t})", t=f"{audit.near_threshold:g}").text(lang), str(len(near)),
+                  _ids(near, 4, lang))
     table.add_row(gettext("empty queries", lang), str(len(audit.empty)), _ids(audit.empty, lang=lang))
-    note = _("; {n} have answers", n=len(audit.no_relevant_with_answers)).text(lang) if audit.no_relevant_with_answers else ""
-    table.add_row(gettext("queries without a relevant id", lang), str(len(audit.no_relevant)), _ids(audit.no_relevant, lang=lang) + note)
+    note = _("; {n} have answers",
+             n=len(audit.no_relevant_with_answers)).text(lang) if audit.no_relevant_with_answers else ""
+    table.add_row(gettext("queries without a relevant id", lang), str(len(audit.no_relevant)),
+                  _ids(audit.no_relevant, lang=lang) + note)
     if audit.corpus_size is not None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
         table.add_row(gettext("relevant ids missing from corpus", lang), str(len(miss)), _ids(miss, 4, lang))
@@ -105,18 +109,21 @@ def _print_table(audit: Any, lang: str = "en") -> None:
         table.add_section()
         for issue in audit.load_issues:
             where = f"{Where(issue.where).text(lang)}{colon(lang)}" if issue.where else ""
-            table.add_row(f"{m('severity.' + issue.severity)}{colon(lang)}{issue.field or gettext('record', lang)}",
+            severity = gettext(_SEVERITIES[issue.severity], lang, context="severity")
+            table.add_row(f"{severity}{colon(lang)}{issue.field or gettext('record', lang)}",
                           str(issue.count), f"{where}{issue.reason(lang)}")
     table.add_section()
     for grade, n in sorted(audit.grades.items()):
         table.add_row(_("judgments with grade {grade}", grade=grade).text(lang), str(n), "")
     if audit.relevant_per_query:
         r = audit.relevant_per_query
-        table.add_row(gettext("relevant ids per query", lang), "", _("min {min}, median {median}, mean {mean}, max {max}", min=f"{r['min']:g}",
-                                            median=f"{r['median']:g}", mean=f"{r['mean']:.2f}", max=f"{r['max']:g}").text(lang))
+        table.add_row(gettext("relevant ids per query", lang), "",
+                      _("min {min}, median {median}, mean {mean}, max {max}", min=f"{r['min']:g}",
+                        median=f"{r['median']:g}", mean=f"{r['mean']:.2f}", max=f"{r['max']:g}").text(lang))
     console = Console()
     console.print(table)
-    console.print(_("{n} problem(s) found", n=audit.problems).text(lang) if audit.problems else gettext("no problem found", lang))
+    console.print(_("{n} problem(s) found",
+                    n=audit.problems).text(lang) if audit.problems else gettext("no problem found", lang))
 
 
 class ConvertFormat(str, Enum):
@@ -159,4 +166,5 @@ def convert_command(
         ts.to_beir(target, split=split)
 
     typer.echo(_("{queries}, {judgments} -> {target} ({fmt})", queries=ngettext("{n} query", "{n} queries", len(ts)),
-                 judgments=ngettext("{n} judgment", "{n} judgments", len(ts.qrels)), target=target, fmt=fmt.value).text(lang.value if lang is not None else "en"))
+                 judgments=ngettext("{n} judgment", "{n} judgments", len(ts.qrels)), target=target,
+                 fmt=fmt.value).text(lang.value if lang is not None else "en"))

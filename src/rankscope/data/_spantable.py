@@ -73,7 +73,8 @@ class Locator:
             values["field"] = repr(field)
         if prefix:
             values["where"] = Where(prefix)
-            said = _("{where}, field {field}: {said}{more}", **values) if field else _("{where}: {said}{more}", **values)
+            said = _("{where}, field {field}: {said}{more}", **values) if field else _("{where}: {said}{more}",
+                                                                                       **values)
         else:
             said = _("field {field}: {said}{more}", **values) if field else _("{said}{more}", **values)
         if isinstance(self.source, Message):  # a name, not a file: said with the message

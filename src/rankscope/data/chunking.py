@@ -84,7 +84,9 @@ class Chunking:
                 dup = str(uniq[rep[0]])
                 rows = np.flatnonzero(self.chunk == dup)
                 also = locate.where(int(rows[0]))
-                raise locate.error(int(rows[1]), "chunk_id", _("chunk id {id!r} occurs twice (also {also})", id=dup, also=Where(also)), len(rep) - 1)
+                raise locate.error(int(rows[1]), "chunk_id",
+                                   _("chunk id {id!r} occurs twice (also {also})", id=dup, also=Where(also)),
+                                   len(rep) - 1)
         self._doc_ids, self.dcode = codes(self.doc)
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "chunking"

@@ -37,11 +37,30 @@ from rankscope.data._places import place_error
 from rankscope.data._spantable import Locator
 from rankscope.data.spans import SpanQrels
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
-from rankscope.i18n import _
+from rankscope.i18n import N_, Message, _, gettext, ngettext
 
 __all__ = ["BuildReport", "SpanBuild", "evidence_spans", "locate_answers", "squad_spans"]
 
 MAX_EXAMPLES = 5
+#: the line of each builder's report: its head, then each count said
+_BUILDS = {"answers": N_("Answer location: "), "squad": N_("SQuAD-style offsets: ")}
+_COUNTS: dict[str, Callable[[int], Message]] = {
+    "answers": lambda n: ngettext("{n} answer", "{n} answers", n),
+    "found_once": lambda n: _("{n} found once", n=n),
+    "found_several": lambda n: _("{n} found several times", n=n),
+    "not_found": lambda n: _("{n} not found", n=n),
+    "exact": lambda n: _("{n} exactly at their offset", n=n),
+    "shifted": lambda n: _("{n} moved onto the document text (context stored at another position)", n=n),
+    "relocated": lambda n: ngettext("{n} offset wrong, placed at the nearest occurrence",
+                                    "{n} offsets wrong, placed at the nearest occurrence", n),
+    "failed": lambda n: _("{n} failed (text not in the context)", n=n),
+    "merged": lambda n: ngettext("{n} identical span merged", "{n} identical spans merged", n),
+    "spans": lambda n: ngettext("{n} span", "{n} spans", n),
+    "questions_without_span": lambda n: ngettext("{n} question without a span", "{n} questions without a span", n),
+    "queries_without_span": lambda n: ngettext("{n} query without a span", "{n} queries without a span", n),
+    "context_not_found": lambda n: ngettext("{n} context not found in the corpus",
+                                            "{n} contexts not found in the corpus", n),
+}
 
 
 @dataclass
@@ -63,11 +82,9 @@ class BuildReport:
         return {"kind": self.kind, "counts": dict(self.counts), "examples": list(self.examples)}
 
     def message(self, lang: str = "en") -> str:
-        """One line with every count (English or Chinese labels)."""
-        from rankscope.interpret.i18n import message
-
-        parts = [message(f"spans.count.{k}", lang, n=v) for k, v in self.counts.items()]
-        return message(f"spans.build.{self.kind}", lang) + ("; " if lang == "en" else "；").join(parts)
+        """One line with every count, in ``lang``."""
+        parts = [_COUNTS[k](v).text(lang) for k, v in self.counts.items()]
+        return gettext(_BUILDS[self.kind], lang) + ("; " if lang == "en" else "；").join(parts)
 
 
 @dataclass
@@ -102,11 +119,13 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
         where = label if line is None else ""
         if not isinstance(evidence, list):
             kind, shape = type(evidence).__name__, "{doc_id, start, end}"
-            raise place_error(_("'evidence' must be a list of {shape} objects, got {type}", shape=shape, type=kind), source, where, line)
+            raise place_error(_("'evidence' must be a list of {shape} objects, got {type}", shape=shape, type=kind),
+                              source, where, line)
         for j, ev in enumerate(evidence):
             if not isinstance(ev, Mapping):
                 kind = type(ev).__name__
-                raise place_error(_("expected an object, got {type}", type=kind), source, f"{where + ', ' if where else ''}evidence {j + 1}", line)
+                raise place_error(_("expected an object, got {type}", type=kind), source,
+                                  f"{where + ', ' if where else ''}evidence {j + 1}", line)
             recs.append({**ev, "query_id": qid})
             labels.append(f"{where + ', ' if where else ''}evidence {j + 1}")
             row_lines.append(line or 0)
@@ -126,7 +145,8 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
             doc, s, e = str(cols["doc_id"][i]), int(cols["start"][i]), int(cols["end"][i])
             if corpus[doc][s:e] != text:
                 held = corpus[doc][s:e]
-                raise locate.error(i, "text", _("{text!r} differs from the document's text at [{start}, {end}): {held!r}",
+                raise locate.error(i, "text",
+                                   _("{text!r} differs from the document's text at [{start}, {end}): {held!r}",
                                      text=text, start=s, end=e, held=held))
     return spans
 

@@ -92,7 +92,8 @@ class SpanQrels:
                 first, again = sorted(int(order[j]) for j in (i, i + 1))
                 also = locate.where(first)
                 qid, doc, start, end = str(self.query[i]), str(self.doc[i]), int(self.start[i]), int(self.end[i])
-                raise locate.error(again, None, _("query {query!r} judges the span {doc!r} [{start}, {end}) twice (also {also})",
+                raise locate.error(again, None,
+                                   _("query {query!r} judges the span {doc!r} [{start}, {end}) twice (also {also})",
                                      query=qid, doc=doc, start=start, end=end, also=Where(also)))
         self._query_ids, self._query_code = codes(self.query)
         self._doc_ids, self._doc_code = codes(self.doc)

@@ -205,7 +205,8 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
         docs = _grades_of(relevant, grades, _("query {id!r}", id=qid),
                           (rel_key or "relevant", grade_key or "grades"))
     except (RankscopeError, TypeError) as exc:  # a TypeError's text is Python's, shown as it is
-        error(rel_key if rel_key and rel_key in str(exc) else grade_key, exc.message if isinstance(exc, RankscopeError) else _("{said}", said=str(exc)))
+        error(rel_key if rel_key and rel_key in str(exc) else grade_key,
+              exc.message if isinstance(exc, RankscopeError) else _("{said}", said=str(exc)))
         docs = _grades_lenient(relevant, grades) if reader.lenient else {}
     answers = _answers_tuple(answers_raw) if isinstance(answers_raw, (str, list, tuple)) or answers_raw is None \
         else _answers_tuple([answers_raw])
@@ -369,7 +370,7 @@ def read_corpus(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def add(obj: Any, where: str, line: int | None) -> None:
-        def fail(what: Message) -> ParseError:  # after ``where`` (record 3) when there is no line
+        def fail(what: Message | str) -> ParseError:  # after ``where`` (record 3) when there is no line
             return place_error(what, str(path), None if line else where, line)
 
         if not isinstance(obj, Mapping):
@@ -483,7 +484,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     yield line_no, json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=line_no) from None
+                    raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path),
+                                     line=line_no) from None
     except UnicodeDecodeError as exc:
         raise ParseError(_("not UTF-8 text ({reason})", reason=exc.reason), source=str(path)) from None
 

@@ -83,7 +83,8 @@ def _tokenizer(unit: str) -> Callable[[str], tuple[list[int], list[int]]]:
         try:
             tok = AutoTokenizer.from_pretrained(unit[3:])
         except (OSError, ValueError) as exc:
-            raise InvalidParameterError(_("cannot load tokenizer {name!r} ({reason})", name=unit[3:], reason=str(exc))) from None
+            raise InvalidParameterError(_("cannot load tokenizer {name!r} ({reason})", name=unit[3:],
+                                          reason=str(exc))) from None
 
         def hf(text: str) -> tuple[list[int], list[int]]:
             enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)

@@ -113,7 +113,8 @@ class Evaluator:
 
                 warnings.warn(RankscopeWarning(_("every query of the subtopic judgments has a single subtopic: "
                                                  "diversity measures then reduce to their one-intent forms; is "
-                                                 "this an ordinary qrels file (its second column unused)?")), stacklevel=2)
+                                                 "this an ordinary qrels file (its second column unused)?")),
+                          stacklevel=2)
         if isinstance(qrels, SpanQrels):
             from rankscope.engine.spans import SpanSource
 

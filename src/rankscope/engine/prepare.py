@@ -257,11 +257,12 @@ def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> NoOverlapEr
     if rel is not None and rel[0] == "prefix":
         hint = _("hint: the query ids differ by the prefix {prefix}: strip it from one side", prefix=repr(rel[1]))
     else:
-        hint = _("hint: the run's query ids extend the qrels' ones (a suffix): strip it from the run") if rel is not None \
-            else _("hint: check that the run answers the topics of these qrels (query ids are compared as exact "
-                   "strings)")
+        hint = (_("hint: the run's query ids extend the qrels' ones (a suffix): strip it from the run")
+                if rel is not None else _("hint: check that the run answers the topics of these qrels (query ids "
+                                          "are compared as exact strings)"))
     qrels_example = qrels_q[0] if len(qrels_q) else None
-    n_run, n_qrels = ngettext("{n} query", "{n} queries", len(run_q)), ngettext("{n} query", "{n} queries", len(qrels_q))
+    n_run = ngettext("{n} query", "{n} queries", len(run_q))
+    n_qrels = ngettext("{n} query", "{n} queries", len(qrels_q))
     return NoOverlapError(_("run {run} and the qrels have no query in common (run: {n_run} such as {run_example}; "
                             "qrels: {n_qrels} such as {qrels_example}); {hint}", run=repr(run.name), n_run=n_run,
                             run_example=repr(run_q[0]), n_qrels=n_qrels, qrels_example=repr(qrels_example), hint=hint))

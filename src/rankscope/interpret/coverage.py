@@ -19,8 +19,8 @@ What each run's top 10 rests on (:class:`~rankscope.engine.judged.JudgedAtK`) ad
 - ``model_labels``: the share of its top k judged by a model (labels with provenance);
 - ``condensed``: the evaluation removed unjudged documents before ranking (``unjudged="condense"``).
 
-:func:`coverage_warnings` turns the counts into :class:`DataWarning` values; their
-text comes from ``messages/<lang>.json`` (``warning.*`` keys), so the terminal, JSON,
+:func:`coverage_warnings` turns the counts into :class:`DataWarning` values; each says
+itself from its values (:data:`SENTENCES`) in the reader's language, so the terminal, JSON,
 Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 
 >>> w = DataWarning("missing_zero", 20, 50, "bm25")
@@ -35,14 +35,64 @@ Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.i18n import _
-from rankscope.interpret.i18n import message
+from rankscope.i18n import N_, Message, _, ngettext
 
 __all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
+
+
+#: the sentence of each kind of warning, from its values (``count`` chooses the plural form)
+SENTENCES: dict[str, Callable[..., Message]] = {
+    "missing_zero": lambda **v: ngettext(
+        "{system} has no ranking for {count} of the {total} qrels queries: it is scored 0 (missing=zero), which can "
+        "change the conclusion.",
+        "{system} has no ranking for {count} of the {total} qrels queries: they are scored 0 (missing=zero), which "
+        "can change the conclusion.", v["count"], **v),
+    "missing_ignore": lambda **v: ngettext(
+        "{system} has no ranking for {count} of the {total} qrels queries: it is left out (missing=ignore).",
+        "{system} has no ranking for {count} of the {total} qrels queries: they are left out (missing=ignore).",
+        v["count"], **v),
+    "not_in_qrels": lambda **v: ngettext(
+        "{system} ranks {count} query that is not in the qrels: it is not evaluated.",
+        "{system} ranks {count} queries that are not in the qrels: they are not evaluated.", v["count"], **v),
+    "intersection": lambda **v: ngettext(
+        "The runs are compared on the {count} query all of them answered, out of {total} in the qrels.",
+        "The runs are compared on the {count} queries all of them answered, out of {total} in the qrels.",
+        v["count"], **v),
+    "no_relevant": lambda **v: ngettext(
+        "{count} of the {total} queries has no document judged relevant at relevance level {level}: every run scores "
+        "0 on it with most metrics, and it is not a failure of a system.",
+        "{count} of the {total} queries have no document judged relevant at relevance level {level}: every run "
+        "scores 0 on them with most metrics, and they are not failures of a system.", v["count"], **v),
+    "nothing_judged": lambda **v: _(
+        "{system}: none of the documents it retrieved is judged for its query, so every score is 0 because the ids "
+        "do not match, not because retrieval failed. {cause} Example, query {query_id!r}: the run has {run_doc!r}, "
+        "the qrels judge {qrels_doc!r}.", **v),
+    "mostly_unjudged": lambda **v: _(
+        "{system}: only {share} of its top-{k} documents are judged (judged@{k} = {value}, {count} of {total}): "
+        "unjudged documents count as non-relevant, so a run scored against qrels pooled from other systems looks "
+        "worse than it is. Judge its pool (rankscope pool, rankscope judge) or compare with unjudged=condense.", **v),
+    "model_labels": lambda **v: _(
+        "{system}: {share} of its top-{k} documents are judged by a model (model@{k}; {human} by people): its "
+        "scores rest on model labels that far.", **v),
+    "condensed": lambda **v: _(
+        "Condensed lists (unjudged=condense): unjudged documents were removed before ranking, so scores are usually "
+        "higher than, and not comparable with, scores that keep them.", **v),
+}
+#: the likely cause of ids that never match (``nothing_judged``)
+CAUSES: dict[str, str] = {
+    "chunk": N_("The run's ids look like chunk ids of the judged documents (chunk ids against document-id qrels): "
+                "fold the chunks into documents (rankscope.retrieval.fold_chunks) or judge spans (--span-qrels with "
+                "--chunks)."),
+    "prefix": N_("The ids differ by a prefix, {prefix!r}, that one side has and the other lacks: strip it or add it."),
+    "queries": N_("The run's document ids are judged, but under other queries: the query ids of the run and the "
+                  "qrels do not line up."),
+    "collection": N_("None of the run's document ids occurs in the qrels: the run and the qrels probably come from a "
+                     "different collection (or corpus version)."),
+}
 
 
 @dataclass(frozen=True)
@@ -70,8 +120,8 @@ class DataWarning:
             values["value"] = f"{self.value:.3f}"
             values["share"] = f"{self.value:.1%}"
         if "cause" in values:
-            values["cause"] = message(f"warning.cause.{values['cause']}", lang, **values)
-        return message(f"warning.{self.kind}", lang, **values)
+            values["cause"] = _(CAUSES[values["cause"]], **values)
+        return SENTENCES[self.kind](**values).text(lang)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """JSON-ready: the fields and the sentence (``message``)."""

@@ -1,5 +1,5 @@
 """Languages of the interpretation and the reports: the check of a language code, the package's data files, how a
-report states a setting.  The messages themselves are the gettext catalog of :mod:`rankscope.i18n`.
+report states a setting.  The texts themselves are said through the catalog of :mod:`rankscope.i18n`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 from rankscope.choices import LANGS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.i18n import N_, _, colon, gettext, paren, say
+from rankscope.i18n import N_, _, gettext
 
-__all__ = ["LANGS", "check_lang", "load_data", "message", "messages", "pick", "setting_text", "paren", "colon"]
+__all__ = ["LANGS", "check_lang", "load_data", "setting_text"]
 
 
 def check_lang(lang: str) -> str:
@@ -26,39 +26,9 @@ def check_lang(lang: str) -> str:
 
 @cache
 def load_data(name: str) -> Any:
-    """Parse a JSON data file of this package (``bands.json``, ``messages/en.json``, ...)."""
+    """Parse a JSON data file of this package (``bands.json``, ``presets.json``)."""
     path = resources.files("rankscope.interpret").joinpath(*name.split("/"))
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-@cache
-def messages(lang: str) -> dict[str, str]:
-    """The keyed messages still looked up by a key built at run time (``messages/<lang>.json`` and
-    ``messages/<lang>/*.json``)."""
-    folder = resources.files("rankscope.interpret").joinpath("messages")
-    table: dict[str, str] = dict(load_data(f"messages/{lang}.json"))
-    part_dir = folder.joinpath(lang)
-    parts = sorted((f for f in part_dir.iterdir() if f.name.endswith(".json")), key=lambda f: f.name) \
-        if part_dir.is_dir() else []
-    for part in parts:
-        table.update(json.loads(part.read_text(encoding="utf-8")))
-    return table
-
-
-def message(key: str, lang: str = "en", /, **values: Any) -> str:
-    """The keyed message ``key`` in ``lang``, formatted with ``values`` (each value that can say itself said in
-    ``lang``)."""
-    table = messages(check_lang(lang))
-    try:
-        template = table[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in messages/{lang}") from None
-    return str(template).format(**{k: say(v, lang) for k, v in values.items()}) if values else str(template)
-
-
-def pick(texts: dict[str, str], lang: str) -> str:
-    """The ``lang`` entry of a ``{"en": ..., "zh": ...}`` dict."""
-    return texts[check_lang(lang)]
 
 
 #: how a report states a setting's value: (setting, value) -> its English (translated by the catalog)

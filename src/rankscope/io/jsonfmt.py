@@ -111,7 +111,8 @@ def _id(v: Any, what: str, where: Message | int, source: str) -> str:
         return v
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
-    raise _error(_("{what} must be a string or an integer, got {value!r}", what=what_said(what), value=v), source, where)
+    raise _error(_("{what} must be a string or an integer, got {value!r}", what=what_said(what), value=v), source,
+                 where)
 
 
 def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], list[str], list[Any]]:

@@ -109,7 +109,7 @@ def check_columns(columns: str | Sequence[str], width: int | None = None) -> lis
     names = [c.strip() for c in columns.split(",")] if isinstance(columns, str) else [str(c).strip() for c in columns]
     known = {c.lower() for c in QUERY + DOC + SCORE + RANK} | {"_"}
     hint = _("a run needs a query column (query_id, qid, ...), a doc column (doc_id, docid, pid, ...) and a score "
-             "(score, ...) or rank (rank, position) column, e.g. columns='qid,docid,rank'")  # a run needs a query column (query_id, qid, ...), ...
+             "(score, ...) or rank (rank, position) column, e.g. columns='qid,docid,rank'")
     for name in names:
         if name.lower() not in known:
             raise InvalidParameterError(_("columns: {name!r} is not a known column name; {hint}", name=name, hint=hint))

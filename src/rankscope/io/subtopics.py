@@ -41,7 +41,8 @@ def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
         try:
             int(fields[3])
         except ValueError:
-            raise ParseError(_("judgment must be an integer, got {token!r}", token=fields[3]), source=source, line=no) from None
+            raise ParseError(_("judgment must be an integer, got {token!r}", token=fields[3]), source=source,
+                             line=no) from None
         rows.append(fields)
         numbers.append(no)
     if not rows:

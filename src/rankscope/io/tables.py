@@ -210,7 +210,8 @@ def _parse_strings(arr: pa.Array, what: str, integer: bool, locate: Callable[[in
             pc.cast(pa.array([text.strip()]), target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             raise _error(_(MUST_BE[kind], what=what_said(what), value=text), locate(row)) from None
-    raise ParseError(_("{what} column cannot be read as an integer", what=what_said(what)) if integer  # pragma: no cover
+    raise ParseError(_("{what} column cannot be read as an integer",
+                       what=what_said(what)) if integer  # pragma: no cover
                      else _("{what} column cannot be read as a number", what=what_said(what)),
                      source=locate(0)["source"])
 

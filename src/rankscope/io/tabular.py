@@ -215,7 +215,8 @@ def _arrow(path: str | Path) -> pa.Table:
     try:
         return ipc.open_stream(pa.BufferReader(data)).read_all()
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(_("not a readable Arrow IPC / Feather file ({reason})", reason=str(exc)), source=str(path)) from None
+        raise ParseError(_("not a readable Arrow IPC / Feather file ({reason})", reason=str(exc)),
+                         source=str(path)) from None
 
 
 def _nonempty(table: pa.Table, path: str | Path) -> pa.Table:

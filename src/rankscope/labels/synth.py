@@ -91,7 +91,7 @@ def sample_order(corpus: Mapping[str, str], *, chunk_to_doc: Any = None, seed: i
 
         mapped, __ = map_chunk_ids(pa.array(ids, type=pa.string()), chunk_to_doc)
         names = np.array([d if d is not None else c for d, c in zip(mapped.to_pylist(), ids)], dtype=object)
-        __, docs = np.unique(names, return_inverse=True)
+        _names, docs = np.unique(names, return_inverse=True)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(ids))  # random chunk order within a document
     d = docs[perm]
@@ -278,7 +278,7 @@ def synthesize(
         "generator": gen.model, "prompt": gen.prompt.id, "judge": jud.model,
         "judge_prompt": jud.prompt.id, "judge_grade": g})
         for i, (c, q, a, g) in enumerate(accepted)]
-    ts = TestSet(queries, {q.id: {c: 1} for q, (c, __, __, __) in zip(queries, accepted)},
+    ts = TestSet(queries, {q.id: {c: 1} for q, (c, *_rest) in zip(queries, accepted)},
                  corpus=dict(corpus), name=name)
     settings = {"n": n, "seed": seed, "lang": gen.lang, "generator": gen.model, "generator_prompt": gen.prompt.id,
                 "judge": jud.model, "judge_prompt": jud.prompt.id, "min_grade": min_grade, "max_copy": max_copy,

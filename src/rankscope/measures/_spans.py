@@ -188,7 +188,7 @@ def omega_counts(a: SpanArrays, rel: int, graded: bool) -> tuple[np.ndarray, np.
     lo = np.searchsorted(end_key, c_group * stride + need, side="left")
     hi = np.searchsorted(end_key, c_group * stride + c_end, side="left")
     cost = np.where(has_prev, np.inf, c_len)
-    for __ in range(len(cost) + 1):  # stops after (longest chain + 1) rounds
+    for _round in range(len(cost) + 1):  # stops after (longest chain + 1) rounds
         new = np.minimum(cost, c_len + range_min(cost, lo, hi))
         if np.array_equal(new, cost):
             break

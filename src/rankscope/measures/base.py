@@ -110,7 +110,8 @@ class Param:
                     out = out[1:-1]
         except (TypeError, ValueError):
             raise InvalidParameterError(_("parameter {name!r} of metric {metric!r} must be {type}, got {value!r}",
-                                          name=self.name, metric=metric, type=_type_said(self.type), value=value)) from None
+                                          name=self.name, metric=metric, type=_type_said(self.type),
+                                          value=value)) from None
         if self.minimum is not None and out < self.minimum:
             raise InvalidParameterError(_("parameter {name!r} of metric {metric!r} must be >= {minimum:g}, got "
                                           "{value!r}", name=self.name, metric=metric, minimum=self.minimum,

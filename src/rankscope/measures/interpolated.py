@@ -78,7 +78,8 @@ def parse_levels(text: str) -> tuple[float, ...]:
     try:
         values = [float(v) for v in re.split(r"[,; ]", text) if v.strip()]
     except ValueError:
-        raise InvalidParameterError(_("recall levels must be comma-separated numbers, got {text!r}", text=text)) from None
+        raise InvalidParameterError(_("recall levels must be comma-separated numbers, got {text!r}",
+                                      text=text)) from None
     if not values:
         raise InvalidParameterError(_("no recall level in {text!r}", text=text))
     return tuple(sorted(values))

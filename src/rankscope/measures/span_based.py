@@ -100,7 +100,8 @@ class _Unit(Param):
         try:
             return check_unit(str(value).strip())
         except InvalidParameterError as exc:
-            raise InvalidParameterError(_("parameter 'unit' of metric {metric!r}: {reason}", metric=metric, reason=exc)) from None
+            raise InvalidParameterError(_("parameter 'unit' of metric {metric!r}: {reason}", metric=metric,
+                                          reason=exc)) from None
 
 
 WEIGHT = _Weight("weight", str, "binary",

@@ -9,11 +9,11 @@ can be opened offline or attached to a CI run.
 from __future__ import annotations
 
 import base64
+from functools import cache
 from typing import Any
 
-from rankscope.i18n import _, gettext, template_callables
+from rankscope.i18n import _, gettext, install_gettext
 from rankscope.interpret.bands import LEVELS, level_name
-from rankscope.interpret.i18n import message
 from rankscope.report.plots import all_plots
 from rankscope.report.tables import (
     fmt,
@@ -22,6 +22,7 @@ from rankscope.report.tables import (
     fmt_signed,
     notice_lines,
     p_text,
+    pair_heads,
     percent,
     policy_line,
     rated_value,
@@ -36,19 +37,19 @@ from rankscope.report.tables import (
 __all__ = ["render_html"]
 
 
-def _environment() -> Any:
+@cache
+def environment(lang: str) -> Any:
+    """The Jinja environment of the HTML reports in ``lang`` (its messages said through the catalog)."""
     import jinja2
 
-    return jinja2.Environment(
+    return install_gettext(jinja2.Environment(
         loader=jinja2.PackageLoader("rankscope.report", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
         undefined=jinja2.StrictUndefined,
-        trim_blocks=False,
-        lstrip_blocks=False,
-    )
+    ), lang)
 
 
-def _chunking_section(report: dict[str, Any], t: Any) -> dict[str, Any] | None:
+def _chunking_section(report: dict[str, Any]) -> dict[str, Any] | None:
     """The table of a chunking comparison (:meth:`rankscope.chunking.ChunkingComparison.report`), if any."""
     ch = report.get("chunking")
     if not ch:
@@ -74,9 +75,6 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
     names = report["display_names"]
     comp = report["comparison"]
 
-    def t(key: str, **kw: Any) -> str:
-        return message(key, lang, **kw)
-
     svgs = all_plots(report) if plots else {}
     encoded = {k: base64.b64encode(v.encode("utf-8")).decode("ascii") for k, v in svgs.items()}
     kmax = report["curves"]["ks"][-1] if report.get("curves") else 0
@@ -98,13 +96,14 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         if fr["found"]:
             first_rank_lines.append(_("{system}: median rank {median} (quartiles {q1}–{q3}); at rank 1 for {at1} "
                                       "of {n} queries; not found for {nf}.", system=s, median=fr["median"],
-                                      q1=fr["q1"], q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"]).text(lang))
+                                      q1=fr["q1"], q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"],
+                                      nf=fr["not_found"]).text(lang))
         else:
             first_rank_lines.append(_("{system}: no relevant document retrieved for any query.", system=s).text(lang))
     std_metrics, std_note = standards_note(report["standards"][report["systems"][0]]["checks"], lang)
-    return str(_environment().get_template("report.html.j2").render(**template_callables(lang),
-        chunking=_chunking_section(report, t),
-        r=report, lang=lang, t=t, policy=policy_line(report), rows=summary_rows(report),
+    return str(environment(lang).get_template("report.html.j2").render(
+        chunking=_chunking_section(report),
+        r=report, lang=lang, policy=policy_line(report), rows=summary_rows(report),
         label=lambda s: system_label(report, s), reachable=reachable_line(report),
         legend=report["legend"],
         levels=[(lv, level_name(lv, lang)) for lv in LEVELS],
@@ -126,9 +125,7 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         standards_applicable=any(v["applicable"] for v in report["standards"].values()),
         std_metrics=std_metrics, std_note=std_note,
         scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
-        pair_head=[report["ci_label"] if k == "ci" else t(k)
-                   for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",
-                             "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")],
+        pair_head=pair_heads(report),
         pair_rows=pair_rows,
         first_rank_lines=first_rank_lines,
         failing_title=_("Failing queries (no relevant document in the top {k})",

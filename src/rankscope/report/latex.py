@@ -132,11 +132,13 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
             row.append(cell)
         rows.append(row)
     tags = report.get("tags") or {}
-    caption = [gettext("Summary", lang) + ".", _("{n} queries", n=report["n_queries"]).text(lang) + ".", report["legend"]]
+    caption = [gettext("Summary", lang) + ".", _("{n} queries", n=report["n_queries"]).text(lang) + ".",
+               report["legend"]]
     judged = judged_line(report.get("judged") or {}, lang)  # judged@k of every run
     caption += [judged] if judged else []
     if tags:
-        caption.append(_sentence("; ".join(f"{s}: {_('TREC tag {tag}', tag=tag).text(lang)}" for s, tag in tags.items())))
+        caption.append(_sentence("; ".join(f"{s}: {_('TREC tag {tag}', tag=tag).text(lang)}"
+                                           for s, tag in tags.items())))
     caption += [_sentence(w) for w in report["warnings"]] + [_sentence(n) for n in notice_lines(report)]
     tables = [_table("summary", "l" + "r" * len(metrics), header, rows, latex_escape(sep.join(caption)))]
 
@@ -162,13 +164,15 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                                text_width(fmt_p(p["p_adjusted"])) + (5.5 if flag else 0.0)),
                          _text(fmt(p["cohen_d"], 2)), _text(f"{p['wins']}/{p['ties']}/{p['losses']}")])
         legend = [
-            gettext("Paired comparisons", lang) + ":", "Δ", "=", f"{gettext('Difference', lang)} (b − a),", f"{report['ci_label']};",
+            gettext("Paired comparisons", lang) + ":", "Δ", "=", f"{gettext('Difference', lang)} (b − a),",
+            f"{report['ci_label']};",
             f"Δ% {gettext('Relative change', lang)};", f"p_adj {gettext('adjusted p', lang)};",
             f"d_z {gettext('d_z (paired)', lang)}; {gettext('W/T/L', lang)}.",
         ] if lang == "en" else [
-            gettext("Paired comparisons", lang) + "：Δ =", f"{gettext('Difference', lang)}（b − a），{report['ci_label']}；",
-            f"Δ% {gettext('Relative change', lang)}；p_adj {gettext('adjusted p', lang)}；d_z {gettext('d_z (paired)', lang)}；"
-            f"{gettext('W/T/L', lang)}。",
+            gettext("Paired comparisons", lang) + "：Δ =",
+            f"{gettext('Difference', lang)}（b − a），{report['ci_label']}；",
+            f"Δ% {gettext('Relative change', lang)}；p_adj {gettext('adjusted p', lang)}；"
+            f"d_z {gettext('d_z (paired)', lang)}；{gettext('W/T/L', lang)}。",
         ]
         notes = [report["legend"]] + [n for n in (report["mc_note"], report["near_alpha"]) if n]
         caption_text = latex_escape(" ".join(legend) + sep + sep.join(notes))

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankscope.i18n import _, gettext, pgettext
-from rankscope.interpret.i18n import colon, message, paren
+from rankscope.i18n import _, colon, gettext, paren, pgettext
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -20,6 +19,7 @@ from rankscope.report.tables import (
     fmt_signed,
     notice_lines,
     p_text,
+    pair_heads,
     policy_line,
     reachable_line,
     scenario_lines,
@@ -71,9 +71,6 @@ def render_markdown(report: dict[str, Any]) -> str:
     """Markdown text of a report dict (see :func:`~rankscope.report.content.build_report`)."""
     lang = report["lang"]
 
-    def t(key: str, **kw: Any) -> str:
-        return message(key, lang, **kw)
-
     names = report["display_names"]
     ref = report["reference"]
     comp = report["comparison"]
@@ -91,7 +88,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     header = [gettext("System", lang)] + [names[m] for m in report["metrics"]]
     rows = []
     for s, cells in summary_rows(report):
-        sys_cell = _esc(system_label(report, s)) + (paren(gettext("baseline", lang), report["lang"]) if s == ref else "")
+        sys_cell = _esc(system_label(report, s)) + (paren(gettext("baseline", lang),
+                                                          report["lang"]) if s == ref else "")
         row = [sys_cell]
         for c in cells:
             text = f"**{c.text}**" if c.best else c.text
@@ -119,7 +117,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                 band_rows.append([_esc(s), _esc(names[m]), _esc(value), _esc(r["level_name"]), _esc(r["advice"])])
     if band_rows:
         out += [f"### {gettext('Interpretation', lang)}", ""]
-        out += _table([gettext("System", lang), gettext("Metric", lang), "", gettext("Rating", lang), gettext("Advice", lang)], band_rows)
+        out += _table([gettext("System", lang), gettext("Metric", lang), "", gettext("Rating", lang),
+                       gettext("Advice", lang)], band_rows)
         out.append("")
         reach = reachable_line(report)
         if reach:
@@ -156,10 +155,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             prow.append([f"{_esc(p['b'])} vs {_esc(p['a'])}", _esc(names[p["metric"]]), fmt_signed(p["diff"]) + sig,
                          fmt_ci(p["diff_ci"]), fmt_pct(p["rel_improvement"]), _esc(p_text(p, "p_value")),
                          _esc(p_text(p)), fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}"])
-        head = [report["ci_label"] if k == "ci" else t(k)
-                for k in ("report.pair", "report.metric", "report.diff", "ci", "report.rel_improvement",
-                          "report.p_value", "report.p_adjusted", "report.effect", "report.wtl")]
-        out += [*_table(head, prow), ""]
+        out += [*_table(pair_heads(report), prow), ""]
         out += [_esc(note) + "  " for note in (report["mc_note"], report["near_alpha"]) if note]
         out += [report["legend"], ""]
 
@@ -172,9 +168,11 @@ def render_markdown(report: dict[str, Any]) -> str:
             if fr["found"]:
                 out.append("- " + _esc(_("{system}: median rank {median} (quartiles {q1}–{q3}); at rank 1 for "
                                          "{at1} of {n} queries; not found for {nf}.", system=s, median=fr["median"],
-                                         q1=fr["q1"], q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"]).text(lang)))
+                                         q1=fr["q1"], q3=fr["q3"], at1=fr["at_rank_1"], n=fr["n"],
+                                         nf=fr["not_found"]).text(lang)))
             else:
-                out.append("- " + _esc(_("{system}: no relevant document retrieved for any query.", system=s).text(lang)))
+                out.append("- " + _esc(_("{system}: no relevant document retrieved for any query.",
+                                         system=s).text(lang)))
         out.append("")
         k = an["failing_k"]
         out += [f"**{_('Failing queries (no relevant document in the top {k})', k=k if k else '∞').text(lang)}**", ""]
@@ -186,18 +184,23 @@ def render_markdown(report: dict[str, Any]) -> str:
         out.append("")
     if an["no_relevant_count"]:
         level = report["policies"].get("relevance_level", 1)
-        out += [f"**{_('Queries with no relevant judgment at relevance level {level} (not failures of any system)', level=level).text(lang)}**", ""]
+        heading = _("Queries with no relevant judgment at relevance level {level} (not failures of any system)",
+                    level=level).text(lang)
+        out += [f"**{heading}**", ""]
         listed = an["no_relevant"] or []
         shown = ", ".join(f"`{q}`" for q in listed[:_MAX_FAILING]) + (" …" if len(listed) > _MAX_FAILING else "")
-        out += ["- " + _esc(_("{count} of {n} queries", count=an["no_relevant_count"], n=report["n_queries"]).text(lang))
+        out += ["- " + _esc(_("{count} of {n} queries", count=an["no_relevant_count"],
+                              n=report["n_queries"]).text(lang))
                 + (f": {shown}" if listed else ""), ""]
     first_metric = report["metrics"][0]
     for d in an["differences"]:
         if d["metric"] != first_metric:
             continue
-        for key, items in (("report.wins", d["wins"]), ("report.losses", d["losses"])):
-            title = t(key, a=d["a"], b=d["b"], metric=names[d["metric"]])
+        pair = {"a": d["a"], "b": d["b"], "metric": names[d["metric"]]}
+        for title, items in ((_("Queries where {b} beats {a} the most on {metric}", **pair), d["wins"]),
+                             (_("Queries where {b} loses to {a} the most on {metric}", **pair), d["losses"])):
             listed = ", ".join(f"`{it['query_id']}` ({fmt_signed(it['diff'])})" for it in items)
-            out.append(f"- {_esc(title)}: {listed or pgettext('report.none', 'none').text(lang)}")
-    out += ["", f"<sub>{_('Generated by rankscope {version}.', version=report['rankscope_version']).text(lang)}</sub>", ""]
+            out.append(f"- {_esc(title.text(lang))}: {listed or pgettext('report.none', 'none').text(lang)}")
+    out += ["", f"<sub>{_('Generated by rankscope {version}.', version=report['rankscope_version']).text(lang)}</sub>",
+            ""]
     return "\n".join(out)

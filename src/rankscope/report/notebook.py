@@ -37,7 +37,7 @@ import numpy as np
 
 from rankscope.choices import term
 from rankscope.i18n import _, gettext, ngettext
-from rankscope.interpret.i18n import message, setting_text
+from rankscope.interpret.i18n import setting_text
 from rankscope.report.tables import fmt
 
 __all__ = ["html_result", "html_comparison", "html_testset", "html_gate", "comparison_frame", "plot_result",
@@ -146,7 +146,8 @@ def html_result(result: Any, lang: str | None = None) -> str:
                                            depth="–" if depth is None else depth, ci="95%").text(lang)) + "</p>")
     std = verdict["standards"]
     colon = "：" if lang == "zh" else ": "
-    tier = (f'<p class="meta">{escape(gettext("Production standards", lang))} · {escape(gettext("Highest tier met", lang))}'
+    tier = (f'<p class="meta">{escape(gettext("Production standards", lang))} · '
+            f'{escape(gettext("Highest tier met", lang))}'
             f'{colon}<b>{escape(std["status_text"])}</b></p>') if std["applicable"] else ""
     table = (f'<table><thead><tr><th>{escape(gettext("Metric", lang))}</th>'
              f'<th>{escape(gettext("mean", lang))}</th><th class="t">{escape(gettext("Rating", lang))}</th>'
@@ -200,10 +201,12 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
               "correction": setting_text("correction", comparison.correction, lang),
               "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
     legend = _("bold: best mean · superscript letters: the systems this one is significantly better than ({test}, "
-               "{correction}, α = {alpha}) · {ci} bootstrap intervals of the mean", **values).text(lang) if baseline is None else \
+               "{correction}, α = {alpha}) · {ci} bootstrap intervals of the mean",
+               **values).text(lang) if baseline is None else \
         _("bold: best mean · † / ‡ significantly better / worse than {baseline}: {test}, {correction}, α = {alpha} "
           "· {ci} bootstrap intervals of the mean", baseline=baseline, **values).text(lang)
-    size = _("{systems} systems · {queries} queries", systems=len(systems), queries=len(comparison.query_ids)).text(lang)
+    size = _("{systems} systems · {queries} queries", systems=len(systems),
+             queries=len(comparison.query_ids)).text(lang)
     head = f'<p class="head">{escape(size)}</p><p class="meta">{escape(legend)}</p>'
     table = (f'<table><thead><tr><th>{escape(gettext("System", lang))}</th>{head_cells}</tr></thead><tbody>'
              + "".join(rows) + "</tbody></table>")
@@ -214,16 +217,17 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
 def html_testset(ts: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.data.testset.TestSet`."""
     lang = notebook_lang(lang)
-    rows = [("nb.ts_queries", len(ts.queries)), ("nb.ts_judged", len(ts.judged_query_ids)),
-            ("nb.ts_judgments", len(ts.qrels))]
+    rows = [(gettext("queries", lang), len(ts.queries)), (gettext("judged queries", lang), len(ts.judged_query_ids)),
+            (gettext("judgments", lang), len(ts.qrels))]
     if ts.corpus is not None:
-        rows.append(("nb.ts_corpus", len(ts.corpus)))
+        rows.append((gettext("corpus documents", lang), len(ts.corpus)))
     if getattr(ts, "spans", None) is not None:
-        rows.append(("nb.ts_spans", len(ts.spans)))
+        rows.append((gettext("judged spans", lang), len(ts.spans)))
     unjudged = len(ts.queries) - len(ts.judged_query_ids)
-    table = "<table><tbody>" + "".join(f"<tr><td>{escape(message(k, lang))}</td><td>{v:,}</td></tr>"
+    table = "<table><tbody>" + "".join(f"<tr><td>{escape(k)}</td><td>{v:,}</td></tr>"
                                        for k, v in rows) + "</tbody></table>"
-    warn = [ngettext("{n} query has no judgment", "{n} queries have no judgment", unjudged).text(lang)] if unjudged else []
+    warn = [ngettext("{n} query has no judgment", "{n} queries have no judgment",
+                     unjudged).text(lang)] if unjudged else []
     issues = [str(i) for i in ts.issues[:10]] + (
         [_("… {n} more", n=len(ts.issues) - 10).text(lang)] if len(ts.issues) > 10 else [])
     return _wrap(f'<p class="head">{escape(_("test set {name}", name=ts.name).text(lang))}</p>', table,
@@ -236,12 +240,14 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
     failed = sum(not o.passed for o in gate.outcomes)
-    verdict = (f'<p class="head"><span class="pass">{escape(gettext("gate passed", lang))}</span>{colon}{escape(_("{n} requirement(s) hold", n=n).text(lang))}'
-               "</p>" if not failed else
+    verdict = (f'<p class="head"><span class="pass">{escape(gettext("gate passed", lang))}</span>{colon}'
+               f'{escape(_("{n} requirement(s) hold", n=n).text(lang))}</p>' if not failed else
                f'<p class="head"><span class="fail">{escape(gettext("gate FAILED", lang))}</span>{colon}'
                f'{escape(_("{failed} of {n} requirement(s) not met", failed=failed, n=n).text(lang))}</p>')
-    base = escape(_(" against baseline {baseline}", baseline=gate.baseline_name).text(lang)) if gate.baseline_name else ""
-    meta = f'<p class="meta">{escape(_("run {run}", run=gate.run_name).text(lang))}{base} · {escape(_("{n} queries", n=gate.n_queries).text(lang))}</p>'
+    base = escape(_(" against baseline {baseline}",
+                    baseline=gate.baseline_name).text(lang)) if gate.baseline_name else ""
+    meta = (f'<p class="meta">{escape(_("run {run}", run=gate.run_name).text(lang))}{base} · '
+            f'{escape(_("{n} queries", n=gate.n_queries).text(lang))}</p>')
     rows = []
     for o in gate.outcomes:
         mark = '<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
@@ -249,7 +255,8 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
             req = f"{o.label} {o.op} {o.threshold:g}"
             detail = "" if o.source in (None, "--require") else o.source
             if o.ceiling is not None:
-                detail += f" ({_('unreachable: a perfect ranking scores {ceiling}', ceiling=f'{o.ceiling:.4f}').text(lang)})"
+                ceiling = _("unreachable: a perfect ranking scores {ceiling}", ceiling=f"{o.ceiling:.4f}")
+                detail += f" ({ceiling.text(lang)})"
             measured = f"{o.value:.4f}"
         else:
             req = _("{metric} drops at most {margin}", metric=o.label, margin=f"{o.margin:.4g}").text(lang)
@@ -257,8 +264,9 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
             detail = o.evidence()
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
                     f"<td class=\"t\">{escape(detail)}</td></tr>")
-    table = (f'<table><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th><th>{escape(gettext("measured", lang))}</th>'
-             f'<th class="t">{escape(gettext("detail", lang))}</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+    table = (f'<table><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th>'
+             f'<th>{escape(gettext("measured", lang))}</th><th class="t">{escape(gettext("detail", lang))}</th>'
+             '</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
     return _wrap(verdict, meta, _lines((w.text(lang) for w in gate.warnings), "warn", "⚠"),
                  _lines((nt.text(lang) for nt in getattr(gate, "notices", ())), "note", "ℹ"), table)
 

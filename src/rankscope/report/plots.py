@@ -175,7 +175,8 @@ def differences_figure(report: dict[str, Any]) -> Any:
         ax.grid(axis="x", alpha=0.3)
         legend = [
             Line2D([0], [0], color="black", marker="|", linestyle="-", markersize=8,
-                   label=_("bar: unadjusted {level} bootstrap interval", level=percent(report["confidence"])).text(lang)),
+                   label=_("bar: unadjusted {level} bootstrap interval",
+                           level=percent(report["confidence"])).text(lang)),
             Line2D([0], [0], color="black", marker="o", linestyle="", label=gettext("filled: significant after the "
                                                                                     "correction", lang)),
             Line2D([0], [0], color="black", marker="o", mfc="white", linestyle="",

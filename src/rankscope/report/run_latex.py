@@ -30,7 +30,7 @@ _DIST = ("mean", "median", "q1", "q3", "min", "max")
 
 def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
     """The tables of a one-run report dict, with their widths."""
-    from rankscope.report.run_render import _coverage, run_message
+    from rankscope.report.run_render import DIST_HEADS, _coverage
 
     lang = report["lang"]
     sep = "" if lang == "zh" else " "
@@ -55,7 +55,7 @@ def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                                "query without a relevant document.", lang))
     tables = [_table("run-means", "lrl", head, rows, latex_escape(sep.join(_sentence(c) for c in caption)))]
 
-    head = [_text(gettext("Metric", lang))] + [_text(run_message(f"run.{k}", lang)) for k in _DIST] + [
+    head = [_text(gettext("Metric", lang))] + [_text(gettext(DIST_HEADS[k], lang)) for k in _DIST] + [
         _text(gettext("queries at 0", lang))]
     rows = [[_text(names[m])] + [_text(fmt(report["distribution"][m][k])) for k in _DIST]
             + [_text(str(report["distribution"][m]["zero"]))] for m in report["metrics"]]

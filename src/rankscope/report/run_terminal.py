@@ -60,5 +60,6 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
                 console.print(gettext("Ratings and production standards compare each mean with the best a perfect "
                                       "ranking reaches on these qrels (reachable): Recall@k is below 1 when a "
                                       "query has more than k relevant documents, P@k when it has fewer than k, and "
-                                      "every metric is 0 on a query without a relevant document.", lang), style="dim", highlight=False)
+                                      "every metric is 0 on a query without a relevant document.", lang), style="dim",
+                                      highlight=False)
     print_scenario(report, console)

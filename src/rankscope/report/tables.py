@@ -75,7 +75,7 @@ def percent(level: float) -> str:
 
 def system_label(report: dict[str, Any], system: str, lang: str | None = None) -> str:
     """A system's name, with its TREC tag when it differs (``bm25+rm3+bert (TREC tag T5-P)``)."""
-    from rankscope.interpret.i18n import paren
+    from rankscope.i18n import paren
 
     tag = report.get("tags", {}).get(system)
     lang = lang or report["lang"]
@@ -91,6 +91,14 @@ def reachable_line(report: dict[str, Any]) -> str | None:
     values = ", ".join(f"{report['display_names'][m]} {c:.3f}" for m, c in capped)
     return _("Best a perfect ranking reaches on these qrels (ratings and standards compare with it): {values}.",
              values=values).text(report["lang"])
+
+
+def pair_heads(report: dict[str, Any]) -> list[str]:
+    """The heads of the paired-comparison table of the Markdown and HTML reports, in the report's language."""
+    lang = report["lang"]
+    return [gettext("Comparison", lang), gettext("Metric", lang), gettext("Difference", lang), report["ci_label"],
+            gettext("Relative change", lang), gettext("p", lang), gettext("adjusted p", lang),
+            gettext("d_z (paired)", lang), gettext("W/T/L", lang)]
 
 
 def p_text(p: dict[str, Any], key: str = "p_adjusted") -> str:
@@ -125,13 +133,12 @@ def policy_line(report: dict[str, Any]) -> str:
     pol = report["policies"]
     depth = pol.get("depth")
     missing = setting_text("policy.missing", pol.get("missing", "zero"), lang)
-    line = _("{n} queries", n=report["n_queries"]).text(lang) + " · " + _("Relevance level {relevance_level}; "
-                                                                         "queries missing from a run: {missing}; "
-                                                                         "depth: {depth}.",
-                                                                         relevance_level=pol.get("relevance_level", 1),
-                                                                         missing=missing,
-                                                                         depth="–" if depth is None else depth).text(lang)
-    extra = [gettext("Unjudged documents removed before ranking (condensed lists, unjudged=condense).", lang)] if pol.get("unjudged") == "condense" else []
+    settings = _("Relevance level {relevance_level}; queries missing from a run: {missing}; depth: {depth}.",
+                 relevance_level=pol.get("relevance_level", 1), missing=missing,
+                 depth="–" if depth is None else depth)
+    line = _("{n} queries", n=report["n_queries"]).text(lang) + " · " + settings.text(lang)
+    extra = [gettext("Unjudged documents removed before ranking (condensed lists, unjudged=condense).",
+                     lang)] if pol.get("unjudged") == "condense" else []
     judged = judged_line(report.get("judged") or {}, lang)
     return " ".join([line, *extra, *([judged] if judged else [])])
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankscope.i18n import gettext
-from rankscope.interpret.i18n import colon, message, paren
+from rankscope.i18n import colon, gettext, paren
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -54,7 +53,8 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         console.print(Text(f"⚠ {gettext('Warning', lang)}{colon(lang)}{w}", style="bold yellow"))
     print_notices(report, console)
     # Chinese: the policy line is printed under the table, wrapped by cells (a caption wraps inside words)
-    table = Table(title=gettext("Retrieval evaluation report", lang), caption=None if lang == "zh" else policy_line(report),
+    table = Table(title=gettext("Retrieval evaluation report", lang),
+                  caption=None if lang == "zh" else policy_line(report),
                   show_lines=False)
     table.add_column(gettext("System", lang), style="bold")
     for m in report["metrics"]:
@@ -88,9 +88,10 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
         pt = Table(title=f"{gettext('Paired comparisons', lang)}{colon(lang)}{b} vs {a}")
-        for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
-            head = report["ci_label"] if key == "ci" else message(key, lang)
-            pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
+        heads = (gettext("Metric", lang), gettext("Δ", lang), report["ci_label"], gettext("Δ%", lang),
+                 gettext("p adj.", lang), gettext("d_z", lang), gettext("W/T/L", lang))
+        for i, head in enumerate(heads):
+            pt.add_column(head, justify="right" if i else "left", no_wrap=True)
         for p in rows:
             style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
             pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style), fmt_ci(p["diff_ci"]),

@@ -122,7 +122,7 @@ def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> 
     q = run.qcode[order].astype(np.int64)
     f = fmap[run.dcode[order]]
     keys = q * max(len(fdict), 1) + f
-    __, first = np.unique(keys, return_index=True)
+    _keys, first = np.unique(keys, return_index=True)
     keep = np.sort(first)  # positions in `order`, still in ranking order
     kq, kf, ks = q[keep], f[keep], run.scores[order][keep]
 

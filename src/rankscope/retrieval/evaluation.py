@@ -23,7 +23,7 @@ import numpy as np
 from rankscope.data.run import Run
 from rankscope.engine.result import EvaluationResult
 from rankscope.errors import InvalidParameterError, Message, RankscopeWarning
-from rankscope.i18n import _, gettext, ngettext, say
+from rankscope.i18n import NC_, _, gettext, ngettext, say
 from rankscope.retrieval.unknown import UnknownIds
 
 __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
@@ -37,6 +37,17 @@ class RetrieverWarning(RankscopeWarning):
 
 class UnknownIdsWarning(RetrieverWarning):
     """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
+
+
+#: the words of :meth:`RetrieverEvaluation.summary`: where relevance comes from, who judged a level, the levels
+_WORDS: dict[str, dict[str, str]] = {
+    "from": {"qrels": NC_("relevance from", "qrels"), "answers": NC_("relevance from", "answers"),
+             "spans": NC_("relevance from", "spans")},
+    "by": {"qrels": NC_("judged by", "qrels"), "answers": NC_("judged by", "answers"),
+           "spans": NC_("judged by", "spans")},
+    "level": {"retrieved": NC_("summary level", "retrieved"), "document": NC_("summary level", "document")},
+}
+_WORD_CONTEXTS = {"from": "relevance from", "by": "judged by", "level": "summary level"}
 
 
 @dataclass(frozen=True)
@@ -255,13 +266,9 @@ class RetrieverEvaluation:
 
     def summary(self, lang: str = "en") -> str:
         """A few lines for people, in ``lang``: the metrics per level (with coverage), latency, then every warning."""
-        from rankscope.interpret.i18n import message
-
         def said(key: str, value: str | None) -> str:
-            try:
-                return message(f"retriever.{key}.{value}", lang)
-            except KeyError:  # a value without a word of its own
-                return str(value)
+            word = _WORDS[key].get(str(value))
+            return str(value) if word is None else gettext(word, lang, context=_WORD_CONTEXTS[key])
 
         lines = [_("{run}: {queries} scored, k={k}, relevance from {relevance}", run=self.run.name,
                    queries=ngettext("{n} query", "{n} queries", self.queries), k=self.k,
@@ -274,7 +281,8 @@ class RetrieverEvaluation:
             cells = ", ".join(f"{m}={v:.4f}" for m, v in means.items() if v is not None)
             lines.append(_("  {level} ({judged}, {n} queries): {cells}", level=said("level", level),
                            judged=said("by", judged), n=self.coverage.get(level, 0), cells=cells).text(lang))
-        lines.append(_("  {latency}; {failed} failed", latency=self._latency_text(lang), failed=len(self.errors)).text(lang))
+        lines.append(_("  {latency}; {failed} failed", latency=self._latency_text(lang),
+                       failed=len(self.errors)).text(lang))
         lines += ["  " + _("warning: {text}", text=w.text(lang)).text(lang) for w in self.warnings]
         return "\n".join(lines)
 

@@ -64,27 +64,44 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     out = [_note("testset", issue) for issue in ts.issues]
     n = len(scorable)
     if ev.relevance == "answers" and relevance == "auto":
-        out.append(_note("relevance", _('the test set has no relevance judgments: relevance comes from answer matching (a retrieved text that contains a reference answer is relevant)')))
+        out.append(_note("relevance",
+                         _('the test set has no relevance judgments: relevance comes from answer matching (a '
+                           'retrieved text that contains a reference answer is relevant)')))
     elif ev.relevance == "qrels" and ev.judged_by["retrieved"] == "answers":
-        out.append(_note("relevance", _('the judgments name documents, the hits are chunks: the retrieved level is judged by answer matching, the document level by the judgments')))
+        out.append(_note("relevance",
+                         _('the judgments name documents, the hits are chunks: the retrieved level is judged by '
+                           'answer matching, the document level by the judgments')))
     if n < len(ts):
         source = ev.relevance if ev.relevance in ("answers", "spans") else "qrels"
-        out.append(_note("unscored", _('{n} of {total} queries are scored; {left} have no {what} and were not run', n=n, total=len(ts), left=len(ts) - n, what=_(_WHAT[source]))))
+        out.append(_note("unscored",
+                         _('{n} of {total} queries are scored; {left} have no {what} and were not run', n=n,
+                           total=len(ts), left=len(ts) - n, what=_(_WHAT[source]))))
     if ev.failures:
         first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
         attempts = max(f.attempts for f in ev.failures.values())
-        out.append(_note("failed", _('{n} of {total} queries ({pct}) failed after {attempts} attempt(s) and score as empty rankings; first: {first}', n=len(ev.failures), total=n, pct=_pct(len(ev.failures), n), attempts=attempts, first=first)))
+        out.append(_note("failed",
+                         _('{n} of {total} queries ({pct}) failed after {attempts} attempt(s) and score as empty '
+                           'rankings; first: {first}', n=len(ev.failures), total=n, pct=_pct(len(ev.failures), n),
+                           attempts=attempts, first=first)))
     ok = [finished[q.id] for q in scorable if q.id in finished]
     if ok and ev.empty * 2 > len(ok):
-        out.append(_note("empty", _('{n} of {total} queries ({pct}) returned no hit', n=ev.empty, total=len(ok), pct=_pct(ev.empty, len(ok)))))
+        out.append(_note("empty",
+                         _('{n} of {total} queries ({pct}) returned no hit', n=ev.empty, total=len(ok),
+                           pct=_pct(ev.empty, len(ok)))))
     limit = min(k, len(ts.corpus)) if ts.corpus else k
     short = [len(e.ids) for e in ok if 0 < len(e.ids) < limit]
     if ok and len(short) * 2 > len(ok):
         median = int(np.median(short))
-        out.append(_note("fewer_hits", _("the retriever returned fewer than k={k} hits for {n} of {total} queries ({pct}) (median {median}): metrics @{k} see only those (its own top-k: LangChain search_kwargs['k'], LlamaIndex similarity_top_k; or only matching documents, as BM25 returns)", k=k, n=len(short), total=len(ok), pct=_pct(len(short), len(ok)), median=median)))
+        out.append(_note("fewer_hits",
+                         _("the retriever returned fewer than k={k} hits for {n} of {total} queries ({pct}) (median "
+                           "{median}): metrics @{k} see only those (its own top-k: LangChain search_kwargs['k'], "
+                           "LlamaIndex similarity_top_k; or only matching documents, as BM25 returns)", k=k,
+                           n=len(short), total=len(ok), pct=_pct(len(short), len(ok)), median=median)))
     if ev.duplicates:
         dropped = sum(ev.duplicates.values())
-        out.append(_note("duplicates", _('the retriever returned repeated ids in {n} queries ({dropped} duplicates dropped, the first occurrence kept)', n=len(ev.duplicates), dropped=dropped)))
+        out.append(_note("duplicates",
+                         _('the retriever returned repeated ids in {n} queries ({dropped} duplicates dropped, the '
+                           'first occurrence kept)', n=len(ev.duplicates), dropped=dropped)))
     for level in ("retrieved", "document"):
         if level == "document" and ev.doc_run is ev.run:
             break
@@ -102,12 +119,18 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
             out.append(_note("not_judged", _PARTLY[bool(no_answer), no_text > 0](**values)))
     replaced = sum(e.scores_replaced for e in ok)
     if replaced:
-        out.append(_note("scores_replaced", _('{n} queries returned scores that do not decrease down the list (distances?): ranked by list order, scores replaced by n, ..., 1', n=replaced)))
+        out.append(_note("scores_replaced",
+                         _('{n} queries returned scores that do not decrease down the list (distances?): ranked by '
+                           'list order, scores replaced by n, ..., 1', n=replaced)))
     ties = sum(e.ties_reordered for e in ok)
     if ties:
-        out.append(_note("ties", _('scores tie in {n} queries whose list order is not doc id descending: tied hits are ranked by doc id descending, as trec_eval ranks them', n=ties)))
+        out.append(_note("ties",
+                         _('scores tie in {n} queries whose list order is not doc id descending: tied hits are '
+                           'ranked by doc id descending, as trec_eval ranks them', n=ties)))
     if deep:
-        out.append(_note("cutoff", _('{metrics}: cutoff above k={k}; each ranking holds at most {k} hits', metrics=", ".join(deep), k=k)))
+        out.append(_note("cutoff",
+                         _('{metrics}: cutoff above k={k}; each ranking holds at most {k} hits',
+                           metrics=", ".join(deep), k=k)))
     if ev.unknown_ids.suspicious:
         u = ev.unknown_ids
         values = {"pct": f"{u.fraction:.0%}", "n": u.unknown, "total": u.retrieved,

@@ -110,7 +110,8 @@ def _as_score(value: Any, where: Where) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise RetrieverContractError(_("{where}: a score must be a number, got {value!r}", where=where, value=value)) from None
+        raise RetrieverContractError(_("{where}: a score must be a number, got {value!r}", where=where,
+                                       value=value)) from None
 
 
 def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:

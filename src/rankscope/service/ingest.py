@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from rankscope.data import Qrels, Run
 from rankscope.errors import EmptyInputError, Items, ParseError, RankscopeError
-from rankscope.i18n import _
+from rankscope.i18n import Message, _
 from rankscope.service.uploads import CHUNK, Counter, Renamed, extract_beir, spool
 
 __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_FORMATS", "read_testset_upload",
@@ -93,7 +93,7 @@ class Uploaded:
 class UploadError(RankscopeError):
     """A problem with an uploaded file; the message names the uploaded file, ``field`` the request field."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: Message | str) -> None:
         self.field = field
         super().__init__(message)
 

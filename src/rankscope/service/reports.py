@@ -102,8 +102,8 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
     ranks: dict[str, dict[str, int]] = {}
     for jr, rec in pairs:
         items = by_run.get(rec.id, [])
-        ids = np.asarray([q for q, __, __ in items], dtype=object)
-        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for __, sc, __ in items],
+        ids = np.asarray([q for q, *_rest in items], dtype=object)
+        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for _q, sc, _f in items],
                             dtype=np.float64).reshape(len(items), len(labels))
         counts = {"evaluated": len(items), "missing_from_run": 0, "not_in_qrels": 0,
                   **{k: int(v) for k, v in (jr.queries or {}).items() if k in counted}}
@@ -111,8 +111,8 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
         results[names[rec.id]] = EvaluationResult(
             names[rec.id], tuple(labels), measures, PerQueryScores(ids, tuple(labels), values, measures),
             PolicyCounts(**counts), policies, judged=None if judged is None else JudgedAtK.from_dict(judged))
-        if items and all(f is not None for __, __, f in items):
-            ranks[names[rec.id]] = {q: int(f or 0) for q, __, f in items}
+        if items and all(f is not None for *_r, f in items):
+            ranks[names[rec.id]] = {q: int(f or 0) for q, _sc, f in items}
     return job, names, results, ranks
 
 

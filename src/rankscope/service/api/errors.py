@@ -23,8 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rankscope.errors import RankscopeError, UnknownMetricError
-from rankscope.i18n import Message, _
-from rankscope.interpret.i18n import message, messages
+from rankscope.i18n import N_, Message, _, gettext
 from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import LimitExceeded
@@ -61,7 +60,27 @@ class Invalid:
         return self.text("en")
 
 
-def said(exc: BaseException | Invalid | str, lang: str = "en") -> str:
+#: pydantic's complaints, by their type, as the English of its message (said through the catalog)
+VALIDATION: dict[str, str] = {
+    "missing": N_("Field required"),
+    "int_parsing": N_("Input should be a valid integer, unable to parse string as an integer"),
+    "float_parsing": N_("Input should be a valid number, unable to parse string as a number"),
+    "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+    "greater_than_equal": N_("Input should be greater than or equal to {ge}"),
+    "less_than_equal": N_("Input should be less than or equal to {le}"),
+    "greater_than": N_("Input should be greater than {gt}"),
+    "less_than": N_("Input should be less than {lt}"),
+    "string_too_long": N_("String should have at most {max_length} characters"),
+    "string_too_short": N_("String should have at least {min_length} characters"),
+    "string_pattern_mismatch": N_("String should match pattern '{pattern}'"),
+    "literal_error": N_("Input should be {expected}"),
+    "enum": N_("Input should be {expected}"),
+}
+#: Starlette's own answers a page says in the reader's language
+HTTP_PAGES: dict[int, str] = {404: N_("Not Found")}
+
+
+def said(exc: BaseException | Invalid | Message | str, lang: str = "en") -> str:
     """What ``exc`` says in ``lang`` (its translation when it can say itself), else its English message."""
     text = getattr(exc, "text", None)
     return str(text(lang)) if callable(text) else str(exc)
@@ -74,8 +93,8 @@ def field_problem(field: str | None, problem: str, lang: str = "en") -> str:
 
 def validation_text(error: dict[str, Any], lang: str = "en") -> str:
     """The request validator's (pydantic's) complaint about one field in ``lang``: its own English ``msg``, or the
-    message ``service.validation.<type>`` filled with its context; a ``ValueError`` of rankscope's validators says
-    itself (keyed).
+    English of :data:`VALIDATION` filled with its context and said in ``lang``; a ``ValueError`` of rankscope's
+    validators says itself.
 
     >>> e = {"type": "greater_than_equal", "msg": "Input should be greater than or equal to 1", "ctx": {"ge": 1}}
     >>> validation_text(e, "en"), validation_text(e, "zh")
@@ -88,12 +107,12 @@ def validation_text(error: dict[str, Any], lang: str = "en") -> str:
         return msg
     if kind == "value_error" and callable(getattr(ctx.get("error"), "text", None)):
         return said(ctx["error"], lang)
-    if f"service.validation.{kind}" not in messages(lang):
+    if kind not in VALIDATION:
         return msg
     if kind == "literal_error":  # "'a', 'b' or 'c'": listed in the reader's language
         ctx["expected"] = "、".join(p.strip() for p in str(ctx.get("expected", "")).replace(" or ", ", ").split(","))
     try:
-        return message(f"service.validation.{kind}", lang, **ctx)
+        return _(VALIDATION[kind], **ctx).text(lang)
     except (KeyError, IndexError, ValueError):  # a context this version of pydantic names otherwise
         return msg
 
@@ -115,7 +134,7 @@ def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[
     return error_page(request, status, page(lang_of(request)) if page is not None else str(body["detail"]))
 
 
-def _field_error(request: Request, field: str, exc: Exception | Invalid | str, status: int,
+def _field_error(request: Request, field: str, exc: Exception | Invalid | Message | str, status: int,
                  speaker: Exception | None = None) -> Response:
     """``exc`` as the answer naming ``field``; a page says it as ``speaker`` (the keyed error that carries it, when
     ``exc`` is only its English sentence) says itself."""
@@ -177,8 +196,8 @@ def install_error_handlers(app: FastAPI) -> None:
         field = getattr(exc, "field", None)
 
         def page(lang: str) -> str:  # Starlette's own answer (404 Not Found: no such page) in the page's language
-            key = f"service.http.{exc.status_code}"
-            return message(key, lang) if exc.detail == message(key) else field_problem(field, str(exc.detail), lang)
+            said = HTTP_PAGES[exc.status_code]
+            return gettext(said, lang) if exc.detail == said else field_problem(field, str(exc.detail), lang)
 
         return _respond(req, error_body(field, str(exc.detail)), exc.status_code, getattr(exc, "headers", None),
-                        page=page if f"service.http.{exc.status_code}" in messages("en") else None)
+                        page=page if exc.status_code in HTTP_PAGES else None)

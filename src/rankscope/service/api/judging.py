@@ -94,7 +94,7 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
         parsed.info["labels_file"] = labels.filename
     if test_set_id is not None:  # test sets keep document texts up to STORED_DOC_CHARS characters
         parsed.info["stored_doc_chars"] = STORED_DOC_CHARS
-        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for __, t, __ in parsed.docs if len(t) >= STORED_DOC_CHARS)
+        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for _d, t, *_r in parsed.docs if len(t) >= STORED_DOC_CHARS)
     return store.create_task(db, label, parsed.queries, parsed.docs, parsed.items, parsed.info)
 
 
@@ -166,7 +166,7 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
                for it in store.task_items(s, task_id) if it.prelabel_source is not None] if prelabels else []
         n_items = task.n_items
     graded = [(it.query_id, it.doc_id, j.annotator, j.grade) for it, j in rows if j.grade is not None]
-    graded_items = {(q, d) for q, d, __, __ in graded}
+    graded_items = {(q, d) for q, d, *_rest in graded}
     skipped = len({(it.query_id, it.doc_id) for it, j in rows if j.grade is None} - graded_items)
     labels, summary = export_labels(graded, pre, n_items=n_items, merge=merge, skipped=skipped,
                                     with_prelabels=prelabels)
@@ -306,7 +306,7 @@ def read_agreement(task_id: TaskId, relevance_level: Annotated[int, QueryParam(g
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                  prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    qrels, __, __ = export_for(db, task_id, annotator, merge, prelabels)
+    qrels, *_rest = export_for(db, task_id, annotator, merge, prelabels)
     return PlainTextResponse(qrels, headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels"'})
 
@@ -316,7 +316,7 @@ def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge
             responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_provenance(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                       prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    __, side, __ = export_for(db, task_id, annotator, merge, prelabels)
+    _qrels, side, _prelabels = export_for(db, task_id, annotator, merge, prelabels)
     return Response(side, media_type="application/x-ndjson", headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels.provenance.jsonl"'})
 

@@ -129,13 +129,14 @@ def _missing(field: str, what: str, ids: list[str], total: int, source: str | Me
 
 
 def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_texts: dict[str, str], *,
-               texts_field: tuple[str, str], texts_source: str | Message, prelabels: Any = None, order: str = "shuffled",
+               texts_field: tuple[str, str], texts_source: str | Message, prelabels: Any = None,
+               order: str = "shuffled",
                max_doc_chars: int = MAX_DOC_CHARS) -> ParsedTask:
     """Items, texts and counts of a judging task (see the module docstring).
 
     ``texts_field`` names the request fields of the query and document texts (for the errors),
-    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``; a :class:`~rankscope.i18n.Message` is
-    said in the reader's language in the errors).
+    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``; a
+    :class:`~rankscope.i18n.Message` is said in the reader's language in the errors).
 
     >>> recs = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {"bm25": 1}}]
     >>> task = build_task(recs, {"q1": "what"}, {"d1": "x" * 12}, texts_field=("queries", "corpus"),

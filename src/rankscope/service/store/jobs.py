@@ -243,7 +243,7 @@ def live_summary(s: Session, job_id: str) -> dict[str, Any]:
     """Errors (``{query: message}``) and the latencies (ms) of the answered queries of a live job."""
     rows = s.execute(select(LiveResult.query_id, LiveResult.error, LiveResult.latency_ms)
                      .where(LiveResult.job_id == job_id)).all()
-    return {"asked": len(rows), "answered": sum(1 for __, e, __ in rows if e is None),
+    return {"asked": len(rows), "answered": sum(1 for _q, e, _ms in rows if e is None),
             "errors": {q: e for q, e, __ in rows if e is not None},
             "latencies_ms": [ms for __, e, ms in rows if e is None and ms is not None]}
 

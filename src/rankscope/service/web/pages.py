@@ -7,6 +7,7 @@ Every state-changing form is checked by :class:`~rankscope.service.guards.SameOr
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -17,7 +18,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
-from rankscope.i18n import _, gettext, template_callables
+from rankscope.i18n import _, gettext, install_gettext
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError, field_problem, said
@@ -27,7 +28,7 @@ from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
-from rankscope.service.web.i18n import LANGS, pick_lang, translate
+from rankscope.service.web.i18n import LANGS, pick_lang
 from rankscope.service.web.views import (
     delete_view,
     drilldown,
@@ -44,15 +45,14 @@ TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 RunId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
 OptionalId = Annotated[int | None, QueryParam(ge=1, le=MAX_ID)]
-_ENV: list[Any] = []
 
 
-def _env() -> Any:
-    if not _ENV:
-        import jinja2
+@cache
+def _env(lang: str) -> Any:
+    """The dashboard's Jinja environment in ``lang`` (its messages said through the catalog)."""
+    import jinja2
 
-        _ENV.append(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
-    return _ENV[0]
+    return install_gettext(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True), lang)
 
 
 def lang_of(request: Request) -> str:
@@ -64,12 +64,9 @@ def render(request: Request, template: str, section: str = "", status: int = 200
     qlang = request.query_params.get("lang")
     lang = lang_of(request)
 
-    def t(key: str, **values: Any) -> str:
-        return translate(lang, key, **values)
-
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
-    html = _env().get_template(template).render(t=t, lang=lang, section=section, **template_callables(lang), **ctx)
+    html = _env(lang).get_template(template).render(lang=lang, section=section, **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
         resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")

@@ -51,7 +51,7 @@ def bar_chart(metrics: list[str], series: list[tuple[str, list[float | None]]]) 
                          f'{escape(m)} = {v:.4f}</title></rect>')
         parts.append(f'<text x="{left + (i + 0.5) * group_w:.1f}" y="{top + plot_h + 16}" font-size="11" '
                      f'text-anchor="middle">{escape(m)}</text>')
-    for j, (name, __) in enumerate(series):
+    for j, (name, _values) in enumerate(series):
         x = left + j * 150
         parts.append(f'<rect x="{x}" y="{height - 22}" width="10" height="10" fill="{PALETTE[j % len(PALETTE)]}"/>'
                      f'<text x="{x + 14}" y="{height - 13}" font-size="11">{escape(name[:22])}</text>')
@@ -147,7 +147,8 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         from rankscope.service.jobs.live import NO_TEXT
 
         # the service's own reason is said in the page's language; a retriever's (HTTP status, transport error) as is
-        errors = {q: gettext("not asked: the test set has no text for this query", lang) if e == NO_TEXT else e for q, e in live["errors"].items()}
+        errors = {q: gettext("not asked: the test set has no text for this query", lang) if e == NO_TEXT else e for q,
+                  e in live["errors"].items()}
         kinds: dict[str, int] = {}
         for e in errors.values():
             kinds[e] = kinds.get(e, 0) + 1
