@@ -31,7 +31,7 @@ $(VENV)/.torch: | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(INSTALL) -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,llm,ray]"
+	$(INSTALL) -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,haystack,llm,ray]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)

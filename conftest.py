@@ -47,6 +47,8 @@ from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
+# Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "rankscope.comparison",
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverOptions": "rankscope.retrieval.options",
     "fuse": "rankscope.retrieval.fusion",
     "load_dataset": "rankscope.datasets",
     "SpanQrels": "rankscope.data.spans",
@@ -44,6 +45,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "RetrieverOptions",
     "Chunking",
     "Comparison",
     "EvaluationResult",
@@ -83,6 +85,7 @@ if TYPE_CHECKING:
     from rankscope.measures import Measure, parse_metric, parse_metrics, register_metric
     from rankscope.report import write_report
     from rankscope.retrieval.fusion import fuse
+    from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.runner import evaluate_retriever
     from rankscope.saved import load
 

@@ -53,6 +53,7 @@ class MaxDropTest(str, Enum):
     ``wilcoxon`` is accepted only to be refused with the reason (it does not test the mean).
     """
 
+    betting = "betting"
     t = "t"
     randomization = "randomization"
     bootstrap = "bootstrap"
@@ -200,6 +201,7 @@ TERMS: tuple[str, ...] = (
     NC_("term", "randomization"),
     NC_("term", "tukey-hsd"),
     NC_("term", "bootstrap"),
+    NC_("term", "betting"),
     # corrections
     NC_("term", "holm"),
     NC_("term", "bonferroni"),

@@ -4,9 +4,11 @@
 up the per-query values on the queries that every run was evaluated on, and
 for each pair of systems and each metric computes
 
-- the means and their bootstrap confidence intervals (level ``1 - alpha``; none
-  from a single query),
-- the mean difference ``b - a`` with its paired bootstrap interval,
+- the means and their confidence intervals (level ``1 - alpha``, unadjusted for
+  multiple comparisons; none from a single query): percentile bootstrap, or with
+  ``ci="betting"`` the betting interval of :mod:`rankscope.stats.betting`, valid
+  at any number of queries for a metric with a fixed range,
+- the mean difference ``b - a`` with its paired interval of the same kind,
 - the relative improvement in percent and the paired Cohen's d (d_z),
 - a paired significance test (t, Wilcoxon signed-rank, randomization), or
   Sakai's randomized Tukey HSD over all systems at once,
@@ -44,8 +46,12 @@ from rankscope.i18n import _
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from rankscope.data.notices import InputNotice
     from rankscope.interpret.coverage import DataWarning
+    from rankscope.retrieval.options import RetrieverOptions
+    from rankscope.retrieval.runner import RunOptionValues
 
 __all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
 
@@ -169,6 +175,13 @@ class Comparison:
     ceilings: dict[str, float] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     groups: dict[str, dict[str, str]] | None = None
+    ci: str = "bootstrap"
+
+    @property
+    def ci_text(self) -> str:
+        """What every interval of this comparison is: ``unadjusted 95% percentile-bootstrap CI`` (or betting)."""
+        kind = "betting" if self.ci == "betting" else "percentile-bootstrap"
+        return f"unadjusted {100 * (1 - self.alpha):.6g}% {kind} CI"
 
     @property
     def notices(self) -> tuple[InputNotice, ...]:
@@ -290,6 +303,8 @@ class Comparison:
             "test": self.test,
             "alpha": self.alpha,
             "confidence": 1.0 - self.alpha,
+            "ci": self.ci,
+            "ci_text": self.ci_text,
             "correction": self.correction,
             "permutations": self.permutations,
             "permutations_drawn": self.permutations_drawn,
@@ -355,6 +370,9 @@ def compare(
     chunking: Any = None,
     rule: str = "any",
     unjudged: str = "keep",
+    ci: str = "bootstrap",
+    options: RetrieverOptions | None = None,
+    **retriever_options: Unpack[RunOptionValues],
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
@@ -380,12 +398,20 @@ def compare(
     max_permutations : draw more (doubling, default up to 16 × ``permutations``) while a verdict is within
         Monte-Carlo error of ``alpha``; pass ``permutations`` to draw one batch only
     bootstrap : resamples for the confidence intervals
+    ci : ``"bootstrap"`` (percentile intervals, the default) or ``"betting"`` (betting intervals: their level
+        holds at any number of queries for a metric with a fixed range; none for a metric without one); either
+        way at level ``1 - alpha`` and not adjusted for multiple comparisons
     rng : seed or numpy Generator (default: seed 0, so results are reproducible)
     relevance_level, missing, depth, score_precision, unjudged : as in :func:`rankscope.evaluate`
         (``unjudged="condense"``: condensed lists); ``qrels`` may be labels with provenance
         (``read_labels``): each run's share of model labels in its top k is then reported
         chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
         runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
+    options, k, workers, retries, retry_wait, batch_size, cache, overwrite_cache, cache_key, cache_check,
+        chunk_to_doc, relevance, progress, on_bad_answer : with retrievers, how they run: the
+        :class:`~rankscope.retrieval.options.RetrieverOptions` value and keywords
+        :func:`~rankscope.retrieval.runner.evaluate_retriever` takes (``relevance_level``, ``chunking`` and
+        ``rule`` above go to the retrievers too); every retriever runs with the same options
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -402,7 +428,16 @@ def compare(
     from rankscope.stats import corrections, effect, paired
     from rankscope.stats.montecarlo import undecided_near
 
-    qrels, runs = resolve_retrievers(qrels, runs, metrics)  # RetrieverEvaluations, {name: retriever} + a TestSet
+    run_options = None
+    if options is not None or retriever_options or relevance_level != 1 or chunking is not None or rule != "any":
+        from rankscope.retrieval.options import resolve_options
+
+        shared = {k: v for k, v in (("relevance_level", relevance_level), ("chunking", chunking), ("rule", rule))
+                  if v != {"relevance_level": 1, "chunking": None, "rule": "any"}[k]}
+        run_options = resolve_options(options, {**shared, **retriever_options}, "compare")
+    # RetrieverEvaluations, {name: retriever} + a TestSet; their warnings, named by the retriever
+    qrels, runs, retriever_warnings = resolve_retrievers(qrels, runs, metrics, run_options,
+                                                         for_retrievers=options is not None or bool(retriever_options))
     if test not in paired.TESTS:
         tests = Items(paired.TESTS)
         raise InvalidParameterError(_("test must be one of {tests}, got {value!r}", tests=tests, value=test))
@@ -414,6 +449,8 @@ def compare(
                                       "systems (per metric); leave the correction unset instead of {correction}",
                                       correction=given))
     method = TUKEY if test == TUKEY else corrections._method("holm" if correction is None else correction)
+    if ci not in ("bootstrap", "betting"):
+        raise InvalidParameterError(_("ci must be 'bootstrap' or 'betting', got {value!r}", value=ci))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     gen, seed = _generator(rng)
@@ -457,6 +494,11 @@ def compare(
     diffs = rows[ib * n_met + im] - rows[ia * n_met + im]  # (k, n)
     dboot = boot[ib * n_met + im] - boot[ia * n_met + im]
     dlo, dhi = bs.percentile_ci(dboot, alpha)
+    no_range: set[int] = set()
+    if ci == "betting" and not one:
+        lo, hi, dlo, dhi, no_range = _betting_intervals(rows, diffs, im, measures, alpha, s_boot)
+        mean_ci = {s: {labels[m]: None if m in no_range else (float(lo[i * n_met + m]), float(hi[i * n_met + m]))
+                       for m in range(n_met)} for i, s in enumerate(systems)}
     mean_a, mean_b = means_arr[ia * n_met + im], means_arr[ib * n_met + im]
 
     def scale(p: np.ndarray) -> np.ndarray:
@@ -499,7 +541,8 @@ def compare(
         PairResult(
             a=systems[ia[k]], b=systems[ib[k]], metric=labels[im[k]],
             mean_a=float(mean_a[k]), mean_b=float(mean_b[k]), diff=float(mean_b[k] - mean_a[k]),
-            diff_ci=None if one else (float(dlo[k]), float(dhi[k])), rel_improvement=_opt(rel[k]),
+            diff_ci=None if one or int(im[k]) in no_range else (float(dlo[k]), float(dhi[k])),
+            rel_improvement=_opt(rel[k]),
             cohen_d=_opt(cd[k]), statistic=_opt(stat[k]),
             p_value=float(p[k]), p_adjusted=float(p_adj[k]), significant=bool(sig[k]),
             wins=int(wtl[k, 0]), ties=int(wtl[k, 1]), losses=int(wtl[k, 2]),
@@ -520,10 +563,34 @@ def compare(
         alpha=float(alpha), correction=method, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,
         permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
         scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
-        warnings=tuple(warnings), no_relevant=no_rel,
+        warnings=tuple(retriever_warnings) + tuple(warnings), no_relevant=no_rel,
         ceilings=_saved_ceilings(results, labels, qids) if ev is None else ceilings(ev, labels, measures, qids),
-        tags=tags, groups=groups,
+        tags=tags, groups=groups, ci=ci,
     )
+
+
+def _betting_intervals(rows: np.ndarray, diffs: np.ndarray, im: np.ndarray, measures: Sequence[Measure],
+                       alpha: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, set[int]]:
+    """Betting intervals of every row mean (rows ``s * M + m``) and every pair's difference, per metric's range;
+    the metrics without a fixed range get none (their indices are returned)."""
+    from rankscope.stats.betting import betting_interval
+
+    n_met = len(measures)
+    lo, hi = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    dlo, dhi = np.full(len(diffs), np.nan), np.full(len(diffs), np.nan)
+    none = set()
+    for m, measure in enumerate(measures):
+        bounds = measure.spec.bounds
+        if bounds is None:
+            none.add(m)
+            continue
+        own = np.arange(m, len(rows), n_met)
+        lo[own], hi[own] = betting_interval(rows[own], bounds=bounds, alpha=alpha, rng=seed)
+        mine = np.flatnonzero(im == m)
+        if len(mine):
+            w = float(bounds[1] - bounds[0])
+            dlo[mine], dhi[mine] = betting_interval(diffs[mine], bounds=(-w, w), alpha=alpha, rng=seed)
+    return lo, hi, dlo, dhi, none
 
 
 def _saved_ceilings(

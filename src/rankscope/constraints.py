@@ -32,9 +32,9 @@ from enum import Enum
 from typing import Any, Literal, Union
 
 from rankscope.errors import InvalidParameterError, Items, Message
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 
-__all__ = ["Interval", "OneOf", "Constraint", "check", "describe", "said"]
+__all__ = ["Interval", "OneOf", "Kind", "Constraint", "check", "describe", "said"]
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,45 @@ class OneOf:
         return str(self.said())
 
 
-Constraint = Union[Interval, OneOf, None]
+#: the kinds of value a :class:`Kind` names, in words
+KINDS: dict[str, str] = {
+    "path": N_("a path (str or pathlib.Path)"),
+    "bool": N_("True or False"),
+    "str": N_("a string"),
+    "chunk_to_doc": N_("a chunk id pattern (naming doc_id), 'metadata:KEY', a dict or a function"),
+    "any": N_("any value"),
+}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A value of one of ``types`` (``bool`` only when listed; any callable too with ``call``), described by
+    ``words`` (a key of :data:`KINDS`: ``a path``, ``True or False`` ...).
+
+    >>> Kind((str,), "str").accepts("x"), Kind((int,), "str").accepts(True), Kind((), "any", call=True).accepts(len)
+    (True, False, True)
+    """
+
+    types: tuple[type, ...]
+    words: str
+    call: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool) and bool not in self.types:
+            return False
+        return isinstance(value, self.types) or (self.call and callable(value))
+
+    def normalise(self, value: Any) -> Any:
+        return value
+
+    def said(self) -> Message:
+        return _(KINDS[self.words])
+
+    def __str__(self) -> str:
+        return str(self.said())
+
+
+Constraint = Union[Interval, OneOf, Kind, None]
 
 
 def said(constraints: tuple[Constraint, ...]) -> Message:

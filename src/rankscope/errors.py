@@ -24,6 +24,7 @@ __all__ = [
     "Message",
     "ParseError",
     "UnknownMetricError",
+    "MissingExtraError",
     "InvalidParameterError",
     "DuplicateEntryError",
     "DuplicateLineError",
@@ -122,6 +123,10 @@ class UnknownMetricError(RankscopeError):
             message = _("{reason}; did you mean: {suggestions}?", reason=reason, suggestions=found) \
                 if self.suggestions else _("{reason}; run `rankscope metrics` to list the known metrics", reason=reason)
         super().__init__(message)
+
+
+class MissingExtraError(RankscopeError):
+    """A feature needs an optional dependency that is not installed; the message names the extra to install."""
 
 
 class InvalidParameterError(RankscopeError):

@@ -11,16 +11,26 @@ Two kinds of checks:
   test on the queries both runs share.  With per-query differences
   ``d = run - baseline`` (``baseline - run`` for a metric where lower is better)
   and margin ``delta``, H0 is ``mean(d) <= -delta`` and H1 ``mean(d) > -delta``;
-  a test of the mean (t, randomization or studentized bootstrap, see
-  :mod:`rankscope.stats.noninferiority`) is run on ``d + delta`` with the
-  alternative "greater" and the check passes when ``p <= alpha``, which is the
-  same as the one-sided ``1 - alpha`` lower confidence bound of ``mean(d)`` lying
-  above ``-delta``; each verdict states that bound.  Comparing the two means
-  alone would pass a run that is worse by chance on a small query set and fail
-  one that is not; the test requires evidence that the drop is smaller than the
-  margin.  The Wilcoxon test is refused: it tests a pseudo-median, not the mean.
-  Each maximum drop is tested at ``alpha`` without correction: all of them must
-  pass (an intersection–union test keeps the level).
+  a test of the mean (see :mod:`rankscope.stats.noninferiority`) decides it and
+  the check passes when ``p <= alpha``, which is the same as the one-sided
+  ``1 - alpha`` lower confidence bound of ``mean(d)`` lying above ``-delta``;
+  each verdict states that bound.  The default test is the betting bound
+  (:mod:`rankscope.stats.betting`): a metric bounded by ``[lo, hi]`` gives
+  differences in ``[lo - hi, hi - lo]``, and the bound's level then holds at any
+  number of queries and any skew.  A metric without a fixed range (``num_rel_ret``,
+  ``context_size``) cannot use it: its drop is tested with the studentized
+  bootstrap, and the verdict says so.  The t, randomization and bootstrap tests
+  are options; a verdict of one of them on a sample in the region where it was
+  measured above its level (few queries, skewed differences) carries a
+  calibration warning.  The Wilcoxon test is refused: it tests a pseudo-median,
+  not the mean.  Each maximum drop is tested at ``alpha`` without correction:
+  all of them must pass (an intersection–union test keeps the level).
+
+A maximum drop that cannot be decided — fewer than 2 shared queries, all
+differences equal (no variation: a zero standard deviation proves nothing), a
+Monte-Carlo p-value still within error of ``alpha`` — is *undecided*: it does not
+pass, and when nothing failed the gate exits 3 (JSON ``"undecided": true``) with a
+line that says what to add.
 
 Thresholds and drops outside a metric's range (``ndcg@10>=1.5``, a 150% drop)
 are errors.  Queries a run lacks, queries outside the qrels and queries with no
@@ -55,7 +65,7 @@ import numpy as np
 
 from rankscope.choices import term
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _, gettext, ngettext
+from rankscope.i18n import N_, _, gettext, ngettext
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
@@ -187,8 +197,26 @@ def parse_max_drop(text: str) -> MaxDrop:
 
 
 _TEST_NAMES = {"t": "paired t test", "randomization": "paired randomization test",
-               "bootstrap": "studentized bootstrap test"}
+               "bootstrap": "studentized bootstrap test", "betting": "betting test"}
 
+
+def _signed(x: float) -> str:
+    """``+0.05`` / ``-0.05``, and ``0`` for zero (never ``-0``).
+
+    >>> _signed(-0.0), _signed(-0.05)
+    ('0', '-0.05')
+    """
+    return "0" if x == 0 else f"{x:+.4g}"
+
+
+#: a requirement's outcome, as the terminal line shows it
+_STATUS = {"pass": N_("PASS"), "fail": N_("FAIL"), "undecided": N_("UNDECIDED")}
+#: why a maximum drop could not be decided (the other reasons say their numbers: GateOutcome._undecided)
+_WHY = {
+    "no_queries": N_("the run and the baseline share no query: there is nothing to test; add queries both runs "
+                     "answer ({test})"),
+    "one_query": N_("one shared query: no test can bound a mean from a single difference; add queries ({test})"),
+}
 
 def _pct(x: float) -> str:
     """A level as a percentage: 0.95 -> ``95%``, 0.975 -> ``97.5%``."""
@@ -231,26 +259,67 @@ class Outcome:
     resamples: int | None = None
     near_alpha: bool = False
     ceiling: float | None = None
+    undecided: str | None = None
+    n: int | None = None
+    skew: float | None = None
+    miscalibrated: bool = False
+    bounds: tuple[float, float] | None = None
+    fallback: str | None = None
+
+    @property
+    def status(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"undecided"``."""
+        return "pass" if self.passed else "undecided" if self.undecided else "fail"
+
+    def _test_name(self, lang: str) -> str:
+        name = str(_TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang))
+        if self.test == "betting" and self.bounds is not None:
+            name += _(" (differences within [{lo}, {hi}]; valid at any number of queries)", lo=f"{self.bounds[0]:g}",
+                      hi=f"{self.bounds[1]:g}").text(lang)
+        return name
 
     def evidence(self, lang: str = "en") -> str:
-        """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause."""
-        assert self.margin is not None and self.alpha is not None and self.p_value is not None
+        """The bound, the test, alpha and sidedness of a non-inferiority verdict, in one clause (an undecided one:
+        why, and what to add)."""
+        assert self.margin is not None and self.alpha is not None
+        if self.undecided is not None:
+            return self._undecided(lang)
+        assert self.p_value is not None
         lb = "-inf" if self.lower_bound is None or not math.isfinite(self.lower_bound) else f"{self.lower_bound:+.4f}"
         p = f"p = {self.p_value:.3g}"
         if self.mc_se is not None:
             p += _(" ± {se} (Monte-Carlo s.e., {n} resamples)", se=f"{self.mc_se:.2g}", n=self.resamples).text(lang)
-        test = _TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang)
         text = _("{level} one-sided lower bound of the difference {lb} {rel} {margin}; {test}, {p}, α = {alpha} "
                  "one-sided (the lower end of a two-sided {two} interval)", level=_pct(1 - self.alpha), lb=lb,
-                 rel=">" if self.passed else "<=", margin=f"{-self.margin:+.4g}", test=test, p=p,
+                 rel=">" if self.passed else "<=", margin=_signed(-self.margin), test=self._test_name(lang), p=p,
                  alpha=f"{self.alpha:g}", two=_pct(1 - 2 * self.alpha)).text(lang)
-        if self.near_alpha:
-            text += gettext("; UNSTABLE: p is within Monte-Carlo error of α, raise --permutations", lang)
+        if self.fallback == "unbounded":
+            text += _("; {label} has no fixed range, which the betting test needs, so the studentized bootstrap "
+                      "test decides it", label=self.label).text(lang)
+        if self.miscalibrated:
+            text += _("; CALIBRATION WARNING: on {n} queries with differences this skewed (skewness {skew}) the "
+                      "{test} was measured to pass runs at the margin more often than α; --test betting keeps its "
+                      "level", test=self._test_name(lang), n=self.n, skew=f"{self.skew:+.2f}").text(lang)
         return text
+
+    def _undecided(self, lang: str) -> str:
+        why = self.undecided
+        test = self._test_name(lang)
+        if why == "unstable":
+            return _("p = {p} ± {se} after {n} resamples is still within Monte-Carlo error of α = {alpha} "
+                     "({test}), so the verdict could change with the seed; raise --permutations",
+                     p=f"{self.p_value:.3g}", se=f"{self.mc_se or 0:.2g}", n=self.resamples, alpha=f"{self.alpha:g}",
+                     test=test).text(lang)
+        if why == "no_variance":
+            return _("all {n} per-query differences are equal ({diff}): without variation no test can bound the "
+                     "mean (a standard deviation of 0 is not evidence); add queries on which the runs differ "
+                     "({test})", n=self.n, diff=_signed(self.value - (self.baseline_value or 0.0)),
+                     test=test).text(lang)
+        return _(_WHY[str(why)], test=test).text(lang)
 
     def line(self, lang: str = "en") -> str:
         """One line for the terminal: verdict, requirement, measured value."""
-        verdict = gettext("PASS" if self.passed else "FAIL", lang)
+        verdict = gettext(_STATUS[self.status], lang)
         if self.kind == "threshold":
             where = "" if self.source in (None, "--require") else _(" [{source}]", source=self.source).text(lang)
             if self.ceiling is not None:
@@ -265,8 +334,14 @@ class Outcome:
                  evidence=self.evidence(lang)).text(lang)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """A JSON-ready dict (an undefined p-value, bound or skewness is None)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        for k in ("p_value", "lower_bound", "skew"):
+            if isinstance(out[k], float) and not math.isfinite(out[k]):
+                out[k] = None
+        out["bounds"] = None if self.bounds is None else list(self.bounds)
+        out["status"] = self.status
+        return out
 
 
 @dataclass(frozen=True, repr=False)
@@ -302,12 +377,35 @@ class GateResult:
     def passed(self) -> bool:
         return all(o.passed for o in self.outcomes)
 
+    @property
+    def failed(self) -> int:
+        """Requirements not met (undecided ones apart)."""
+        return sum(o.status == "fail" for o in self.outcomes)
+
+    @property
+    def undecided(self) -> int:
+        """Maximum drops that could not be decided (too few queries, no variation, an unstable p-value)."""
+        return sum(o.status == "undecided" for o in self.outcomes)
+
+    def _verdict(self, lang: str) -> str:
+        n = len(self.outcomes)
+        if self.failed:
+            return ngettext("gate FAILED: {failed} of {n} requirement not met",
+                            "gate FAILED: {failed} of {n} requirements not met", n, failed=self.failed).text(lang)
+        if self.undecided:
+            return ngettext("gate UNDECIDED: {undecided} of {n} requirement could not be decided and none failed",
+                            "gate UNDECIDED: {undecided} of {n} requirements could not be decided and none failed",
+                            n, undecided=self.undecided).text(lang)
+        return ngettext("gate passed: {n} requirement holds", "gate passed: {n} requirements hold", n).text(lang)
+
     def __repr__(self) -> str:
-        failed = sum(not o.passed for o in self.outcomes)
-        verdict = "passed" if not failed else f"FAILED ({failed} of {len(self.outcomes)} not met)"
+        failed = self.failed
+        verdict = ("passed" if self.passed else f"FAILED ({failed} of {len(self.outcomes)} not met)" if failed
+                   else f"UNDECIDED ({self.undecided} of {len(self.outcomes)} could not be decided)")
         base = f" vs {self.baseline_name!r}" if self.baseline_name else ""
-        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {len(self.outcomes)} requirement(s): "
-                f"{verdict}, {len(self.warnings)} warning(s))")
+        n, w = len(self.outcomes), len(self.warnings)
+        return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {n} requirement{'s' * (n != 1)}: "
+                f"{verdict}, {w} warning{'s' * (w != 1)})")
 
     def _repr_html_(self) -> str:
         from rankscope.report.notebook import html_gate
@@ -316,15 +414,12 @@ class GateResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every requirement holds, 1 otherwise."""
-        return 0 if self.passed else 1
+        """0 when every requirement holds, 1 when one fails, 3 when none fails but one could not be decided."""
+        return 0 if self.passed else 1 if self.failed else 3
 
     def lines(self, lang: str = "en") -> list[str]:
         """The warnings, one line per requirement, judged@k of the runs, then a verdict line (in ``lang``)."""
-        failed = sum(not o.passed for o in self.outcomes)
-        verdict = (_("gate passed: {n} requirement(s) hold", n=len(self.outcomes)).text(lang) if failed == 0
-                   else _("gate FAILED: {failed} of {n} requirement(s) not met", failed=failed,
-                          n=len(self.outcomes)).text(lang))
+        verdict = self._verdict(lang)
         head = []
         if self.tags:  # say which run is which when a file's tag differs from its name
             base = (_(" against baseline {named}", named=self._named(self.baseline_name, lang=lang)).text(lang)
@@ -336,7 +431,7 @@ class GateResult:
 
     def to_markdown(self, lang: str = "en") -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment), in ``lang``."""
-        head = gettext("passed" if self.passed else "FAILED", lang)
+        head = gettext("passed" if self.passed else "FAILED" if self.failed else "UNDECIDED", lang)
         out = [_("## rankscope gate {head}: {named}", head=head,
                  named=self._named(self.run_name, "`", lang)).text(lang), ""]
         out += [*self._judged_line(lang), ""] if self.judged else []
@@ -353,7 +448,7 @@ class GateResult:
         out += [_("{queries}{base}.", queries=queries, base=base).text(lang), "",
                 gettext("| | requirement | measured | detail |", lang), "|---|---|---|---|"]
         for o in self.outcomes:
-            mark = "✅" if o.passed else "❌"
+            mark = {"pass": "✅", "fail": "❌", "undecided": "❔"}[o.status]
             if o.kind == "threshold":
                 src = "" if o.source in (None, "--require") else _("from {source}", source=o.source).text(lang)
                 if o.ceiling is not None:
@@ -372,7 +467,8 @@ class GateResult:
         """A JSON-ready dict."""
         return {
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
-            "passed": self.passed, "tags": self.tags, "queries": self.queries, "judged": self.judged,
+            "passed": self.passed, "undecided": not self.passed and not self.failed, "exit_code": self.exit_code,
+            "tags": self.tags, "queries": self.queries, "judged": self.judged,
             "warnings": [w.to_dict() for w in self.warnings],
             "notices": [n.to_dict() for n in self.notices],
             "outcomes": [o.to_dict() for o in self.outcomes],
@@ -394,7 +490,7 @@ def check(
     preset: str | Sequence[str] | None = None,
     baseline: Any = None,
     max_drops: Iterable[str | MaxDrop] = (),
-    test: str = "t",
+    test: str = "betting",
     alpha: float = 0.05,
     permutations: int = 10_000,
     max_permutations: int | None = None,
@@ -411,7 +507,8 @@ def check(
     ``names`` (the run's, then the baseline's) replace the runs' own names (their
     TREC tags); ``tags`` maps a name to the tag shown next to it where they differ.
 
-    ``test`` (``"t"``, ``"randomization"`` or ``"bootstrap"``; Wilcoxon is refused)
+    ``test`` (``"betting"``, ``"t"``, ``"randomization"`` or ``"bootstrap"``; Wilcoxon is
+    refused; ``"betting"`` falls back to ``"bootstrap"`` for a metric without a fixed range)
     and ``alpha`` (one-sided) decide each maximum drop; ``permutations`` is the
     number of sign flips or bootstrap resamples, redrawn up to ``max_permutations``
     (default 16 times as many) while the verdict is within Monte-Carlo error of
@@ -486,12 +583,19 @@ def check(
             hib = dr.measure.spec.higher_is_better
             d = ours - theirs if hib else theirs - ours
             margin = dr.max_drop * abs(float(theirs.mean())) if dr.relative else dr.max_drop
-            r = non_inferiority(d, margin, test, alpha, resamples=permutations, max_resamples=max_permutations,
-                                rng=seed)
+            bounds = dr.measure.spec.bounds
+            used, fallback = test, None
+            if test == "betting" and bounds is None:  # no fixed range: the betting bound does not apply
+                used, fallback = "bootstrap", "unbounded"
+            spread = None if bounds is None else float(bounds[1] - bounds[0])
+            r = non_inferiority(d, margin, used, alpha, resamples=permutations, max_resamples=max_permutations,
+                                rng=seed, bounds=(-spread, spread) if spread is not None else (-1.0, 1.0))
             outcomes.append(Outcome(
                 "non_inferiority", dr.label, r.passed, float(ours.mean()), baseline_value=float(theirs.mean()),
-                margin=margin, p_value=r.p_value, test=test, alpha=float(alpha), lower_bound=r.lower_bound,
+                margin=margin, p_value=r.p_value, test=used, alpha=float(alpha), lower_bound=r.lower_bound,
                 confidence=r.confidence, mc_se=r.mc_se, resamples=r.resamples, near_alpha=r.near_alpha,
+                undecided=r.undecided, n=r.n, skew=r.skew, miscalibrated=r.miscalibrated, bounds=r.bounds,
+                fallback=fallback,
             ))
     warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries,
                                  judged=judged, unjudged=ev.policies.unjudged)

@@ -109,6 +109,24 @@ class Message:
     def __repr__(self) -> str:
         return f"Message({str(self)!r})"
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data from which :meth:`from_dict` makes the message again (to be said later in any language).
+
+        >>> m = ngettext("{n} attempt", "{n} attempts", 3)
+        >>> Message.from_dict(m.to_dict()).text("zh"), Message.from_dict(m.to_dict()) == m
+        ('3 次尝试', True)
+        """
+        out: dict[str, Any] = {"msgid": self.msgid, "values": {k: _plain(v) for k, v in self.values.items()}}
+        out.update({k: v for k, v in (("plural", self.plural), ("n", self.n), ("context", self.context))
+                    if v is not None})
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        """The message :meth:`to_dict` wrote."""
+        return cls(str(data["msgid"]), {k: _unplain(v) for k, v in (data.get("values") or {}).items()},
+                   plural=data.get("plural"), n=data.get("n"), context=data.get("context"))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):
             return NotImplemented
@@ -116,6 +134,23 @@ class Message:
             (other.msgid, other.plural, other.n, other.context, other.values)
 
     __hash__ = None  # type: ignore[assignment]  # values may be lists
+
+
+def _plain(value: Any) -> Any:
+    """A message's value as JSON data (a message or a list of items tagged, so that it says itself again)."""
+    if isinstance(value, Message):
+        return {"message": value.to_dict()}
+    if isinstance(value, Items):
+        return {"items": [_plain(v) for v in value.items], "quote": value.quote}
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _unplain(value: Any) -> Any:
+    if isinstance(value, Mapping) and "message" in value:
+        return Message.from_dict(value["message"])
+    if isinstance(value, Mapping) and "items" in value:
+        return Items((_unplain(v) for v in value["items"]), quote=bool(value.get("quote")))
+    return value
 
 
 def _(msgid: str, /, **values: Any) -> Message:

@@ -16,6 +16,13 @@ Question generation (the ``synth`` prompt): ``{"question": "Which passage mentio
 "answer": <first word>}``; ``[[copy]]`` — the passage itself as the question; ``[[dup]]`` — the same
 question for every such passage; ``[[genfail-always]]`` — never readable.
 
+Embeddings (``POST /v1/embeddings``): each input's vector is a bag of its words (lower-case Latin words and
+single Chinese characters, each hashed into one of ``dimensions`` buckets, default 64; a constant last bucket
+keeps empty texts valid), so texts that share words are close; ``encoding_format: "base64"`` is answered in
+base64, the ``index`` of each item is given and the items are sent in reverse order (a client must sort
+them).  Model ``missing-model`` gets 404; an input with ``[[500]]`` makes the first two requests of a batch
+holding it fail with 500.  ``embedded`` counts the inputs embedded.
+
 ``responder`` replaces the default for other prompts (question generation).
 Every request is recorded (headers and body) and the peak number of requests in
 flight is kept.
@@ -23,11 +30,14 @@ flight is kept.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import re
+import struct
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,6 +57,7 @@ class FakeLLM:
         self.peak = 0
         self.lock = threading.Lock()
         self.responder: Callable[[list[dict[str, str]]], str] | None = None
+        self.embedded = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -107,6 +118,8 @@ class FakeLLM:
                 self.in_flight -= 1
 
     def _answer(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if h.path == "/v1/embeddings":
+            return self._embeddings(h, body)
         if h.path != "/v1/chat/completions":
             return self._send(h, 404, {"error": {"message": f"no route {h.path}"}})
         if self.api_key is not None and h.headers.get("Authorization") != f"Bearer {self.api_key}":
@@ -166,3 +179,39 @@ class FakeLLM:
         if "[[prose]]" in user:
             return f"The intent is clear. The passage matches.\nscore: {grade}"
         return json.dumps({"grade": grade})
+
+    # -- embeddings ------------------------------------------------------------------------------
+    @staticmethod
+    def vector(text: str, dimensions: int = 64) -> list[float]:
+        """The bag-of-words vector the server returns for ``text`` (not normalised)."""
+        v = [0.0] * dimensions
+        for word in re.findall(r"[a-z0-9]+|[\u4e00-\u9fff]", text.lower()):
+            v[zlib.crc32(word.encode()) % (dimensions - 1)] += 1.0
+        v[-1] = 0.01
+        return v
+
+    def _embeddings(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if self.api_key is not None and h.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return self._send(h, 401, {"error": {"message": "Incorrect API key provided"}})
+        if body.get("model") == "missing-model":
+            return self._send(h, 404, {"error": {"message": "model 'missing-model' not found"}})
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        marked = next((t for t in inputs if "[[500]]" in t), None)
+        if marked is not None:
+            with self.lock:
+                self.seen[marked] += 1
+                n = self.seen[marked]
+            if n <= 2:
+                return self._send(h, 500, {"error": {"message": "internal error"}})
+        dims = int(body.get("dimensions") or 64)
+        items = []
+        for i, text in enumerate(inputs):
+            vec = self.vector(text, dims)
+            encoded: Any = (base64.b64encode(struct.pack(f"<{dims}f", *vec)).decode()
+                            if body.get("encoding_format") == "base64" else vec)
+            items.append({"object": "embedding", "index": i, "embedding": encoded})
+        with self.lock:
+            self.embedded += len(inputs)
+        tokens = sum(len(t.split()) for t in inputs)
+        return self._send(h, 200, {"object": "list", "data": items[::-1], "model": body["model"],
+                                   "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})

@@ -90,9 +90,9 @@ def test_interval_label_follows_alpha(tmp_path: Path) -> None:
         assert "95%" not in text, fmt
         assert "90%" in text, fmt
     zh = write_report(c, tmp_path / "zh.md", lang="zh").read_text(encoding="utf-8")
-    assert "90% 置信区间" in zh and "95%" not in zh
+    assert "未校正的 90% 百分位 bootstrap 置信区间" in zh and "95%" not in zh
     c = compare(qrels, runs, ["mrr"], baseline="bm25", bootstrap=100, alpha=0.025)
-    assert "97.5% CI" in write_report(c, tmp_path / "a.md").read_text(encoding="utf-8")
+    assert "unadjusted 97.5% percentile-bootstrap CI" in write_report(c, tmp_path / "a.md").read_text(encoding="utf-8")
 
 
 def test_captions_name_the_test_the_correction_and_alpha(tmp_path: Path) -> None:

@@ -129,7 +129,8 @@ def test_a_hit_read_on_its_own_says_who_returned_it_in_the_readers_language() ->
     with pytest.raises(RankscopeError) as other:
         as_retriever(5)
     _both(other.value, "cannot use a int as a retriever: give an object with search(query, k), a callable "
-                       "fn(query, k), a LangChain retriever or vector store, or a LlamaIndex retriever or index",
+                       "fn(query, k), a LangChain retriever or vector store, a LlamaIndex retriever or index, or a "
+                       "Haystack retriever or pipeline",
           "无法把 int 用作检索器：请给出带 search(query, k) 方法的对象")
 
 
@@ -168,11 +169,14 @@ def _fuse_one_run() -> None:
 
 
 ARGUMENTS: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "k": (lambda: rankscope.evaluate_retriever(none, _ts(), ["mrr"], k=0), "k must be an integer >= 1, got 0",
-          "k 必须是不小于 1 的整数，实际为 0"),
+    "k": (lambda: rankscope.evaluate_retriever(none, _ts(), ["mrr"], k=0),
+          "the 'k' parameter of evaluate_retriever must be an int in the range [1, inf) or None; got 0",
+          "evaluate_retriever 的参数 'k' 必须是 [1, inf) 范围内的整数或 None，实际为 0"),
     "relevance": (lambda: rankscope.evaluate_retriever(none, _ts(), ["mrr"], relevance="labels"),
-                  "relevance must be 'auto', 'qrels', 'answers' or 'spans', got 'labels'",
-                  "relevance 必须是 'auto'、'qrels'、'answers' 或 'spans'，实际为 'labels'"),
+                  "the 'relevance' parameter of evaluate_retriever must be one of 'auto', 'qrels', 'answers', "
+                  "'spans'; got 'labels'",
+                  "evaluate_retriever 的参数 'relevance' 必须是 'auto'、'qrels'、'answers'、'spans' 之一，"
+                  "实际为 'labels'"),
     "no_qrels": (lambda: rankscope.evaluate_retriever(none, TestSet([Query("q0", "x", answers=("a",))], None,
                                                                      name="t"), ["mrr"], relevance="qrels"),
                  "test set 't' has no relevance judgments; use relevance='answers'",

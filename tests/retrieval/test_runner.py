@@ -13,6 +13,7 @@ from rankscope import Run, evaluate
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
 from rankscope.retrieval import Hit, UnknownIdsWarning, evaluate_retriever
+from rankscope.retrieval.cache import check_sample
 
 # 6 queries, one relevant doc each; the fake retriever ranks the relevant doc at a known rank
 RANK_OF_RELEVANT = {"q1": 1, "q2": 2, "q3": 3, "q4": 1, "q5": None, "q6": 4}
@@ -161,16 +162,19 @@ def test_interrupted_evaluation_resumes_where_it_stopped(tmp_path: Path) -> None
     assert [r["query_id"] for r in lines[1:]] == ["q1", "q2", "q3"]
 
     second = FakeRetriever()
-    ev = evaluate_retriever(second, _testset(), ["mrr"], workers=1, cache=cache, progress=False)
+    ev = evaluate_retriever(second, _testset(), ["mrr"], workers=1, cache=cache, progress=False, cache_check=0)
     assert sorted(second.calls) == ["q4", "q5", "q6"]  # nothing done twice
-    assert ev.from_cache == 3
+    assert ev.from_cache == 3 and ev.cache_checked == 0
     assert ev.result.mean()["mrr"] == pytest.approx(MRR_ALL)
     full = evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], progress=False)
     assert ev.run.to_dict() == full.run.to_dict()
 
-    third = FakeRetriever()  # everything cached now: no call at all
+    third = FakeRetriever()  # everything cached now: only the seeded sample of 3 is asked again, to check the cache
     again = evaluate_retriever(third, _testset(), ["mrr"], cache=cache, progress=False)
-    assert third.calls == {} and again.result.mean() == ev.result.mean()
+    assert sorted(third.calls) == check_sample(RANK_OF_RELEVANT, 3) and again.result.mean() == ev.result.mean()
+    assert (again.from_cache, again.cache_checked) == (3, 3)
+    assert evaluate_retriever(FakeRetriever(), _testset(), ["mrr"], cache=cache, progress=False,
+                              cache_check=0).from_cache == 6
 
 
 def test_resume_reruns_failed_queries_and_drops_a_truncated_line(tmp_path: Path) -> None:
@@ -181,7 +185,7 @@ def test_resume_reruns_failed_queries_and_drops_a_truncated_line(tmp_path: Path)
         fh.write('{"query_id": "q9", "ids": ["x"')  # killed in the middle of a write
     fixed = FakeRetriever()
     ev = evaluate_retriever(fixed, _testset(), ["mrr"], cache=cache, progress=False)
-    assert list(fixed.calls) == ["q6"]
+    assert sorted(fixed.calls) == [*check_sample(["q1", "q2", "q3", "q4", "q5"], 3), "q6"]  # 3 checked, q6 again
     assert ev.errors == {} and ev.result.mean()["mrr"] == pytest.approx(MRR_ALL)
     assert all(line.strip().endswith("}") for line in cache.read_text().splitlines())
 

@@ -79,7 +79,8 @@ def test_custom_factory_and_query_subset():
     assert cc.build["queries"] == 4 and cc.retriever == "factory"
     big = split(ts.corpus, "fixed:60")
     first3 = sorted(big.chunk.tolist())[:3]
-    assert cc.comparison.means["fixed:60"]["context_size@3"] == float(big.sizes[big.lookup(first3)].sum())
+    assert cc.per_chunking_means()["fixed:60"]["context_size@3"] == float(big.sizes[big.lookup(first3)].sum())
+    assert cc.comparison.labels == ("span_recall@3",) and cc.per_chunking == ("context_size@3",)
 
 
 def test_errors():
@@ -115,3 +116,40 @@ def test_cli_chunking_on_the_bundled_chinese_set():
                                    "--max-queries", "60", "-k", "3", "--lang", "zh"])
     assert out.exit_code == 0, out.output
     assert "分块方案" in out.output and "span_recall@3" in out.output
+
+
+def test_only_what_is_comparable_across_chunkings_is_tested_fast(capsys):
+    ts = corpus_and_spans()
+    cc = compare_chunkings(ts, ["fixed:20", "fixed:60"], "bm25", k=2, progress=False)
+    assert cc.comparison.labels == ("span_recall@2", "span_precision@2", "span_iou@2")
+    assert cc.per_chunking == ("ndcg@2", "mrr@2", "context_size@2", "span_precision_omega")
+    assert {p.metric for p in cc.comparison.pairs} == set(cc.comparison.labels)
+    from rankscope.cli.chunking_cmd import print_chunkings
+
+    print_chunkings(cc, "en")
+    out = capsys.readouterr().out
+    assert "Per chunking (not compared across chunkings)" in out and "not tested across chunkings" in out
+    with pytest.raises(InvalidParameterError, match="can be compared across chunkings"):
+        compare_chunkings(ts, ["fixed:20", "fixed:60"], "bm25", ["ndcg@2", "mrr@2"], progress=False)
+
+
+@pytest.mark.slow
+def test_only_what_is_comparable_across_chunkings_is_tested(tmp_path):
+    """CMRC 2018, two chunk sizes: nDCG / MRR score each chunking's own chunk qrels and context size and precision Ω
+    differ by construction - shown per chunking, never tested; span precision@5 and IoU@5 carry one finding."""
+    ts = rs.load_dataset("cmrc2018")
+    queries = [q.id for q in ts.queries if q.id in set(ts.spans.queries)][:60]
+    cc = compare_chunkings(ts, ["fixed:128", "fixed:512"], "bm25", k=5, queries=queries, progress=False)
+    assert cc.comparison.labels == ("span_recall@5", "span_precision@5", "span_iou@5")
+    assert cc.per_chunking == ("ndcg@5", "mrr@5", "context_size@5", "span_precision_omega")
+    assert {p.metric for p in cc.comparison.pairs} == set(cc.comparison.labels)  # nothing else is starred
+    [same] = cc.same_information
+    assert (same["a"], same["b"]) == ("span_precision@5", "span_iou@5") and same["r"] >= 0.99
+    row = cc.table()[0]
+    assert {"ndcg@5", "context_size@5", "span_precision_omega"} <= set(row)  # still shown, per chunking
+    data = cc.to_dict()
+    assert data["per_chunking"] == list(cc.per_chunking) and data["same_information"] == cc.same_information
+    html = cc.write_report(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "carry the same information" in html and "not tested across chunkings" in html
+    md = cc.write_report(tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "span_precision@5 and span_iou@5 carry the same information" in md

@@ -49,8 +49,8 @@ CASES = {
         ["check", "--baseline", "bm25", "--max-drop", "ndcg@10=0.02", "--test", "wilcoxon"],
         "the Wilcoxon signed-rank test cannot check a maximum drop: it tests a pseudo-median (Hodges-Lehmann "
         "location), not the mean the margin is stated on, and passes runs whose mean dropped by more than the "
-        "margin when a few queries lose a lot; use --test t, randomization or bootstrap",
-        "请改用 --test t、randomization 或 bootstrap"),
+        "margin when a few queries lose a lot; use --test betting, t, randomization or bootstrap",
+        "请改用 --test betting、t、randomization 或 bootstrap"),
     "gate alpha": (
         ["check", "-r", "mrr>=0.5", "--alpha", "2"], "alpha must be a number between 0 and 1, got 2.0", "实际为 2.0"),
     "nothing to check": (

@@ -128,14 +128,14 @@ def test_check_exit_2_on_missing_file(cli: CliRunner, files: dict[str, Path], tm
     assert code == 2 and "no such file" in err
 
 
-def test_gate_api_identical_run_passes_non_inferiority() -> None:
+def test_gate_api_identical_run_is_undecided() -> None:
+    # every per-query difference is 0: nothing varies, so no test can bound the mean (it used to pass any margin)
     qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 1} for i in range(20)})
     run = Run.from_ranked_lists({f"q{i}": ["a", "x", "b"] if i % 2 else ["x", "a"] for i in range(20)})
-    for test in ("t", "randomization", "bootstrap"):
-        g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0.01"], test=test)
-        assert g.passed, (test, g.lines())
-    g = check(qrels, run, baseline=run, max_drops=["ndcg@10=0"])  # no margin: must be better, and is not
-    assert not g.passed and g.exit_code == 1
+    for test in ("betting", "t", "randomization", "bootstrap"):
+        for margin in ("0.01", "0"):
+            g = check(qrels, run, baseline=run, max_drops=[f"ndcg@10={margin}"], test=test)
+            assert not g.passed and g.exit_code == 3 and g.outcomes[0].undecided == "no_variance", (test, g.lines())
 
 
 def test_parsers() -> None:

@@ -89,7 +89,7 @@ def test_type_one_error_at_the_margin(n: int) -> None:
         assert rate < wilcoxon_rate / 4
 
 
-@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+@pytest.mark.parametrize("test", ["betting", "t", "randomization", "bootstrap"])
 def test_the_bound_and_the_p_value_give_the_same_verdict(test: str) -> None:
     rng = np.random.default_rng(7)
     agree = 0
@@ -97,7 +97,10 @@ def test_the_bound_and_the_p_value_give_the_same_verdict(test: str) -> None:
         n = int(rng.integers(5, 60))
         d = rng.normal(rng.uniform(-0.1, 0.05), rng.uniform(0.01, 0.2), n)
         r = non_inferiority(d, 0.05, test, 0.05, resamples=500, max_resamples=500, rng=i)
-        assert r.passed == (r.lower_bound > -0.05), (i, r)
+        if r.undecided:  # an unstable Monte-Carlo p-value neither passes nor fails
+            assert r.undecided == "unstable" and not r.passed
+        else:
+            assert r.passed == (r.lower_bound > -0.05), (i, r)
         agree += 1
     assert agree == 60
 

@@ -86,11 +86,11 @@ GATE = [
     (lambda: check(QRELS, DENSE, baseline=BM25, max_drops=["ndcg@10=0.02"], test="wilcoxon"),
      "the Wilcoxon signed-rank test cannot check a maximum drop: it tests a pseudo-median (Hodges-Lehmann "
      "location), not the mean the margin is stated on, and passes runs whose mean dropped by more than the "
-     "margin when a few queries lose a lot; use --test t, randomization or bootstrap",
-     ["伪中位数", "请改用 --test t、randomization 或 bootstrap"]),
+     "margin when a few queries lose a lot; use --test betting, t, randomization or bootstrap",
+     ["伪中位数", "请改用 --test betting、t、randomization 或 bootstrap"]),
     (lambda: check(QRELS, DENSE, baseline=BM25, max_drops=["ndcg@10=0.02"], test="sign"),
-     "the test of a maximum drop must be one of t, randomization, bootstrap, got 'sign'",
-     ["t、randomization、bootstrap 之一"]),
+     "the test of a maximum drop must be one of betting, t, randomization, bootstrap, got 'sign'",
+     ["betting、t、randomization、bootstrap 之一"]),
 ]
 
 

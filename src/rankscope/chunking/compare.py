@@ -13,8 +13,15 @@ with span judgments, several chunkings of its corpus and one retriever factory, 
    ``mrr@k``);
 3. compares the chunkings with :func:`rankscope.compare` — paired tests per query,
    multiple-testing correction over all pairs × metrics, bootstrap intervals,
-   effect sizes — exactly as runs are compared;
-4. keeps, per chunking, its size statistics, how the spans fall on it and the mean
+   effect sizes — exactly as runs are compared, on the measures that mean the same
+   on every chunking (:func:`comparable`: span recall, precision and IoU @k, scored on
+   the judged characters); the others are shown per chunking, never tested or starred:
+   nDCG / MRR score each chunking's own chunk qrels, ``context_size@k`` and the Ω
+   measures differ by construction (a chunk size, a property of the chunking alone);
+4. says when two compared measures carry the same information (|Pearson r| ≥ 0.99
+   across the queries of every chunking: ``span_precision@5`` and ``span_iou@5`` when
+   answers are short): one finding, not two;
+5. keeps, per chunking, its size statistics, how the spans fall on it and the mean
    span recall and context size at k = 1..depth (the recall-versus-context curve of
    the HTML report).
 
@@ -29,6 +36,8 @@ with span judgments, several chunkings of its corpus and one retriever factory, 
 ...     print(row["chunking"], f"{row['span_recall@1']:.3f} {row['span_precision@1']:.3f}", row["context_size@1"])
 fixed:14 0.286 0.143 14.0
 fixed:64 1.000 0.109 64.0
+>>> cc.comparison.labels, cc.per_chunking
+(('span_recall@1', 'span_precision@1', 'span_iou@1'), ('ndcg@1', 'mrr@1', 'context_size@1', 'span_precision_omega'))
 """
 
 from __future__ import annotations
@@ -50,7 +59,49 @@ if TYPE_CHECKING:
     from rankscope.comparison import Comparison
     from rankscope.retrieval.evaluation import RetrieverEvaluation
 
-__all__ = ["compare_chunkings", "ChunkingComparison", "default_metrics"]
+__all__ = ["compare_chunkings", "ChunkingComparison", "default_metrics", "comparable", "same_information",
+           "SAME_INFORMATION"]
+
+#: measures that differ between chunkings by construction (a chunk size, a property of the chunking alone)
+_BY_CONSTRUCTION = ("context_size", "span_precision_omega", "span_iou_omega")
+SAME_INFORMATION = 0.99
+"""Two compared measures whose per-query values correlate at least this much (|Pearson r|) carry one finding."""
+
+
+def comparable(measure: Any) -> bool:
+    """Whether a measure means the same on every chunking, so that chunkings can be tested on it: a span measure
+    scored on the judged characters, not one that differs by construction (``context_size``, the Ω measures).
+
+    >>> from rankscope.measures import parse_metric
+    >>> [comparable(parse_metric(m)) for m in ("span_recall@5", "ndcg@5", "context_size@5", "span_precision_omega")]
+    [True, False, False, False]
+    """
+    spec = measure.spec
+    return spec.family == "span" and spec.name not in _BY_CONSTRUCTION
+
+
+def same_information(labels: Sequence[str], scores: np.ndarray) -> list[dict[str, Any]]:
+    """Pairs of measures whose per-query values (``scores``: systems × queries × measures) correlate with
+    |r| ≥ :data:`SAME_INFORMATION` within every system: ``{"a", "b", "r"}`` with the weakest r of the systems.
+
+    >>> x = np.array([[[0.1, 0.2, 0.9], [0.5, 1.0, 0.1], [0.3, 0.6, 0.4]]])
+    >>> same_information(["p", "iou", "r"], x)
+    [{'a': 'p', 'b': 'iou', 'r': 1.0}]
+    """
+    out = []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            rs: list[float] = []
+            for system in scores:
+                a, b = system[:, i], system[:, j]
+                if len(a) < 3 or a.std() == 0 or b.std() == 0:
+                    rs = []
+                    break
+                rs.append(float(np.corrcoef(a, b)[0, 1]))
+            weakest = min(rs, key=abs) if rs else 0.0
+            if rs and abs(weakest) >= SAME_INFORMATION:
+                out.append({"a": labels[i], "b": labels[j], "r": round(weakest, 6)})
+    return out
 
 
 def default_metrics(k: int) -> list[str]:
@@ -78,7 +129,11 @@ class ChunkingComparison:
     ``curves``
         per chunking: ``k``, mean ``span_recall@k`` and mean ``context_size@k`` for k = 1..depth;
     ``k``, ``rule``, ``retriever``
-        the cutoff, the chunk rule of the ordinary measures, the retriever's name.
+        the cutoff, the chunk rule of the ordinary measures, the retriever's name;
+    ``per_chunking``
+        the measures shown per chunking and not tested (see the module doc);
+    ``same_information``
+        pairs of compared measures carrying the same information (``{"a", "b", "r"}``).
     """
 
     comparison: Comparison
@@ -89,6 +144,8 @@ class ChunkingComparison:
     rule: str
     retriever: str
     build: dict[str, Any] = field(default_factory=dict)
+    per_chunking: tuple[str, ...] = ()
+    same_information: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -103,8 +160,13 @@ class ChunkingComparison:
             rows.append({"chunking": name, "chunks": info["summary"]["chunks"],
                          "mean_size": info["summary"]["mean_size"], "overlap_chars": info["summary"]["overlap_chars"],
                          "spans_not_in_one_chunk": info["coverage"]["spans"] - info["coverage"]["contained"],
-                         **self.comparison.means[name]})
+                         **self.comparison.means[name], **self.per_chunking_means()[name]})
         return rows
+
+    def per_chunking_means(self) -> dict[str, dict[str, float]]:
+        """Per chunking, the mean of each measure shown per chunking (not tested across chunkings)."""
+        return {name: {label: float(ev.result.mean()[label]) for label in self.per_chunking}
+                for name, ev in self.evaluations.items()}
 
     def significant(self) -> list[dict[str, Any]]:
         """The pairs × metrics whose difference is significant after the correction."""
@@ -114,6 +176,8 @@ class ChunkingComparison:
         """Everything as JSON-ready data (the comparison in its own schema under ``comparison``)."""
         return {"k": self.k, "rule": self.rule, "retriever": self.retriever, "build": self.build,
                 "chunkings": self.chunkings, "table": self.table(), "curves": self.curves,
+                "compared": list(self.comparison.labels), "per_chunking": list(self.per_chunking),
+                "same_information": self.same_information,
                 "failed_queries": {n: len(ev.errors) for n, ev in self.evaluations.items()},
                 "comparison": self.comparison.to_dict(per_query=per_query)}
 
@@ -124,8 +188,25 @@ class ChunkingComparison:
         report = build_report(self.comparison, lang=lang, curves=False)
         report["chunking"] = {"k": self.k, "rule": self.rule, "retriever": self.retriever,
                               "chunkings": self.chunkings, "curves": self.curves, "table": self.table(),
-                              "build": self.build}
+                              "build": self.build, "per_chunking": list(self.per_chunking),
+                              "same_information": self.same_information}
+        report["warnings"] = [*self.notes(lang), *report.get("warnings", [])]
         return report
+
+    def notes(self, lang: str = "en") -> list[str]:
+        """What the tests rest on, in ``lang``: the measures shown per chunking (and why), and the compared
+        measures that carry the same information."""
+        from rankscope.errors import Items
+
+        out = []
+        if self.per_chunking:
+            out.append(_("Shown per chunking, not tested across chunkings: {metrics} (ordinary measures score each "
+                         "chunking's own chunk qrels; context size and the Ω measures differ by construction).",
+                         metrics=Items(self.per_chunking)).text(lang))
+        out += [_("{a} and {b} carry the same information (r = {r} across the queries of every chunking): their "
+                  "verdicts are one finding, not two.", a=p["a"], b=p["b"], r=f"{p['r']:.4f}").text(lang)
+                for p in self.same_information]
+        return out
 
     def write_report(self, path: str | Path, lang: str = "en") -> Path:
         """Write the report (``.html`` with the recall-versus-context plot, ``.md``, ``.json``, ``.tex``)."""
@@ -207,8 +288,9 @@ def compare_chunkings(
         ``"sentences:256"`` is split by :mod:`rankscope.chunking.splitters`
     retriever : ``"bm25"``, ``"e5"``, ``"dense"``, ``"hybrid"`` or a factory ``chunk texts -> retriever``
         (see :mod:`rankscope.chunking.retrievers`); built once per chunking
-    metrics : compared measures (default :func:`default_metrics` of ``k``); span measures and ordinary
-        ones (scored on the chunk qrels of ``rule``)
+    metrics : measures (default :func:`default_metrics` of ``k``); the span measures are compared across
+        chunkings, the others (ordinary ones scored on the chunk qrels of ``rule``, ``context_size``, the Ω
+        measures) shown per chunking
     k : the cutoff of the default metrics; ``depth`` the hits asked for (and the curve's last k)
     spans : span judgments to use instead of the test set's
     rule : chunk qrels rule for the ordinary measures (``"any"``, ``"contains"``, ``"chars>=N"``, ``"fraction>=F"``)
@@ -268,8 +350,16 @@ def compare_chunkings(
         info[name] = {"spec": chunking.name, "summary": chunking.summary(),
                       "coverage": sub.spans.coverage(chunking).to_dict() if sub.spans is not None else {},
                       "failed_queries": len(ev.errors)}
-    comparison = compare(None, {n: ev.result for n, ev in evaluations.items()}, labels, test=test, alpha=alpha,
+    pairs = parse_metrics(labels)
+    tested = [label for label, m in pairs if comparable(m)]
+    shown = tuple(label for label, m in pairs if not comparable(m))
+    if not tested:
+        raise InvalidParameterError(_("none of {metrics} can be compared across chunkings: ordinary measures score "
+                                      "each chunking's own chunk qrels; ask for a span measure (span_recall@5, "
+                                      "span_precision@5, span_iou@5)", metrics=Items(tuple(labels))))
+    comparison = compare(None, {n: ev.result for n, ev in evaluations.items()}, tested, test=test, alpha=alpha,
                          correction=correction, baseline=baseline, permutations=permutations, bootstrap=bootstrap,
                          rng=rng)
     return ChunkingComparison(comparison, evaluations, info, curves, k, str(ChunkRule.parse(rule)),
-                              str(retriever_name), {"queries": len(keep), "spans": len(sub.spans or [])})
+                              str(retriever_name), {"queries": len(keep), "spans": len(sub.spans or [])},
+                              shown, same_information(comparison.labels, comparison.scores))

@@ -184,9 +184,14 @@ def load_plugins(modules: list[str] | None) -> None:
             fail(_("cannot import plugin module {module!r}: {exc}", module=mod, exc=exc))
 
 
+#: the arguments of the command running (after ``rankscope``), for suggestions that must run as typed
+COMMAND_LINE: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
+    COMMAND_LINE[:] = args  # what was typed: a suggested command line is this one, corrected
     if args and args[0] in ("trec_eval", "trec-eval") and args[1:2] not in (["--help"],):  # before importing every
         # command: faster start-up
         from rankscope.trec_eval.cli import main as trec_main

@@ -1,4 +1,5 @@
-"""``rankscope check``: a CI gate.  Exit 0 when every requirement holds, 1 when one fails, 2 on bad input."""
+"""``rankscope check``: a CI gate.  Exit 0 when every requirement holds, 1 when one fails, 2 on bad input, 3 when
+none fails but a maximum drop could not be decided (too few queries, no variation, an unstable p-value)."""
 
 from __future__ import annotations
 
@@ -58,9 +59,11 @@ def check_command(
     ] = None,
     test: Annotated[
         MaxDropTest,
-        typer.Option("--test", help="test of the mean for --max-drop: t, randomization (sign flips) or bootstrap "
-                     "(studentized; best on skewed differences); wilcoxon is refused"),
-    ] = MaxDropTest.t,
+        typer.Option("--test", help="test of the mean for --max-drop: betting (a bound valid at any number of "
+                     "queries and any skew; a metric without a fixed range uses bootstrap), t, randomization (sign "
+                     "flips) or bootstrap (studentized); the last three carry a calibration warning where they were "
+                     "measured above their level; wilcoxon is refused"),
+    ] = MaxDropTest.betting,
     alpha: Annotated[
         float,
         typer.Option("--alpha", metavar="ALPHA",
@@ -72,7 +75,7 @@ def check_command(
     ] = 10_000,
     max_permutations: MaxPermutations = None,
     seed: Annotated[
-        int, typer.Option("--seed", metavar="N", help="random seed of the randomization and bootstrap tests")
+        int, typer.Option("--seed", metavar="N", help="random seed of the betting, randomization and bootstrap tests")
     ] = 0,
     summary: Annotated[
         Optional[Path],
@@ -92,7 +95,8 @@ def check_command(
     plugin: Plugins = None,
     lang: LangOption = None,
 ) -> None:
-    """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail) or 2 (bad input).
+    """Check RUN against requirements; print one line per requirement; exit 0 (pass), 1 (fail), 2 (bad input) or 3
+    (undecided: a maximum drop on fewer than 2 queries, without variation or with an unstable p-value).
 
     A requirement repeated (in any spelling, or by a preset too) is checked once.
 
@@ -118,7 +122,7 @@ def check_command(
             fail(_("cannot write {path}: folder {folder} does not exist", path=path, folder=path.parent))
     # runs are named by their file stem; a TREC tag that differs is shown
     files = [run] if baseline is None else [run, baseline]
-    with swapped_inputs(qrels, files, lambda q, r: f"rankscope check --qrels {q} --run {r}"):
+    with swapped_inputs(qrels, files):
         judgments, __, source_note = read_judgments(qrels, provenance)
         named, tags = read_named_runs(files, columns)
     loaded = list(named.values())

@@ -95,6 +95,9 @@ def chunking_command(
       rankscope chunking testset.jsonl -c recursive:512:64 -c sentences:256 -r bm25 --report chunking.html
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     from rankscope.chunking.compare import compare_chunkings
     from rankscope.cli.demo_cmd import sample_queries
     from rankscope.data.chunking import Chunking
@@ -166,6 +169,16 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
     console.print(table)
+    if cc.per_chunking:  # measured on each chunking, not tested across them (said by the report's warnings)
+        per = Table(title=gettext("Per chunking (not compared across chunkings)", lang), title_justify="left")
+        per.add_column(gettext("chunking", lang))
+        for label in cc.per_chunking:
+            per.add_column(label, justify="right")
+        means = cc.per_chunking_means()
+        for name in cc.names:
+            per.add_row(name, *(f"{means[name][label]:.4f}" if abs(means[name][label]) < 100
+                                 else f"{means[name][label]:.0f}" for label in cc.per_chunking))
+        console.print(per)
     lines = [*(notes or []), _("One retriever ({retriever}) built on each chunking; {queries} queries with {spans} "
                                "judged spans. Span measures score the judged characters; ordinary measures score "
                                "chunk qrels derived with the rule {rule}. Paired tests compare the chunkings query "

@@ -48,11 +48,30 @@ class Output(str, Enum):
     json = "json"
 
 
+class Interval(str, Enum):
+    """How the intervals of ``compare`` are made."""
+
+    bootstrap = "bootstrap"
+    betting = "betting"
+
+
 def run_stem(path: Path) -> str:
-    """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25)."""
+    """The name a run file is known by: its file name without ``.gz`` and its extension (``bm25.trec.gz`` -> bm25);
+    a run of a TREC archive (``input.aplrob03a.gz``) by the name after the archive's ``input.`` prefix, its run
+    tag, as the file's own rows name it.
+
+    >>> run_stem(Path("bm25.trec.gz")), run_stem(Path("trec12/input.aplrob03a.gz")), run_stem(Path("input.txt"))
+    ('bm25', 'aplrob03a', 'input')
+    """
     name = path.name.removesuffix(".gz")
+    if name.startswith("input.") and len(name) > len("input.") and name not in _PLAIN_INPUTS:
+        return name[len("input."):]
     stem = Path(name).stem
     return stem or name
+
+
+#: files named input.<extension> that are no TREC archive run
+_PLAIN_INPUTS = frozenset(f"input.{ext}" for ext in ("txt", "trec", "run", "tsv", "csv", "json", "jsonl", "parquet"))
 
 
 def read_named_runs(paths: list[Path], columns: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
@@ -168,6 +187,12 @@ def compare_command(
     bootstrap: Annotated[
         int, typer.Option("--bootstrap", metavar="N", help="bootstrap resamples for the intervals")
     ] = 1000,
+    ci: Annotated[
+        Interval,
+        typer.Option("--ci", help="the intervals of the means and differences: bootstrap (percentile) or betting "
+                     "(valid at any number of queries for a metric with a fixed range); both unadjusted, at level "
+                     "1 - ALPHA"),
+    ] = Interval.bootstrap,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="random seed (same seed, same p-values)")] = 0,
     report: ReportFiles = None,
     scenario: ScenarioOption = None,
@@ -201,6 +226,9 @@ def compare_command(
       rankscope compare bm25-2026-04.json bm25.trec --qrels qrels.txt
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments
     from rankscope.comparison import compare
@@ -212,10 +240,7 @@ def compare_command(
 
         get_scenario(scenario)
 
-    def retype(q: Path, r: Path) -> str:
-        return f"rankscope compare {' '.join(str(r if p == q else p) for p in runs)} --qrels {q}"
-
-    with swapped_inputs(qrels, runs, retype):
+    with swapped_inputs(qrels, runs, min_runs=2):
         judgments, q, source_note = (None, None, None) if qrels is None else read_judgments(qrels, provenance)
         named, tags = read_named_runs(runs, columns)
     if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):
@@ -228,6 +253,7 @@ def compare_command(
         correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
         max_permutations=max_permutations, bootstrap=bootstrap, rng=seed, relevance_level=relevance_level,
         missing=missing.value, depth=depth, score_precision=score_precision.value, unjudged=unjudged.value,
+        ci=ci.value,
     )
     if fmt is Output.json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))

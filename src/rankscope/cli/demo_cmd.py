@@ -276,6 +276,9 @@ def demo_command(
     from rankscope.errors import InvalidParameterError
 
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(["chunking.html"])  # the demo writes one: a missing extra is said before any work
     lg = lang.value
     if max_queries < 0:
         raise InvalidParameterError(_("--max-queries must be >= 0, got {n}", n=max_queries))

@@ -124,6 +124,9 @@ def evaluate_command(
       rankscope evaluate qrels.dev.tsv run.dev.tsv -m mrr@10 --columns qid,docid,rank
     """
     assert lang is not None  # settled by user_errors
+    from rankscope.extras import need_for_reports
+
+    need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
     from rankscope.engine import evaluate
@@ -164,10 +167,10 @@ def evaluate_command(
     else:
         if chunks is not None:
             raise InvalidParameterError(_("--chunks goes with --span-qrels"))
-        with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+        with swapped_inputs(qrels, [run_path]):
             judgments, plain, source_note = read_judgments(qrels, provenance, metrics=metric)  # type: ignore[arg-type]
         chunking = None
-    with swapped_inputs(qrels, [run_path], lambda q, r: f"rankscope evaluate {q} {r}"):
+    with swapped_inputs(qrels, [run_path]):
         # a run file is streamed (memory follows the block size) unless something needs it whole: span
         # judgments, --columns, a report (it reads the rankings)
         whole = chunking is not None or columns is not None or bool(report)
@@ -194,7 +197,9 @@ def evaluate_command(
     if fmt is OutputFormat.json:
         out = with_tag(result.to_dict(per_query=per_query), tags)
         out["verdict"] = {k: verdict[k] for k in ("ceilings", "ratings", "standards", "scenario")}
-        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        from rankscope.report.json_report import json_ready
+
+        typer.echo(json.dumps(json_ready(out), ensure_ascii=False, indent=2, allow_nan=False))
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence

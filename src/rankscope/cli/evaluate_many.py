@@ -109,8 +109,10 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
     TREC tag beside its name where they differ."""
     names = [r.run_name for r in results]
     if fmt == "json":
-        echo(json.dumps([with_tag(r.to_dict(per_query=False), tags) for r in results], ensure_ascii=False,
-                        indent=2))
+        from rankscope.report.json_report import json_ready
+
+        echo(json.dumps(json_ready([with_tag(r.to_dict(per_query=False), tags) for r in results]),
+                        ensure_ascii=False, indent=2, allow_nan=False))
         return
     labels = list(results[0].labels)
     if fmt == "csv":

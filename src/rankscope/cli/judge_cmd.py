@@ -69,6 +69,17 @@ def judge_command(
     price_out: PriceOut = None,
     progress: Progress = None,
     fmt: Format = Output.table,
+    until_width: Annotated[
+        Optional[float],
+        typer.Option("--until-width", metavar="W", show_default="none: judge every pair",
+                     help="judge the pairs in a random order and stop once the anytime-valid 95% interval of the "
+                          "pool's share of relevant pairs (grade >= --relevance-level) is at most W wide; it then "
+                          "covers the share over all pairs"),
+    ] = None,
+    relevance_level: Annotated[
+        int, typer.Option("--relevance-level", metavar="GRADE", help="the grade counted as relevant by --until-width")
+    ] = 1,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="random order of --until-width")] = 0,
 ) -> None:
     """Grade every (query, document) of POOL 0-3 with MODEL (UMBRELA-style prompt, temperature 0).
 
@@ -116,13 +127,23 @@ def judge_command(
                        price=price_line(plan.cost(price_in, price_out), said)).text(said)], said)
         return
     assert out is not None
-    report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
+    stopped = None
+    if until_width is not None:  # rounds in a random order until the interval is narrow enough
+        from rankscope.labels.batch import judge_until
+
+        report, stopped = judge_until(pairs, qtexts, dtexts, settings, width=until_width,
+                                      relevance_level=relevance_level, seed=seed, cache=db, concurrency=concurrency,
+                                      progress=progress)
+    else:
+        report = judge_pairs(pairs, qtexts, dtexts, settings, cache=db, concurrency=concurrency, progress=progress)
     side = report.labels.write(out)
     if fmt is Output.json:
         typer.echo(json.dumps({"model": model, "prompt": settings.prompt.id, "out": str(out), "provenance": str(side),
-                               "cache": str(db) if db else None, **report.to_dict()}, indent=2))
+                               "cache": str(db) if db else None, **report.to_dict(),
+                               "stopped": None if stopped is None else stopped.to_dict()}, indent=2))
     else:
-        print_lines(_summary(report, settings, out, side, db, said), said)
+        print_lines(_summary(report, settings, out, side, db, said)
+                    + ([] if stopped is None else [stopped.text(said)]), said)
     if report.failed:
         text = _("{failed} of {pairs} pairs have no grade ({kinds}); they are listed in {side}", failed=report.failed,
                  pairs=report.plan.items, kinds=_kinds(report.errors).text(said), side=side).text(said)

@@ -1,16 +1,20 @@
-"""``rankscope run``: run a baseline (bm25, dense, hybrid) or your own retriever over a test set and
+"""``rankscope run``: run a baseline (bm25, dense, hybrid, openai) or your own retriever over a test set and
 write the TREC run, so that runs can be compared and gated without writing Python::
 
     rankscope run bm25 --testset questions.json --corpus corpus.jsonl --out bm25.trec --qrels-out qrels.txt
     rankscope run dense --testset questions.json --corpus corpus.jsonl --out dense.trec
+    rankscope run openai --base-url https://api.openai.com/v1 --model text-embedding-3-small \
+        --api-key-env OPENAI_API_KEY --testset questions.json --corpus corpus.jsonl --out openai.trec
     rankscope run --retriever mymodule:search --testset questions.json --out mine.trec
     rankscope compare --qrels qrels.txt bm25.trec dense.trec mine.trec -m ndcg@10
 
 The corpus comes from ``--corpus`` (JSONL ``{"_id"|"id", "text", "title"?}``, JSON ``{id: text}``,
 TSV/CSV ``id, text``) or from the test set itself (a JSON test set with ``"corpus"``, a BEIR
-folder).  ``--retriever module:object`` imports ``module`` (the current folder first on the path)
-and uses ``object``: a retriever object, a function ``fn(query, k)``, or a class, instantiated
-without arguments.  The evaluation summary — metrics per level, latency and every warning — is
+folder).  ``openai`` is the dense baseline on any OpenAI-compatible embeddings endpoint
+(:mod:`rankscope.retrieval.openai_embeddings`; its vectors cached by request).  ``--retriever module:object``
+imports ``module`` (the current folder first on the path) and uses ``object``: a retriever object (a
+LangChain, LlamaIndex or Haystack one too), a function ``fn(query, k)``, or a class, instantiated without
+arguments.  The evaluation summary — metrics per level, latency and every warning — is
 printed; ``--json`` also writes it as JSON.  With ``--chunk-to-doc`` the written run is the
 document-level (folded) one.
 """
@@ -37,6 +41,15 @@ class System(str, Enum):
     bm25 = "bm25"
     dense = "dense"
     hybrid = "hybrid"
+    openai = "openai"
+
+
+DEFAULT_DENSE_MODEL = "multilingual-e5-small"
+
+
+class BadAnswer(str, Enum):
+    FAIL = "fail"
+    COUNT = "count"  # not "count": str.count
 
 
 class Relevance(str, Enum):
@@ -72,9 +85,17 @@ def load_object(spec: str) -> Any:
     return obj() if inspect.isclass(obj) else obj
 
 
-def _baseline(system: System, corpus: dict[str, str], *, model: str, tokenizer: str, depth: int,
-              progress: bool) -> Any:
+def _baseline(system: System, corpus: dict[str, str], *, model: str | None, tokenizer: str, depth: int,
+              progress: bool, remote: dict[str, Any] | None = None) -> Any:
     from rankscope.retrieval.bm25 import BM25Retriever
+
+    if system is System.openai:
+        from rankscope.retrieval.dense import DenseRetriever
+        from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
+
+        assert remote is not None and model is not None
+        return DenseRetriever(corpus, OpenAIEmbeddings(remote.pop("base_url"), model, **remote), name="openai",
+                              with_text=False)
 
     def bm25() -> Any:
         return BM25Retriever(corpus, tokenizer=tokenizer, with_text=False)
@@ -82,7 +103,7 @@ def _baseline(system: System, corpus: dict[str, str], *, model: str, tokenizer: 
     def dense() -> Any:
         from rankscope.retrieval.dense import DenseRetriever
 
-        return DenseRetriever(corpus, model, with_text=False)
+        return DenseRetriever(corpus, model or DEFAULT_DENSE_MODEL, with_text=False)
 
     if system is System.bm25:
         return bm25()
@@ -96,9 +117,10 @@ def _baseline(system: System, corpus: dict[str, str], *, model: str, tokenizer: 
 @app.command("run")
 @user_errors
 def run_command(
-    system: Annotated[Optional[System], typer.Argument(help="baseline: bm25, dense or hybrid")] = None,
+    system: Annotated[Optional[System], typer.Argument(help="baseline: bm25, dense, hybrid or openai")] = None,
     testset: Annotated[Path, typer.Option("--testset", "-t", show_default="none: required",
-                                          help="test set: .json, .jsonl or a BEIR folder")] = Path(),
+                                          help="test set: .json, .jsonl (rankscope, LlamaIndex, RAGAS) or a BEIR "
+                                               "folder")] = Path(),
     out: Annotated[Path, typer.Option("--out", "-o", show_default="none: required",
                                       help="TREC run file to write")] = Path(),
     corpus: Annotated[Optional[Path], typer.Option("--corpus", show_default="the test set's corpus",
@@ -114,9 +136,34 @@ def run_command(
                      help="metric, repeatable"),
     ] = None,
     model: Annotated[
-        str, typer.Option("--model", help="dense model: multilingual-e5-small (any language), all-MiniLM-L6-v2 "
-                                          "(English), or a sentence-transformers name or path")
-    ] = "multilingual-e5-small",
+        Optional[str], typer.Option("--model", show_default="multilingual-e5-small; openai: none, required",
+                                    help="dense model: multilingual-e5-small (any language), all-MiniLM-L6-v2 "
+                                         "(English), or a sentence-transformers name or path; openai: the "
+                                         "endpoint's embedding model")
+    ] = None,
+    base_url: Annotated[
+        Optional[str], typer.Option("--base-url", show_default="none: required by openai",
+                                    help="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")
+    ] = None,
+    api_key_env: Annotated[
+        Optional[str], typer.Option("--api-key-env", show_default="none: send no key",
+                                    help="environment variable holding the API key")
+    ] = None,
+    dimensions: Annotated[
+        Optional[int], typer.Option("--dimensions", show_default="the model's",
+                                    help="openai: ask for vectors of this size (text-embedding-3-*)")
+    ] = None,
+    query_prefix: Annotated[str, typer.Option("--query-prefix", help="openai: text put before each query, e.g. "
+                                                                     "'query: ' for E5 models")] = "",
+    doc_prefix: Annotated[str, typer.Option("--doc-prefix", help="openai: text put before each document, e.g. "
+                                                                 "'passage: ' for E5 models")] = "",
+    embeddings_cache: Annotated[
+        Optional[Path], typer.Option("--embeddings-cache", show_default="openai-embeddings.sqlite in the cache folder",
+                                     help="openai: SQLite cache of the vectors (re-runs ask only for new texts)")
+    ] = None,
+    no_embeddings_cache: Annotated[
+        bool, typer.Option("--no-embeddings-cache", help="openai: do not read or write the vectors' cache")
+    ] = False,
     tokenizer: Annotated[str, typer.Option("--tokenizer", help="BM25 tokenizer: auto, en or zh")] = "auto",
     chunk_to_doc: Annotated[
         Optional[str], typer.Option("--chunk-to-doc", show_default="none: ids are document ids",
@@ -129,6 +176,19 @@ def run_command(
     overwrite_cache: Annotated[
         bool, typer.Option("--overwrite-cache", help="start --cache afresh even if it holds another evaluation")
     ] = False,
+    cache_key: Annotated[
+        Optional[str], typer.Option("--cache-key", show_default="none",
+                                    help="your name for what the retriever answers from (an index version): a "
+                                         "cache written under another key is refused")
+    ] = None,
+    cache_check: Annotated[
+        int, typer.Option("--cache-check", help="cached queries asked again before the cache is used (0: trust it)")
+    ] = 3,
+    on_bad_answer: Annotated[
+        BadAnswer, typer.Option("--on-bad-answer",
+                                help="a retriever returning None or no ranking: fail (stop) or count (a failed "
+                                     "query, retried first)")
+    ] = BadAnswer.FAIL,
     workers: Annotated[int, typer.Option("--workers", help="concurrent calls for your retriever")] = 4,
     retries: Annotated[int, typer.Option("--retries", help="extra attempts for a failing call")] = 2,
     relevance: Annotated[Relevance, typer.Option("--relevance", help="auto, qrels or answers")] = Relevance.auto,
@@ -146,11 +206,14 @@ def run_command(
     ] = None,
     lang: LangOption = None,
 ) -> None:
-    """Run a baseline (bm25, dense, hybrid) or --retriever module:object over a test set; write the TREC run.
+    """Run a baseline (bm25, dense, hybrid, openai) or --retriever module:object over a test set; write the TREC
+    run.
 
     Examples:
 
       rankscope run bm25 --testset testset.jsonl --out bm25.trec
+
+      rankscope run openai --base-url http://localhost:8000/v1 --model bge-m3 -t testset.jsonl -o openai.trec
 
       rankscope run --retriever myapp.search:Retriever --testset testset.jsonl --out mine.trec -k 20 --cache mine.cache
     """
@@ -167,14 +230,21 @@ def run_command(
     if out == Path():
         raise InvalidParameterError(_("--out is required (the TREC run file to write)"))
     if (system is None) == (retriever is None):
-        raise InvalidParameterError(_("give a baseline (bm25, dense, hybrid) or --retriever module:object, one of "
-                                      "them"))
+        raise InvalidParameterError(_("give a baseline (bm25, dense, hybrid, openai) or --retriever module:object, "
+                                      "one of them"))
+    remote: dict[str, Any] | None = None
+    if system is System.openai:
+        if base_url is None or model is None:
+            raise InvalidParameterError(_("openai embeds through an OpenAI-compatible endpoint: give --base-url "
+                                          "and --model (the endpoint's embedding model)"))
+        remote = {"base_url": base_url, "api_key_env": api_key_env, "dimensions": dimensions,
+                  "query_prefix": query_prefix, "doc_prefix": doc_prefix,
+                  "cache": False if no_embeddings_cache else (embeddings_cache or True)}
     show = sys.stderr.isatty() if progress is None else progress
     with warnings.catch_warnings():  # every warning is in the summary printed below
         warnings.simplefilter("ignore")
-        ts = TestSet.from_file(testset, split=split, strict=strict)
-        if corpus is not None:
-            ts = TestSet(ts.queries, ts.qrels, read_corpus(corpus), ts.name, ts.issues)
+        ts = TestSet.from_file(testset, split=split, strict=strict,
+                               corpus=read_corpus(corpus) if corpus is not None else None)
         if retriever is not None:
             r = load_object(retriever)
         else:
@@ -183,12 +253,14 @@ def run_command(
                 raise InvalidParameterError(_("{system} needs the documents: pass --corpus FILE, or a test set "
                                               'with a corpus (JSON with "corpus", or a BEIR folder)',
                                               system=system.value))
-            r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show)
+            r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show,
+                          remote=remote)
         run_name = name or (system.value if system is not None else None)
         ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
-                                cache=cache, overwrite_cache=overwrite_cache, progress=show,
-                                chunk_to_doc=chunk_to_doc, name=run_name, relevance=relevance.value,
-                                relevance_level=relevance_level)
+                                cache=cache, overwrite_cache=overwrite_cache, cache_key=cache_key,
+                                cache_check=cache_check, progress=show, chunk_to_doc=chunk_to_doc, name=run_name,
+                                relevance=relevance.value, relevance_level=relevance_level,
+                                on_bad_answer=on_bad_answer.value)
     assert ev.doc_run is not None
     write_trec_run(ev.doc_run, out, tag=ev.run.name)
     if qrels_out is not None:
@@ -200,7 +272,12 @@ def run_command(
     from rankscope.cli.messages import print_lines
 
     lg = lang.value if lang is not None else "en"
+    read_as = []
+    if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
+        from rankscope.data.testset_io import format_name
+
+        read_as = [f"{testset}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"]
     written = _("run written to {out} ({n} rows)", out=out, n=len(ev.doc_run)).text(lg)
     if qrels_out is not None:
         written += _("; judgments to {out}", out=qrels_out).text(lg)
-    print_lines([*ev.summary(lg).splitlines(), written], lg)
+    print_lines([*read_as, *ev.summary(lg).splitlines(), written], lg)

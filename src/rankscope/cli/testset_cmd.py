@@ -1,5 +1,6 @@
 """``rankscope testset check FILE`` (audit: duplicates, empty queries, missing ids, grades) and
-``rankscope testset convert IN OUT`` (JSON / JSONL / BEIR)."""
+``rankscope testset convert IN OUT`` (JSON / JSONL / BEIR).  Both read LlamaIndex and RAGAS test sets too and say
+which format was read; ``--corpus`` is where the reference contexts of a RAGAS test set are looked up."""
 
 from __future__ import annotations
 
@@ -36,8 +37,11 @@ def _ids(items: list[Any], limit: int = 8, lang: str = "en") -> str:
 @testset_app.command("check")
 @user_errors
 def check_command(
-    file: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
+    file: Annotated[Path, typer.Argument(help="test set: .json, .jsonl (rankscope, LlamaIndex, RAGAS), or a BEIR "
+                                              "folder")],
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="table or json")] = CheckFormat.table,
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", show_default="the test set's corpus",
+                                                   help="corpus: .jsonl, .json, .tsv, .csv")] = None,
     split: Annotated[
         Optional[str], typer.Option("--split", show_default="test", help="BEIR qrels split")
     ] = None,
@@ -58,21 +62,22 @@ def check_command(
     import warnings
 
     from rankscope.data.testset_audit import audit_testset
-    from rankscope.data.testset_io import read_any
+    from rankscope.data.testset_io import read_any, read_corpus
 
     with warnings.catch_warnings():  # every finding is in the table / JSON below
         warnings.simplefilter("ignore")
-        ts = read_any(file, split=split or "test", lenient=True)
+        docs = read_corpus(corpus) if corpus is not None else None
+        ts = read_any(file, split=split or "test", lenient=True, corpus=docs)
     audit = audit_testset(ts, near_threshold=near, relevance_level=relevance_level)
     if fmt is CheckFormat.json:
-        typer.echo(json.dumps(audit.to_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json.dumps({"format": ts.format, **audit.to_dict()}, ensure_ascii=False, indent=2))
     else:
-        _print_table(audit, lang.value if lang is not None else "en")
+        _print_table(audit, lang.value if lang is not None else "en", ts.format)
     if strict and audit.problems:
         raise typer.Exit(1)
 
 
-def _print_table(audit: Any, lang: str = "en") -> None:
+def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -82,6 +87,10 @@ def _print_table(audit: Any, lang: str = "en") -> None:
     table.add_column(gettext("check", lang))
     table.add_column(gettext("count", lang), justify="right")
     table.add_column(gettext("examples", lang))
+    if fmt is not None:
+        from rankscope.data.testset_io import format_name
+
+        table.add_row(gettext("format", lang), "", format_name(fmt, lang))
     table.add_row(_("queries").text(lang), str(audit.queries), "")
     table.add_row(gettext("judged queries", lang), str(audit.judged_queries),
                   _("{n} judgments", n=audit.judgments).text(lang))
@@ -135,15 +144,18 @@ class ConvertFormat(str, Enum):
 @testset_app.command("convert")
 @user_errors
 def convert_command(
-    source: Annotated[Path, typer.Argument(help="test set: .json, .jsonl, or a BEIR folder")],
+    source: Annotated[Path, typer.Argument(help="test set: .json, .jsonl (rankscope, LlamaIndex, RAGAS), or a BEIR "
+                                                "folder")],
     target: Annotated[Path, typer.Argument(help="output: .json, .jsonl, or a folder (BEIR)")],
     to: Annotated[
         Optional[ConvertFormat], typer.Option("--to", show_default="from TARGET", help="output format")
     ] = None,
     split: Annotated[str, typer.Option("--split", help="BEIR qrels split to read / write")] = "test",
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", show_default="the test set's corpus",
+                                                   help="corpus: .jsonl, .json, .tsv, .csv")] = None,
     lang: LangOption = None,
 ) -> None:
-    """Convert a test set between JSON, JSONL and BEIR folders.
+    """Convert a test set between JSON, JSONL and BEIR folders (LlamaIndex and RAGAS test sets are read too).
 
     Examples:
 
@@ -152,10 +164,11 @@ def convert_command(
       rankscope testset convert beir/scifact scifact.jsonl --split test
     """
     from rankscope.data.testset import TestSet
+    from rankscope.data.testset_io import format_name, read_corpus
 
     if not source.exists():
         raise FileNotFoundError(2, "no such file", str(source))
-    ts = TestSet.from_beir(source, split=split) if source.is_dir() else TestSet.from_file(source)
+    ts = TestSet.from_file(source, split=split, corpus=read_corpus(corpus) if corpus is not None else None)
     fmt = to or (ConvertFormat.json if target.suffix.lower() == ".json"
                  else ConvertFormat.jsonl if target.suffix.lower() in (".jsonl", ".ndjson") else ConvertFormat.beir)
     if fmt is ConvertFormat.json:
@@ -165,6 +178,9 @@ def convert_command(
     else:
         ts.to_beir(target, split=split)
 
+    lg = lang.value if lang is not None else "en"
+    if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
+        typer.echo(f"{source}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}")
     typer.echo(_("{queries}, {judgments} -> {target} ({fmt})", queries=ngettext("{n} query", "{n} queries", len(ts)),
                  judgments=ngettext("{n} judgment", "{n} judgments", len(ts.qrels)), target=target,
-                 fmt=fmt.value).text(lang.value if lang is not None else "en"))
+                 fmt=fmt.value).text(lg))

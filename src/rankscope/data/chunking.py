@@ -281,7 +281,7 @@ class Chunking:
 
 
 _DOC_KEYS = ("ref_doc_id", "doc_id", "document_id", "source_id", "source")
-_START_KEYS = ("start_char_idx", "start_index", "start_char", "start")
+_START_KEYS = ("start_char_idx", "start_index", "split_idx_start", "start_char", "start")
 _END_KEYS = ("end_char_idx", "end_char", "end")
 
 
@@ -290,8 +290,8 @@ def hit_location(hit: Any) -> tuple[str, int, int] | None:
 
     The document is the first of ``ref_doc_id`` (LlamaIndex), ``doc_id``, ``document_id``,
     ``source_id``, ``source``; the start the first of ``start_char_idx`` (LlamaIndex),
-    ``start_index`` (LangChain ``add_start_index=True``), ``start_char``, ``start``; the end
-    ``end_char_idx``, ``end_char``, ``end``, or start + the length of the hit's text.
+    ``start_index`` (LangChain ``add_start_index=True``), ``split_idx_start`` (Haystack), ``start_char``,
+    ``start``; the end ``end_char_idx``, ``end_char``, ``end``, or start + the length of the hit's text.
 
     >>> from rankscope.retrieval import Hit
     >>> hit_location(Hit("c1", 0.5, text="abc", metadata={"source": "d1", "start_index": 10}))

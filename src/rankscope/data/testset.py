@@ -142,7 +142,7 @@ def check_id(value: Any, what: str | Message) -> str:
     Traceback (most recent call last):
     rankscope.errors.RankscopeError: relevant_ids item 0: null id
     >>> try:
-    ...     check_id(None, said("error.data.what_field", field="'id'"))
+    ...     check_id(None, _("field {field}", field="'id'"))
     ... except RankscopeError as exc:
     ...     print(exc.text("zh"))
     字段 'id'：编号为空值（null）
@@ -204,6 +204,8 @@ class TestSet:
     name : a label for reports
     spans : optional span judgments (:class:`~rankscope.data.spans.SpanQrels`, from the items'
         ``evidence``): character ranges of the corpus documents that answer each query
+    format : the format of the file it was read from (``"json"``, ``"ragas"``, ``"llamaindex"``... see
+        :data:`rankscope.data.testset_io.FORMATS`); None when built in Python
 
     >>> ts = TestSet([Query("a", "first"), Query("b", "second")], {"a": {"d1": 1}})
     >>> len(ts), ts["b"].text, ts.judged_query_ids
@@ -220,8 +222,11 @@ class TestSet:
         name: str | None = None,
         issues: Sequence[LoadIssue] = (),
         spans: SpanQrels | None = None,
+        format: str | None = None,
     ) -> None:
         self.queries: list[Query] = list(queries)
+        #: the format of the file it was read from (None when built in Python)
+        self.format = format
         #: what reading the file found (unknown keys...); shown by evaluations and ``testset check``
         self.issues: tuple[LoadIssue, ...] = tuple(issues)
         by_id: dict[str, Query] = {}
@@ -287,7 +292,7 @@ class TestSet:
         wanted = set(query_ids)
         judg = {q: d for q, d in self.judgments().items() if q in wanted}
         spans = self.spans.subset(query_ids) if self.spans is not None else None
-        return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans)
+        return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans, format=self.format)
 
     def _repr_html_(self) -> str:
         from rankscope.report.notebook import html_testset
@@ -409,11 +414,14 @@ class TestSet:
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None, *, strict: bool = False,
-                  split: str = "test") -> TestSet:
-        """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (``split``)."""
+                  split: str = "test", corpus: Mapping[str, str] | None = None) -> TestSet:
+        """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (``split``): rankscope's records,
+        BEIR, a LlamaIndex retrieval dataset or a RAGAS test set, recognised by their fields (:attr:`format` says
+        which; see :mod:`rankscope.data.testset_io`).  ``corpus`` replaces the file's own, and is where the
+        reference contexts of a RAGAS or LlamaIndex RAG dataset are looked up to judge document ids."""
         from rankscope.data.testset_io import read_any
 
-        return read_any(path, name, split=split, strict=strict)
+        return read_any(path, name, split=split, strict=strict, corpus=corpus)
 
 
 def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str, str] | None) -> SpanQrels | None:

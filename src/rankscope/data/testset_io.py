@@ -1,4 +1,39 @@
-"""Reading and writing :class:`~rankscope.data.testset.TestSet` files: JSON, JSONL, BEIR folders.
+"""Reading and writing :class:`~rankscope.data.testset.TestSet` files: JSON, JSONL, BEIR folders, and the test sets
+of LlamaIndex and RAGAS.
+
+Formats (recognised by their fields; the test set's ``format`` says which one was read, :data:`FORMATS`):
+
+``json`` / ``jsonl``
+    rankscope's records (below): a JSON list or ``{"name", "queries": [...], "corpus"}``, or one record a line.
+``beir``
+    a BEIR folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``).
+``llamaindex``
+    LlamaIndex's retrieval-evaluation dataset, as ``generate_question_context_pairs`` makes it and
+    ``EmbeddingQAFinetuneDataset.save_json`` writes it: ``{"queries": {id: text}, "corpus": {node id: text},
+    "relevant_docs": {query id: [node ids]}, "mode": "text"}``.  Query and node ids are kept.
+``llamaindex-rag``
+    LlamaIndex's ``LabelledRagDataset`` JSON: ``{"examples": [{"query", "reference_contexts",
+    "reference_answer", "query_by", "reference_answer_by"}]}``.
+``ragas``
+    a RAGAS test set or evaluation dataset (0.2 and later: ``Testset.to_jsonl`` / ``to_list``,
+    ``EvaluationDataset``), JSON list or JSONL of ``SingleTurnSample`` fields: ``user_input`` (the
+    query), ``reference_context_ids`` (the relevant ids, kept as they are), ``reference_contexts``,
+    ``reference`` (the reference answer); ``retrieved_contexts``, ``retrieved_context_ids``,
+    ``response``, ``multi_responses``, ``rubrics``, ``synthesizer_name``, ``persona_name``,
+    ``query_style``, ``query_length`` go to the query's metadata.
+``ragas-0.1``
+    a RAGAS 0.1 test set: ``question``, ``contexts`` (the contexts the question was made from),
+    ``ground_truth``, ``evolution_type``, ``metadata``, ``episode_done``.
+
+Reference contexts are texts, not ids.  With a corpus (``corpus=``, ``--corpus``), each context
+judges the documents whose text equals it, else those that contain it (whitespace runs compared as
+one space; :func:`match_contexts`);
+a context found in no document is counted (a :class:`~rankscope.data.testset.TestSetWarning`,
+kept in ``issues``), and so are contexts found only inside longer documents.  Without a corpus the
+distinct contexts become the corpus, each with the id ``ctx-`` + the first 12 hex digits of the
+SHA-256 of its text, and a warning says so.  A record's ``reference_context_ids`` win over its
+contexts (a context beside its id fills the corpus).  RAGAS samples have no query id: queries are
+``q1, q2, ...`` in file order, as for rankscope records without ``id``.
 
 Record keys accepted on reading (the spellings people write; one field, several names):
 
@@ -44,13 +79,14 @@ from typing import TYPE_CHECKING, Any
 from rankscope.data._places import Where, place_error
 from rankscope.data.qrels import Qrels
 from rankscope.errors import EmptyInputError, Items, Message, ParseError, RankscopeError
-from rankscope.i18n import _, ngettext
+from rankscope.i18n import N_, _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.data.testset import LoadIssue, TestSet
 
 __all__ = ["read_json", "write_json", "read_jsonl", "write_jsonl", "read_beir", "write_beir", "record_of",
-           "parse_record", "read_corpus", "read_any", "RECORD_KEYS", "Reader"]
+           "parse_record", "read_corpus", "read_any", "RECORD_KEYS", "Reader", "FORMATS", "format_name",
+           "match_contexts", "context_id"]
 
 _ID = ("id", "query_id", "qid", "_id", "question_id")
 _TEXT = ("query", "question", "text", "user_input", "query_text", "question_text")
@@ -66,6 +102,24 @@ RECORD_KEYS: dict[str, tuple[str, ...]] = {"id": _ID, "text": _TEXT, "relevant":
                                            "answers": _ANSWERS, "other": _OTHER}
 _KNOWN = frozenset(k for keys in RECORD_KEYS.values() for k in keys)
 _WRAPPER_KEYS = ("name", "queries", "corpus")
+#: the formats read: code -> English name (message ``testset.format.<code>`` in other languages)
+FORMATS: dict[str, str] = {
+    "json": N_("rankscope JSON"), "jsonl": N_("rankscope JSONL"), "beir": N_("BEIR folder"),
+    "llamaindex": N_("LlamaIndex retrieval dataset (EmbeddingQAFinetuneDataset)"),
+    "llamaindex-rag": N_("LlamaIndex LabelledRagDataset"), "ragas": N_("RAGAS test set"),
+    "ragas-0.1": N_("RAGAS 0.1 test set"),
+}
+_LLAMAINDEX_KEYS = ("queries", "corpus", "relevant_docs", "mode")
+#: per format of records: (query text key, reference answer key, reference contexts key, other known keys kept in the
+#: query's metadata)
+_CONTEXT_FORMATS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "ragas": ("user_input", "reference", "reference_contexts",
+              ("retrieved_contexts", "retrieved_context_ids", "response", "multi_responses", "rubric", "rubrics",
+               "synthesizer_name", "persona_name", "query_style", "query_length")),
+    "ragas-0.1": ("question", "ground_truth", "contexts", ("evolution_type", "metadata", "episode_done")),
+    "llamaindex-rag": ("query", "reference_answer", "reference_contexts", ("query_by", "reference_answer_by")),
+}
+_CONTEXT_PREFIX = "ctx-"
 _DOC_ID_KEYS = ("_id", "id", "doc_id", "docid", "pid")
 _BEIR_QUERY_KEYS = ("_id", "text", "metadata")
 _BEIR_CORPUS_KEYS = ("_id", "title", "text", "metadata")
@@ -151,15 +205,16 @@ def _pick(record: Mapping[str, Any], keys: tuple[str, ...], where: str) -> tuple
 
 
 def parse_record(record: Any, index: int, source: str, line: int | None = None,
-                 reader: Reader | None = None) -> tuple[Any, dict[str, int]] | None:
+                 reader: Reader | None = None, where: str | None = None) -> tuple[Any, dict[str, int]] | None:
     """One record -> ``(Query, {doc: grade})``; ``index`` (0-based) names the default id ``q{index+1}``.
 
     ``None`` when the record is unusable and ``reader`` is lenient (the problem is in ``reader.issues``).
+    ``where`` names the record in messages (default ``line N`` or ``record N``).
     """
     from rankscope.data.testset import Query, _answers_tuple, _grades_of, check_id
 
     reader = reader or Reader(source)
-    where = f"line {line}" if line is not None else f"record {index}"
+    where = where or (f"line {line}" if line is not None else f"record {index}")
 
     def error(field: str | None, what: Message | str) -> None:
         reader.problem(what, where, field, line)
@@ -251,7 +306,7 @@ def _evidence(raw: list[Any], records: list[tuple[Any, dict[str, int]] | None], 
 
 
 def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str, str] | None, name: str | None,
-           source: str, reader: Reader, spans: Any = None) -> TestSet:
+           source: str, reader: Reader, spans: Any = None, fmt: str | None = None) -> TestSet:
     from rankscope.data.testset import TestSet
 
     kept = [r for r in records if r is not None]
@@ -275,7 +330,7 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
             gs.append(g)
     issues = reader.finish()
     try:
-        return TestSet([q for q, __ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans)
+        return TestSet([q for q, __ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans, format=fmt)
     except RankscopeError as exc:
         raise ParseError(_("{said}", said=exc.message), source=source) from None
 
@@ -307,15 +362,22 @@ def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dic
 
 
 def read_json(path: str | Path, name: str | None = None, *, strict: bool = False,
-              lenient: bool = False) -> TestSet:
-    """A JSON list of records, or an object with ``queries`` (and optional ``name``, ``corpus``)."""
+              lenient: bool = False, corpus: Mapping[str, str] | None = None) -> TestSet:
+    """A JSON list of records, or an object with ``queries`` (and optional ``name``, ``corpus``); a LlamaIndex
+    retrieval dataset or ``LabelledRagDataset``; a RAGAS test set (see the module documentation).  ``corpus``
+    replaces the file's own."""
     path = Path(path)
     reader = Reader(str(path), strict=strict, lenient=lenient)
     try:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=exc.lineno) from None
-    corpus = None
+    if isinstance(data, Mapping) and isinstance(data.get("queries"), Mapping):
+        return _read_llamaindex(data, path, reader, name, corpus)
+    if isinstance(data, Mapping) and isinstance(data.get("examples"), list) and "queries" not in data:
+        reader.unknown(data.keys(), ("examples",), "the top-level object")
+        return _read_context_records(data["examples"], "llamaindex-rag", path, reader, name, corpus)
+    own_corpus = None
     if isinstance(data, Mapping):
         if "queries" not in data:
             first = str(next(iter(data), ""))
@@ -326,33 +388,270 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
                                  source=str(path))
             raise ParseError(_("expected a list of records or an object with a 'queries' list"), source=str(path))
         reader.unknown(data.keys(), _WRAPPER_KEYS, "the top-level object")
-        corpus = data.get("corpus")
-        if corpus is not None and not isinstance(corpus, Mapping):
+        own_corpus = data.get("corpus")
+        if own_corpus is not None and not isinstance(own_corpus, Mapping):
             raise ParseError(_("'corpus' must map doc ids to texts"), source=str(path))
-        if corpus is not None:
-            corpus = _check_corpus(corpus, reader, str(path))
+        if own_corpus is not None:
+            own_corpus = _check_corpus(own_corpus, reader, str(path))
         name = name or data.get("name")
         data = data["queries"]
     if not isinstance(data, list):
         raise ParseError(_("expected a list of records"), source=str(path))
+    fmt = _sniff_records(data)
+    if fmt is not None:
+        return _read_context_records(data, fmt, path, reader, name, corpus if corpus is not None else own_corpus)
+    corpus = corpus if corpus is not None else own_corpus
     records = [parse_record(r, i, str(path), reader=reader) for i, r in enumerate(data)]
     spans = _evidence(data, records, corpus, str(path))
-    return _build(records, corpus, name or path.stem, str(path), reader, spans)
+    return _build(records, corpus, name or path.stem, str(path), reader, spans, "json")
 
 
 def read_jsonl(path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None, *,
                strict: bool = False, lenient: bool = False) -> TestSet:
-    """One JSON record per line; blank lines are skipped."""
+    """One JSON record per line (rankscope's or RAGAS's); blank lines are skipped."""
     path = Path(path)
     reader = Reader(str(path), strict=strict, lenient=lenient)
     records: list[tuple[Any, dict[str, int]] | None] = []
-    raw, lines = [], []
+    raw: list[Any] = []
+    lines: list[int] = []
+    fmt: str | None = None
     for line_no, rec in _json_lines(path):
-        records.append(parse_record(rec, len(records), str(path), line_no, reader=reader))
+        if not raw:
+            fmt = _sniff_records([rec])
+        if fmt is None:
+            records.append(parse_record(rec, len(records), str(path), line_no, reader=reader))
         raw.append(rec)
         lines.append(line_no)
+    if fmt is not None:
+        return _read_context_records(raw, fmt, path, reader, name, corpus, lines)
     spans = _evidence(raw, records, corpus, str(path), lines)
-    return _build(records, corpus, name or path.stem, str(path), reader, spans)
+    return _build(records, corpus, name or path.stem, str(path), reader, spans, "jsonl")
+
+
+def _sniff_records(records: list[Any]) -> str | None:
+    """``"ragas"``, ``"ragas-0.1"`` when the first record has the fields of one, else None (rankscope's records)."""
+    first = next((r for r in records if isinstance(r, Mapping)), None)
+    if first is None:
+        return None
+    keys = set(first)
+    ragas_only = {"reference_contexts", "reference", "synthesizer_name", "retrieved_contexts", "response",
+                  "retrieved_context_ids", "multi_responses"}
+    if "user_input" in keys and keys & ragas_only:
+        return "ragas"
+    if {"question", "contexts"} <= keys and keys & {"evolution_type", "episode_done"}:
+        return "ragas-0.1"
+    return None
+
+
+def _read_llamaindex(data: Mapping[str, Any], path: Path, reader: Reader, name: str | None,
+                     given: Mapping[str, str] | None) -> TestSet:
+    """``{"queries": {id: text}, "corpus": {id: text}, "relevant_docs": {id: [ids]}, "mode": "text"}``."""
+    source = str(path)
+    mode = data.get("mode")
+    if mode not in (None, "text"):
+        raise ParseError(_("a LlamaIndex dataset of mode {mode}: only text datasets (mode 'text') can be read",
+                           mode=repr(mode)),
+                         source=source)
+    reader.unknown(data.keys(), _LLAMAINDEX_KEYS, "the top-level object")
+    corpus, relevant = data.get("corpus"), data.get("relevant_docs") or {}
+    if corpus is not None and not isinstance(corpus, Mapping):
+        raise ParseError(_("'corpus' must map doc ids to texts"), source=source)
+    if not isinstance(relevant, Mapping):
+        kind = type(relevant).__name__
+        raise ParseError(_("'relevant_docs' must map query ids to lists of node ids, got {type}", type=kind),
+                         source=source)
+    queries = data["queries"]
+    for j, qid in enumerate(relevant):
+        if qid not in queries:
+            reader.problem(_("judgments for query {id!r}, which is not in 'queries'", id=str(qid)),
+                           f"relevant_docs, entry {j}", "relevant_docs")
+    records = [parse_record({"id": qid, "query": text, "relevant_docs": relevant.get(qid)}, i, source,
+                            reader=reader, where=f"queries, entry {i}")
+               for i, (qid, text) in enumerate(queries.items())]
+    if given is None and corpus is not None:
+        given = _check_corpus(corpus, reader, source)
+    return _build(records, given, name or path.stem, source, reader, None, "llamaindex")
+
+
+def _from_context_record(rec: Any, fmt: str) -> tuple[Any, Any]:
+    """``(rankscope record, reference contexts or None)`` of a RAGAS / LlamaIndex RAG record."""
+    if not isinstance(rec, Mapping):
+        return rec, None
+    text_key, answer_key, context_key, kept = _CONTEXT_FORMATS[fmt]
+    out: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
+    contexts = None
+    for key, value in rec.items():
+        if key == text_key:
+            out["query"] = value
+        elif key == answer_key:
+            out["answers"] = value
+        elif key == context_key:
+            contexts = value
+        elif fmt == "ragas" and key == "reference_context_ids":
+            out[key] = value  # a relevant-ids key of rankscope's records too
+        elif key in kept:
+            meta[key] = value
+        else:  # rankscope's own keys (id, metadata...) are read as usual; any other is reported
+            out[key] = value
+    if meta:
+        own = out.get("metadata")
+        out["metadata"] = {**meta, **own} if isinstance(own, Mapping) else meta
+    return out, contexts
+
+
+def _read_context_records(raw: list[Any], fmt: str, path: Path, reader: Reader, name: str | None,
+                          corpus: Mapping[str, str] | None, lines: list[int] | None = None) -> TestSet:
+    """Records whose judgments are reference contexts (texts) or their ids: RAGAS, LlamaIndex RAG datasets."""
+    source = str(path)
+    context_key = _CONTEXT_FORMATS[fmt][2]
+    records: list[tuple[Any, dict[str, int]] | None] = []
+    contexts: list[list[str] | None] = []
+    for i, rec in enumerate(raw):
+        line = lines[i] if lines is not None else None
+        where = f"line {line}" if line is not None else f"record {i}"
+        converted, texts = _from_context_record(rec, fmt)
+        if fmt == "ragas" and isinstance(rec, Mapping) and isinstance(rec.get("user_input"), list):
+            reader.problem(_("a multi-turn sample (user_input is a list of messages) has no single query to "
+                             "retrieve for"), where, "user_input", line)
+            records.append(None)
+            contexts.append(None)
+            continue
+        if texts is not None and (not isinstance(texts, list) or not all(isinstance(t, str) for t in texts)):
+            kind = type(texts).__name__
+            reader.problem(_("{field} must be a list of texts, got {type}", field=context_key, type=kind), where,
+                           context_key, line)
+            texts = None
+        records.append(parse_record(converted, i, source, line, reader=reader))
+        contexts.append(texts)
+    corpus = _judge_contexts(records, contexts, corpus, source, reader, lines)
+    return _build(records, corpus, name or path.stem, source, reader, None, fmt)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def context_id(text: str) -> str:
+    """The id a reference context gets when no corpus is given: ``ctx-`` + 12 hex digits of the SHA-256 of its text
+    (whitespace runs as one space).
+
+    >>> context_id("Paris is the capital of France."), context_id(" Paris is  the capital of France.")[:8]
+    ('ctx-557be7eca214', 'ctx-557b')
+    """
+    import hashlib
+
+    return _CONTEXT_PREFIX + hashlib.sha256(_normal(text).encode("utf-8")).hexdigest()[:12]
+
+
+def match_contexts(texts: list[str], corpus: Mapping[str, str]) -> tuple[list[list[str]], list[bool]]:
+    """``(ids of the documents each text is in, whether it equals one)``: the documents whose text equals the
+    context, else those that contain it (whitespace runs compared as one space); ``[]`` when none does.
+
+    Equal texts are found by one dictionary look-up; the others by one substring search each over the whole
+    corpus joined (C speed), positions mapped back to documents with a binary search.
+
+    >>> match_contexts(["b c", "x y", "a b"], {"d1": "a  b", "d2": "a b c d", "d3": "zzz"})
+    ([['d2'], [], ['d1']], [False, False, True])
+    """
+    import numpy as np
+
+    ids = list(corpus)
+    normal = [_normal(t) for t in corpus.values()]
+    exact: dict[str, list[str]] = {}
+    for doc, text in zip(ids, normal):
+        exact.setdefault(text, []).append(doc)
+    joined = "\x00".join(normal)
+    starts = np.cumsum([0] + [len(t) + 1 for t in normal[:-1]])
+    out: list[list[str]] = []
+    equal: list[bool] = []
+    for text in texts:
+        key = _normal(text)
+        if not key:
+            out.append([])
+            equal.append(False)
+            continue
+        found = list(exact.get(key, []))
+        equal.append(bool(found))
+        if found:  # the documents it was cut from: no search
+            out.append(found)
+            continue
+        pos = joined.find(key)
+        while pos >= 0:
+            doc = ids[int(np.searchsorted(starts, pos, side="right")) - 1]
+            if doc not in found:
+                found.append(doc)
+            pos = joined.find(key, pos + 1)
+        out.append(found)
+    return out, equal
+
+
+def _judge_contexts(records: list[tuple[Any, dict[str, int]] | None], contexts: list[list[str] | None],
+                    corpus: Mapping[str, str] | None, source: str, reader: Reader,
+                    lines: list[int] | None) -> dict[str, str] | None:
+    """Judge each record's reference contexts (the records' judgments are filled in place); the corpus to keep."""
+    from rankscope.data.testset import LoadIssue
+
+    def where(i: int) -> str:
+        return f"line {lines[i]}" if lines is not None else f"record {i}"
+
+    def note(issue: LoadIssue) -> None:  # kept in the test set's issues and said now
+        reader.issues.append(issue)
+        warnings.warn(issue.warning(), stacklevel=5)
+
+    todo = [i for i, (rec, texts) in enumerate(zip(records, contexts)) if rec is not None and texts]
+    if corpus is None:
+        built: dict[str, str] = {}
+        for i in todo:
+            rec, texts = records[i], contexts[i]
+            assert rec is not None and texts is not None
+            if rec[1]:  # ids given: the contexts beside them are their texts
+                if len(texts) == len(rec[1]):
+                    built.update((d, t) for d, t in zip(rec[1], texts) if d not in built)
+                continue
+            for text in texts:
+                if _normal(text):
+                    doc = context_id(text)
+                    built.setdefault(doc, text)
+                    rec[1].setdefault(doc, 1)
+        made = sum(d.startswith(_CONTEXT_PREFIX) for d in built)
+        if made:
+            note(LoadIssue(source, "", "corpus", _("no corpus given: the corpus is the test set's distinct "
+                                                   "reference contexts ({n}), with ids made from their text (ctx-...); "
+                                                   "give the corpus the test set was made from to judge its document "
+                                                   "ids", n=made), count=made))
+        return built or None
+    texts_all = [t for i in todo for t in contexts[i] or []]
+    found, equal = match_contexts(texts_all, corpus)
+    pos = 0
+    unmatched: list[int] = []
+    inside = 0
+    for i in todo:
+        rec, texts = records[i], contexts[i]
+        assert rec is not None and texts is not None
+        hits, same = found[pos:pos + len(texts)], equal[pos:pos + len(texts)]
+        pos += len(texts)
+        if rec[1]:  # ids given: they are the judgments
+            continue
+        for docs, is_equal in zip(hits, same):
+            if not docs:
+                unmatched.append(i)
+            elif not is_equal:
+                inside += 1
+            for doc in docs:
+                rec[1].setdefault(doc, 1)
+    total = len(texts_all)
+    if unmatched:
+        first = where(unmatched[0])
+        note(LoadIssue(source, "", "reference_contexts",
+                       _("reference contexts in no corpus document: {n} of {total} (first: {first}); their queries "
+                         "are judged on the others; give the corpus the test set was made from", n=len(unmatched),
+                         total=total, first=Where(first)), count=len(unmatched)))
+    if inside:
+        note(LoadIssue(source, "", "reference_contexts",
+                       _("reference contexts found only inside longer corpus documents: {n} of {total}; those "
+                         "documents are judged relevant", n=inside, total=total), count=inside))
+    return dict(corpus)
 
 
 def read_corpus(path: str | Path) -> dict[str, str]:
@@ -435,16 +734,31 @@ def read_corpus(path: str | Path) -> dict[str, str]:
 
 
 def read_any(path: str | Path, name: str | None = None, *, split: str = "test", strict: bool = False,
-             lenient: bool = False) -> TestSet:
-    """A ``.json`` / ``.jsonl`` file or a BEIR folder (see :meth:`TestSet.from_file`)."""
+             lenient: bool = False, corpus: Mapping[str, str] | None = None) -> TestSet:
+    """A ``.json`` / ``.jsonl`` file or a BEIR folder (see :meth:`TestSet.from_file`); ``corpus`` replaces the
+    file's own."""
     p = Path(path)
     if p.is_dir():
-        return read_beir(p, split, name, strict=strict, lenient=lenient)
+        ts = read_beir(p, split, name, strict=strict, lenient=lenient)
+        if corpus is None:
+            return ts
+        from rankscope.data.testset import TestSet
+
+        return TestSet(ts.queries, ts.qrels, corpus, ts.name, ts.issues, spans=ts.spans, format=ts.format)
     if not p.exists():
         raise FileNotFoundError(2, "no such file", str(p))
     if p.suffix.lower() in (".jsonl", ".ndjson"):
-        return read_jsonl(p, name, strict=strict, lenient=lenient)
-    return read_json(p, name, strict=strict, lenient=lenient)
+        return read_jsonl(p, name, corpus, strict=strict, lenient=lenient)
+    return read_json(p, name, strict=strict, lenient=lenient, corpus=corpus)
+
+
+def format_name(fmt: str | None, lang: str = "en") -> str:
+    """The name of a test-set format in ``lang`` (:data:`FORMATS`); ``""`` for None.
+
+    >>> format_name("llamaindex"), format_name("ragas", "zh")
+    ('LlamaIndex retrieval dataset (EmbeddingQAFinetuneDataset)', 'RAGAS 测试集')
+    """
+    return "" if fmt is None else gettext(FORMATS[fmt], lang)
 
 
 def _records(ts: TestSet) -> list[dict[str, Any]]:
@@ -573,7 +887,7 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None, 
             corpus[doc] = f"{title} {text}" if title and text else (title or text)
     issues = reader.finish()
     try:
-        return TestSet(queries, qrels, corpus, name or folder.name, issues)
+        return TestSet(queries, qrels, corpus, name or folder.name, issues, format="beir")
     except RankscopeError as exc:
         raise ParseError(_("{said}", said=exc.message), source=str(folder)) from None
 

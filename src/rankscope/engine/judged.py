@@ -16,8 +16,10 @@ Every evaluation reports, for its run, judged@k at ``k`` = :data:`~rankscope.cho
   labels (one or two relevant ids per query, as in MS MARCO or a synthetic test set, where
   an unjudged document is non-relevant by construction);
 - ``mostly_unjudged``: ``mean < 0.5 <= attainable`` — the qrels judge enough documents for a
-  top k to be mostly judged, yet this run's is not: the scores underestimate the run (a new
-  retriever scored against qrels pooled from older systems looks worse than it is);
+  top k to be mostly judged, yet this run's is not: the scores may underestimate the run (a new
+  retriever scored against qrels pooled from older systems looks worse than it is); never for
+  qrels that list relevant documents only (no grade <= 0: Cranfield, MS MARCO), which call every
+  other document non-relevant (``relevant_only``);
 - with labels that keep their origin (:class:`~rankscope.labels.provenance.Labels`), the
   same share counting model labels only (``model_mean``);
 - ``matched``: the run's retrieved documents (at any rank) that have a qrels entry for their
@@ -53,9 +55,11 @@ __all__ = ["JUDGED_K", "MOSTLY_UNJUDGED", "CAUSES", "IdMismatch", "JudgedAtK", "
 MOSTLY_UNJUDGED = 0.5
 """A run whose judged@k is below this is flagged as mostly unjudged."""
 
-CAUSES = ("chunk", "prefix", "queries", "collection")
-"""Why no retrieved document is judged: chunk ids against document ids, ids that differ by a prefix,
-document ids judged only under other queries, or ids of another collection."""
+CAUSES = ("chunk", "prefix", "queries", "elsewhere", "collection")
+"""Why no retrieved document is judged: chunk ids against document ids, ids that differ by a prefix (each named
+only when folding the chunks or stripping / adding the prefix makes some of the run's pairs judged), document ids
+judged only under other queries (most of them), a few document ids judged under other queries (the queries, or two
+collections whose ids coincide), or ids of another collection (none is in the qrels)."""
 
 _SEPARATORS = "#_:-./|@"
 _SAMPLE = 2000  # ids looked at to tell a cause (only when nothing matched)
@@ -73,6 +77,7 @@ class TopCounts:
     model: np.ndarray | None
     matched: int
     judgeable: np.ndarray | None = None  # min(judged documents of the query in the qrels, top)
+    relevant_only: bool = False  # the qrels list relevant documents only: an absent one is non-relevant by them
 
 
 @dataclass(frozen=True)
@@ -86,10 +91,15 @@ class IdMismatch:
     run_doc: str
     qrels_doc: str
     prefix: str = ""
+    found: str = ""  # cause "elsewhere": how many of the sampled run document ids the qrels judge, of ``total``
+    total: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        return {"cause": self.cause, "query_id": self.query_id, "run_doc": self.run_doc,
-                "qrels_doc": self.qrels_doc, "prefix": self.prefix}
+        out = {"cause": self.cause, "query_id": self.query_id, "run_doc": self.run_doc,
+               "qrels_doc": self.qrels_doc, "prefix": self.prefix}
+        if self.total:
+            out.update(found=self.found, total=self.total)
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +124,7 @@ class JudgedAtK:
     mismatch: IdMismatch | None = None
     attainable: float | None = None
     per_query: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    relevant_only: bool = False
 
     @classmethod
     def of(cls, counts: TopCounts) -> JudgedAtK:
@@ -131,13 +142,15 @@ class JudgedAtK:
             attainable = float((counts.judgeable[has] / counts.top[has]).mean())
         return cls(counts.k, n, int(counts.top[has].sum()), int(counts.judged[has].sum()),
                    float(share[has].mean()) if n else None, model, model_mean, int(counts.matched), None,
-                   attainable, share)
+                   attainable, share, counts.relevant_only)
 
     @property
     def mostly_unjudged(self) -> bool:
         """Less than half of the top k is judged, on average over the queries that retrieved something, although
-        the qrels judge enough documents for at least half of it (``attainable``; sparse labels never warn)."""
-        return (self.mean is not None and self.mean < MOSTLY_UNJUDGED
+        the qrels judge enough documents for at least half of it (``attainable``; sparse labels never warn) and
+        judge non-relevant documents too (qrels that list relevant documents only, as Cranfield's, call every
+        other document non-relevant: ``relevant_only``, never a warning)."""
+        return (self.mean is not None and self.mean < MOSTLY_UNJUDGED and not self.relevant_only
                 and (self.attainable is None or self.attainable >= MOSTLY_UNJUDGED))
 
     @property
@@ -152,6 +165,7 @@ class JudgedAtK:
             "unjudged": self.retrieved - self.judged, f"judged@{self.k}": self.mean,
             "model_labels": self.model, f"model@{self.k}": self.model_mean, "matched": self.matched,
             "attainable": self.attainable,
+            "relevant_only": self.relevant_only,
             "mostly_unjudged": self.mostly_unjudged, "nothing_judged": self.nothing_judged,
             "mismatch": None if self.mismatch is None else self.mismatch.to_dict(),
         }
@@ -171,7 +185,8 @@ class JudgedAtK:
             share = np.asarray([np.nan if per.get(str(q)) is None else per[str(q)] for q in query_ids], dtype=float)
         return cls(k, int(d["queries"]), int(d["retrieved"]), int(d["judged"]), d.get(f"judged@{k}"),
                    d.get("model_labels"), d.get(f"model@{k}"), int(d.get("matched", 0)),
-                   None if mm is None else IdMismatch(**mm), d.get("attainable"), share)
+                   None if mm is None else IdMismatch(**mm), d.get("attainable"), share,
+                   bool(d.get("relevant_only", False)))
 
     def __eq__(self, other: object) -> bool:
         """Same counts, shares and example (per-query shares compared with NaN equal to NaN)."""
@@ -193,32 +208,55 @@ def _sample(values: np.ndarray, n: int = _SAMPLE) -> np.ndarray:
     return values[np.linspace(0, len(values) - 1, n).astype(np.int64)]
 
 
-def _extended(longer: np.ndarray, shorter_sorted: np.ndarray) -> np.ndarray:
-    """Per id of ``longer``: the length of the id of ``shorter_sorted`` it starts with, followed by a
-    separator and more (``d1#3`` starts with ``d1``), or 0."""
-    if not len(longer) or not len(shorter_sorted):
-        return np.zeros(len(longer), dtype=np.int64)
-    pos = np.searchsorted(shorter_sorted, longer, side="right") - 1
-    cand = shorter_sorted[np.maximum(pos, 0)].tolist()
-    return np.asarray([len(s) if p >= 0 and len(s) < len(x) and x.startswith(s) and x[len(s)] in _SEPARATORS
-                       else 0 for p, s, x in zip(pos.tolist(), cand, longer.tolist())], dtype=np.int64)
+CARRIED = 0.9
+"""A prefix is named only when at least this share of one side's ids carries it (and stripping it makes ids match)."""
 
 
-def _prefix_of(longer: np.ndarray, shorter: set[str]) -> str:
-    """The most common prefix that, stripped from ids of ``longer``, leaves ids of ``shorter`` ('' if none)."""
+def _folds(x: str, known: set[str]) -> str | None:
+    """The id of ``known`` that ``x`` extends with a separator and more (``d1`` for ``d1#3``), or None."""
+    for i in range(1, len(x)):
+        if x[i] in _SEPARATORS and x[:i] in known:
+            return x[:i]
+    return None
+
+
+def _prefixes(longer: list[str], shorter: set[str]) -> list[str]:
+    """Prefixes that, stripped from ids of ``longer``, leave ids of ``shorter``, the most common first."""
     found: Counter[str] = Counter()
-    for x in _sample(longer, 200).tolist():
+    for x in longer:
         for i in range(1, min(len(x), 64)):
             if x[i:] in shorter:
                 found[x[:i]] += 1
                 break
-    return found.most_common(1)[0][0] if found else ""
+    return [p for p, _ in found.most_common(3)]
+
+
+def _carried(ids: list[str], prefix: str) -> bool:
+    return bool(ids) and sum(x.startswith(prefix) for x in ids) >= CARRIED * len(ids)
+
+
+def _candidates(a: np.ndarray, b: np.ndarray, folding: float) -> list[tuple[str, str, str]]:
+    """What may relate ids ``a`` to ids ``b`` that never match, each checked on samples: ``("chunk", "", "a")`` when
+    at least ``folding`` of ``a``'s ids (and at least one) extend ids of ``b`` with a separator; ``("prefix", p,
+    side)`` when at least :data:`CARRIED` of one side's ids carry ``p`` and stripping it leaves ids of the other."""
+    a_ids = [str(x) for x in _sample(np.asarray(a, dtype=object)).tolist()]
+    b_all = {str(x) for x in np.asarray(b, dtype=object).tolist()}
+    out: list[tuple[str, str, str]] = []
+    folded = sum(_folds(x, b_all) is not None for x in a_ids)
+    if folded and folded >= folding * len(a_ids):
+        out.append(("chunk", "", "a"))
+    b_ids = [str(x) for x in _sample(np.asarray(b, dtype=object)).tolist()]
+    a_all = set(a_ids) if len(a) <= _SAMPLE else {str(x) for x in np.asarray(a, dtype=object).tolist()}
+    for side, longer, shorter in (("a", a_ids, b_all), ("b", b_ids, a_all)):
+        out += [("prefix", p, side) for p in _prefixes(longer[:200], shorter) if _carried(longer, p)]
+    return out
 
 
 def id_relation(a: np.ndarray, b: np.ndarray) -> tuple[str, str] | None:
-    """How two sets of ids that never match relate, judged on samples: ``("chunk", "")`` when ids of ``a``
-    are ids of ``b`` followed by a separator and more (``d1#3`` for ``d1``), ``("prefix", p)`` when one
-    side's ids carry a prefix ``p`` the other lacks, else None.
+    """How two sets of ids that never match relate, judged on samples and said only when checked: ``("chunk", "")``
+    when (at least :data:`CARRIED` of) the ids of ``a`` are ids of ``b`` followed by a separator and more (``d1#3``
+    for ``d1``), ``("prefix", p)`` when (at least :data:`CARRIED` of) one side's ids carry a prefix ``p`` whose
+    removal leaves ids of the other side, else None.
 
     >>> id_relation(np.array(["d1#0", "d2#1"], dtype=object), np.array(["d1", "d2"], dtype=object))
     ('chunk', '')
@@ -228,16 +266,38 @@ def id_relation(a: np.ndarray, b: np.ndarray) -> tuple[str, str] | None:
     ('prefix', 'doc:')
     >>> id_relation(np.array(["x"], dtype=object), np.array(["y"], dtype=object)) is None
     True
+
+    A prefix only some ids share is no relation (the Robust04 topics 601-700 against topics 1-225):
+
+    >>> id_relation(np.array([str(q) for q in range(301, 451)] + [str(q) for q in range(601, 701)], dtype=object),
+    ...             np.array([str(q) for q in range(1, 226)], dtype=object)) is None
+    True
     """
-    a = _sample(np.asarray(a, dtype=object))
-    b = _sample(np.asarray(b, dtype=object))
-    if _extended(a, np.sort(b)).any():
-        return "chunk", ""
-    for longer, shorter in ((a, b), (b, a)):
-        prefix = _prefix_of(longer, set(shorter.tolist()))
-        if prefix:
-            return "prefix", prefix
-    return None
+    found = _candidates(a, b, CARRIED)
+    return (found[0][0], found[0][1]) if found else None
+
+
+def _judged_pairs(qrels: Qrels, queries: set[str]) -> set[tuple[str, str]]:
+    """The (query, document) pairs the qrels judge for ``queries``."""
+    qs = qrels.query_column()
+    rows = np.flatnonzero(np.isin(qs, np.asarray(sorted(queries), dtype=object)))
+    docs = qrels.doc_column().take(rows).to_pylist()
+    return set(zip((str(q) for q in qs[rows].tolist()), (str(d) for d in docs)))
+
+
+def _proven(cause: str, prefix: str, side: str, pairs: list[tuple[str, str]], judged: set[tuple[str, str]],
+            qrels_docs: set[str]) -> bool:
+    """Whether the fix the cause names (fold the chunks, strip or add the prefix) makes a run pair judged."""
+    for q, d in pairs:
+        if cause == "chunk":
+            fixed = _folds(d, qrels_docs)
+        elif side == "a":
+            fixed = d[len(prefix):] if d.startswith(prefix) else None
+        else:
+            fixed = prefix + d
+        if fixed is not None and (q, fixed) in judged:
+            return True
+    return False
 
 
 def judged_at_k(counts: TopCounts, qrels: Qrels, block: tuple[Prepared, Run, np.ndarray] | None) -> JudgedAtK:
@@ -262,11 +322,20 @@ def diagnose_ids(prepared: Prepared, qrels: Qrels, run: Run, top: np.ndarray) ->
     rows = np.flatnonzero(qrels.qcode == qpos)
     best = rows[np.argmax(qrels.grades[rows])] if len(rows) else 0
     qrels_doc = str(qrels.doc_column().take([int(best)])[0].as_py())
-    run_ids = np.asarray(run.doc_ids.to_pylist() if len(run.doc_ids) <= 4 * _SAMPLE
-                         else _sample(np.asarray(run.doc_ids.to_pylist(), dtype=object)), dtype=object)
+    rows = _sample(np.arange(len(run), dtype=np.int64))
+    pairs = list(zip((str(q) for q in run.query_column()[rows].tolist()),
+                     (str(d) for d in run.doc_column().take(rows).to_pylist())))
+    run_ids = np.asarray(sorted({d for _, d in pairs}), dtype=object)
     qrels_ids = np.asarray(qrels.doc_ids.to_pylist(), dtype=object)
-    rel = id_relation(run_ids, qrels_ids)
-    if rel is not None:
-        return IdMismatch(rel[0], qid, run_doc, qrels_doc, rel[1])
-    anywhere = bool((run.doc_lookup(qrels.doc_ids) >= 0).any())
-    return IdMismatch("queries" if anywhere else "collection", qid, run_doc, qrels_doc)
+    qrels_docs = {str(d) for d in qrels_ids.tolist()}
+    judged = _judged_pairs(qrels, {q for q, _ in pairs})
+    for cause, prefix, side in _candidates(run_ids, qrels_ids, 0.0):  # named only when the fix makes pairs judged
+        if _proven(cause, prefix, side, pairs, judged, qrels_docs):
+            return IdMismatch(cause, qid, run_doc, qrels_doc, prefix)
+    found = sum(d in qrels_docs for d in run_ids.tolist())
+    if not found:
+        return IdMismatch("collection", qid, run_doc, qrels_doc)
+    if 2 * found >= len(run_ids):  # most of the documents are judged, for other queries
+        return IdMismatch("queries", qid, run_doc, qrels_doc)
+    # a few ids in common: queries that do not line up, or ids of two collections that coincide
+    return IdMismatch("elsewhere", qid, run_doc, qrels_doc, found=str(found), total=str(len(run_ids)))

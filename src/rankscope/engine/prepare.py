@@ -58,6 +58,8 @@ class QrelsIndex:
         self.query_ids = qrels.query_ids
         # judged grades per query, sorted descending: the ideal ranking
         self.ideal_grade, self.ideal_offsets = _ideal_grades(qrels)
+        # no judgment below grade 1: the qrels list relevant documents only (every other one is non-relevant)
+        self.relevant_only = bool(len(self.ideal_grade)) and not bool((self.ideal_grade <= 0).any())
         # int32: one per judgment, kept for the life of the index
         self.ideal_query = np.repeat(np.arange(len(self.query_ids), dtype=np.int32), np.diff(self.ideal_offsets))
         self._join: _JoinTables | None = None  # built on the first large run
@@ -373,7 +375,7 @@ def prepare(
         model_top = data.count(index.model[m_qrow[order]] & data.judged & (data.rank < judged_k))
     prepared = Prepared(
         data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order],
-        top_counts=TopCounts(judged_k, top, judged_top, model_top, matched, judgeable),
+        top_counts=TopCounts(judged_k, top, judged_top, model_top, matched, judgeable, index.relevant_only),
     )
     if pol.unjudged == "condense":  # Sakai's condensed lists (trec_eval -J): after the depth cut
         prepared = prepared.condensed_view()

@@ -131,7 +131,9 @@ class PerQueryScores:
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame indexed by query id, one column per metric."""
-        import pandas as pd
+        from rankscope.extras import need
+
+        pd = need("pandas", "dataframe")
 
         return pd.DataFrame(self.values, index=pd.Index(self.query_ids.astype(str), name="query_id"),
                             columns=list(self.metrics))

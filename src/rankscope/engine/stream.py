@@ -141,6 +141,7 @@ class StreamScorer:
         # documents in a query's top k (at most k): int32, one per qrels query, kept to the end
         self.top = {"top": np.zeros(n, dtype=np.int32), "judged": np.zeros(n, dtype=np.int32)}
         self.matched = 0
+        self.relevant_only = bool(getattr(self.index, "relevant_only", False))  # the qrels list relevant docs only
         self.k = JUDGED_K
         self.diagnosis: tuple[Any, Run, np.ndarray] | None = None  # a block to explain a run that matched nothing
 
@@ -190,7 +191,8 @@ class StreamScorer:
         t = self.top
         counts = TopCounts(self.k, t["top"][evaluated], t["judged"][evaluated],
                            t["model"][evaluated] if "model" in t else None, self.matched,
-                           t["judgeable"][evaluated] if "judgeable" in t else None)
+                           t["judgeable"][evaluated] if "judgeable" in t else None,
+                           self.relevant_only)
         return judged_at_k(counts, self.ev.qrels, self.diagnosis)
 
     def _check_foreign(self, ids: np.ndarray) -> None:

@@ -73,8 +73,9 @@ SENTENCES: dict[str, Callable[..., Message]] = {
         "the qrels judge {qrels_doc!r}.", **v),
     "mostly_unjudged": lambda **v: _(
         "{system}: only {share} of its top-{k} documents are judged (judged@{k} = {value}, {count} of {total}): "
-        "unjudged documents count as non-relevant, so a run scored against qrels pooled from other systems looks "
-        "worse than it is. Judge its pool (rankscope pool, rankscope judge) or compare with unjudged=condense.", **v),
+        "unjudged documents count as non-relevant, so if the qrels were pooled from other systems this run may look "
+        "worse than it is. Judge its pool (rankscope pool, rankscope judge) or score condensed lists "
+        '(unjudged="condense"; command line: --unjudged condense).', **v),
     "model_labels": lambda **v: _(
         "{system}: {share} of its top-{k} documents are judged by a model (model@{k}; {human} by people): its "
         "scores rest on model labels that far.", **v),
@@ -90,6 +91,9 @@ CAUSES: dict[str, str] = {
     "prefix": N_("The ids differ by a prefix, {prefix!r}, that one side has and the other lacks: strip it or add it."),
     "queries": N_("The run's document ids are judged, but under other queries: the query ids of the run and the "
                   "qrels do not line up."),
+    "elsewhere": N_("{found} of the {total} document ids looked at in the run are judged in the qrels, but only for "
+                    "other queries: either the query ids of the run and the qrels do not line up, or the ids come "
+                    "from two collections and coincide."),
     "collection": N_("None of the run's document ids occurs in the qrels: the run and the qrels probably come from a "
                      "different collection (or corpus version)."),
 }
@@ -100,7 +104,9 @@ class DataWarning:
     """A count that changes what is measured: ``count`` of ``total``, for ``system`` (or all).
 
     ``k`` and ``value`` carry a judged@k (or model@k) share; ``info`` the example ids and the
-    likely cause of a ``nothing_judged`` warning.
+    likely cause of a ``nothing_judged`` warning.  Kind ``retriever`` is a retriever evaluation's warning
+    in a comparison of retrievers (``info``: ``said``, its message as :meth:`~rankscope.i18n.Message.to_dict`
+    writes it), said as ``system: text``.
     """
 
     kind: str
@@ -110,10 +116,13 @@ class DataWarning:
     level: int | None = None
     k: int | None = None
     value: float | None = None
-    info: tuple[tuple[str, str], ...] = ()
+    info: tuple[tuple[str, Any], ...] = ()
 
     def text(self, lang: str = "en") -> str:
         """The warning as one sentence in ``lang``."""
+        if self.kind == "retriever":  # a retriever evaluation's notice, named by the retriever
+            said = Message.from_dict(dict(self.info)["said"])
+            return _("{system}: {text}", system=self.system or "", text=said).text(lang)
         values: dict[str, Any] = {"system": self.system or "", "count": self.count, "total": self.total,
                                   "level": self.level, "k": self.k, **dict(self.info)}
         if self.value is not None:  # 3 digits: a share just below one half never shows as 0.50
@@ -138,7 +147,8 @@ class DataWarning:
     def from_dict(cls, d: dict[str, Any]) -> DataWarning:
         """Back from :meth:`to_dict` (a stored report's warnings, shown again in another language)."""
         return cls(d["kind"], int(d["count"]), int(d["total"]), d.get("system"), d.get("relevance_level"),
-                   d.get("k"), d.get("value"), tuple((str(a), str(b)) for a, b in (d.get("info") or {}).items()))
+                   d.get("k"), d.get("value"),
+                   tuple((str(a), b if isinstance(b, dict) else str(b)) for a, b in (d.get("info") or {}).items()))
 
 
 def counts_dict(counts: Any) -> dict[str, int]:

@@ -44,6 +44,8 @@ SETTING_TEXTS: dict[tuple[str, str], str] = {
     ("correction", "tukey-hsd"): N_("simultaneous over all pairs of systems of each metric"),
     ("policy.missing", "zero"): N_("scored 0 (zero)"),
     ("policy.missing", "ignore"): N_("left out (ignore)"),
+    ("ci", "bootstrap"): N_("percentile-bootstrap"),
+    ("ci", "betting"): N_("betting"),
 }
 
 

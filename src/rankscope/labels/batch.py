@@ -38,7 +38,7 @@ from rankscope.labels.client import ChatClient, EndpointError
 from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens
 from rankscope.labels.provenance import Label, Labels
 
-__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "parallel", "plan_judging"]
+__all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "judge_until", "parallel", "plan_judging"]
 
 Pair = tuple[str, str]
 K = TypeVar("K")
@@ -277,3 +277,80 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int) -> Ite
 
 def _with_cut(j: Judgment, truncated: bool) -> Judgment:
     return Judgment(j.grade, j.error, j.reply, j.calls, j.tokens_in, j.tokens_out, truncated)
+
+
+def judge_until(
+    pairs: Iterable[Pair],
+    queries: Mapping[str, str],
+    corpus: Mapping[str, str],
+    settings: JudgeSettings,
+    *,
+    width: float,
+    alpha: float = 0.05,
+    relevance_level: int = 1,
+    every: int = 50,
+    seed: int = 0,
+    **options: Any,
+) -> tuple[JudgeReport, Any]:
+    """Judge the pairs in a random order (``seed``), ``every`` at a time, until the anytime-valid interval of the
+    pool's share of relevant pairs (grade >= ``relevance_level``) is at most ``width`` wide.
+
+    The interval is a :class:`~rankscope.stats.betting.ConfidenceSequence` over the pairs sampled without
+    replacement: when judging stops, the share over *all* the pairs lies in it with probability at least
+    ``1 - alpha``.  A pair that could not be judged (a failure) has no grade to put in it: from the first one on
+    no early stop is made (every pair is judged) and the report says so.  ``options`` go to :func:`judge_pairs`.
+    Returns the merged report and the :class:`~rankscope.stats.betting.Stopped` record.
+    """
+    import numpy as np
+
+    from rankscope.stats.betting import Stopped, StopWhen
+
+    rule = StopWhen("relevant share", width=width, alpha=alpha, every=every, min_queries=1, seed=seed)
+    unique = list(dict.fromkeys((str(q), str(d)) for q, d in pairs))
+    order = [unique[i] for i in np.random.default_rng(seed).permutation(len(unique))]
+    cs = rule.start(population=len(order))
+    reports: list[JudgeReport] = []
+    used, reason, failed = 0, None, False
+    for start in range(0, len(order), every):
+        batch = order[start:start + every]
+        rep = judge_pairs(batch, queries, corpus, settings, **options)
+        reports.append(rep)
+        used += len(batch)
+        grades = {(lab["query_id"], lab["doc_id"]): lab["grade"] for lab in rep.labels.table.to_pylist()}
+        values = [grades.get(p) for p in batch]
+        if any(v is None for v in values):
+            failed = True
+        if failed:
+            continue
+        cs.update([1.0 if v >= relevance_level else 0.0 for v in values if v is not None])
+        reason = rule.reason(cs)
+        if reason is not None:
+            break
+    merged = _merge(reports, len(unique))
+    stopped = Stopped(rule.metric, "failed" if failed else reason, used, len(order), cs.lower, cs.upper, cs.mean,
+                      alpha, width=width, unit="pairs", grade=relevance_level)
+    return merged, stopped
+
+
+def _merge(reports: list[JudgeReport], items: int) -> JudgeReport:
+    """One report of several rounds: labels together, counts summed."""
+    import pyarrow as pa
+
+    tables = [r.labels.table for r in reports]
+    labels = Labels(pa.concat_tables(tables)) if tables else Labels.from_records([])
+    plans = [r.plan for r in reports]
+    plan = JudgePlan(items=items, distinct=sum(p.distinct for p in plans), cached=sum(p.cached for p in plans),
+                     calls=sum(p.calls for p in plans), missing=[m for p in plans for m in p.missing],
+                     tokens_in=sum(p.tokens_in for p in plans), tokens_out=sum(p.tokens_out for p in plans),
+                     truncated=sum(p.truncated for p in plans))
+    out = JudgeReport(labels, plan)
+    for r in reports:
+        out.from_cache += r.from_cache
+        out.judged_now += r.judged_now
+        out.failed += r.failed
+        out.http_calls += r.http_calls
+        out.tokens_in += r.tokens_in
+        out.tokens_out += r.tokens_out
+        for k, v in r.errors.items():
+            out.errors[k] = out.errors.get(k, 0) + v
+    return out

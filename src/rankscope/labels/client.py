@@ -192,22 +192,32 @@ class ChatClient:
     def _scrub(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text
 
+    #: what a 200 whose body cannot be read is said to be not
+    _not_a_reply = "not a chat completion"
+
     def chat(self, model: str, messages: list[dict[str, str]], *, temperature: float = 0.0,
              max_tokens: int | None = None) -> ChatReply:
         """One chat completion (with the retries of the module docstring); raises :class:`ChatError` or
         :class:`EndpointError`."""
-        import httpx
-
         body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "stream": False}
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
+        reply: ChatReply = self.post(self.endpoint.url, body, self._reply, model)
+        return reply
+
+    def post(self, url: str, body: dict[str, Any], read: Any, model: str) -> Any:
+        """POST ``body`` to ``url`` with the retries of the module docstring; ``read(json, attempt)`` makes the reply
+        of a 200 (raising ValueError, KeyError, IndexError or TypeError for a body that is not one: retried).  Shared by
+        the chat and the embeddings clients."""
+        import httpx
+
         ep = self.endpoint
         error = ChatError("none", "no attempt")
         for attempt in range(1, ep.retries + 2):
             self._gate.wait()
             wait = min(ep.backoff * 2 ** (attempt - 1), ep.max_wait)
             try:
-                resp = self._http.post(ep.url, json=body)
+                resp = self._http.post(url, json=body)
             except httpx.TimeoutException as exc:
                 error = ChatError("timeout", f"no reply within {ep.timeout:g} s ({type(exc).__name__})", attempt)
             except httpx.TransportError as exc:
@@ -215,9 +225,9 @@ class ChatClient:
             else:
                 if resp.status_code == 200:
                     try:
-                        return self._reply(resp.json(), attempt)
+                        return read(resp.json(), attempt)
                     except (ValueError, KeyError, IndexError, TypeError) as exc:
-                        error = ChatError("bad_response", f"not a chat completion: {exc}"[:300], attempt)
+                        error = ChatError("bad_response", f"{self._not_a_reply}: {exc}"[:300], attempt)
                 else:
                     detail = self._detail(resp)
                     if resp.status_code in _FATAL_STATUS:
@@ -238,8 +248,8 @@ class ChatClient:
             if attempt <= ep.retries:
                 time.sleep(wait)
         if error.kind == "connection":
-            raise EndpointError(_("cannot reach {url}: {error} (check --base-url and that the server is up)",
-                                  url=ep.url, error=str(error)))
+            raise EndpointError(_("cannot reach {url}: {error} (check --base-url and that the server is up)", url=url,
+                                  error=str(error)))
         raise error
 
     def _detail(self, resp: Any) -> str:

@@ -108,7 +108,7 @@ class Param:
                 out = str(value)
                 if len(out) >= 2 and out[0] == out[-1] and out[0] in "'\"":
                     out = out[1:-1]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int("1e400"), int("inf")
             raise InvalidParameterError(_("parameter {name!r} of metric {metric!r} must be {type}, got {value!r}",
                                           name=self.name, metric=metric, type=_type_said(self.type),
                                           value=value)) from None

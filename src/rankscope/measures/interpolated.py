@@ -17,7 +17,10 @@ These follow trec_eval **9.0.8** (the version pytrec_eval wraps).
   c = floor(m·R + 0.9); 0 when c = 0 (R = 0).  ``rprec_mult(mult=1)`` equals Rprec.
 
 Documents past the last retrieved one count as non-relevant.  Queries with R = 0
-score 0.
+score 0.  A query of the run left with no document (condensed lists,
+``unjudged="condense"``, trec_eval ``-J``) has trec_eval's 0/0 precision: NaN
+at every level with c = 0 (level 0; every level when R = 0), and so in
+``iprec_11pt``; a query the run lacks scores 0 (trec_eval ``-c``).
 
 >>> from rankscope import evaluate, Qrels, Run
 >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1}})
@@ -62,11 +65,13 @@ def iprec_at_levels(p: KernelInput, levels: tuple[float, ...], rel: int | None =
     best = suffix_max(prec, offs)  # max precision at or after the k-th relevant document
     num_rel = p.num_rel(rel)
     out = np.zeros((p.n, len(levels)))
+    emptied = p.in_run & (p.num_ret == 0)  # in the run, nothing left (condensed lists, trec_eval -J)
     for j, x in enumerate(levels):
         c = level_count(x, num_rel)
         ok = (c <= counts) & (counts > 0)
         idx = offs[:-1] + np.maximum(c, 1) - 1
         out[ok, j] = best[idx[ok]]
+        out[emptied & (c == 0), j] = np.nan  # trec_eval's 0/0 precision of an empty ranking
     return out
 
 

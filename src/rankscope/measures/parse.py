@@ -15,6 +15,16 @@ Three spellings map onto the same :class:`~rankscope.measures.Measure`:
 * ndeval: ``alpha-nDCG@20``, ``ERR-IA@20``, ``P-IA@10``, ``MAP-IA``, ``strec@10``
   (and ir_measures' ``α_nDCG@20``).
 
+A trec_eval cutoff or value family named alone means every default, as ``trec_eval -m``
+and ir_measures' ``parse_trec_measure`` read it: ``ndcg_cut`` is ``ndcg_cut_5``
+... ``ndcg_cut_1000``, ``P`` is ``P_5`` ... ``P_1000``, ``iprec_at_recall`` the
+11 levels, ``success`` ``success_1,5,10``.
+
+ir_measures' parameters keep their meaning: ``cutoff=`` in the parentheses is the
+cutoff (an ``@`` after them wins, as in ir_measures) and quoted values are read
+without their quotes: ``nDCG(dcg="exp-log2", cutoff=20)@10`` is
+``ndcg(dcg=exp-log2)@10``, ``nDCG(dcg="exp-log2", cutoff=20)`` is ``ndcg(dcg=exp-log2)@20``.
+
 A text may hold a comma-separated list of names (``ndcg@10,map,P.5,10``): a
 piece that is only a number (or ``grade=gain``) continues the previous name's
 parameter list.  trec_eval's ``name.PARAMS`` grammar is declared by each metric
@@ -24,7 +34,9 @@ family (:class:`~rankscope.measures.base.TrecName`) and applied by
 measure that takes none are ignored, as in trec_eval 9.0.8).
 
 Names are matched case-insensitively.  Unknown or malformed names raise
-:class:`~rankscope.errors.UnknownMetricError` listing close matches.
+:class:`~rankscope.errors.UnknownMetricError` listing close matches; a parameter
+outside its range :class:`~rankscope.errors.InvalidParameterError` — never
+another exception, whatever the text.
 """
 
 from __future__ import annotations
@@ -95,7 +107,8 @@ def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]
     last: str | None = None
     for part in filter(None, (x.strip() for x in text.split(","))):
         k = part.split("=", 1)[0].strip()
-        if last is not None and k not in spec.param_index and spec.param_index[last].type is str:
+        if (last is not None and k not in spec.param_index and k != "cutoff"  # ir_measures' cutoff= is no value
+                and spec.param_index[last].type is str):
             # a list-valued parameter continues: ndcg(gains=1=3,2=9), iprec_11pt(levels=0.2,0.5)
             out[last] += "," + part
             continue
@@ -113,11 +126,37 @@ def _cutoff(text: str, original: str, name: str) -> int:
         value = float(text)
     except ValueError:
         value = 0.5
-    if value != int(value) or value < 1:
+    if not value == value or value in (float("inf"), float("-inf")) or value != int(value) or value < 1:
         raise InvalidParameterError(_("the cutoff in {original!r} must be a positive integer, got {text!r} "
                                       "(several cutoffs are written {name}@1,3,5)", original=original, text=text,
                                       name=name))
     return int(value)
+
+
+def _unquote(value: str) -> str:
+    """A parameter value without the quotes ir_measures' syntax puts around strings (``dcg="exp-log2"``)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _ir_measures_params(spec: MeasureSpec, params: dict[str, str], text: str) -> tuple[MeasureSpec, dict[str, str],
+                                                                                        str | None]:
+    """ir_measures' reading of the parameters: ``cutoff=`` is the cutoff; returns the family, the remaining
+    parameters (without the quotes of ir_measures' strings) and the cutoff given in the parentheses (None when not
+    given)."""
+    params = {k: _unquote(v) for k, v in params.items()}
+    cutoff = params.pop("cutoff", None) if "cutoff" not in spec.param_index else None
+    return spec, params, cutoff
+
+
+def _bare_trec(text: str) -> list[ParsedMetric] | None:
+    """A trec_eval name of a cutoff or value family alone (``ndcg_cut``, ``P``, ``iprec_at_recall``): every default
+    cutoff or value, as ``trec_eval -m ndcg_cut`` and ir_measures' ``parse_trec_measure`` read it."""
+    found = trec_form(text)
+    if found is None or found[1].syntax not in ("cutoffs", "values"):
+        return None
+    return [ParsedMetric((label, m)) for label, m in expand_trec(*found, None)]
 
 
 def _parse_plain(text: str) -> list[ParsedMetric] | None:
@@ -127,8 +166,13 @@ def _parse_plain(text: str) -> list[ParsedMetric] | None:
     spec = lookup_alias(m.group("name"))
     if spec is None:
         return None
-    params: dict[str, object] = dict(_parse_params(spec, m.group("params") or "", text))
+    spec, raw, inner = _ir_measures_params(spec, _parse_params(spec, m.group("params") or "", text), text)
+    params: dict[str, object] = dict(raw)
     at = m.group("at")
+    if at is None and inner is not None:  # nDCG(cutoff=20): ir_measures' cutoff (an @ after it wins, as there)
+        if spec.at_param:
+            raise InvalidParameterError(_("{metric!r}: {name} takes no cutoff=", metric=text, name=spec.name))
+        return [ParsedMetric((text, spec.measure(_cutoff(inner, text, m.group("name")), **params)))]
     if at is None:
         return [ParsedMetric((text, spec.measure(None, **params)))]
     values = [v.strip() for v in at.split(",")]
@@ -352,6 +396,9 @@ def _at_level(m: Measure, level: int, text: str) -> Measure:
 
 
 def _parse_name(text: str) -> list[ParsedMetric]:
+    bare = _bare_trec(text)
+    if bare is not None:
+        return bare
     peer = _parse_peer(text)
     if peer is not None:
         return peer

@@ -224,6 +224,7 @@ def build_report(
 
     names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
     level = percent(1 - comparison.alpha)
+    ci_method = setting_text("ci", getattr(comparison, "ci", "bootstrap"), lang)
     test_name = setting_text("test", comparison.test, lang)
     correction_name = setting_text("correction", comparison.correction, lang)
     pairs = comparison.to_dict()["pairs"]
@@ -241,7 +242,11 @@ def build_report(
         "display_names": names,
         "tags": dict(comparison.tags),
         "confidence": 1 - comparison.alpha,
-        "ci_label": _("{level} CI", level=level).text(lang),
+        "ci_label": _("unadjusted {level} {method} CI", level=level, method=ci_method).text(lang),
+        "ci_method": ci_method,
+        "ci_short": _("{level} CI*", level=level).text(lang),
+        "ci_note": _("* CI: the unadjusted {level} {method} interval of Δ (not corrected for multiple comparisons "
+                     "and not taken from the test).", level=level, method=ci_method).text(lang),
         "test_name": test_name,
         "correction_name": correction_name,
         "legend": _("† significantly better than the baseline, ‡ significantly worse ({test}, {correction}, α = "

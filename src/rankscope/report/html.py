@@ -40,7 +40,9 @@ __all__ = ["render_html"]
 @cache
 def environment(lang: str) -> Any:
     """The Jinja environment of the HTML reports in ``lang`` (its messages said through the catalog)."""
-    import jinja2
+    from rankscope.extras import need
+
+    jinja2 = need("jinja2", "html_report")
 
     return install_gettext(jinja2.Environment(
         loader=jinja2.PackageLoader("rankscope.report", "templates"),
@@ -55,13 +57,15 @@ def _chunking_section(report: dict[str, Any]) -> dict[str, Any] | None:
     if not ch:
         return None
     lang = report["lang"]
+    per = list(ch.get("per_chunking", []))  # measures shown per chunking, not tested across chunkings
     head = [gettext("chunking", lang), gettext("chunks", lang), gettext("mean size (characters)", lang),
-            gettext("characters held twice or more", lang), gettext("spans not inside one chunk", lang)]
+            gettext("characters held twice or more", lang), gettext("spans not inside one chunk", lang), *per]
     rows = []
     for row in ch["table"]:
         cov = ch["chunkings"][row["chunking"]]["coverage"]
         rows.append([row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
-                     f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}"])
+                     f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}",
+                     *(f"{row[m]:.4f}" if abs(row[m]) < 100 else f"{row[m]:.0f}" for m in per)])
     note = _("One retriever ({retriever}) built on each chunking; {queries} queries with {spans} judged spans. "
              "Span measures score the judged characters; ordinary measures score chunk qrels derived with the rule "
              "{rule}. Paired tests compare the chunkings query by query.", retriever=ch["retriever"], rule=ch["rule"],
@@ -111,12 +115,12 @@ def render_html(report: dict[str, Any], *, plots: bool = True) -> str:
         plot_captions=[("curves", _("Metric@k for k = 1..{kmax}", kmax=kmax).text(lang)),
                        ("distribution", gettext("Per-query score distribution", lang)),
                        ("differences", _("Paired differences against the baseline: the mean (marker) and its "
-                                         "unadjusted {level} bootstrap interval (bar); a filled marker is "
+                                         "unadjusted {level} {method} interval (bar); a filled marker is "
                                          "significant by the {test} with {correction}. The bars are neither "
                                          "corrected for multiple comparisons nor taken from the test, so a hollow "
                                          "marker can sit on a bar that excludes 0.",
-                                         level=percent(report["confidence"]), test=report["test_name"],
-                                         correction=report["correction_name"]).text(lang)),
+                                         level=percent(report["confidence"]), method=report["ci_method"],
+                                         test=report["test_name"], correction=report["correction_name"]).text(lang)),
                        ("first_rank", gettext("Rank of the first relevant document", lang)),
                        ("context_recall", gettext("Span recall against context size: mean span recall@k and mean "
                                                   "characters sent to the model at k = 1, 2, …", lang))],

@@ -199,12 +199,13 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
     values = {"test": setting_text("test", comparison.test, lang),
               "correction": setting_text("correction", comparison.correction, lang),
-              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%"}
+              "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%",
+              "method": setting_text("ci", getattr(comparison, "ci", "bootstrap"), lang)}
     legend = _("bold: best mean · superscript letters: the systems this one is significantly better than ({test}, "
-               "{correction}, α = {alpha}) · {ci} bootstrap intervals of the mean",
+               "{correction}, α = {alpha}) · unadjusted {ci} {method} intervals of the mean",
                **values).text(lang) if baseline is None else \
         _("bold: best mean · † / ‡ significantly better / worse than {baseline}: {test}, {correction}, α = {alpha} "
-          "· {ci} bootstrap intervals of the mean", baseline=baseline, **values).text(lang)
+          "· unadjusted {ci} {method} intervals of the mean", baseline=baseline, **values).text(lang)
     size = _("{systems} systems · {queries} queries", systems=len(systems),
              queries=len(comparison.query_ids)).text(lang)
     head = f'<p class="head">{escape(size)}</p><p class="meta">{escape(legend)}</p>'
@@ -239,18 +240,27 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     lang = notebook_lang(lang)
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
-    failed = sum(not o.passed for o in gate.outcomes)
-    verdict = (f'<p class="head"><span class="pass">{escape(gettext("gate passed", lang))}</span>{colon}'
-               f'{escape(_("{n} requirement(s) hold", n=n).text(lang))}</p>' if not failed else
-               f'<p class="head"><span class="fail">{escape(gettext("gate FAILED", lang))}</span>{colon}'
-               f'{escape(_("{failed} of {n} requirement(s) not met", failed=failed, n=n).text(lang))}</p>')
+    failed, undecided = gate.failed, gate.undecided
+    if failed:
+        head, said = ("fail", gettext("gate FAILED", lang)), ngettext(
+            "{failed} of {n} requirement not met", "{failed} of {n} requirements not met", n, failed=failed)
+    elif undecided:
+        head, said = ("fail", gettext("gate UNDECIDED", lang)), ngettext(
+            "{undecided} of {n} requirement could not be decided",
+            "{undecided} of {n} requirements could not be decided", n, undecided=undecided)
+    else:
+        head, said = ("pass", gettext("gate passed", lang)), ngettext("{n} requirement holds",
+                                                                       "{n} requirements hold", n)
+    verdict = (f'<p class="head"><span class="{head[0]}">{escape(head[1])}</span>{colon}'
+               f'{escape(said.text(lang))}</p>')
     base = escape(_(" against baseline {baseline}",
                     baseline=gate.baseline_name).text(lang)) if gate.baseline_name else ""
     meta = (f'<p class="meta">{escape(_("run {run}", run=gate.run_name).text(lang))}{base} · '
             f'{escape(_("{n} queries", n=gate.n_queries).text(lang))}</p>')
     rows = []
     for o in gate.outcomes:
-        mark = '<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
+        mark = ('<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
+                if o.status == "fail" else '<span class="fail">UNDECIDED</span>')
         if o.kind == "threshold":
             req = f"{o.label} {o.op} {o.threshold:g}"
             detail = "" if o.source in (None, "--require") else o.source
@@ -261,7 +271,7 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
         else:
             req = _("{metric} drops at most {margin}", metric=o.label, margin=f"{o.margin:.4g}").text(lang)
             measured = f"{o.value:.4f} vs {o.baseline_value:.4f}"
-            detail = o.evidence()
+            detail = o.evidence(lang)
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
                     f"<td class=\"t\">{escape(detail)}</td></tr>")
     table = (f'<table><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th>'
@@ -273,7 +283,9 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
 
 def comparison_frame(comparison: Any) -> Any:
     """The tidy DataFrame of :meth:`~rankscope.comparison.Comparison.to_dataframe`."""
-    import pandas as pd
+    from rankscope.extras import need
+
+    pd = need("pandas", "dataframe")
 
     from rankscope.report.content import reference_system
 
@@ -329,7 +341,10 @@ def _figure(report: dict[str, Any], kind: str) -> Any:
 def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None, run: Any = None,
                 kmax: int = 100) -> Any:
     """A figure of one result (see :meth:`~rankscope.engine.EvaluationResult.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.run_report import build_run_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_run_report(result, qrels=qrels, run=run, curves=kind == "curves", kmax=kmax)
     return _figure(_only(report, metric, result.measures, result.labels), kind)
@@ -338,7 +353,10 @@ def plot_result(result: Any, metric: str | None, kind: str, *, qrels: Any = None
 def plot_comparison(comparison: Any, metric: str | None, kind: str, *, qrels: Any = None, runs: Any = None,
                     kmax: int = 100) -> Any:
     """A figure of a comparison (see :meth:`~rankscope.comparison.Comparison.plot`)."""
+    from rankscope.extras import need
     from rankscope.report.content import build_report
+
+    need("matplotlib", "plots")  # before any work
 
     report = build_report(comparison, qrels=qrels, runs=runs, curves=kind == "curves", kmax=kmax)
     if metric is not None and kind == "differences":

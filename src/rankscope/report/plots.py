@@ -34,7 +34,9 @@ _MAX_DOTS = 400  # above this many queries the distribution plot shows boxes and
 @contextmanager
 def _style() -> Iterator[None]:
     """The plots' matplotlib settings (text stays text in SVG, fixed hash salt, CJK font fallback)."""
-    import matplotlib
+    from rankscope.extras import need
+
+    matplotlib = need("matplotlib", "plots")
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rankscope", "font.size": 9,
                                 "font.sans-serif": _sans_fonts(),
@@ -175,8 +177,8 @@ def differences_figure(report: dict[str, Any]) -> Any:
         ax.grid(axis="x", alpha=0.3)
         legend = [
             Line2D([0], [0], color="black", marker="|", linestyle="-", markersize=8,
-                   label=_("bar: unadjusted {level} bootstrap interval",
-                           level=percent(report["confidence"])).text(lang)),
+                   label=_("bar: unadjusted {level} {method} interval", level=percent(report["confidence"]),
+                           method=report["ci_method"]).text(lang)),
             Line2D([0], [0], color="black", marker="o", linestyle="", label=gettext("filled: significant after the "
                                                                                     "correction", lang)),
             Line2D([0], [0], color="black", marker="o", mfc="white", linestyle="",

@@ -88,8 +88,8 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
         pt = Table(title=f"{gettext('Paired comparisons', lang)}{colon(lang)}{b} vs {a}")
-        heads = (gettext("Metric", lang), gettext("Δ", lang), report["ci_label"], gettext("Δ%", lang),
-                 gettext("p adj.", lang), gettext("d_z", lang), gettext("W/T/L", lang))
+        heads = (gettext("Metric", lang), gettext("Δ", lang), report["ci_short"], gettext("Δ%", lang),
+                 gettext("p adj.", lang), gettext("d_z", lang), gettext("W/T/L", lang))  # the CI said in full below
         for i, head in enumerate(heads):
             pt.add_column(head, justify="right" if i else "left", no_wrap=True)
         for p in rows:
@@ -98,6 +98,8 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
                        fmt_pct(p["rel_improvement"]), p_text(p),
                        fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
         console.print(pt)
+    if pairs:
+        console.print(report["ci_note"], style="dim")
     for note in (report["mc_note"], report["near_alpha"]):
         if note:
             console.print(note, style="bold yellow" if note == report["near_alpha"] else "dim")

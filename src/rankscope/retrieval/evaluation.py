@@ -123,8 +123,11 @@ class RetrieverEvaluation:
     ``warnings``
         every :class:`Notice`;
     ``relevance``
-        ``"qrels"`` or ``"answers"``; ``from_cache`` queries resumed, not run; ``retries`` extra
-        attempts per query.
+        ``"qrels"`` or ``"answers"``; ``from_cache`` queries whose answers came from the cache (not run),
+        ``cache_checked`` cached queries asked again to check the cache (their fresh answers are used);
+        ``retries`` extra attempts per query;
+    ``options``
+        the :class:`~rankscope.retrieval.options.RetrieverOptions` the evaluation ran with.
     """
 
     result: EvaluationResult
@@ -146,6 +149,9 @@ class RetrieverEvaluation:
     empty: int = 0
     warnings: list[Notice] = field(default_factory=list)
     queries: int = 0
+    cache_checked: int = 0
+    options: Any = None
+    stopped: Any = None  # how an evaluation with stop_when stopped (rankscope.stats.betting.Stopped)
 
     def __post_init__(self) -> None:
         if self.doc_result is None:
@@ -247,6 +253,9 @@ class RetrieverEvaluation:
             "empty_rankings": self.empty,
             "unknown_ids": self.unknown_ids.to_dict(),
             "from_cache": self.from_cache,
+            "cache_checked": self.cache_checked,
+            "options": None if self.options is None else self.options.to_dict(),
+            "stopped": None if self.stopped is None else self.stopped.to_dict(),
         }
 
     def _latency_text(self, lang: str = "en") -> str:
@@ -258,6 +267,14 @@ class RetrieverEvaluation:
             return _("latency {mean} ms/query (batch average)", mean=f"{summary['mean'] * 1000:.1f}").text(lang)
         p50, p95 = (f"{summary[q] * 1000:.1f}" for q in ("p50", "p95"))
         return _("p50 latency {p50} ms, p95 {p95} ms", p50=p50, p95=p95).text(lang)
+
+    def _cache_text(self) -> Message:
+        """How many answers came from the cache (and how many cached queries were asked again)."""
+        if self.cache_checked:
+            return _("{answers} from the cache ({checked} cached queries asked again: the same answers)",
+                     answers=ngettext("{n} answer", "{n} answers", self.from_cache),
+                     checked=self.cache_checked)
+        return _("{answers} from the cache", answers=ngettext("{n} answer", "{n} answers", self.from_cache))
 
     def _shown_levels(self) -> dict[str, dict[str, float | None]]:
         """The levels people see: both when chunks were folded, else one (they are the same ranking)."""
@@ -281,9 +298,13 @@ class RetrieverEvaluation:
             cells = ", ".join(f"{m}={v:.4f}" for m, v in means.items() if v is not None)
             lines.append(_("  {level} ({judged}, {n} queries): {cells}", level=said("level", level),
                            judged=said("by", judged), n=self.coverage.get(level, 0), cells=cells).text(lang))
-        lines.append(_("  {latency}; {failed} failed", latency=self._latency_text(lang),
-                       failed=len(self.errors)).text(lang))
-        lines += ["  " + _("warning: {text}", text=w.text(lang)).text(lang) for w in self.warnings]
+        lines.append(_("  {latency}; {failed} failed; {cached}", latency=self._latency_text(lang),
+                       failed=len(self.errors), cached=self._cache_text()).text(lang))
+        if self.stopped is not None:
+            lines.append(self.stopped.text(lang))
+        # the answers from the cache are said on the line above, in every summary
+        lines += ["  " + _("warning: {text}", text=w.text(lang)).text(lang)
+                  for w in self.warnings if w.code != "from_cache"]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -293,6 +314,6 @@ class RetrieverEvaluation:
                 parts.append(f"{level} not judged")
             else:
                 parts.append(level + " " + ", ".join(f"{k}={v:.4f}" for k, v in means.items() if v is not None))
-        warn = "".join(f"; warning: {w.message}" for w in self.warnings)
+        warn = "".join(f"; warning: {w.message}" for w in self.warnings if w.code != "from_cache")
         return (f"RetrieverEvaluation({self.run.name!r}: {'; '.join(parts)}; {self._latency_text()}; "
-                f"{len(self.errors)} failed{warn})")
+                f"{len(self.errors)} failed; {self._cache_text()}{warn})")

@@ -16,7 +16,9 @@ scores as an empty ranking.  Programming errors — ``NameError``, ``TypeError``
 ``AttributeError`` raised by the retriever, and
 :class:`~rankscope.retrieval.protocol.RetrieverContractError` (``None`` or a
 non-ranking returned) — are raised at once, not retried: every query would
-fail the same way.  ``KeyboardInterrupt`` is never caught.
+fail the same way.  With ``on_bad_answer="count"`` a ``None`` or non-ranking
+answer is instead retried and counted like a raised error (an HTTP wrapper that
+returns ``None`` on a timeout).  ``KeyboardInterrupt`` is never caught.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ __all__ = ["PROGRAMMING_ERRORS", "Collector", "execute", "run_on_shared_loop"]
 
 #: raised by a retriever, these mean a bug: raised at once instead of retried
 PROGRAMMING_ERRORS: tuple[type[BaseException], ...] = (NameError, TypeError, AttributeError, RetrieverContractError)
+
+
+def fatal_errors(on_bad_answer: str) -> tuple[type[BaseException], ...]:
+    """The errors raised at once: :data:`PROGRAMMING_ERRORS`, without a bad answer when it is counted."""
+    return PROGRAMMING_ERRORS if on_bad_answer == "fail" else (NameError, TypeError, AttributeError)
 
 
 class Collector:
@@ -132,7 +139,8 @@ class _Attempts:
             yield attempt, (self.wait * 2 ** (attempt - 1) if attempt and self.wait > 0 else 0.0)
 
 
-def _one(r: Any, q: Query, k: int, attempts: _Attempts, collector: Collector, name: str) -> None:
+def _one(r: Any, q: Query, k: int, attempts: _Attempts, collector: Collector, name: str,
+         fatal_types: tuple[type[BaseException], ...] = PROGRAMMING_ERRORS) -> None:
     fetch = getattr(r, "search_raw", None) or r.search
     exc: BaseException | None = None
     tb, latency = "", 0.0
@@ -144,7 +152,7 @@ def _one(r: Any, q: Query, k: int, attempts: _Attempts, collector: Collector, na
             hits = fetch(q.text, k)
             if getattr(r, "search_raw", None) is None:
                 hits = normalise(hits, name)
-        except PROGRAMMING_ERRORS as err:
+        except fatal_types as err:
             fatal = _fatal(err, name, q)
             if fatal is err:
                 raise
@@ -168,11 +176,13 @@ def _batches(items: Sequence[Query], size: int) -> Iterator[Sequence[Query]]:
 
 
 def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers: int, retries: int,
-            retry_wait: float, batch_size: int, name: str) -> None:
+            retry_wait: float, batch_size: int, name: str, on_bad_answer: str = "fail") -> None:
     """Run every query of ``todo`` through ``r`` (see the module documentation)."""
     attempts = _Attempts(retries, retry_wait)
+    fatal_types = fatal_errors(on_bad_answer)
     if getattr(r, "is_async", False):
-        run_on_shared_loop(_run_async(r, todo, collector, k=k, workers=workers, attempts=attempts, name=name))
+        run_on_shared_loop(_run_async(r, todo, collector, k=k, workers=workers, attempts=attempts, name=name,
+                                      fatal_types=fatal_types))
         return
     if getattr(r, "batched", False) and batch_size > 1:
         fetch = getattr(r, "search_batch_raw", None) or r.search_batch
@@ -182,14 +192,14 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
                 results = fetch([q.text for q in batch], k)
                 if getattr(r, "search_batch_raw", None) is None:
                     results = [normalise(hits, name) for hits in results]
-            except PROGRAMMING_ERRORS as err:
+            except fatal_types as err:
                 fatal = _fatal(err, name, batch[0])
                 if fatal is err:
                     raise
                 raise fatal from None
             except Exception:
                 for q in batch:  # isolate the failing query
-                    _one(r, q, k, attempts, collector, name)
+                    _one(r, q, k, attempts, collector, name, fatal_types)
                 continue
             share = (time.perf_counter() - t0) / len(batch)
             for q, hits in zip(batch, results):
@@ -197,7 +207,7 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
         return
     if workers == 1:
         for q in todo:
-            _one(r, q, k, attempts, collector, name)
+            _one(r, q, k, attempts, collector, name, fatal_types)
         return
     stop = threading.Event()  # a programming error stops the queries not started yet
 
@@ -205,7 +215,7 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
         if stop.is_set():
             return
         try:
-            _one(r, q, k, attempts, collector, name)
+            _one(r, q, k, attempts, collector, name, fatal_types)
         except BaseException:
             stop.set()
             raise
@@ -220,7 +230,8 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
 
 
 async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int, workers: int,
-                     attempts: _Attempts, name: str) -> None:
+                     attempts: _Attempts, name: str,
+                     fatal_types: tuple[type[BaseException], ...] = PROGRAMMING_ERRORS) -> None:
     gate = asyncio.Semaphore(workers)
     stopped: list[BaseException] = []  # a programming error stops the queries not started yet
 
@@ -240,7 +251,7 @@ async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int,
                     else:
                         out = r.search(q.text, k)
                         hits = normalise(await out if inspect.isawaitable(out) else out, name)
-                except PROGRAMMING_ERRORS as err:
+                except fatal_types as err:
                     stopped.append(err)
                     fatal = _fatal(err, name, q)
                     if fatal is err:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rankscope.errors import Message
-from rankscope.i18n import N_, NC_, Saying, _, pgettext
+from rankscope.i18n import N_, NC_, Saying, _, ngettext, pgettext
 from rankscope.retrieval.evaluation import Notice
 
 if TYPE_CHECKING:
@@ -57,8 +57,17 @@ def _note(code: str, message: Saying) -> Notice:
     return Notice(code, message)
 
 
+#: why a retriever returns fewer than k hits, by the kind of retriever
+_FEWER_WHY = {
+    "langchain": N_("its own top-k: LangChain's search_kwargs['k']"),
+    "llamaindex": N_("its own top-k: LlamaIndex's similarity_top_k"),
+    "bm25": N_("BM25 returns only the documents that share a word with the query"),
+    "other": N_("its own top-k, or a filter"),
+}
+
+
 def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], ev: RetrieverEvaluation, *,
-             relevance: str, k: int, deep: list[str]) -> list[Notice]:
+             relevance: str, k: int, deep: list[str], retriever_kind: str = "other") -> list[Notice]:
     import numpy as np
 
     out = [_note("testset", issue) for issue in ts.issues]
@@ -79,10 +88,11 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     if ev.failures:
         first = "; ".join(f"{qid}: {f.error_type}: {f.message}" for qid, f in list(ev.failures.items())[:3])
         attempts = max(f.attempts for f in ev.failures.values())
+        tries = ngettext("{n} attempt", "{n} attempts", attempts)
         out.append(_note("failed",
-                         _('{n} of {total} queries ({pct}) failed after {attempts} attempt(s) and score as empty '
-                           'rankings; first: {first}', n=len(ev.failures), total=n, pct=_pct(len(ev.failures), n),
-                           attempts=attempts, first=first)))
+                         _("{n} of {total} queries ({pct}) failed after {attempts} and score as empty rankings; first: "
+                           "{first}", n=len(ev.failures), total=n, pct=_pct(len(ev.failures), n), attempts=tries,
+                           first=first)))
     ok = [finished[q.id] for q in scorable if q.id in finished]
     if ok and ev.empty * 2 > len(ok):
         out.append(_note("empty",
@@ -92,11 +102,11 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     short = [len(e.ids) for e in ok if 0 < len(e.ids) < limit]
     if ok and len(short) * 2 > len(ok):
         median = int(np.median(short))
+        kind = retriever_kind if retriever_kind in _FEWER_WHY else "other"
         out.append(_note("fewer_hits",
                          _("the retriever returned fewer than k={k} hits for {n} of {total} queries ({pct}) (median "
-                           "{median}): metrics @{k} see only those (its own top-k: LangChain search_kwargs['k'], "
-                           "LlamaIndex similarity_top_k; or only matching documents, as BM25 returns)", k=k,
-                           n=len(short), total=len(ok), pct=_pct(len(short), len(ok)), median=median)))
+                           "{median}): metrics @{k} see only those ({why})", k=k, n=len(short), total=len(ok),
+                           pct=_pct(len(short), len(ok)), median=median, why=_(_FEWER_WHY[kind]))))
     if ev.duplicates:
         dropped = sum(ev.duplicates.values())
         out.append(_note("duplicates",
@@ -140,6 +150,10 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
                          if u.against == "corpus" else
                          _("{pct} of retrieved ids ({n} of {total}) are unknown (in no qrels) — are chunk ids mapped "
                            "to document ids? e.g. {examples}", **values)))
+    if ev.from_cache:
+        out.append(_note("from_cache", _("{n} of {total} answers come from the cache file, not from the retriever now "
+                                         "({checked} cached queries asked again gave the same answers)",
+                                         n=ev.from_cache, total=n, checked=ev.cache_checked)))
     return out + _judged_notices(ev)
 
 

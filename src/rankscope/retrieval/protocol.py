@@ -15,9 +15,9 @@ rewritten for rankscope:
 * ``async`` versions of both: the runner awaits them on one event loop, at
   most ``workers`` at a time (so an ``asyncio.Semaphore`` or a shared
   ``httpx.AsyncClient`` of the retriever works);
-* a LangChain retriever (anything with ``invoke``) or vector store, and a
-  LlamaIndex retriever (anything with ``retrieve``) or index: see
-  :mod:`rankscope.retrieval.adapters`.
+* a LangChain retriever (anything with ``invoke``) or vector store, a
+  LlamaIndex retriever (anything with ``retrieve``) or index, and a Haystack
+  retriever component or pipeline (``run``): see :mod:`rankscope.retrieval.adapters`.
 
 The order of the returned list is the ranking.  Scores are kept when they
 never increase down the list (ties included: tied hits are then ranked by doc
@@ -27,7 +27,9 @@ rank-based scores ``n, n-1, ..., 1`` so that the list order is the ranking.
 
 Returning ``None`` (a forgotten ``return``), a string, or items that are not
 hits raises :class:`RetrieverContractError`: a bug in the retriever, not a
-failure to retry.
+failure to retry — unless the evaluation says otherwise (``on_bad_answer="count"``:
+an HTTP wrapper that returns ``None`` on a timeout; the query is retried, then
+counted as failed).
 
 >>> r = as_retriever(lambda q, k: [("d2", 0.9), ("d1", 0.4)][:k])
 >>> r.search("anything", 1)
@@ -47,7 +49,7 @@ from rankscope.errors import InvalidParameterError, Items, Message, RankscopeErr
 from rankscope.i18n import _
 
 __all__ = ["Hit", "Retriever", "BatchRetriever", "RetrieverContractError", "as_retriever", "to_hits", "dedupe",
-           "ranking_scores", "retriever_identity"]
+           "ranking_scores", "retriever_identity", "retriever_settings"]
 
 _ID_KEYS = ("id", "doc_id", "docid", "_id", "chunk_id", "corpus_id", "corpus-id", "pid")
 _SCORE_KEYS = ("score", "similarity", "sim", "relevance_score")
@@ -122,7 +124,7 @@ def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 
 def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
-    """Normalise one returned item (Hit, id, ``(id, score)``, dict, LangChain / LlamaIndex object).
+    """Normalise one returned item (Hit, id, ``(id, score)``, dict, LangChain / LlamaIndex / Haystack object).
 
     A missing score is NaN; :func:`ranking_scores` replaces it.
 
@@ -161,6 +163,10 @@ def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
         from rankscope.retrieval.adapters import llamaindex_hit
 
         return llamaindex_hit(item)
+    if hasattr(item, "content") and hasattr(item, "meta") and hasattr(item, "id"):  # Haystack Document
+        from rankscope.retrieval.adapters import haystack_hit
+
+        return haystack_hit(item)
     if hasattr(item, "id") and hasattr(item, "score"):  # any Hit-like record
         return Hit(_as_id(item.id, where), _as_score(item.score, where),
                    text=getattr(item, "text", None), metadata=getattr(item, "metadata", None))
@@ -247,6 +253,59 @@ def retriever_identity(obj: Any) -> str:
     ident = f"{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', type(inner).__name__)}"
     name = getattr(inner, "name", None)
     return f"{ident}[{name}]" if isinstance(name, str) and name and name not in ident else ident
+
+
+def retriever_settings(obj: Any) -> dict[str, Any] | None:
+    """The settings a retriever declares about itself, as plain values (None when it declares none): a
+    dataclass's fields, a pydantic model's fields (LangChain retrievers: ``search_type``, ``search_kwargs``,
+    the vector store's class), or ``get_params()``.  A value that is not plain data is named by its class (two
+    indexes of one class look the same here: the resume cache asks cached queries again to tell them apart).
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Hybrid:
+    ...     k_rrf: int = 60
+    ...     depth: int = 100
+    ...     def search(self, query, k): return []
+    >>> retriever_settings(Hybrid(k_rrf=1, depth=3))
+    {'depth': 3, 'k_rrf': 1}
+    >>> retriever_settings(lambda q, k: []) is None
+    True
+    """
+    import dataclasses
+
+    inner = getattr(obj, "obj", None) or getattr(obj, "fn", None) or obj
+    values: dict[str, Any] | None = None
+    if dataclasses.is_dataclass(inner) and not isinstance(inner, type):
+        values = {f.name: getattr(inner, f.name, None) for f in dataclasses.fields(inner) if f.init and f.repr}
+    elif isinstance(getattr(type(inner), "model_fields", None), dict):  # pydantic v2
+        values = {name: getattr(inner, name, None) for name in type(inner).model_fields}
+    elif callable(getattr(inner, "get_params", None)):
+        try:
+            params = inner.get_params()
+        except Exception:  # a get_params that needs arguments: no declared settings
+            params = None
+        values = dict(params) if isinstance(params, Mapping) else None
+    if not values:
+        return None
+    return {str(k): _plain(v) for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))}
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON-ready plain data: scalars, short lists and dicts of them; anything else by its class."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value if not isinstance(value, str) or len(value) <= 200 else f"<str of {len(value)} characters>"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (list, tuple, set, frozenset, Mapping)):
+        if depth >= 2 or len(value) > 20:
+            return f"<{type(value).__name__} of {len(value)}>"
+        if isinstance(value, Mapping):
+            return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+        items = [_plain(v, depth + 1) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    kind = type(value)
+    return f"<{kind.__module__}.{kind.__qualname__}>"
 
 
 def _resolve(out: Any) -> Any:
@@ -370,7 +429,7 @@ def as_retriever(obj: Any) -> Any:
         return obj
     from rankscope.retrieval import adapters
 
-    if isinstance(obj, (adapters.LangChainRetriever, adapters.LlamaIndexRetriever)):
+    if isinstance(obj, (adapters.LangChainRetriever, adapters.LlamaIndexRetriever, adapters.HaystackRetriever)):
         return obj
     adapted = adapters.adapt(obj)  # before `search`: LangChain vector stores have an unrelated search()
     if adapted is not None:
@@ -380,5 +439,5 @@ def as_retriever(obj: Any) -> Any:
     if callable(obj):
         return _CallableRetriever(obj)
     raise InvalidParameterError(_("cannot use a {type} as a retriever: give an object with search(query, k), a "
-                                  "callable fn(query, k), a LangChain retriever or vector store, or a LlamaIndex "
-                                  "retriever or index", type=type(obj).__name__))
+                                  "callable fn(query, k), a LangChain retriever or vector store, a LlamaIndex "
+                                  "retriever or index, or a Haystack retriever or pipeline", type=type(obj).__name__))

@@ -7,19 +7,32 @@ Execution (:mod:`rankscope.retrieval.execute`)
     time, any other retriever is called from ``workers`` threads (I/O-bound
     retrievers: a vector database, an HTTP service).  ``workers=1`` runs them
     one by one.
+Options
+    How the retriever is run and scored is one
+    :class:`~rankscope.retrieval.options.RetrieverOptions` value (``options=``), or
+    its fields as keywords; :func:`rankscope.compare` takes the same value and
+    keywords to run several retrievers alike.
 Failures
     A call that raises an ``Exception`` is retried ``retries`` times (waiting
     ``retry_wait * 2**attempt`` seconds); a query that still fails is kept in
     ``failures`` (type, message, traceback) and scored as an empty ranking —
     the other queries are never lost, and a warning says how many failed.
     ``NameError``, ``TypeError``, ``AttributeError`` and a ``None`` return
-    are bugs: raised at once, not retried.  ``KeyboardInterrupt`` is not caught.
+    are bugs: raised at once, not retried — unless ``on_bad_answer="count"``,
+    which retries a ``None`` (or non-ranking) answer and then counts the query
+    as failed (HTTP wrappers return ``None`` on a timeout).
+    ``KeyboardInterrupt`` is not caught.
 Resume
     With ``cache=path`` every finished query is appended (and flushed) to a
     JSONL file as soon as it finishes; a later call of the *same* evaluation
-    (retriever identity, ``k``, test set ids and texts: the cache header)
-    skips the queries already there; another evaluation's cache is refused
-    unless ``overwrite_cache=True`` (see :mod:`rankscope.retrieval.cache`).
+    (retriever identity and declared settings, ``cache_key``, ``k``, test set
+    ids and texts: the cache header) skips the queries already there; another
+    evaluation's cache is refused unless ``overwrite_cache=True`` (see
+    :mod:`rankscope.retrieval.cache`).  The header cannot tell two indexes of
+    one class apart, so ``cache_check`` cached queries (a seeded sample, 3 by
+    default) are asked again first: an answer that differs refuses the cache.
+    ``ev.from_cache`` counts the answers taken from the cache (every output says
+    it), ``ev.cache_checked`` those asked again.
     A job that stores outcomes itself passes ``on_result`` (called with each
     :class:`~rankscope.retrieval.cache.QueryOutcome` as it finishes) and
     ``resume`` (the outcomes stored before).
@@ -63,7 +76,9 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
+
+from typing_extensions import Unpack
 
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
@@ -71,15 +86,17 @@ from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.i18n import _
 from rankscope.measures.base import Measure
-from rankscope.retrieval.cache import QueryOutcome, RunCache, testset_fingerprint
+from rankscope.retrieval.cache import QueryOutcome, RunCache, check_sample, same_answer, testset_fingerprint
 from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
 from rankscope.retrieval.evaluation import RetrieverEvaluation, RetrieverWarning, UnknownIdsWarning
 from rankscope.retrieval.execute import Collector, execute
 from rankscope.retrieval.notices import notices
-from rankscope.retrieval.protocol import as_retriever, retriever_identity
+from rankscope.retrieval.options import RetrieverOptions, default_k, resolve_options
+from rankscope.retrieval.protocol import as_retriever, retriever_identity, retriever_settings
 from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
-__all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverWarning", "UnknownIdsWarning", "default_metrics"]
+__all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverOptions", "RetrieverWarning", "UnknownIdsWarning",
+           "default_metrics"]
 
 Relevance = Literal["auto", "qrels", "answers", "spans"]
 
@@ -91,13 +108,6 @@ def default_metrics(k: int) -> list[str]:
     ['ndcg@5', 'recall@5', 'precision@5', 'hit_rate@5', 'mrr', 'map']
     """
     return [f"ndcg@{k}", f"recall@{k}", f"precision@{k}", f"hit_rate@{k}", "mrr", "map"]
-
-
-def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidParameterError(_("{name} must be an integer >= {minimum}, got {value!r}", name=name,
-                                             minimum=minimum, value=value))
-    return value
 
 
 def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
@@ -137,27 +147,44 @@ def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: st
     return Run(qs, ds, ss, name)
 
 
+class RunOptionValues(TypedDict, total=False):
+    """The keywords of :class:`~rankscope.retrieval.options.RetrieverOptions` that :func:`rankscope.compare` does not
+    take for itself (it takes ``relevance_level``, ``chunking`` and ``rule`` for runs too)."""
+
+    k: int | None
+    workers: int
+    retries: int
+    retry_wait: float
+    batch_size: int
+    cache: str | Path | None
+    overwrite_cache: bool
+    cache_key: str | None
+    cache_check: int
+    chunk_to_doc: ChunkToDoc | None
+    relevance: Relevance
+    progress: bool | None
+    on_bad_answer: Literal["fail", "count"]
+
+
+class OptionValues(RunOptionValues, total=False):
+    """The keywords of :class:`~rankscope.retrieval.options.RetrieverOptions` (each overrides ``options``)."""
+
+    relevance_level: int
+    chunking: Any
+    rule: str
+
+
 def evaluate_retriever(
     retriever: Any,
     testset: TestSet | str | Path,
     metrics: Iterable[str | Measure] | str | None = None,
     *,
-    k: int = 10,
-    workers: int = 4,
-    retries: int = 2,
-    cache: str | Path | None = None,
-    overwrite_cache: bool = False,
-    progress: bool | None = None,
-    chunk_to_doc: ChunkToDoc | None = None,
+    options: RetrieverOptions | None = None,
     name: str | None = None,
-    batch_size: int = 64,
-    retry_wait: float = 0.0,
-    relevance: Relevance = "auto",
-    relevance_level: int = 1,
     on_result: Callable[[QueryOutcome], None] | None = None,
     resume: Iterable[QueryOutcome] | None = None,
-    chunking: Any = None,
-    rule: str = "any",
+    stop_when: Any = None,
+    **option_values: Unpack[OptionValues],
 ) -> RetrieverEvaluation:
     """Run ``retriever`` on every scorable query of ``testset`` and score the rankings.
 
@@ -166,35 +193,27 @@ def evaluate_retriever(
     retriever : anything :func:`~rankscope.retrieval.protocol.as_retriever` accepts
     testset : a :class:`~rankscope.data.testset.TestSet` or a path (JSON, JSONL, BEIR folder)
     metrics : metric names (default :func:`default_metrics` of ``k``)
-    k : hits asked for and kept per query
-    workers : threads for retrievers without ``search_batch``; concurrent calls of an ``async`` retriever
-    retries : extra attempts for a failing call; ``retry_wait`` seconds before the first retry, doubling
-    cache : JSONL file to append finished queries to and resume from
-    overwrite_cache : start ``cache`` afresh even when it holds another evaluation
-    progress : show a progress bar (default: when stderr is a terminal)
-    chunk_to_doc : fold chunk hits into documents: pattern ``"{doc_id}#{chunk}"``, dict, function, or
-        ``"metadata:KEY"`` (the document id is ``hit.metadata[KEY]``)
+    options : a :class:`~rankscope.retrieval.options.RetrieverOptions` value (the same one
+        :func:`rankscope.compare` takes); each keyword below overrides it
+    k, workers, retries, retry_wait, batch_size, cache, overwrite_cache, cache_key, cache_check, chunk_to_doc,
+        relevance, relevance_level, progress, chunking, rule, on_bad_answer : the fields of
+        :class:`~rankscope.retrieval.options.RetrieverOptions` (``k`` hits kept per query; ``cache`` a JSONL
+        resume file, checked by asking ``cache_check`` cached queries again; ``on_bad_answer="count"`` counts a
+        ``None`` answer as a failed query ...)
     name : the run's name (default: the retriever's ``name`` or class name)
-    batch_size : queries per ``search_batch`` call (``1``: each query timed on its own)
-    relevance : ``"qrels"``, ``"answers"`` (a chunk containing a reference answer is relevant) or
-        ``"auto"`` (answers when the test set has no judgments but has answers; said in the warnings)
-    relevance_level : minimum grade counted as relevant by binary metrics
     on_result : called with each finished :class:`~rankscope.retrieval.cache.QueryOutcome` (success or
         failure), one at a time, as soon as it finishes
     resume : outcomes stored earlier (e.g. those ``on_result`` received): their queries are not run again
-    chunking, rule : with span judgments (relevance ``"spans"``, chosen by ``"auto"`` when a span measure is
-        asked for): where the retrieved chunks lie (default: read from the hits) and the rule deriving chunk
-        qrels for the ordinary metrics (see :func:`rankscope.evaluate`)
+    stop_when : a :class:`rankscope.stats.betting.StopWhen`: run the queries in a random order, a round at a time,
+        and stop once the anytime-valid interval of the metric (or of its difference to a baseline) is narrow
+        enough or excludes a value; only the queries run are scored, and ``ev.stopped`` says how many calls were
+        saved and what the interval guarantees (:mod:`rankscope.retrieval.stopping`)
     """
+    opts = resolve_options(options, option_values, "evaluate_retriever")
     ts = _resolve_testset(testset)
-    k = _positive_int(k, "k")
-    workers = _positive_int(workers, "workers")
-    retries = _positive_int(retries, "retries", minimum=0)
-    batch_size = _positive_int(batch_size, "batch_size")
-    if relevance not in ("auto", "qrels", "answers", "spans"):
-        raise InvalidParameterError(_("relevance must be 'auto', 'qrels', 'answers' or 'spans', got {value!r}",
-                                      value=relevance))
-    mode = relevance
+    k = opts.k if opts.k is not None else default_k(metrics)
+    chunk_to_doc, relevance = opts.chunk_to_doc, opts.relevance
+    mode: str = relevance
     if mode == "auto" and _wants_spans(default_metrics(k) if metrics is None else metrics):
         mode = "spans"
     if mode == "spans":
@@ -211,8 +230,6 @@ def evaluate_retriever(
                               if ts.has_answers else _("test set {name!r} has no relevance judgments", name=ts.name))
     if mode == "answers" and not ts.has_answers:
         raise EmptyInputError(_("test set {name!r} has no reference answers to match", name=ts.name))
-    if isinstance(retry_wait, bool) or not isinstance(retry_wait, (int, float)) or retry_wait < 0:
-        raise InvalidParameterError(_("retry_wait must be a number of seconds >= 0, got {value!r}", value=retry_wait))
     metric_list, deep = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
@@ -222,24 +239,34 @@ def evaluate_retriever(
     run_name = name or str(getattr(r, "name", None) or type(r).__name__)
     judged = set(ts.spans.queries if mode == "spans" and ts.spans is not None else ts.qrels.queries)
     scorable = [q for q in ts.queries if (q.answers if mode == "answers" else q.id in judged)]
-    keep_places = mode == "spans" and chunking is None
+    keep_places = mode == "spans" and opts.chunking is None
     keep_text = mode == "answers" or (chunk_to_doc is not None and ts.has_answers)
 
     store = None
-    if cache is not None:
-        store = RunCache(cache, overwrite=overwrite_cache, k=k, retriever=run_name, identity=retriever_identity(r),
+    if opts.cache is not None:
+        store = RunCache(opts.cache, overwrite=opts.overwrite_cache, k=k, retriever=run_name,
+                         identity=retriever_identity(r), settings=retriever_settings(r), cache_key=opts.cache_key,
                          testset=ts.name, testset_fingerprint=testset_fingerprint((q.id, q.text) for q in ts.queries),
                          texts=keep_text, docs_key=docs_key, places=keep_places)
-    done = store.load() if store is not None else {}
-    if overwrite_cache and store is not None:
-        store.open()
-    for entry in resume or ():
-        if entry.error is None:
-            done[entry.query_id] = entry
     wanted = {q.id for q in scorable}
-    done = {qid: e for qid, e in done.items() if qid in wanted}
-    todo = [q for q in scorable if q.id not in done]
-    show = sys.stderr.isatty() if progress is None else bool(progress)
+    done = {qid: e for qid, e in (store.load() if store is not None else {}).items() if qid in wanted}
+    if opts.overwrite_cache and store is not None:
+        store.open()
+    show = sys.stderr.isatty() if opts.progress is None else bool(opts.progress)
+    run_opts = {"k": k, "workers": opts.workers, "retries": opts.retries, "retry_wait": opts.retry_wait,
+                "batch_size": opts.batch_size, "name": run_name, "on_bad_answer": opts.on_bad_answer}
+    checked = {}
+    if done and opts.cache_check:
+        assert store is not None
+        checked = _check_cache(r, store, done, scorable, opts.cache_check, run_opts,
+                               dict(keep_text=keep_text, docs_key=docs_key, keep_places=keep_places))
+    cached = {qid: e for qid, e in done.items() if qid not in checked}
+    for entry in resume or ():
+        if entry.error is None and entry.query_id in wanted:
+            cached[entry.query_id] = entry
+    todo = [q for q in scorable if q.id not in cached and q.id not in checked]
+    done = {**cached, **checked}  # answered already: from the cache (some asked again) or a stored outcome
+    stopped = None
     try:
         from rankscope._progress import progress_bar
         from rankscope.choices import resolve_lang
@@ -247,26 +274,95 @@ def evaluate_retriever(
         with progress_bar(_("retrieving ({name})", name=run_name).text(resolve_lang()), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
                                   advance=bar.advance, keep_places=keep_places)
-            execute(r, todo, collector, k=k, workers=workers, retries=retries, retry_wait=retry_wait,
-                    batch_size=batch_size, name=run_name)
+
+            def run_some(queries: list[Query]) -> None:
+                execute(r, [q for q in queries if q.id not in done], collector, **run_opts)  # type: ignore[arg-type]
+
+            if stop_when is None:
+                run_some(todo)
+            else:  # rounds in a random order until the rule holds (logic: retrieval.stopping, stats.betting)
+                from rankscope.retrieval.stopping import check_rule, run_until
+
+                stop_rule = check_rule(stop_when, scorable)
+
+                def values(queries: list[Query]) -> list[float]:
+                    """The rule's metric on ``queries`` (already run), as the final scoring computes it."""
+                    got = {**done, **collector.done}
+                    part = _build_run(queries, got, run_name)
+                    metric = [stop_rule.metric]
+                    ev_part = (_score_spans(ts, queries, got, part, metric, k=k, chunking=opts.chunking, rule=opts.rule,
+                                            relevance_level=opts.relevance_level) if mode == "spans" else
+                               _score(ts, queries, got, part, metric, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
+                                      docs_key=docs_key, relevance_level=opts.relevance_level)).primary
+                    scores = dict(zip(ev_part.per_query.query_ids.tolist(), ev_part.per_query[metric[0]].tolist()))
+                    return [scores.get(q.id, 0.0) for q in queries]
+
+                scorable, stopped = run_until(stop_rule, scorable, run_some, values)
     finally:
         if store is not None:
             store.close()
-    finished = {**done, **collector.done}
+    finished = {**cached, **checked, **collector.done}
     run = _build_run(scorable, finished, run_name)
     if mode == "spans":
-        ev = _score_spans(ts, scorable, finished, run, metric_list, k=k, chunking=chunking, rule=rule,
-                          relevance_level=relevance_level)
+        ev = _score_spans(ts, scorable, finished, run, metric_list, k=k, chunking=opts.chunking, rule=opts.rule,
+                          relevance_level=opts.relevance_level)
     else:
         ev = _score(ts, scorable, finished, run, metric_list, k=k, mode=mode, chunk_to_doc=chunk_to_doc,
-                    docs_key=docs_key, relevance_level=relevance_level)
+                    docs_key=docs_key, relevance_level=opts.relevance_level)
     ev.failures = {q.id: collector.failures[q.id] for q in scorable if q.id in collector.failures}
     ev.errors = {qid: f"{f.error_type}: {f.message}" for qid, f in ev.failures.items()}
-    ev.retries, ev.from_cache = collector.retried, len(done)
-    ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep)
+    ev.retries, ev.from_cache, ev.cache_checked = collector.retried, len(cached), len(checked)
+    ev.options = opts.replace(k=k)
+    if stop_when is not None:
+        ev.stopped = stopped
+    ev.warnings = notices(ts, scorable, finished, ev, relevance=relevance, k=k, deep=deep,
+                          retriever_kind=_kind_of(r))
     for notice in ev.warnings:
         warnings.warn(notice.warning(), stacklevel=2)
     return ev
+
+
+def _kind_of(r: Any) -> str:
+    """What kind of retriever ``r`` is, for advice that depends on it: ``"langchain"``, ``"llamaindex"``,
+    ``"bm25"`` (rankscope's BM25 baseline) or ``"other"``."""
+    from rankscope.retrieval.bm25 import BM25Retriever
+
+    inner = getattr(r, "obj", None) or getattr(r, "fn", None) or r
+    module = type(inner).__module__ or ""
+    if module.startswith("langchain"):
+        return "langchain"
+    if module.startswith("llama_index"):
+        return "llamaindex"
+    return "bm25" if isinstance(inner, BM25Retriever) else "other"
+
+
+def _check_cache(r: Any, store: RunCache, done: dict[str, QueryOutcome], scorable: list[Query], n: int,
+                 run_opts: dict[str, Any], keep: dict[str, Any]) -> dict[str, QueryOutcome]:
+    """Ask ``n`` cached queries (a seeded sample) again: the fresh outcomes when they give the cached answers;
+    an error naming the first that does not, or saying that none could be asked."""
+    from rankscope.errors import Items
+
+    sample = set(check_sample(done, n))
+    queries = [q for q in scorable if q.id in sample]
+    collector = Collector(k=run_opts["k"], cache=None, on_result=None, advance=lambda: None, **keep)
+    execute(r, queries, collector, **run_opts)
+    for q in queries:
+        fresh = collector.done.get(q.id)
+        if fresh is not None and not same_answer(done[q.id], fresh):
+            then, now = Items(tuple(done[q.id].ids[:3])), Items(tuple(fresh.ids[:3]))
+            raise InvalidParameterError(_("cache {path} holds answers this retriever does not give: asked again, "
+                                          "query {query!r} returns {now} ..., the cache holds {then} ... (another "
+                                          "index or configuration of the same retriever?); pass "
+                                          "overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, "
+                                          "another cache file, or cache_key= naming the index", path=str(store.path),
+                                          query=q.id, now=now, then=then))
+    if not collector.done:
+        first = next(iter(collector.failures.values()), None)
+        error = f"{first.error_type}: {first.message}" if first is not None else "-"
+        raise InvalidParameterError(_("cache {path} could not be checked: none of the {n} cached queries asked "
+                                      "again was answered (first: {error}); pass cache_check=0 (CLI: --cache-check "
+                                      "0) to use it unchecked", path=str(store.path), n=len(queries), error=error))
+    return dict(collector.done)
 
 
 # -- scoring ----------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ summary line per column.  Summaries follow trec_eval 9.0.8 exactly:
 * ``num_*`` counts are sums printed as integers; with ``-c`` the ``num_rel`` summary
   is instead the number of qrels entries with a positive grade over all qrels
   queries, ignoring ``-l`` (trec_eval 9.0.8's rule);
+* a NaN (trec_eval's 0/0: ``iprec_at_recall`` of a query ``-J`` leaves empty) prints ``-nan`` and makes
+  the summary ``-nan``, as the C sum does;
 * ``gm_*`` are exp(Σ log(max(v, 1e-5)) / n), a missing query counting log(1e-5);
 * ``relstring`` is printed per query only, ``runid`` / ``num_q`` / ``gm_*`` in the summary only.
 """
@@ -36,7 +38,12 @@ def _cell(kind: str, value: object) -> str:
         return str(int(value))  # type: ignore[call-overload]
     if kind == "str":
         return f"'{value}'"
-    return f"{value:6.4f}"
+    return _float(float(value))  # type: ignore[arg-type]
+
+
+def _float(value: float) -> str:
+    """``%6.4f`` as C prints it: glibc writes trec_eval's 0/0 (a NaN with the sign bit set) as ``-nan``."""
+    return "  -nan" if math.isnan(value) else f"{value:6.4f}"
 
 
 def render(result: Computed, *, per_query: bool, summary: bool, complete: bool) -> str:
@@ -84,5 +91,5 @@ def render(result: Computed, *, per_query: bool, summary: bool, complete: bool) 
                     s += (n - n_eval) * math.log(MIN_GEO_MEAN)
                 lines.append(head + f"{math.exp(s / n) if n else 0.0:6.4f}")
             else:
-                lines.append(head + f"{_seq_sum(v[in_run]) / n if n else 0.0:6.4f}")
+                lines.append(head + _float(_seq_sum(v[in_run]) / n if n else 0.0))
     return "\n".join(lines) + "\n" if lines else ""
