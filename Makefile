@@ -64,7 +64,7 @@ LOCALE := src/rankscope/locale
 PYBABEL := $(VENV)/bin/pybabel
 catalog:
 	$(PYBABEL) extract -F babel.cfg -k NC_:1c,2 --no-location --sort-output --omit-header -o $(LOCALE)/rankscope.pot .
-	$(PYBABEL) update -i $(LOCALE)/rankscope.pot -d $(LOCALE) -D rankscope --ignore-pot-creation-date --width 120
+	$(PYBABEL) update -i $(LOCALE)/rankscope.pot -d $(LOCALE) -D rankscope --ignore-pot-creation-date --ignore-obsolete --width 120
 	$(PYBABEL) compile -d $(LOCALE) -D rankscope
 
 bench: $(VENV)/.installed-test
