@@ -314,7 +314,9 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
         text = (_("span judgments on chunking {chunking!r}; chunk qrels by rule {rule}; ", chunking=spans["chunking"],
                   rule=spans["chunk_rule"]).text(lang)
                 + SpanCoverage(**spans["coverage"]).message(lang)
-                + (_(" {n} queries have no span any chunk touches.", n=spans["queries_without_chunk"]).text(lang)
+                + (ngettext(" {n} query has no span any chunk touches.",
+                            " {n} queries have no span any chunk touches.",
+                            spans["queries_without_chunk"]).text(lang)
                    if spans["queries_without_chunk"] else ""))
         if lang == "zh":
             print_prose(console, text)

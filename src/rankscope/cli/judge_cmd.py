@@ -33,7 +33,7 @@ from rankscope.cli.llm_options import (
     prompt_lang,
 )
 from rankscope.errors import Items
-from rankscope.i18n import N_, _
+from rankscope.i18n import N_, _, ngettext
 
 
 @app.command("judge")
@@ -177,8 +177,9 @@ def _summary(report: Any, settings: Any, out: Path, side: Path, db: Path | None,
                judged_now=report.judged_now).text(lang),
              _("grades: {grades}", grades=grades.text(lang)).text(lang)]
     if report.plan.truncated:
-        lines.append(_("{n} documents were cut at {chars} characters", n=report.plan.truncated,
-                       chars=settings.max_doc_chars).text(lang))
+        lines.append(ngettext("{n} document was cut at {chars} characters",
+                              "{n} documents were cut at {chars} characters",
+                              report.plan.truncated, chars=settings.max_doc_chars).text(lang))
     lines.append(_("{calls} HTTP calls, {tokens_in} input and {tokens_out} output tokens (as the endpoint reported "
                    "them)", calls=report.http_calls, tokens_in=report.tokens_in,
                    tokens_out=report.tokens_out).text(lang))

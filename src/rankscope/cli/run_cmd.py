@@ -32,7 +32,7 @@ import typer
 
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
-from rankscope.i18n import _
+from rankscope.i18n import _, ngettext
 
 DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
@@ -277,7 +277,8 @@ def run_command(
         from rankscope.data.testset_io import format_name
 
         read_as = [f"{testset}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"]
-    written = _("run written to {out} ({n} rows)", out=out, n=len(ev.doc_run)).text(lg)
+    written = ngettext("run written to {out} ({n} row)", "run written to {out} ({n} rows)", len(ev.doc_run),
+                       out=out).text(lg)
     if qrels_out is not None:
         written += _("; judgments to {out}", out=qrels_out).text(lg)
     print_lines([*read_as, *ev.summary(lg).splitlines(), written], lg)

@@ -93,7 +93,7 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
         table.add_row(gettext("format", lang), "", format_name(fmt, lang))
     table.add_row(_("queries").text(lang), str(audit.queries), "")
     table.add_row(gettext("judged queries", lang), str(audit.judged_queries),
-                  _("{n} judgments", n=audit.judgments).text(lang))
+                  ngettext("{n} judgment", "{n} judgments", audit.judgments).text(lang))
     if audit.with_answers:
         table.add_row(gettext("queries with reference answers", lang), str(audit.with_answers), "")
     if audit.corpus_size is not None:
@@ -131,8 +131,8 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
                         median=f"{r['median']:g}", mean=f"{r['mean']:.2f}", max=f"{r['max']:g}").text(lang))
     console = Console()
     console.print(table)
-    console.print(_("{n} problem(s) found",
-                    n=audit.problems).text(lang) if audit.problems else gettext("no problem found", lang))
+    console.print(ngettext("{n} problem found", "{n} problems found", audit.problems).text(lang) if audit.problems
+                  else gettext("no problem found", lang))
 
 
 class ConvertFormat(str, Enum):

@@ -39,7 +39,7 @@ from rankscope.data._spantable import (
     str_column,
 )
 from rankscope.errors import InvalidParameterError, Message, RankscopeError
-from rankscope.i18n import _
+from rankscope.i18n import _, ngettext
 
 __all__ = ["Chunking"]
 
@@ -237,8 +237,9 @@ class Chunking:
             raise InvalidParameterError(_("chunk texts need the corpus: pass corpus= (doc id -> text)"))
         missing = sorted(set(self.doc_ids) - set(corpus))
         if missing:
-            raise InvalidParameterError(_("{n} document(s) of the chunking are not in the corpus, e.g. {id!r}",
-                                          n=len(missing), id=missing[0]))
+            raise InvalidParameterError(ngettext("{n} document of the chunking is not in the corpus, e.g. {id!r}",
+                                                 "{n} documents of the chunking are not in the corpus, e.g. {id!r}",
+                                                 len(missing), id=missing[0]))
         return {c: corpus[d][s:e] for c, d, s, e in zip(self.chunk.tolist(), self.doc.tolist(),
                                                       self.start.tolist(), self.end.tolist())}
 

@@ -41,7 +41,7 @@ from rankscope.errors import (
     RankscopeError,
     RankscopeWarning,
 )
-from rankscope.i18n import _, say
+from rankscope.i18n import _, ngettext, say
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
@@ -244,8 +244,11 @@ class TestSet:
         if stray:
             more = _(" (and {n} more)", n=len(stray) - 3) if len(stray) > 3 else ""
             shown = Items(tuple(stray[:3]), quote=True)
-            raise RankscopeError(_("test set: judgments for {n} query id(s) that are not among the queries: "
-                                   "{ids}{more}", n=len(stray), ids=shown, more=more))
+            raise RankscopeError(ngettext("test set: judgments for {n} query id that is not among the queries: "
+                                          "{ids}{more}",
+                                          "test set: judgments for {n} query ids that are not among the queries: "
+                                          "{ids}{more}",
+                                          len(stray), ids=shown, more=more))
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "testset"
         self.spans: SpanQrels | None = _checked_spans(spans, by_id, self.corpus)
@@ -432,8 +435,11 @@ def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str
         raise InvalidParameterError(_("spans must be SpanQrels, got {type}", type=type(spans).__name__))
     stray = sorted(set(spans.queries) - set(queries))
     if stray:
-        raise RankscopeError(_("test set: span judgments for {n} query id(s) that are not among the queries, e.g. "
-                               "{id!r}", n=len(stray), id=stray[0]))
+        raise RankscopeError(ngettext("test set: span judgments for {n} query id that is not among the queries, e.g. "
+                                      "{id!r}",
+                                      "test set: span judgments for {n} query ids that are not among the queries, "
+                                      "e.g. {id!r}",
+                                      len(stray), id=stray[0]))
     return spans.validate(corpus) if corpus is not None else spans
 
 

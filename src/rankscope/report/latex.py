@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.i18n import _, gettext
+from rankscope.i18n import _, gettext, ngettext
 from rankscope.interpret.coverage import judged_line
 from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
 from rankscope.report.tables import (
@@ -132,8 +132,8 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
             row.append(cell)
         rows.append(row)
     tags = report.get("tags") or {}
-    caption = [gettext("Summary", lang) + ".", _("{n} queries", n=report["n_queries"]).text(lang) + ".",
-               report["legend"]]
+    n_queries = ngettext("{n} query", "{n} queries", report["n_queries"]).text(lang)
+    caption = [gettext("Summary", lang) + ".", n_queries + ".", report["legend"]]
     judged = judged_line(report.get("judged") or {}, lang)  # judged@k of every run
     caption += [judged] if judged else []
     if tags:

@@ -139,7 +139,8 @@ def html_result(result: Any, lang: str | None = None) -> str:
                     f"{reach}</td></tr>")
     pol = result.policies
     depth = pol.get("depth")
-    head = (f'<p class="head">{escape(result.run_name)} · {escape(_("{n} queries", n=n).text(lang))}</p>'
+    queries = ngettext("{n} query", "{n} queries", n).text(lang)
+    head = (f'<p class="head">{escape(result.run_name)} · {escape(queries)}</p>'
             f'<p class="meta">' + escape(_("relevance level {level} · missing={missing} · depth {depth} · {ci} "
                                            "bootstrap intervals of the mean", level=pol.get("relevance_level", 1),
                                            missing=term(pol.get("missing"), lang, "missing"),
@@ -256,7 +257,7 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
     base = escape(_(" against baseline {baseline}",
                     baseline=gate.baseline_name).text(lang)) if gate.baseline_name else ""
     meta = (f'<p class="meta">{escape(_("run {run}", run=gate.run_name).text(lang))}{base} · '
-            f'{escape(_("{n} queries", n=gate.n_queries).text(lang))}</p>')
+            f'{escape(ngettext("{n} query", "{n} queries", gate.n_queries).text(lang))}</p>')
     rows = []
     for o in gate.outcomes:
         mark = ('<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'

@@ -11,7 +11,7 @@ import base64
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.i18n import N_, _, gettext
+from rankscope.i18n import N_, _, gettext, ngettext
 from rankscope.interpret.bands import LEVELS, level_name
 from rankscope.report.markdown import notices_markdown, scenario_markdown
 from rankscope.report.tables import (
@@ -49,15 +49,16 @@ def _coverage(report: dict[str, Any]) -> list[str]:
     """Sentences about queries that change what is measured (shown in every format)."""
     lang = report["lang"]
     q = report["queries"]
-    lines = [_("{n} queries scored", n=q["evaluated"]).text(lang)]
+    lines = [ngettext("{n} query scored", "{n} queries scored", q["evaluated"]).text(lang)]
     if q["missing_from_run"]:
         missing = report["policies"].get("missing", "zero")
         effect = gettext("each scores 0" if missing == "zero" else "they are left out of every mean", lang)
         lines.append(_("{n} judged queries have no ranking in the run; policy '{missing}': {effect}.",
                        n=q["missing_from_run"], missing=missing, effect=effect).text(lang))
     if q["not_in_qrels"]:
-        lines.append(_("{n} queries of the run have no relevance judgments and are not scored.",
-                       n=q["not_in_qrels"]).text(lang))
+        lines.append(ngettext("{n} query of the run has no relevance judgments and is not scored.",
+                              "{n} queries of the run have no relevance judgments and are not scored.",
+                              q["not_in_qrels"]).text(lang))
     # what the numbers rest on: ids that never match, the judged share of the top k, condensed lists
     return lines + list(report.get("warnings", []))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.i18n import _, gettext
+from rankscope.i18n import _, gettext, ngettext
 
 __all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
            "system_label", "reachable_line", "p_text", "MARKS", "rated_value", "scenario_table", "scenario_lines",
@@ -136,7 +136,7 @@ def policy_line(report: dict[str, Any]) -> str:
     settings = _("Relevance level {relevance_level}; queries missing from a run: {missing}; depth: {depth}.",
                  relevance_level=pol.get("relevance_level", 1), missing=missing,
                  depth="–" if depth is None else depth)
-    line = _("{n} queries", n=report["n_queries"]).text(lang) + " · " + settings.text(lang)
+    line = ngettext("{n} query", "{n} queries", report["n_queries"]).text(lang) + " · " + settings.text(lang)
     extra = [gettext("Unjudged documents removed before ranking (condensed lists, unjudged=condense).",
                      lang)] if pol.get("unjudged") == "condense" else []
     judged = judged_line(report.get("judged") or {}, lang)

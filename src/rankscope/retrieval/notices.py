@@ -110,8 +110,11 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     if ev.duplicates:
         dropped = sum(ev.duplicates.values())
         out.append(_note("duplicates",
-                         _('the retriever returned repeated ids in {n} queries ({dropped} duplicates dropped, the '
-                           'first occurrence kept)', n=len(ev.duplicates), dropped=dropped)))
+                         ngettext("the retriever returned repeated ids in {n} query ({dropped} duplicates dropped, "
+                                  "the first occurrence kept)",
+                                  "the retriever returned repeated ids in {n} queries ({dropped} duplicates dropped, "
+                                  "the first occurrence kept)",
+                                  len(ev.duplicates), dropped=dropped)))
     for level in ("retrieved", "document"):
         if level == "document" and ev.doc_run is ev.run:
             break
@@ -130,13 +133,19 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
     replaced = sum(e.scores_replaced for e in ok)
     if replaced:
         out.append(_note("scores_replaced",
-                         _('{n} queries returned scores that do not decrease down the list (distances?): ranked by '
-                           'list order, scores replaced by n, ..., 1', n=replaced)))
+                         ngettext("{n} query returned scores that do not decrease down the list (distances?): ranked "
+                                  "by list order, scores replaced by n, ..., 1",
+                                  "{n} queries returned scores that do not decrease down the list (distances?): "
+                                  "ranked by list order, scores replaced by n, ..., 1",
+                                  replaced)))
     ties = sum(e.ties_reordered for e in ok)
     if ties:
         out.append(_note("ties",
-                         _('scores tie in {n} queries whose list order is not doc id descending: tied hits are '
-                           'ranked by doc id descending, as trec_eval ranks them', n=ties)))
+                         ngettext("scores tie in {n} query whose list order is not doc id descending: tied hits are "
+                                  "ranked by doc id descending, as trec_eval ranks them",
+                                  "scores tie in {n} queries whose list order is not doc id descending: tied hits "
+                                  "are ranked by doc id descending, as trec_eval ranks them",
+                                  ties)))
     if deep:
         out.append(_note("cutoff",
                          _('{metrics}: cutoff above k={k}; each ranking holds at most {k} hits',

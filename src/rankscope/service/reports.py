@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items, RankscopeError
-from rankscope.i18n import NC_, _, pgettext
+from rankscope.i18n import NC_, _, ngettext, pgettext
 from rankscope.service import store
 from rankscope.service.db import Database, Job
 
@@ -62,8 +62,11 @@ def check_request(db: Database, job_id: str, fmt: str, baseline_run_id: int | No
         run_ids = [rec.id for __, rec in store.job_runs(s, job_id)]
     if fmt not in report_formats(len(run_ids)):
         formats = Items(report_formats(len(run_ids)))
-        raise InvalidParameterError(_("format {format!r} is not available for an evaluation of {n} run(s); use one "
-                                      "of {formats}", format=fmt, n=len(run_ids), formats=formats))
+        raise InvalidParameterError(ngettext("format {format!r} is not available for an evaluation of {n} run; use "
+                                             "one of {formats}",
+                                             "format {format!r} is not available for an evaluation of {n} runs; use "
+                                             "one of {formats}",
+                                             len(run_ids), format=fmt, formats=formats))
     if baseline_run_id is None or baseline_run_id == (run_ids[0] if run_ids else None):
         return 0
     if baseline_run_id not in run_ids:
