@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate_retriever": "rankscope.retrieval.runner",
     "RetrieverOptions": "rankscope.retrieval.options",
     "fuse": "rankscope.retrieval.fusion",
+    "tune": "rankscope.retrieval.tune",
     "load_dataset": "rankscope.datasets",
     "SpanQrels": "rankscope.data.spans",
     "Chunking": "rankscope.data.chunking",
@@ -67,6 +68,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "register_metric",
+    "tune",
     "write_report",
     "load",
 ]
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from rankscope.retrieval.fusion import fuse
     from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.retrieval.tune import tune
     from rankscope.saved import load
 
 

@@ -74,10 +74,10 @@ class RankscopeWarning(_Said, UserWarning):
     """Base class of the warnings rankscope issues (something in the input changed what is measured); said in the
     user's language as errors are:
 
-    >>> w = RankscopeWarning(_("the retriever returned repeated ids in {n} queries ({dropped} duplicates dropped, the "
-    ...                        "first occurrence kept)", n=2, dropped=3))
+    >>> from rankscope.i18n import ngettext
+    >>> w = RankscopeWarning(ngettext("{n} query has no judgment", "{n} queries have no judgment", 2))
     >>> w.text("zh")
-    '检索器在 2 个查询中返回了重复的编号（丢弃 3 个重复项，保留首次出现）'
+    '2 个查询没有任何标注'
     """
 
     def __init__(self, message: Message | str = "", *args: Any) -> None:

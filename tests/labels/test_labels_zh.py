@@ -175,7 +175,7 @@ def _judge_args(files: dict[str, Path], tmp_path: Path, url: str) -> list[object
                                                    for q, d in [("q1", "d11"), ("q1", "d12"), ("q2", "d21"),
                                                                 ("q2", "nope")]))
     return ["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", files["corpus.jsonl"],
-            "--base-url", url, "--model", "fake-judge", "--cache", tmp_path / "cache.sqlite"]
+            "--base-url", url, "--model", "fake-judge", "--cache", tmp_path / "cache.sqlite", "--max-failures", "1"]
 
 
 def _lines(text: str) -> str:
@@ -192,25 +192,25 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         code, out, err = run_main([*base, "--dry-run", "--lang", "zh"], capsys)
         assert code == 0 and err == "" and llm.calls == 0
         flat = _lines(out)
-        assert flat.startswith(_lines("试运行（fake-judge，提示词 umbrela-1/zh）：共 4 个（查询，文档）对，"
+        assert flat.startswith(_lines("试运行（fake-judge，提示词 graded-1/zh）：共 4 个（查询，文档）对，"
                                       "3 组不同的文本"))
         assert _lines("估计词元（token）数：输入约") in flat and _lines("即可估算费用；未发送任何请求") in flat
         assert_chinese(out)
         code, out, err = run_main([*base, "--out", tmp_path / "zh.qrels", "--no-progress", "--lang", "zh"], capsys)
         assert code == 0, err
         flat = _lines(out)
-        assert _lines("用 fake-judge 评判了 4 个（查询，文档）对（提示词 umbrela-1/zh）：3 对得到等级，"
+        assert _lines("用 fake-judge 评判了 4 个（查询，文档）对（提示词 graded-1/zh）：3 对得到等级，"
                       "1 对失败") in flat
         assert _lines("等级分布：") in flat and _lines("来源说明 -> ") in flat
         assert _lines(err).startswith(_lines("rankscope：警告：4 对中有 1 对没有等级（缺少文本 1 对）；它们列在 "))
         assert_chinese(out)
         assert_chinese(err)
-        assert "umbrela-1/zh" in (tmp_path / "zh.qrels.provenance.jsonl").read_text()  # --lang zh: the prompt too
+        assert "graded-1/zh" in (tmp_path / "zh.qrels.provenance.jsonl").read_text()  # --lang zh: the prompt too
 
         # RANKSCOPE_LANG=zh says the messages in Chinese; the prompt stays English unless --lang is given
         monkeypatch.setenv("RANKSCOPE_LANG", "zh")
         code, out, _ = run_main([*base, "--dry-run"], capsys)
-        assert code == 0 and _lines(out).startswith(_lines("试运行（fake-judge，提示词 umbrela-1/en）"))
+        assert code == 0 and _lines(out).startswith(_lines("试运行（fake-judge，提示词 graded-1/en）"))
         code, _, err = run_main([*base, "--concurrency", "0", "--out", tmp_path / "x.qrels"], capsys)
         assert code == 2 and err == "rankscope：错误：concurrency 必须是不小于 1 的整数，实际为 0\n"
         code, _, err = run_main(base, capsys)
@@ -218,15 +218,15 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         monkeypatch.delenv("RANKSCOPE_LANG")
 
         code, out, err = run_main([*base, "--dry-run"], capsys)
-        assert out.splitlines() == [
-            "dry run (fake-judge, prompt umbrela-1/en): 4 pairs, 3 distinct texts, 0 in the cache, 3 calls to make; "
-            "1 pairs without text, 0 documents cut at 8000 characters",
-            out.splitlines()[1]]
-        assert out.splitlines()[1].startswith("estimated tokens: ~") and out.splitlines()[1].endswith(
+        assert out.splitlines()[0] == (
+            "dry run (fake-judge, prompt graded-1/en): 4 pairs, 3 distinct texts, 0 in the cache, 3 calls to make; "
+            "1 pairs without text, 0 documents cut at 8000 characters")
+        assert out.splitlines()[1].startswith("prompt graded-1/en: rankscope's own wording")
+        assert out.splitlines()[2].startswith("estimated tokens: ~") and out.splitlines()[2].endswith(
             " out; give --price-in and --price-out (per million tokens) for a cost estimate; nothing was sent")
         code, out, err = run_main([*base, "--out", tmp_path / "en.qrels", "--no-progress"], capsys)
         lines = out.splitlines()
-        assert lines[0] == ("judged 4 pairs with fake-judge (prompt umbrela-1/en): 3 graded, 1 failed; 0 from the "
+        assert lines[0] == ("judged 4 pairs with fake-judge (prompt graded-1/en): 3 graded, 1 failed; 0 from the "
                             "cache, 3 judged now")
         assert lines[1].startswith("grades: ") and lines[2].endswith(" output tokens (as the endpoint reported them)")
         assert lines[3] == (f"qrels -> {tmp_path / 'en.qrels'}; provenance -> {tmp_path / 'en.qrels.provenance.jsonl'}"
@@ -250,14 +250,15 @@ def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         code, out, err = run_main([*base, "--out", tmp_path / "s.json", "--no-progress", "--lang", "zh"], capsys)
         assert code == 0, err
         assert _lines(out).startswith(_lines("从 4 个候选块得到 4 个问题（目标 6 个）-> "))
-        assert _lines("拒绝：0 个照抄原块") in _lines(out)
+        assert _lines("拒绝：0 个不能独立成问（指向原块），0 个照抄原块") in _lines(out)
         assert _lines(err).startswith(_lines("rankscope：警告：6 个问题中只接受了 4 个（请调高 --max-candidates，"
                                              "或查看 "))
         assert_chinese(out)
         assert_chinese(err)
         code, out, err = run_main([*base, "--out", tmp_path / "e.json", "--no-progress"], capsys)
         assert out.splitlines()[0] == f"4 of 6 questions from 4 candidate chunks -> {tmp_path / 'e.json'}"
-        assert out.splitlines()[1].startswith("rejected: 0 copying their chunk, 0 near-duplicates, ")
+        assert out.splitlines()[1].startswith(
+            "rejected: 0 not standalone (pointing at their chunk), 0 copying their chunk, ")
         assert err == (f"rankscope: warning: only 4 of 6 questions were accepted (raise --max-candidates or check "
                        f"{tmp_path / 'e.json.synth.json'})\n")
 
@@ -280,15 +281,18 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, out, err = run_main([*args, "--lang", "zh"], capsys)
     assert code == 0, err
     flat = _lines(out)
-    assert flat.startswith(_lines("双方都评判过的文档 80 篇；只有人工标注的 0 篇，只有模型标注的 0 篇；"
-                                  "0 篇因等级为负而排除\n混淆矩阵"))
+    assert flat.startswith(_lines("偏差：模型给的等级比人工低：每篇文档的平均等级偏移 -0.300"))
+    assert _lines("模型标注对 ndcg@10 的影响（模型减人工，区间按查询做 bootstrap 重抽样）：") in flat
+    assert _lines("双方都评判过的文档 80 篇；只有人工标注的 0 篇，只有模型标注的 0 篇；"
+                  "0 篇因等级为负而排除\n混淆矩阵") in flat
     assert "人工 \\ 模型" in out and "名次（人工）" in out and _lines("完全一致率 ") in flat
     assert _lines("系统排名基于双方都评判过的 8 个查询") in flat
     assert _lines("Landis & Koch 分级") in flat and "τ_AP" in flat
     assert_chinese(out.replace("┃", " "))
     code, out, _ = run_main(args, capsys)
-    assert out.startswith("80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out "
-                          "(negative grade)\nconfusion matrix")
+    assert out.startswith("Bias: the model grades lower than people: mean grade shift -0.300 [")
+    assert "\n\n80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out " \
+        "(negative grade)\nconfusion matrix" in out
     assert "\nexact agreement " in out and "\n\nsystem ranking on 8 queries judged by both (0 human-only and 0 "\
         "model-only queries left out)\n" in out and "rank (human)" in out
 
@@ -330,5 +334,5 @@ def test_the_label_cache_schema_error_in_chinese(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         db.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
     err = _error(lambda: LabelCache(path))
-    assert str(err) == f"{path}: label cache schema 0, this rankscope reads 1; use another --cache file"
-    assert err.text("zh") == f"{path}：标注缓存的结构版本为 0，这个版本的 rankscope 只读取版本 1；请换一个 --cache 文件"
+    assert str(err) == f"{path}: label cache schema 0, this rankscope reads 2; use another --cache file"
+    assert err.text("zh") == f"{path}：标注缓存的结构版本为 0，这个版本的 rankscope 只读取版本 2；请换一个 --cache 文件"

@@ -78,7 +78,7 @@ def test_pool_file_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 MODEL = "qwen2.5-7b-instruct"
-PROMPT = "umbrela-1/en"
+PROMPT = "graded-1/en"
 
 
 def model_labels() -> Labels:

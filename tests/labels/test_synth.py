@@ -13,7 +13,7 @@ from rankscope.data.testset import TestSet
 from rankscope.data.testset_audit import audit_testset
 from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings
-from rankscope.labels.synth import copy_ratio, sample_order, synthesize
+from rankscope.labels.synth import copy_ratio, is_copy, sample_order, synthesize
 
 from .fake_llm import FakeLLM
 
@@ -49,8 +49,8 @@ def test_sampling_is_stratified_and_seeded() -> None:
 def test_copy_ratio() -> None:
     passage = "an experimental study of a wing in a propeller slipstream was made in order to determine the lift"
     assert copy_ratio(passage + "?", passage) == (1.0, 18)
-    assert copy_ratio("which study measured the lift of a wing in a slipstream?", passage)[1] < 10
-    assert copy_ratio("北京大学成立于哪一年？", "北京大学成立于1898年。") == (0.7, 7)
+    assert not is_copy("which study measured the lift of a wing in a slipstream?", passage)
+    assert copy_ratio("北京大学成立于哪一年？", "北京大学成立于1898年。") == (0.75, 3)  # 北京大学 成立 于 | 哪一年
 
 
 def test_questions_keep_their_chunk_and_answer(llm: FakeLLM, tmp_path: Path) -> None:
@@ -81,6 +81,7 @@ def test_filters(llm: FakeLLM) -> None:
         "good1": "alpha one is a fine passage about apples and pears grade=3",
         "good2": "bravo two is a fine passage about boats and rivers grade=3",
         "copy": "[[copy]] charlie three is a passage that the generator copies word by word into its question grade=3",
+        "pointing": "[[pointing]] hotel eight passage that the question points at grade=3",
         "dup1": "[[dup]] delta four passage about a duplicated topic grade=3",
         "dup2": "[[dup]] echo five passage about a duplicated topic again grade=3",
         "noanswer": "foxtrot six passage that does not answer anything useful grade=1",
@@ -94,9 +95,11 @@ def test_filters(llm: FakeLLM) -> None:
     assert reasons["copy"].startswith("copies the passage")
     dups = [reasons.get(k, "") for k in ("dup1", "dup2")]  # the one sampled later is dropped
     assert sorted(d.startswith("near-duplicate of") for d in dups) == [False, True]
+    assert reasons["pointing"] == "not standalone: it points at its passage"
     assert reasons["noanswer"] == "the judge finds it unanswerable from its chunk (grade 1 < 2)"
     assert reasons["genfail"].startswith("generation failed: unreadable reply")
-    assert res.counts == {"candidates": 7, "short_chunks_skipped": 1, "generation_failed": 1, "verbatim_copy": 1,
+    assert res.counts == {"candidates": 8, "short_chunks_skipped": 1, "generation_failed": 1, "not_standalone": 1,
+                          "verbatim_copy": 1,
                           "near_duplicate": 1, "unanswerable": 1, "judge_failed": 0, "surplus": 0, "accepted": 3}
 
 

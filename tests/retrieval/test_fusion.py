@@ -99,7 +99,7 @@ def test_normalize_scores_by_hand() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"method": "borda"}, "fusion method"),
+        ({"method": "lambdamart"}, "fusion method"),
         ({"method": "weighted"}, "needs weights"),
         ({"method": "combsum", "weights": [1.0]}, "one weight per run"),
         ({"weights": [1.0, -1.0]}, ">= 0"),
@@ -196,3 +196,15 @@ def test_hybrid_retriever_equals_fusing_the_evaluated_runs() -> None:
     for qid, values in via_runs.items():
         assert got[qid] == pytest.approx(values), qid
     assert any(v["mrr"] > 0 for v in got.values())
+
+
+@pytest.mark.parametrize(("method", "params"), [("combmax", {}), ("rbc", {"phi": 0.5}), ("condorcet", {}),
+                                                ("borda", {})])
+def test_hybrid_retriever_takes_every_unsupervised_method(method: str, params: dict[str, float]) -> None:
+    a = Fixed("A", [("d1", 3.0), ("d2", 2.0), ("d3", 1.0)])
+    b = Fixed("B", [("d3", 0.9), ("d1", 0.8), ("d5", 0.7)])
+    hits = HybridRetriever([a, b], method=method, depth=10, **params).search("q1", k=4)
+    expected = ranked_lists(fuse([A, B], method, **params), k=4)["q1"]
+    assert [(h.id, h.score) for h in hits] == [(d, pytest.approx(s)) for d, s in expected]
+    with pytest.raises(InvalidParameterError, match="trained on judgments"):
+        HybridRetriever([a, b], method="posfuse")

@@ -101,6 +101,7 @@ COMMAND_MODULES += ["rankscope.cli.datasets_cmd", "rankscope.cli.demo_cmd", "ran
 COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "rankscope.cli.agreement_cmd",
                     "rankscope.cli.synth_cmd"]
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
+COMMAND_MODULES += ["rankscope.cli.fuse_cmd", "rankscope.cli.tune_cmd"]
 
 
 def command_lang() -> str:

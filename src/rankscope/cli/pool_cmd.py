@@ -51,11 +51,21 @@ def pool_command(
     per_query: Annotated[bool, typer.Option("--per-query", help="judged@k per query in the JSON output")] = False,
     fmt: Format = Output.table,
     lang: LangOption = None,
+    audit_sample: Annotated[
+        Optional[int], typer.Option("--audit-sample", show_default="none",
+                                    help="draw N of the pool's queries for people to judge (all their documents)")
+    ] = None,
+    audit_out: Annotated[
+        Optional[Path], typer.Option("--audit-out", show_default="OUT with .audit before its suffix",
+                                     help="write the audit's documents here (JSON Lines) and the sample beside it")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seed of the audit sample")] = 0,
 ) -> None:
     """Pool the top DEPTH documents of RUNS that have no label yet; print judged@DEPTH per run.
 
     With --judged, model labels count as judged too and model@DEPTH (their share of the top
-    DEPTH) is shown.
+    DEPTH) is shown.  With --audit-sample N, N of the pool's queries are drawn at random (--seed)
+    for people to judge in full: `agreement --audit` then gives prediction-powered estimates.
 
     Examples:
 
@@ -72,6 +82,9 @@ def pool_command(
     pool = build_pool(named, labels, depth=depth)
     if out is not None:
         pool.write_jsonl(out)
+    audit = None
+    if audit_sample is not None:
+        audit = _write_audit(pool, audit_sample, seed, audit_out, out)
     if combined_out is not None:
         if labels is None:
             fail(_("--combined-out needs --qrels and/or --judged"))
@@ -79,10 +92,39 @@ def pool_command(
     if fmt is Output.json:
         data = pool.to_dict(per_query)
         data.update({"labels": labels.counts() if labels is not None else None, "combined": merged,
-                     "out": str(out) if out else None})
+                     "out": str(out) if out else None,
+                     "audit": None if audit is None else {**audit[0].to_dict(), "out": str(audit[1]),
+                                                          "documents": audit[2]}})
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        _print(pool, labels, merged, out, combined_out, lang.value if lang is not None else "en")
+        said = lang.value if lang is not None else "en"
+        _print(pool, labels, merged, out, combined_out, said)
+        if audit is not None:
+            from rankscope.cli.messages import print_lines
+
+            print_lines([_("audit: {n} of the pool's {frame} queries drawn at random (seed {seed}), {documents} "
+                           "documents for people to judge -> {out} (sample beside it)", n=len(audit[0].sampled),
+                           frame=len(audit[0].frame), seed=seed, documents=audit[2], out=audit[1]).text(said)], said)
+
+
+def _write_audit(pool: Pool, n: int, seed: int, audit_out: Path | None, out: Path | None) -> tuple[Any, Path, int]:
+    """Draw the audit sample, write its documents (pool records) and the sample description beside them."""
+    import json as json_
+
+    from rankscope.labels.ppi import audit_sidecar, draw_audit
+
+    if audit_out is None:
+        if out is None:
+            fail(_("--audit-sample needs --audit-out or --out"))
+        audit_out = out.with_name(out.stem + ".audit" + (out.suffix or ".jsonl"))
+    sample = draw_audit(pool.table["query_id"].to_pylist(), n, seed=seed)
+    chosen = set(sample.sampled)
+    records = [r for r in pool.records() if r["query_id"] in chosen]
+    with open(audit_out, "w", encoding="utf-8") as fh:
+        fh.writelines(json_.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    audit_sidecar(audit_out).write_text(json_.dumps(sample.to_dict(), ensure_ascii=False, indent=1) + "\n",
+                                        encoding="utf-8")
+    return sample, audit_out, len(records)
 
 
 def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | None, combined: Path | None,

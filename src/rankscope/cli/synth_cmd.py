@@ -65,8 +65,8 @@ def synth_command(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="sampling seed")] = 0,
     near: Annotated[float, typer.Option("--near", help="trigram Jaccard of near-duplicate questions")] = 0.8,
-    max_copy: Annotated[float, typer.Option("--max-copy", help="share of a question copied from its chunk")] = 0.7,
-    min_copy_run: Annotated[int, typer.Option("--min-copy-run", help="tokens in a row that count as copying")] = 10,
+    max_copy: Annotated[float, typer.Option("--max-copy", help="share of a question copied from its chunk")] = 0.85,
+    min_copy_run: Annotated[int, typer.Option("--min-copy-run", help="tokens in a row that count as copying")] = 5,
     min_chars: Annotated[int, typer.Option("--min-chars", help="skip shorter chunks")] = 40,
     max_candidates: Annotated[
         Optional[int], typer.Option("--max-candidates", show_default="3 x N", help="chunks tried at most")] = None,
@@ -89,7 +89,8 @@ def synth_command(
 
     Chunks are sampled stratified across documents; each question keeps its chunk id as the relevant id and a short
     answer.  Questions that copy their chunk, near-duplicates and questions the judge finds unanswerable from their
-    chunk are dropped (listed in OUT.synth.json).  Audit with `testset check`.
+    chunk, and questions that point at their chunk ("according to the passage") are dropped (listed in
+    OUT.synth.json).  Audit with `testset check`.
 
     Examples:
 
@@ -99,6 +100,7 @@ def synth_command(
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.app import fail
+    from rankscope.cli.judge_cmd import tokenizer_line
     from rankscope.cli.messages import print_lines
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
@@ -131,7 +133,7 @@ def synth_command(
                        n=n, candidates=plan["candidates"]).text(said),
                      _("estimated tokens: ~{tokens_in} in, ~{tokens_out} out; {price}; nothing was sent",
                        tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
-                       price=price_line(cost, said)).text(said)], said)
+                       price=price_line(cost, said)).text(said), tokenizer_line(plan["tokenizer"], model, said)], said)
         return
     assert out is not None
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,
@@ -152,10 +154,11 @@ def synth_command(
     else:
         print_lines([_("{accepted} of {n} questions from {candidates} candidate chunks -> {out}",
                        accepted=c["accepted"], n=n, candidates=c["candidates"], out=out).text(said),
-                     _("rejected: {copies} copying their chunk, {near} near-duplicates, {unanswerable} "
-                       "unanswerable per the judge, {judge_failed} judge failures, {generation_failed} generation "
-                       "failures, {surplus} good but not needed; {short} chunks shorter than {min_chars} "
-                       "characters skipped; details in {report}", copies=c["verbatim_copy"], near=c["near_duplicate"],
+                     _("rejected: {pointing} not standalone (pointing at their chunk), {copies} copying their "
+                       "chunk, {near} near-duplicates, {unanswerable} unanswerable per the judge, {judge_failed} "
+                       "judge failures, {generation_failed} generation failures, {surplus} good but not needed; "
+                       "{short} chunks shorter than {min_chars} characters skipped; details in {report}",
+                       pointing=c["not_standalone"], copies=c["verbatim_copy"], near=c["near_duplicate"],
                        unanswerable=c["unanswerable"], judge_failed=c["judge_failed"],
                        generation_failed=c["generation_failed"], surplus=c["surplus"], short=c["short_chunks_skipped"],
                        min_chars=min_chars, report=report).text(said)], said)

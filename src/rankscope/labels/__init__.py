@@ -8,7 +8,10 @@
 * :mod:`~rankscope.labels.batch` — many judgments: cache, concurrency, progress, dry-run cost;
 * :mod:`~rankscope.labels.cache` — the SQLite answer cache;
 * :mod:`~rankscope.labels.provenance` — labels with their origin, the qrels sidecar, human-wins merge;
-* :mod:`~rankscope.labels.agreement` / :mod:`~rankscope.labels.system_ranking` — κ, τ, τ_AP, flipped verdicts;
+* :mod:`~rankscope.labels.agreement` / :mod:`~rankscope.labels.system_ranking` — bias, κ, τ, τ_AP with intervals
+  over queries, flipped verdicts;
+* :mod:`~rankscope.labels.ppi` — prediction-powered metrics from a random human audit of queries;
+* :mod:`~rankscope.labels.group_agreement` — Fleiss' κ and Krippendorff's α among three or more people;
 * :mod:`~rankscope.labels.synth` — synthetic questions that keep their chunk id.
 
 See ``docs/labels.md``.  Names are imported lazily.
@@ -44,6 +47,12 @@ _EXPORTS: dict[str, str] = {
     "combine": "rankscope.labels.provenance",
     "read_labels": "rankscope.labels.provenance",
     "label_agreement": "rankscope.labels.agreement",
+    "stuart_maxwell": "rankscope.labels.agreement",
+    "group_agreement": "rankscope.labels.group_agreement",
+    "draw_audit": "rankscope.labels.ppi",
+    "ppi_mean": "rankscope.labels.ppi",
+    "prediction_powered": "rankscope.labels.ppi",
+    "read_audit": "rankscope.labels.ppi",
     "ranking_agreement": "rankscope.labels.system_ranking",
     "tau_ap": "rankscope.labels.system_ranking",
     "synthesize": "rankscope.labels.synth",
@@ -67,31 +76,39 @@ __all__ = [
     "RunJudged",
     "build_pool",
     "combine",
+    "draw_audit",
     "get_prompt",
+    "group_agreement",
     "judge_one",
     "judge_pairs",
     "judged_at_k",
     "label_agreement",
     "parse_grade",
     "plan_judging",
+    "ppi_mean",
+    "prediction_powered",
     "ranking_agreement",
+    "read_audit",
     "read_labels",
     "read_pool",
     "read_pool_records",
     "read_texts",
+    "stuart_maxwell",
     "synthesize",
     "tau_ap",
     "top_k",
 ]
 
 if TYPE_CHECKING:
-    from rankscope.labels.agreement import label_agreement
+    from rankscope.labels.agreement import label_agreement, stuart_maxwell
     from rankscope.labels.batch import JudgePlan, JudgeReport, judge_pairs, plan_judging
     from rankscope.labels.cache import LabelCache
     from rankscope.labels.client import ChatClient, Endpoint, EndpointError
+    from rankscope.labels.group_agreement import group_agreement
     from rankscope.labels.judge import JudgeSettings, Judgment, judge_one
     from rankscope.labels.parse import parse_grade
     from rankscope.labels.pool import Pool, RunJudged, build_pool, judged_at_k, read_pool, read_pool_records, top_k
+    from rankscope.labels.ppi import draw_audit, ppi_mean, prediction_powered, read_audit
     from rankscope.labels.prompts import get_prompt
     from rankscope.labels.provenance import Label, Labels, combine, read_labels
     from rankscope.labels.synth import synthesize

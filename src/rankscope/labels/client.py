@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -40,7 +41,7 @@ from rankscope.errors import InvalidParameterError, RankscopeError
 from rankscope.i18n import _
 
 __all__ = ["ChatClient", "ChatError", "ChatReply", "Endpoint", "EndpointError", "api_key_from_env",
-           "parse_retry_after"]
+           "parse_retry_after", "public_url", "request_body"]
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _FATAL_STATUS = frozenset({401, 403, 404})
@@ -129,6 +130,37 @@ class Endpoint:
         return f"{self.base_url}/chat/completions"
 
 
+def request_body(model: str, messages: list[dict[str, str]], *, temperature: float = 0.0,
+                 max_tokens: int | None = None, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body of one chat completion request: model, messages, temperature, no streaming, then ``params``
+    (a prompt's own settings such as ``frequency_penalty``) and ``max_tokens`` when given (it wins over a
+    ``max_tokens`` in ``params``).
+
+    >>> request_body("m", [], max_tokens=5, params={"top_p": 1, "max_tokens": 100})
+    {'model': 'm', 'messages': [], 'temperature': 0.0, 'stream': False, 'top_p': 1, 'max_tokens': 5}
+    """
+    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "stream": False}
+    body.update(params or {})
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    return body
+
+
+def public_url(url: str) -> str:
+    """``url`` without user name and password (what provenance records of an endpoint).
+
+    >>> public_url("https://user:secret@llm.example/v1")
+    'https://llm.example/v1'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)) if parts.username else url
+
+
 @dataclass(frozen=True)
 class ChatReply:
     """The text of the first choice, the tokens used (0 when the endpoint does not say) and the HTTP attempts."""
@@ -196,12 +228,10 @@ class ChatClient:
     _not_a_reply = "not a chat completion"
 
     def chat(self, model: str, messages: list[dict[str, str]], *, temperature: float = 0.0,
-             max_tokens: int | None = None) -> ChatReply:
+             max_tokens: int | None = None, params: Mapping[str, Any] | None = None) -> ChatReply:
         """One chat completion (with the retries of the module docstring); raises :class:`ChatError` or
-        :class:`EndpointError`."""
-        body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "stream": False}
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+        :class:`EndpointError`.  The body is :func:`request_body`."""
+        body = request_body(model, messages, temperature=temperature, max_tokens=max_tokens, params=params)
         reply: ChatReply = self.post(self.endpoint.url, body, self._reply, model)
         return reply
 

@@ -5,14 +5,18 @@
 1. JSON objects ``{"grade": n}`` / ``{"relevance": n}`` / ``{"score": n}`` anywhere in
    the reply (also inside a Markdown code fence or after some reasoning);
 2. a final line ``score: n`` (also ``final score``, ``##final score: n``, ``grade``,
-   ``relevance``, ``评分``, ``分数``, ``等级``, ``相关性``; ``:``, ``：`` or ``=``;
-   Markdown bold allowed);
+   ``relevance``, ``rating``, ``category``, ``final relevance score``; ``评分``, ``分数``,
+   ``等级``, ``得分``, ``评级``, ``相关性``, ``相关度`` and their compounds such as
+   ``最终评分``, ``相关性等级``, ``相关度评分``; ``:``, ``：`` or ``=``; Markdown bold allowed);
 3. a bare integer (the whole reply).
 
 ``<think>…</think>`` blocks of reasoning models are removed first.  ``n`` must
-be an integer (``2``, ``2.0`` or ``"2"``) between the scale's bounds.  Several
-JSON grades that disagree, an out-of-range grade, a fraction or no grade at all
-raise :class:`ReplyError` — the caller retries and finally records a failure.
+be an integer (``2``, ``2.0`` or ``"2"``) between the scale's bounds.  Every
+grade the reply states — each JSON grade and each line of the form of 2, wherever
+it stands — must be the same: grades that disagree (``{"grade": 2}`` then
+``score: 3``) make the reply unreadable, as do an out-of-range grade, a fraction
+or no grade at all; :class:`ReplyError` is raised — the caller retries and
+finally records a failure.
 
 >>> parse_grade('{"grade": 2}'), parse_grade('Reasoning...\\n##final score: 3'), parse_grade(" 1. ")
 (2, 3, 1)
@@ -35,8 +39,10 @@ __all__ = ["ReplyError", "parse_grade", "parse_question", "strip_reasoning"]
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _OBJECT = re.compile(r"\{[^{}]*\}")
 _GRADE_KEYS = ("grade", "relevance", "score")
+_EN_KEY = r"(?:(?:final|overall)\s+)?(?:relevance\s+)?(?:score|grade|relevance|rating|category)"
+_ZH_KEY = r"(?:(?:最终|最后)的?)?(?:(?:相关性|相关度|相关)(?:评分|分数|等级|得分|评级)?|评分|分数|等级|得分|评级)"
 _LINE = re.compile(
-    r"^[\s#*>_-]*(?:final\s+)?(?:score|grade|relevance|评分|分数|等级|相关性|最终得分|得分)\s*[*_]*\s*[:：=]\s*[*_]*\s*"
+    rf"^[\s#*>_-]*(?:{_EN_KEY}|{_ZH_KEY})\s*[*_]*\s*[:：=]\s*[*_]*\s*"
     r"(?P<n>-?\d+(?:\.\d+)?)\s*[*_]*\s*[.。]?\s*$",
     re.IGNORECASE,
 )
@@ -106,18 +112,22 @@ def parse_grade(text: str | None, low: int = 0, high: int = 3) -> int:
         raise ReplyError("empty reply")
     body = strip_reasoning(text)
     found = [obj[key] for obj in _json_objects(body) for key in _GRADE_KEYS if key in obj]
+    lines = [line for line in body.splitlines() if line.strip()]
+    stated = [m.group("n") for m in map(_LINE.match, lines) if m is not None]
     if found:
-        grades = [_integer(v, low, high) for v in found]
+        grades = [_integer(v, low, high) for v in [*found, *stated]]
         if len(set(grades)) > 1:
             raise ReplyError(f"the reply gives different grades: {', '.join(map(str, grades))}")
         return grades[0]
-    lines = [line for line in body.splitlines() if line.strip()]
     if not lines:
         raise ReplyError("empty reply")
     m = _LINE.match(lines[-1]) or (_BARE.match(body.strip()) if len(lines) == 1 else None)
     if m is None:
         raise ReplyError("no grade found in the reply")
-    return _integer(m.group("n"), low, high)
+    grades = [_integer(n, low, high) for n in stated] or [_integer(m.group("n"), low, high)]
+    if len(set(grades)) > 1:
+        raise ReplyError(f"the reply gives different grades: {', '.join(map(str, grades))}")
+    return grades[-1]
 
 
 def parse_question(text: str | None) -> tuple[str, str]:

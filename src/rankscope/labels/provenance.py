@@ -8,12 +8,29 @@
 ``grade``      the integer grade; null for a judgment that failed
 ``source``     ``"human"`` or ``"model"``
 ``model``      the model's name (null for a human label)
-``prompt``     the prompt id, e.g. ``umbrela-1/en`` (null for a human label)
+``prompt``     the prompt id, e.g. ``graded-1/en`` (null for a human label)
 ``error``      why a model judgment failed (null otherwise)
 ``annotator``  who gave a human label, when known (the dashboard's judging view
                records it; several names, comma-separated, for a grade merged
                from several annotators); null otherwise
+``reply``      the model's raw reply (the last one, for a failure too)
+``time``       when the answer was made, ISO 8601 UTC (``2025-01-31T12:00:00Z``);
+               for a label served from the cache, when the cached answer was made
+``endpoint``   the endpoint's base URL (without any user name or password)
+``prompt_hash`` SHA-256 of the prompt's texts and request parameters
+               (:attr:`~rankscope.labels.prompts.Prompt.hash`)
+``tokens_in``  input and output tokens the answer cost, as the endpoint reported
+``tokens_out`` them (retries included)
+``cached``     true when this run took the answer from the cache, false when it
+               was asked now
+``blind``      for a human label: true when the person graded without seeing a
+               pre-label, false when a pre-label was shown; null when unknown or
+               for a model label
 =============  ==========================================================
+
+Every column but the first three may be null; files written before a column
+existed read with nulls there, and the columns are carried unchanged through
+:func:`combine` and :meth:`Labels.write`.
 
 On disk (:meth:`Labels.write` / :func:`read_labels`) the grades go to an ordinary
 TREC qrels file (``query 0 doc grade``: failures are left out, so every tool
@@ -26,8 +43,8 @@ the human grade is kept (and the number of such overrides, and how many of
 them disagreed, is counted).
 
 >>> human = Labels.from_qrels(Qrels.from_dict({"q1": {"d1": 2}}))
->>> model = Labels.from_records([Label("q1", "d1", 0, "model", "m", "umbrela-1/en"),
-...                              Label("q1", "d2", 1, "model", "m", "umbrela-1/en")])
+>>> model = Labels.from_records([Label("q1", "d1", 0, "model", "m", "graded-1/en"),
+...                              Label("q1", "d2", 1, "model", "m", "graded-1/en")])
 >>> both = combine(human, model)
 >>> both.labels.qrels.to_dict(), both.overridden, both.disagreements
 ({'q1': {'d1': 2, 'd2': 1}}, 1, 1)
@@ -54,7 +71,13 @@ __all__ = ["SOURCES", "Combined", "Label", "Labels", "combine", "read_labels", "
 SOURCES = ("human", "model")
 SCHEMA = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()), ("grade", pa.int64()),
                     ("source", pa.string()), ("model", pa.string()), ("prompt", pa.string()),
-                    ("error", pa.string()), ("annotator", pa.string())])
+                    ("error", pa.string()), ("annotator", pa.string()), ("reply", pa.string()),
+                    ("time", pa.string()), ("endpoint", pa.string()), ("prompt_hash", pa.string()),
+                    ("tokens_in", pa.int64()), ("tokens_out", pa.int64()), ("cached", pa.bool_()),
+                    ("blind", pa.bool_())])
+_STRINGS = ("model", "prompt", "error", "annotator", "reply", "time", "endpoint", "prompt_hash")
+_INTS = ("tokens_in", "tokens_out")
+_BOOLS = ("cached", "blind")
 KEYS = ["query_id", "doc_id"]
 
 
@@ -70,6 +93,14 @@ class Label:
     prompt: str | None = None
     error: str | None = None
     annotator: str | None = None
+    reply: str | None = None
+    time: str | None = None
+    endpoint: str | None = None
+    prompt_hash: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cached: bool | None = None
+    blind: bool | None = None
 
 
 def sidecar_path(qrels_path: str | Path) -> Path:
@@ -86,6 +117,9 @@ class Labels:
     """A table of labels with provenance (see the module docstring); rows are unique per (query, doc)."""
 
     def __init__(self, table: pa.Table) -> None:
+        for name in SCHEMA.names:  # a table of an earlier layout: the newer columns are null
+            if name not in table.column_names:
+                table = table.append_column(name, pa.nulls(table.num_rows, SCHEMA.field(name).type))
         self.table = table.select(SCHEMA.names).cast(SCHEMA)
         keys = pc.binary_join_element_wise(self.table["query_id"], self.table["doc_id"], "\x00")
         if pc.count_distinct(keys).as_py() != len(keys):
@@ -119,8 +153,7 @@ class Labels:
         return cls(pa.table({
             "query_id": t["query_id"], "doc_id": t["doc_id"], "grade": t["relevance"],
             "source": pa.array([source] * n, pa.string()), "model": pa.array([model] * n, pa.string()),
-            "prompt": pa.array([prompt] * n, pa.string()), "error": pa.nulls(n, pa.string()),
-            "annotator": pa.nulls(n, pa.string()),
+            "prompt": pa.array([prompt] * n, pa.string()),
         }))
 
     # -- views -------------------------------------------------------------------------------------
@@ -134,6 +167,10 @@ class Labels:
         """True for each judgment of :attr:`qrels` (same order) that a model gave."""
         ok = self.table.filter(pc.is_valid(self.table["grade"]))
         return pc.equal(ok["source"], "model").to_numpy(zero_copy_only=False).astype(bool)
+
+    def of_source(self, source: str) -> Labels:
+        """The labels (and failures) of one source, ``"human"`` or ``"model"``."""
+        return Labels(self.table.filter(pc.equal(self.table["source"], source)))
 
     def failures(self) -> list[Label]:
         """The model judgments that failed (no grade), with their error."""
@@ -201,9 +238,20 @@ def _read_sidecar(path: Path) -> pa.Table:
                 raise ParseError(_("source must be 'human' or 'model', got {value!r}", value=rec.get("source")),
                                  source=str(path),
                                  line=line_no)
-            for key in ("model", "prompt", "error", "annotator"):
+            for key in _STRINGS:
                 if rec.get(key) is not None and not isinstance(rec[key], str):
                     raise ParseError(_("{name} must be a string or null, got {value!r}", name=key, value=rec[key]),
+                                     source=str(path),
+                                     line=line_no)
+            for key in _INTS:
+                v = rec.get(key)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                    raise ParseError(_("{name} must be an integer >= 0 or null, got {value!r}", name=key, value=v),
+                                     source=str(path),
+                                     line=line_no)
+            for key in _BOOLS:
+                if rec.get(key) is not None and not isinstance(rec[key], bool):
+                    raise ParseError(_("{name} must be true, false or null, got {value!r}", name=key, value=rec[key]),
                                      source=str(path),
                                      line=line_no)
             rows.append({k: rec.get(k, "human" if k == "source" else None) for k in SCHEMA.names})

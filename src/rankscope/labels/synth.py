@@ -15,13 +15,22 @@ Generation
     recorded failure).  The chunk's id becomes the question's relevant id
     (grade 1) and the answer its reference answer.
 Filters (each rejection is kept with its reason)
-    * verbatim copy: the longest run of tokens (words; CJK characters one by
-      one) shared by the question and its chunk covers ``max_copy`` or more of
-      the question and at least ``min_copy_run`` tokens (defaults 0.7 and 10: a
-      short factoid question naturally repeats a few words of its passage);
+    * not standalone: the question points at its passage ("according to the
+      passage", "in the text", "根据这段文字", "文中提到的", "本文", "上述" …,
+      :func:`not_standalone`), so it means nothing to someone searching;
+    * verbatim copy (:func:`is_copy`): the longest run of tokens shared by the
+      question and its chunk covers ``max_copy`` or more of the question and at
+      least ``min_copy_run`` tokens (defaults 0.85 and 5).  Tokens
+      (:func:`tokens`) are Latin words and digits (casefolded) and, for Chinese,
+      Japanese and Korean text, jieba's words (dictionary mode, no HMM, so the
+      same text always splits the same way); a CJK run is never glued to a
+      preceding Latin letter or digit.  On CMRC 2018 these defaults catch 98% of
+      the passages' sentences turned into questions ("…吗？", "请问…？") and
+      reject 1.9% of the dataset's own questions, which were written while
+      reading the passage and often repeat most of a sentence;
     * near-duplicate: character-trigram Jaccard ``>= near`` with an earlier
       accepted question (the same test as ``rankscope testset check``);
-    * unanswerable: the judge (the UMBRELA prompt, by default the generator's
+    * unanswerable: the judge (the ``graded`` prompt, by default the generator's
       endpoint and model) grades the chunk for the question below ``min_grade``,
       or cannot grade it.
 Waves
@@ -31,6 +40,8 @@ Waves
 
 >>> copy_ratio("What is the capital of France?", "Paris is the capital of France.")  # short: kept
 (0.8333333333333334, 5)
+>>> copy_ratio("2019年北京举办了世界园艺博览会吗？", "2019年北京举办了世界园艺博览会，吸引了大量游客。")
+(0.8571428571428571, 6)
 >>> order = sample_order({"a#1": "x", "a#2": "y", "a#3": "w", "b#1": "z"}, chunk_to_doc="{doc_id}#{n}", seed=0)
 >>> [c.split("#")[0] for c in order]  # one chunk of each document before a second one
 ['b', 'a', 'a', 'a']
@@ -55,27 +66,88 @@ from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.i18n import _
 from rankscope.labels.batch import judge_pairs, parallel
-from rankscope.labels.cache import LabelCache, cache_key
+from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient
-from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens
+from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens, token_counter
 from rankscope.labels.parse import parse_question
 
-__all__ = ["Rejected", "SynthResult", "copy_ratio", "plan_synth", "sample_order", "synthesize"]
+__all__ = ["MAX_COPY", "MIN_COPY_RUN", "Rejected", "SynthResult", "copy_ratio", "is_copy", "not_standalone",
+           "plan_synth", "sample_order", "synthesize", "tokens"]
 
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W_]+", re.UNICODE)
+#: the defaults of the copy filter (see the module docstring for what they catch on CMRC 2018)
+MAX_COPY, MIN_COPY_RUN = 0.85, 5
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_RUN = re.compile(rf"(?P<cjk>[{_CJK}]+)|[^\W_{_CJK}]+")
+_WORD = re.compile(rf"[^\W_{_CJK}]+|[{_CJK}]+")
+
+#: questions that point at their passage (not standalone); the Chinese patterns leave 英文中 / 中文中, 日本文化 and
+#: 根据传说 / 根据什么 alone
+_NOT_STANDALONE = re.compile("|".join([
+    r"(?:根据|依据|按照|结合|参考|阅读)(?:上文|上述|以上|下文|本文|原文|文中|全文|材料|短文|文章|段落|文字|这|该|此|本)",
+    r"(?:这|该|此|本|上|下)一?(?:段|篇)(?:文字|文章|话|材料|内容|短文|段落|文本|中|里|所|提到|描述)",
+    r"(?<![英中日韩法德俄汉外梵藏满蒙经碑论古散韵正])文中",
+    r"(?<![日基])本文(?![化字件])",
+    r"上述|上文|以上内容|前文|原文(?:中|里|提到)|上面(?:提到|所说|的文字|这段)",
+    r"(?:文章|材料|段落|短文)(?:中|里)?(?:提到|提及|所说|描述|介绍)",
+    r"\b(?:according to (?:the|this|that) (?:passage|text|article|document|paragraph|excerpt|context|above|given|"
+    r"following|provided)|(?:this|the given|the above|the following|the provided|the preceding) (?:passage|text|"
+    r"paragraph|excerpt|article|document|context|snippet)|in the (?:passage|text|paragraph|excerpt)|"
+    r"(?:mentioned|described|stated|discussed) (?:above|earlier in the text))\b",
+]), re.IGNORECASE)
 
 
-def _tokens(text: str) -> list[str]:
-    return [t.casefold() for t in _TOKEN.findall(text)]
+def tokens(text: str) -> list[str]:
+    """The tokens the copy filter compares: Latin words and digits casefolded, CJK text split by jieba.
+
+    >>> tokens("2019年北京举办了世界园艺博览会")
+    ['2019', '年', '北京', '举办', '了', '世界园艺博览会']
+    >>> tokens("What is BM25?")
+    ['what', 'is', 'bm25']
+    """
+    out: list[str] = []
+    jieba = None
+    for m in _RUN.finditer(text):
+        if m.group("cjk") is None:
+            out.append(m.group(0).casefold())
+            continue
+        if jieba is None:
+            from rankscope.retrieval.tokenize import _jieba
+
+            jieba = _jieba()
+        out.extend(w for w in jieba.lcut(m.group(0), HMM=False) if _WORD.fullmatch(w))
+    return out
 
 
 def copy_ratio(question: str, passage: str) -> tuple[float, int]:
     """``(share of the question's tokens in its longest run shared with the passage, that run's length)``."""
-    q, p = _tokens(question), _tokens(passage)
+    return _copy_ratio(tokens(question), tokens(passage))
+
+
+def _copy_ratio(q: list[str], p: list[str]) -> tuple[float, int]:
     if not q or not p:
         return 0.0, 0
     m = difflib.SequenceMatcher(None, q, p, autojunk=False).find_longest_match(0, len(q), 0, len(p))
     return m.size / len(q), m.size
+
+
+def is_copy(question: str, passage: str, max_copy: float = MAX_COPY, min_copy_run: int = MIN_COPY_RUN) -> bool:
+    """True when ``question`` copies ``passage`` (see the module docstring).
+
+    >>> is_copy("What is the capital of France?", "Paris is the capital of France.")
+    False
+    """
+    ratio, run = copy_ratio(question, passage)
+    return ratio >= max_copy and run >= min_copy_run
+
+
+def not_standalone(question: str) -> bool:
+    """True when ``question`` points at its passage and means nothing without it.
+
+    >>> not_standalone("根据这段文字，谁发明了印刷术？"), not_standalone("Who invented printing?")
+    (True, False)
+    """
+    return _NOT_STANDALONE.search(question) is not None
 
 
 def sample_order(corpus: Mapping[str, str], *, chunk_to_doc: Any = None, seed: int = 0,
@@ -139,7 +211,7 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
     todo = []
     for c in chunks:
         text, __ = settings.cut(corpus[c])
-        hit = db.get(cache_key(settings.model, prompt.id, "", text)) if db is not None else None
+        hit = db.get(settings.key(prompt.messages(passage=text))) if db is not None else None
         if hit is not None:
             out[c] = Answer(parse_question(hit.reply), None, hit.reply, 0, 0, 0)
         else:
@@ -152,7 +224,7 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
     for c, ans in parallel(todo, one, concurrency):
         out[c] = ans
         if ans.value is not None and db is not None:
-            db.put(cache_key(settings.model, prompt.id, "", settings.cut(corpus[c])[0]), grade=None,
+            db.put(settings.key(prompt.messages(passage=settings.cut(corpus[c])[0])), grade=None,
                    reply=ans.reply or "", tokens_in=ans.tokens_in, tokens_out=ans.tokens_out)
     return out
 
@@ -179,8 +251,8 @@ def synthesize(
     seed: int = 0,
     min_chars: int = 40,
     min_grade: int = 2,
-    max_copy: float = 0.7,
-    min_copy_run: int = 10,
+    max_copy: float = MAX_COPY,
+    min_copy_run: int = MIN_COPY_RUN,
     near: float = 0.8,
     oversample: float = 1.25,
     max_candidates: int | None = None,
@@ -193,7 +265,7 @@ def synthesize(
     """Generate ``n`` questions from ``corpus`` (``{chunk_id: text}``); see the module docstring.
 
     ``generator`` is a :class:`JudgeSettings` whose ``prompt_name`` is set to ``synth`` here;
-    ``judge`` defaults to the generator's endpoint and model with the ``umbrela`` prompt; ``client``
+    ``judge`` defaults to the generator's endpoint and model with the ``graded`` prompt; ``client``
     (tests) serves the generator, and the judge too when it has the same endpoint.
     ``max_candidates`` (default ``3 n``) bounds the chunks tried; the progress bar says ``questions from MODEL`` in
     the reader's language.
@@ -202,7 +274,7 @@ def synthesize(
 
     _check(n, oversample, min_grade, max_copy, near)
     gen = replace(generator, prompt_name="synth")
-    jud = replace(judge or generator, prompt_name="umbrela")
+    jud = judge if judge is not None else replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     if not order:
         raise EmptyInputError(_("synth: no chunk of at least {n} characters in the corpus", n=min_chars))
@@ -213,7 +285,8 @@ def synthesize(
     accepted: list[tuple[str, str, str, int]] = []  # chunk, question, answer, judge grade
     rejected: list[Rejected] = []
     counts = {"candidates": 0, "short_chunks_skipped": len(corpus) - len(order), "generation_failed": 0,
-              "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0, "surplus": 0}
+              "not_standalone": 0, "verbatim_copy": 0, "near_duplicate": 0, "unanswerable": 0, "judge_failed": 0,
+              "surplus": 0}
     tried = 0
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
@@ -234,6 +307,10 @@ def synthesize(
                         rejected.append(Rejected(c, None, None, f"generation failed: {ans.error}"))
                         continue
                     q, a = ans.value
+                    if not_standalone(q):
+                        counts["not_standalone"] += 1
+                        rejected.append(Rejected(c, q, a, "not standalone: it points at its passage"))
+                        continue
                     ratio, run = copy_ratio(q, corpus[c])
                     if ratio >= max_copy and run >= min_copy_run:
                         counts["verbatim_copy"] += 1
@@ -307,15 +384,16 @@ def _twins(kept: list[str], fresh: list[str], near: float) -> list[str | None]:
 
 
 def plan_synth(corpus: Mapping[str, str], n: int, generator: JudgeSettings, *, chunk_to_doc: Any = None,
-               seed: int = 0, min_chars: int = 40, oversample: float = 1.25) -> dict[str, int]:
+               seed: int = 0, min_chars: int = 40, oversample: float = 1.25) -> dict[str, Any]:
     """Estimated calls and tokens of :func:`synthesize` if ``ceil(n * oversample)`` candidates are enough."""
     gen = replace(generator, prompt_name="synth")
-    jud = replace(generator, prompt_name="umbrela")
+    jud = replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     chunks = order[: math.ceil(n * oversample)]
     texts = [gen.cut(corpus[c])[0] for c in chunks]
-    gen_in = sum(prompt_tokens(gen.prompt, "", t) for t in texts)
-    judge_in = sum(prompt_tokens(jud.prompt, "x" * 60, t) for t in texts)
+    name, count = token_counter(gen.model)
+    gen_in = sum(prompt_tokens(gen.prompt, "", t, count) for t in texts)
+    judge_in = sum(prompt_tokens(jud.prompt, "x" * 60, t, count) for t in texts)
     return {"candidates": len(chunks), "calls": 2 * len(chunks), "tokens_in": gen_in + judge_in,
-            "tokens_out": len(chunks) * (gen.prompt.reply_tokens + jud.prompt.reply_tokens),
-            "chunks_available": len(order)}
+            "tokens_out": len(chunks) * (gen.prompt.reply_tokens + count(jud.prompt.reply_example)),
+            "chunks_available": len(order), "tokenizer": name}

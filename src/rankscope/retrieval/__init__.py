@@ -34,6 +34,8 @@ _EXPORTS: dict[str, str] = {
     "OpenAIEmbeddings": "rankscope.retrieval.openai_embeddings",
     "HybridRetriever": "rankscope.retrieval.hybrid",
     "fuse": "rankscope.retrieval.fusion",
+    "train_fusion": "rankscope.retrieval.fusion",
+    "tune": "rankscope.retrieval.tune",
 }
 
 __all__ = [
@@ -59,6 +61,8 @@ __all__ = [
     "fuse",
     "map_chunk_ids",
     "normalize_text",
+    "train_fusion",
+    "tune",
     "unknown_ids",
 ]
 
@@ -69,12 +73,13 @@ if TYPE_CHECKING:
     from rankscope.retrieval.chunks import fold_chunks, map_chunk_ids
     from rankscope.retrieval.dense import DenseRetriever
     from rankscope.retrieval.evaluation import RetrieverEvaluation
-    from rankscope.retrieval.fusion import fuse
+    from rankscope.retrieval.fusion import fuse, train_fusion
     from rankscope.retrieval.hybrid import HybridRetriever
     from rankscope.retrieval.openai_embeddings import OpenAIEmbeddings
     from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.protocol import BatchRetriever, Hit, Retriever, as_retriever
     from rankscope.retrieval.runner import UnknownIdsWarning, evaluate_retriever
+    from rankscope.retrieval.tune import tune
     from rankscope.retrieval.unknown import UnknownIds, unknown_ids
 
 

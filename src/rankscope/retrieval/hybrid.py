@@ -42,8 +42,10 @@ class HybridRetriever(BatchSearcher):
     retrievers:
         A list of retrievers or ``{name: retriever}``; anything
         :func:`~rankscope.retrieval.protocol.as_retriever` accepts.
-    method, norm, k, weights:
-        As for :func:`~rankscope.retrieval.fusion.fuse` (``k`` is the RRF constant).
+    method, norm, k, weights, params:
+        As for :func:`~rankscope.retrieval.fusion.fuse` (``k`` is the RRF constant; ``params`` the method's
+        other parameters, e.g. ``phi=0.9`` for ``"rbc"``); the supervised methods need runs and judgments
+        (``fuse(runs, ..., qrels=...)``), not live retrievers.
     depth:
         Hits asked from each retriever per query (default 100); at least the ``k`` of a search.
     name:
@@ -60,6 +62,7 @@ class HybridRetriever(BatchSearcher):
         weights: Sequence[float] | None = None,
         depth: int = 100,
         name: str | None = None,
+        **params: float,
     ) -> None:
         if isinstance(retrievers, Mapping):
             items = [(str(n), r) for n, r in retrievers.items()]
@@ -75,6 +78,10 @@ class HybridRetriever(BatchSearcher):
         if len(set(names)) != len(names):
             names = [f"{n}{i + 1}" for i, n in enumerate(names)]
         self.weights = _check_options(method, norm, k, weights, len(items), depth)
+        from rankscope.retrieval.fusion.registry import check_params, get_method
+
+        self.params: dict[str, Any] = {n: v for n, v in check_params(get_method(method), params).items() if n != "k"}
+        self._weights_given = weights is not None  # a method that takes no weights is not given the default ones
         self.depth = check_k(depth)
         self.method, self.norm, self.k = method, norm, k
         self.retrievers = {n: as_retriever(r) for n, (__, r) in zip(names, items)}
@@ -85,7 +92,8 @@ class HybridRetriever(BatchSearcher):
         from rankscope.retrieval.protocol import retriever_identity
 
         parts = ",".join(f"{n}={retriever_identity(r)}" for n, r in self.retrievers.items())
-        return f"HybridRetriever[{self.method}|{self.norm}|k={self.k}|{self.weights}|depth={self.depth}|{parts}]"
+        extra = "".join(f"|{n}={v}" for n, v in sorted(self.params.items()))
+        return f"HybridRetriever[{self.method}|{self.norm}|k={self.k}|{self.weights}|depth={self.depth}{extra}|{parts}]"
 
     def __repr__(self) -> str:
         return f"HybridRetriever({list(self.retrievers)}, method={self.method!r}, depth={self.depth})"
@@ -117,7 +125,8 @@ class HybridRetriever(BatchSearcher):
                 for h in hits:
                     known.setdefault(h.id, h)
             runs[name] = Run(qs, ds, ss, name, duplicates="keep_best")
-        fused = fuse(runs, self.method, norm=self.norm, k=self.k, weights=self.weights, name=self.name)
+        fused = fuse(runs, self.method, norm=self.norm, k=self.k, weights=self.weights if self._weights_given else None,
+                     name=self.name, **self.params)
         lists = ranked_lists(fused, k)
         out: list[list[Hit]] = []
         for qid in qids:

@@ -5,10 +5,10 @@ Shape: ``{"detail": "<summary>", "errors": [{"field": "metrics", "problem": "...
 
 The JSON API answers in English whatever the client's language (clients match on these texts; the field names
 are what a program reads).  A dashboard page says the same problem in the page's language
-(:func:`rankscope.service.web.pages.lang_of`): the service's errors are keyed (:class:`rankscope.errors.Keyed`:
-rankscope's own errors, :class:`FieldError`, :class:`~rankscope.service.uploads.LimitExceeded`,
-:class:`~rankscope.service.store.NotFound`), and the request validator's usual complaints have their message
-``service.validation.<type>`` (:func:`validation_text`).
+(:func:`rankscope.service.web.pages.lang_of`): the service's errors hold a :class:`~rankscope.i18n.Message`
+(rankscope's own errors, :class:`FieldError`, :class:`~rankscope.service.uploads.LimitExceeded`,
+:class:`~rankscope.service.store.NotFound`), and the request validator's usual complaints are said from their type
+(:data:`VALIDATION`, :func:`validation_text`).
 """
 
 from __future__ import annotations
