@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: test demo lint typecheck pytest bench clean system-deps catalog
+.PHONY: test demo lint typecheck pytest bench bench-core clean system-deps catalog
 
 # Debian packages the browser and PostgreSQL tests need (skipped when already present); a CJK font so
 # that Chinese HTML reports render in headless Chromium
@@ -31,7 +31,7 @@ $(VENV)/.torch: | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.torch | $(PY)
-	$(INSTALL) -e ".[test,pandas,bm25,dense,e5,report,server,langchain,llamaindex,haystack,llm,ray]"
+	$(INSTALL) -e ".[test,pandas,bm25,dense,e5,report,server,monitor,langchain,llamaindex,haystack,llm,ray]"
 	touch $@
 
 $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
@@ -67,7 +67,12 @@ catalog:
 	$(PYBABEL) update -i $(LOCALE)/rankscope.pot -d $(LOCALE) -D rankscope --ignore-pot-creation-date --ignore-obsolete --width 120
 	$(PYBABEL) compile -d $(LOCALE) -D rankscope
 
+# every speed target of the Python front end against its peer, side by side (about a minute, 10M-row files included)
 bench: $(VENV)/.installed-test
+	$(PY) bench/bench_targets.py
+
+# the 10M-row tool comparison (rankscope, pytrec_eval, ranx; several minutes)
+bench-core: $(VENV)/.installed-test
 	$(PY) bench/bench_core.py
 
 clean:

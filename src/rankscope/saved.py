@@ -151,6 +151,7 @@ _RESULT_OUT: dict[str, Callable[[Any], Any]] = {
     "policies": lambda p: p.to_dict(),
     "notices": lambda ns: [n.to_dict() for n in ns],
     "judged": _judged_out,
+    "ceilings": dict,
 }
 _RESULT_IN: dict[str, Callable[[Any], Any]] = {
     "labels": tuple,

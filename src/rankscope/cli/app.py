@@ -102,6 +102,7 @@ COMMAND_MODULES += ["rankscope.cli.pool_cmd", "rankscope.cli.judge_cmd", "ranksc
                     "rankscope.cli.synth_cmd"]
 COMMAND_MODULES += ["rankscope.cli.chunking_cmd", "rankscope.cli.spans_cmd"]
 COMMAND_MODULES += ["rankscope.cli.fuse_cmd", "rankscope.cli.tune_cmd"]
+COMMAND_MODULES += ["rankscope.cli.monitor_cmd"]
 
 
 def command_lang() -> str:

@@ -42,6 +42,24 @@ def serve_command(
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
+    allow_webhook: Annotated[Optional[list[str]], typer.Option(
+        "--allow-webhook", show_default="none", help="HOST or HOST:PORT that monitors may send alert webhooks to, "
+        "repeatable", envvar="RANKSCOPE_ALLOW_WEBHOOK")] = None,
+    judge_url: Annotated[Optional[str], typer.Option(
+        "--judge-url", show_default="none: traffic is not judged",
+        help="OpenAI-compatible endpoint (up to /v1) that judges sampled traffic")] = None,
+    judge_model: Annotated[Optional[str], typer.Option("--judge-model", help="the judge's model name")] = None,
+    judge_key_env: Annotated[Optional[str], typer.Option(
+        "--judge-key-env", help="environment variable holding the judge's API key")] = None,
+    judge_cache: Annotated[Optional[str], typer.Option(
+        "--judge-cache", show_default="a file in the user cache folder",
+        help="SQLite file of the judge's answer cache")] = None,
+    event_retention_days: Annotated[float, typer.Option(
+        "--event-retention-days", help="raw monitor events are deleted after this many days (their windows stay)",
+        min=0.001)] = 30.0,
+    monitor_workers: Annotated[int, typer.Option(
+        "--monitor-workers", help="threads that run monitors' schedules, windows and webhooks", min=0,
+        max=16)] = 1,
     lang: LangOption = None,
 ) -> None:
     """Serve the evaluation API (/api/v1, OpenAPI at /api/v1/openapi.json) and the web dashboard.
@@ -75,7 +93,11 @@ def serve_command(
                         max_data_bytes=int(max_data_mb * 1024 * 1024), max_rows=max_rows, host=host, port=port,
                         allowed_hosts=tuple(allow_host or ()), allow_retrievers=tuple(entries),
                         live_workers=live_workers, retriever_timeout=retriever_timeout,
-                        live_budget_seconds=live_budget)
+                        live_budget_seconds=live_budget,
+                        allow_webhooks=tuple(e for item in allow_webhook or [] for e in item.split(",") if e.strip()),
+                        judge_url=judge_url, judge_model=judge_model, judge_key_env=judge_key_env,
+                        judge_cache=judge_cache, event_retention_days=event_retention_days,
+                        monitor_workers=monitor_workers)
     application = create_app(settings)
     assert lang is not None  # settled by user_errors
     typer.echo(_("rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {db})", host=host, port=port,

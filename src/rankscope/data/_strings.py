@@ -36,6 +36,7 @@ _K = tuple(np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x1656
 _CHUNK = 1 << 20
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 _EXACT_WINDOWS = 24  # up to this length the three windows cover every byte
+_PARALLEL_ROWS = 1 << 18  # fewer rows: fingerprints computed in the calling thread
 
 
 def row_ranges(n: int, size: int = _CHUNK) -> list[tuple[int, int]]:
@@ -204,6 +205,9 @@ def fingerprint_alongside(values: pa.Array | pa.ChunkedArray, task: Callable[[],
     """
     bufs = StringBuffers(values)
     out = np.empty(bufs.rows, dtype=np.uint64)
+    if bufs.rows < _PARALLEL_ROWS:  # threads do not pay
+        out[:] = bufs.fingerprint(0, bufs.rows)
+        return out, task()
 
     def piece(rows: tuple[int, int] | None) -> T | None:
         if rows is None:

@@ -9,6 +9,7 @@ path touches Python dicts.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -51,6 +52,107 @@ def _repeats_within(values: np.ndarray, bounds: np.ndarray) -> bool:
     return bool(same.any())
 
 
+def plain_ids(keys: list[Any]) -> pa.Array | None:
+    """``keys`` as an Arrow string array when they are all ``str`` or all ``int`` (written as ``str`` writes them),
+    without nulls; None for anything else (mixed, bytes, floats, ...: the general conversion decides).
+
+    Distinct keys (a dict's) stay distinct: ``str`` is one-to-one on ints.
+
+    >>> plain_ids(["a", "b"]).to_pylist(), plain_ids([3, 1]).to_pylist(), plain_ids([1, "1"])
+    (['a', 'b'], ['3', '1'], None)
+    """
+    try:
+        arr = pa.array(keys)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None
+    if arr.null_count:
+        return None
+    if pa.types.is_string(arr.type):
+        return arr
+    if pa.types.is_int64(arr.type):
+        return arr.cast(pa.string())
+    return None
+
+
+class MappingColumns:
+    """The columns of ``{query: {doc: value}}`` read without a Python loop per row (:meth:`of`).
+
+    ``qcode`` follows the sorted query ids (``query_ids``, queries with at least one row), every
+    query is one block of rows (``starts``), rows in the mapping's order; ``docs`` holds the doc ids
+    (Arrow strings), :meth:`values` the raw values in row order.
+    """
+
+    __slots__ = ("counts", "docs", "inner", "qcode", "query_ids", "rows", "starts")
+
+    def __init__(self, qcode: np.ndarray, query_ids: np.ndarray, starts: np.ndarray, counts: np.ndarray,
+                 docs: pa.Array, inner: list[Any]) -> None:
+        self.qcode, self.query_ids, self.starts, self.docs, self.inner = qcode, query_ids, starts, docs, inner
+        self.counts = counts
+        self.rows = len(docs)
+
+    def values(self) -> Iterator[Any]:
+        """The value of every row, in row order (dicts)."""
+        return itertools.chain.from_iterable(map(dict.values, self.inner))
+
+    def ranked_scores(self) -> np.ndarray:
+        """``n, n-1, ..., 1`` for each query's ``n`` rows (ranked lists), float64."""
+        down = np.repeat(self.counts + self.starts, self.counts)
+        down -= np.arange(self.rows, dtype=np.int64)
+        return down.astype(np.float64)
+
+    @classmethod
+    def of(cls, data: Mapping[Any, Any], lists: bool = False) -> MappingColumns | None:
+        """The columns of ``data`` when every id is plain, else None.
+
+        Plain: ``data`` is a non-empty mapping of plain dicts (with ``lists``: of lists or tuples
+        of doc ids), every query key is a ``str`` (or every one an ``int``) and so is every doc id.
+        A dict's keys are distinct and so are their strings: no (query, doc) pair of a mapping of
+        dicts can repeat, while a list may repeat a doc (the caller checks).  Anything else (mixed
+        key types, 1 and "1" side by side, ...) is left to the general conversion, which checks
+        every row.
+
+        >>> c = MappingColumns.of({"q2": {"a": 1}, "q1": {"b": 2, "c": 3}})
+        >>> c.qcode.tolist(), c.query_ids.tolist(), c.starts.tolist(), c.docs.to_pylist(), list(c.values())
+        ([1, 0, 0], ['q1', 'q2'], [0, 1], ['a', 'b', 'c'], [1, 2, 3])
+        """
+        if not data:
+            return None
+        inner = list(data.values())
+        types = set(map(type, inner))
+        if not (types <= {list, tuple} if lists else types == {dict}):
+            return None
+        queries = list(data)
+        counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+        total = int(counts.sum())
+        if total == 0:
+            return None
+        if set(map(type, queries)) == {str}:
+            qstr = queries
+        else:
+            qarr = plain_ids(queries)
+            if qarr is None:
+                return None
+            qstr = qarr.to_pylist()
+        docs = plain_ids(list(itertools.chain.from_iterable(inner)))
+        if docs is None:
+            return None
+        if len(qstr) == 1:
+            query_ids = np.array(qstr, dtype=object)
+            qcode = np.zeros(total, dtype=np.int32)
+            starts = np.zeros(1, dtype=np.int64)
+            return cls(qcode, query_ids, starts, counts, docs, inner)
+        has = counts > 0
+        present = np.array(qstr, dtype=object)
+        if not has.all():
+            present, counts = present[has], counts[has]
+        order = np.argsort(present, kind="stable")
+        code = np.empty(len(order), dtype=np.int32)
+        code[order] = np.arange(len(order), dtype=np.int32)
+        starts = np.zeros(len(counts), dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        return cls(np.repeat(code, counts), present[order], starts, counts, docs, inner)
+
+
 class IdTable:
     """Rows of (query id, doc id, value) stored as integer-coded numpy/Arrow columns.
 
@@ -72,6 +174,18 @@ class IdTable:
     _doc_ids: pa.Array | None
     _fp: np.ndarray | None
     _starts: np.ndarray | None
+
+    @classmethod
+    def _from_columns(cls: type[T], cols: MappingColumns, values: np.ndarray, distinct: bool = True) -> T:
+        """A table of already encoded columns; unless ``distinct`` (its (query, doc) pairs known to be distinct),
+        the caller checks for duplicates (the doc fingerprints that check reads are computed here)."""
+        new = object.__new__(cls)
+        new.qcode, new.query_ids, new._starts = cols.qcode, cols.query_ids, cols.starts
+        new._docs, new._dcode, new._doc_ids, new._fp = cols.docs, None, None, None
+        new.values = values
+        if not distinct and cols.rows >= _FINGERPRINT_MIN_ROWS:
+            new._fp = fingerprint(cols.docs)
+        return new
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
         q = as_string_array(query, _("query id"), keep_chunks=True)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.data._columns import as_int_array
-from rankscope.data._table import IdTable
+from rankscope.data._table import IdTable, MappingColumns
 from rankscope.i18n import N_, _
 
 __all__ = ["Qrels"]
@@ -56,6 +56,9 @@ class Qrels(IdTable):
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}``."""
+        cols = MappingColumns.of(data)
+        if cols is not None:  # plain dicts of plain ids: no pair can repeat
+            return cls._from_columns(cols, as_int_array(list(cols.values()), _("relevance grade")))
         qs, ds, vs = cls._flatten_mapping(data)
         return cls(qs, ds, vs)
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rankscope.data._columns import as_float_array, block_starts
-from rankscope.data._table import IdTable
+from rankscope.data._table import IdTable, MappingColumns
 from rankscope.data.notices import InputNotice
 from rankscope.errors import RankscopeError
 from rankscope.i18n import N_, _
@@ -17,6 +17,23 @@ from rankscope.i18n import N_, _
 __all__ = ["Run", "DuplicatePolicy"]
 
 DuplicatePolicy = Literal["error", "keep_best"]
+
+
+def _check_policy(duplicates: str) -> None:
+    if duplicates not in ("error", "keep_best"):
+        raise RankscopeError(_("duplicates must be 'error' or 'keep_best', got {value!r}", value=duplicates))
+
+
+def _scores(cols: MappingColumns) -> np.ndarray:
+    """The scores of ``cols`` as float64 (what :func:`~rankscope.data._columns.as_float_array` accepts and refuses,
+    with its errors)."""
+    try:
+        arr = np.fromiter(cols.values(), dtype=np.float64, count=cols.rows)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or not np.isfinite(arr).all():
+        return as_float_array(list(cols.values()), _("score"))
+    return arr
 
 
 class Run(IdTable):
@@ -54,16 +71,25 @@ class Run(IdTable):
         *,
         duplicates: DuplicatePolicy = "error",
     ) -> None:
-        if duplicates not in ("error", "keep_best"):
-            raise RankscopeError(_("duplicates must be 'error' or 'keep_best', got {value!r}", value=duplicates))
+        _check_policy(duplicates)
         self._init_columns(query, doc, as_float_array(score, _("score")))
         self.name = name or "run"
         self._notices: tuple[InputNotice, ...] = ()
+        self._settle_duplicates(duplicates)
+
+    def _settle_duplicates(self, duplicates: DuplicatePolicy) -> None:
+        """Raise on a repeated (query, doc) pair, or keep its best-ranked row (``duplicates``)."""
         dups = self._duplicate_rows()
         if len(dups):
             if duplicates == "error":
                 self._raise_duplicate(int(dups[0]), "run")
             self._drop_worse_duplicates()
+
+    @staticmethod
+    def _named(run: Run, name: str | None) -> Run:
+        run.name = name or "run"
+        run._notices = ()
+        return run
 
     def _drop_worse_duplicates(self) -> None:
         keys = self._pair_keys()
@@ -108,6 +134,10 @@ class Run(IdTable):
         duplicates: DuplicatePolicy = "error",
     ) -> Run:
         """Build from ``{query: {doc: score}}`` or from ranked lists ``{query: [doc, ...]}``."""
+        cols = MappingColumns.of(data)
+        if cols is not None:  # plain dicts of plain ids: no pair can repeat
+            _check_policy(duplicates)
+            return cls._named(cls._from_columns(cols, _scores(cols)), name)
         if data and all(not isinstance(v, Mapping) for v in data.values()):
             return cls.from_ranked_lists(data, name, duplicates=duplicates)  # type: ignore[arg-type]
         if any(not isinstance(v, Mapping) for v in data.values()):
@@ -122,6 +152,12 @@ class Run(IdTable):
         cls, data: Mapping[Any, Sequence[Any]], name: str | None = None, *, duplicates: DuplicatePolicy = "error"
     ) -> Run:
         """Build from ``{query: [doc, ...]}``; the list order is the ranking."""
+        cols = MappingColumns.of(data, lists=True)
+        if cols is not None:  # lists of plain ids
+            _check_policy(duplicates)
+            run = cls._named(cls._from_columns(cols, cols.ranked_scores(), distinct=False), name)
+            run._settle_duplicates(duplicates)
+            return run
         qs: list[Any] = []
         ds: list[Any] = []
         vs: list[float] = []

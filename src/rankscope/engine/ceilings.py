@@ -24,7 +24,7 @@ same values as evaluating :func:`perfect_run`, at a small fraction of the cost.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from rankscope.engine.scoring import score
 from rankscope.measures.base import Measure
 from rankscope.measures.kernel_input import KernelInput, count_relevant
 
-__all__ = ["Ceilings", "perfect_run", "perfect_input", "has_ceiling"]
+__all__ = ["Ceilings", "CeilingMeans", "perfect_run", "perfect_input", "has_ceiling"]
 
 
 def has_ceiling(m: Measure) -> bool:
@@ -121,3 +121,44 @@ class Ceilings:
         known = self.query_ids[pos] == ids if len(self.query_ids) else np.zeros(len(ids), dtype=bool)
         vals = np.where(known[:, None], self.values[pos], 0.0)
         return {j: float(vals[:, i].mean()) for i, j in enumerate(self.columns)}
+
+
+class CeilingMeans(Mapping[str, float]):
+    """``{metric label: mean ceiling}`` of one result, scored on first read.
+
+    Most evaluations never read their ceilings (a tuning loop, a notebook printing means); the ratings
+    and reports that do read them pay for the perfect ranking then, once per :class:`Evaluator`. A copy or
+    a pickle holds the values (a plain dict), not the qrels they were computed from.
+
+    >>> m = CeilingMeans(lambda: {"P@5": 0.4})
+    >>> m["P@5"], dict(m), m == {"P@5": 0.4}
+    (0.4, {'P@5': 0.4}, True)
+    """
+
+    __slots__ = ("_compute", "_values")
+
+    def __init__(self, compute: Callable[[], dict[str, float]]) -> None:
+        self._compute: Callable[[], dict[str, float]] | None = compute
+        self._values: dict[str, float] | None = None
+
+    def _get(self) -> dict[str, float]:
+        if self._values is None:
+            assert self._compute is not None
+            self._values = self._compute()
+            self._compute = None  # let the qrels go
+        return self._values
+
+    def __getitem__(self, key: str) -> float:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (self._get(),)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
-from rankscope.engine.ceilings import Ceilings
+from rankscope.engine.ceilings import CeilingMeans, Ceilings
 from rankscope.engine.judged import JudgedAtK, judged_at_k
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
@@ -230,7 +230,7 @@ class Evaluator:
             spans=self.spans.policy() if self.spans is not None else None,
             judged=judged,
             notices=notices,
-            ceilings=self.ceilings(query_ids),
+            ceilings=CeilingMeans(lambda: self.ceilings(query_ids)),
         )
 
 

@@ -62,6 +62,9 @@ CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
 }
 
 
+_KNOWN: dict[tuple[Any, ...], Policies] = {}
+
+
 @dataclass(frozen=True)
 class Policies(Mapping[str, Any]):
     """The evaluation policies (see the module doc); validated on construction.
@@ -84,12 +87,26 @@ class Policies(Mapping[str, Any]):
 
     @classmethod
     def of(cls, where: str, **values: Any) -> Policies:
-        """Build from keyword values, naming ``where`` (a function) in the error message."""
+        """Build from keyword values, naming ``where`` (a function) in the error message.
+
+        The values of an evaluation are few and repeat from call to call: a valid combination is
+        kept (by type and value) and its value reused.
+        """
+        key: tuple[Any, ...] | None = (where, *((k, type(v), v) for k, v in values.items()))
+        try:
+            known = _KNOWN.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable value: checked below, and refused
+            key, known = None, None
+        if known is not None:
+            return known
         for name, value in values.items():
             if name not in CONSTRAINTS:
                 raise TypeError(f"{where}() got an unexpected policy {name!r}")
             values[name] = check(name, value, CONSTRAINTS[name], where)
-        return cls(**values)
+        made = cls(**values)
+        if key is not None and len(_KNOWN) < 256:
+            _KNOWN[key] = made
+        return made
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""

@@ -30,13 +30,18 @@ from rankscope.engine.judged import TopCounts
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
+from rankscope.engine.small import SMALL_ROWS, prepare_small
 from rankscope.errors import NoOverlapError
 from rankscope.i18n import _, ngettext
 from rankscope.measures.kernel_input import KernelInput, count_relevant
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
 
-_FINGERPRINT_JOIN_MIN_ROWS = 4096  # smaller runs: one exact Arrow lookup of every row is as cheap
+# smaller runs: one exact Arrow lookup of every row is cheaper than building and probing the join tables
+_FINGERPRINT_JOIN_MIN_ROWS = 1 << 16
+_FINGERPRINT_MIN_QUERIES = 4096  # fewer qrels queries: their ids are found by one Arrow lookup
+_SMALL_QRELS = 1 << 16  # fewer judgments: the join keys are sorted at once rather than block by block
+_QUERY_DOCS_KEPT = 100_000  # queries whose {doc: row} dicts a QrelsIndex keeps for small runs
 
 
 class QrelsIndex:
@@ -63,8 +68,56 @@ class QrelsIndex:
         # int32: one per judgment, kept for the life of the index
         self.ideal_query = np.repeat(np.arange(len(self.query_ids), dtype=np.int32), np.diff(self.ideal_offsets))
         self._join: _JoinTables | None = None  # built on the first large run
+        self._query_docs: dict[int, dict[str, int]] = {}  # per qrels query: doc id -> qrels row (small runs)
+        self._query_rows: np.ndarray | None = None  # qrels rows grouped by query (ideal_offsets bounds them)
+        self._relevant: dict[int, np.ndarray] = {}
+        self._judged_count: np.ndarray | None = None
         self._query_ids_arrow: pa.Array | None = None
         self._query_fp: tuple[np.ndarray, np.ndarray] | None = None  # sorted query id fingerprints, their rows
+
+    def query_docs(self, q: int) -> dict[str, int]:
+        """``{doc id: qrels row}`` of the judged documents of qrels query ``q`` (built on first use, then kept:
+        a small run looks its documents up here, see :mod:`rankscope.engine.small`)."""
+        found = self._query_docs.get(q)
+        if found is None:
+            if self._query_rows is None:
+                self._query_rows = np.argsort(self.qrels.qcode, kind="stable")
+            if len(self._query_docs) >= _QUERY_DOCS_KEPT:
+                self._query_docs = {}
+            rows = self._query_rows[int(self.ideal_offsets[q]) : int(self.ideal_offsets[q + 1])]
+            found = dict(zip(take(self.qrels.doc_column(), rows).to_pylist(), rows.tolist()))
+            self._query_docs[q] = found
+        return found
+
+    def relevant(self, level: int) -> np.ndarray:
+        """Relevant judged documents of every qrels query at ``level`` (computed once per level, then kept)."""
+        found = self._relevant.get(level)
+        if found is None:
+            found = count_relevant(self.ideal_grade, self.ideal_query, level, len(self.query_ids))
+            found.flags.writeable = False  # shared by every run's kernel input
+            self._relevant[level] = found
+        return found
+
+    def judged_count(self) -> np.ndarray:
+        """Judged documents (grade >= 0) of every qrels query (computed once, then kept)."""
+        if self._judged_count is None:
+            count = np.bincount(self.ideal_query[self.ideal_grade >= 0], minlength=len(self.query_ids))
+            count.flags.writeable = False
+            self._judged_count = count
+        return self._judged_count
+
+    def ideal_of(self, eval_mask: np.ndarray, n_eval: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ideal_grade, ideal_offsets, ideal_query)`` of the evaluated queries (``eval_mask`` over the qrels
+        queries, ``n_eval`` of them)."""
+        if n_eval == len(self.query_ids):
+            return self.ideal_grade, self.ideal_offsets, self.ideal_query
+        ev_q = np.flatnonzero(eval_mask)
+        ic = np.diff(self.ideal_offsets)[ev_q]
+        take_rows = np.repeat(self.ideal_offsets[:-1][ev_q], ic) + (
+            np.arange(int(ic.sum())) - np.repeat(np.concatenate(([0], np.cumsum(ic)[:-1])), ic)
+        )
+        return (self.ideal_grade[take_rows], np.concatenate(([0], np.cumsum(ic))).astype(np.int64),
+                np.repeat(np.arange(n_eval), ic))
 
     @property
     def query_ids_arrow(self) -> pa.Array:
@@ -81,7 +134,7 @@ class QrelsIndex:
         by comparing the strings (a block of a streamed run asks this again and again;
         an Arrow hash lookup would hash every qrels id again each time).
         """
-        if len(self.query_ids) < _FINGERPRINT_JOIN_MIN_ROWS:
+        if len(self.query_ids) < _FINGERPRINT_MIN_QUERIES:
             return positions(pc.index_in(ids, value_set=self.query_ids_arrow)).astype(np.int64)
         if self._query_fp is None:
             fp = fingerprint(self.query_ids_arrow)
@@ -211,7 +264,7 @@ class _JoinTables:
 def _key_order(qrels: Qrels, fph: np.ndarray) -> np.ndarray:
     """The qrels rows sorted by (query code, doc fingerprint): per-block sorts when grouped by query."""
     starts = qrels.block_starts
-    if starts is not None:
+    if starts is not None and len(qrels) >= _SMALL_QRELS:
         within = argsort_within_blocks(fph, starts)  # fingerprint order inside each query block
         if within is not None:
             return within[blocks_in_order(qrels.qcode, starts)]  # a block's code is the same in any row order
@@ -299,7 +352,6 @@ def prepare(
     the judged documents in each query's top ``judged_k``, counted before any condensing.
     """
     pol = policies if policies is not None else Policies.of("prepare", **values)
-    missing, depth = pol.missing, pol.depth
     qrels_q = index.query_ids
     # run query code -> qrels query index (Arrow hash lookup: no Python string comparisons)
     run2q = _query_positions(run.query_ids, index)
@@ -314,7 +366,7 @@ def prepare(
     not_in_qrels = int((present_q < 0).sum())
     if not run_has.any() and len(run):
         raise _no_overlap(run, run.query_ids[present_codes], qrels_q)
-    eval_mask = np.ones(len(qrels_q), dtype=bool) if missing == "zero" else run_has
+    eval_mask = np.ones(len(qrels_q), dtype=bool) if pol.missing == "zero" else run_has
     n_eval = int(eval_mask.sum())
     # run query code -> evaluated query index, -1 for rows that are not evaluated (int32: rows are many)
     q_new = (np.cumsum(eval_mask) - 1).astype(np.int32)
@@ -322,6 +374,31 @@ def prepare(
     valid[valid] = eval_mask[run2q[valid]]
     code_to_eval = np.full(len(run.query_ids), -1, dtype=np.int32)
     code_to_eval[valid] = q_new[run2q[valid]]
+    if len(run) <= SMALL_ROWS:
+        prepared, reordered = prepare_small(index, run, pol, judged_k, run2q, run_has, eval_mask, code_to_eval,
+                                            n_eval)
+    else:
+        prepared, reordered = _prepare_rows(index, run, pol, judged_k, run2q, run_has, eval_mask, code_to_eval,
+                                            n_eval)
+    if pol.unjudged == "condense":  # Sakai's condensed lists (trec_eval -J): after the depth cut
+        prepared = prepared.condensed_view()
+    counts = PolicyCounts(
+        evaluated=n_eval,
+        missing_from_run=int((~run_has).sum()),
+        not_in_qrels=not_in_qrels,
+        float32_reordered=reordered,
+        no_relevant=int((prepared.data.relevant == 0).sum()),
+    )
+    return prepared, counts
+
+
+def _prepare_rows(
+    index: QrelsIndex, run: Run, pol: Policies, judged_k: int, run2q: np.ndarray, run_has: np.ndarray,
+    eval_mask: np.ndarray, code_to_eval: np.ndarray, n_eval: int,
+) -> tuple[Prepared, int]:
+    """:func:`prepare` from the point where the evaluated queries are known, with numpy / Arrow passes over the
+    rows: the prepared run and the number of float32 reorderings."""
+    depth = pol.depth
     ranking = Ranking(run, code_to_eval, n_eval, pol.score_precision)
     # the rows whose doc is judged for their query, and their grades (a few percent of a deep run)
     run2q_eval = np.where(code_to_eval >= 0, run2q, -1)
@@ -329,7 +406,7 @@ def prepare(
     m_grade = index.qrels.grades[m_qrow]
     m_judged = m_grade >= 0
     m_q = code_to_eval[run.qcode[m_rows]]
-    del valid, run2q_eval
+    del run2q_eval
     m_rank = ranking.rank_of(m_rows)
     num_ret = ranking.num_ret
     matched = len(m_rows)  # retrieved rows with a qrels entry, at any rank: 0 means the ids do not match
@@ -342,17 +419,7 @@ def prepare(
     idx = np.int32 if len(run) < 2**31 else np.int64
     qidx = m_q[order].astype(np.int32)
     offsets = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=n_eval)))).astype(np.int64)
-    ev_q = np.flatnonzero(eval_mask)
-    ic = np.diff(index.ideal_offsets)[ev_q]
-    if n_eval == len(qrels_q):
-        ideal_grade, ideal_offsets, ideal_query = index.ideal_grade, index.ideal_offsets, index.ideal_query
-    else:
-        take = np.repeat(index.ideal_offsets[:-1][ev_q], ic) + (
-            np.arange(int(ic.sum())) - np.repeat(np.concatenate(([0], np.cumsum(ic)[:-1])), ic)
-        )
-        ideal_grade = index.ideal_grade[take]
-        ideal_offsets = np.concatenate(([0], np.cumsum(ic))).astype(np.int64)
-        ideal_query = np.repeat(np.arange(n_eval), ic)
+    ideal_grade, ideal_offsets, ideal_query = index.ideal_of(eval_mask, n_eval)
     data = KernelInput(
         offsets=offsets,
         qidx=qidx,
@@ -374,16 +441,7 @@ def prepare(
     if index.model is not None:
         model_top = data.count(index.model[m_qrow[order]] & data.judged & (data.rank < judged_k))
     prepared = Prepared(
-        data, qrels_q[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order],
+        data, index.query_ids[eval_mask], run=run, ranking=ranking, depth=depth, source_rows=m_rows[order],
         top_counts=TopCounts(judged_k, top, judged_top, model_top, matched, judgeable, index.relevant_only),
     )
-    if pol.unjudged == "condense":  # Sakai's condensed lists (trec_eval -J): after the depth cut
-        prepared = prepared.condensed_view()
-    counts = PolicyCounts(
-        evaluated=n_eval,
-        missing_from_run=int((~run_has).sum()),
-        not_in_qrels=not_in_qrels,
-        float32_reordered=ranking.reordered,
-        no_relevant=int((data.relevant == 0).sum()),
-    )
-    return prepared, counts
+    return prepared, ranking.reordered

@@ -161,6 +161,16 @@ class Ranking:
                     self.reordered = len(np.unique(qidx[order[ties[rise]]]))
             self._order = order
 
+    @classmethod
+    def from_order(cls, run: Run, code_to_eval: np.ndarray, n_eval: int, order: np.ndarray, num_ret: np.ndarray,
+                   reordered: int) -> Ranking:
+        """The ranking whose ranked rows (grouped by evaluated query) are ``order``, ranked elsewhere
+        (:mod:`rankscope.engine.small`)."""
+        new = object.__new__(cls)
+        new.run, new.n_eval, new.code_to_eval, new.reordered = run, n_eval, code_to_eval, reordered
+        new._order, new._inverse, new.blocks, new.num_ret = order, None, False, num_ret
+        return new
+
     def _reordered_blocks(self, full: np.ndarray) -> int:
         """Evaluated queries (grouped input) whose float32 ranking differs from their float64 ranking.
 

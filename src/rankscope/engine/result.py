@@ -8,6 +8,7 @@ hold raises :class:`~rankscope.errors.MetricNotFoundError` naming the ones it do
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,9 @@ class EvaluationResult:
     the counts imply, in every output.  ``notices`` are what the
     reader of the run decided (e.g. a third column read as a rank), shown in every output.
     ``ceilings`` is the mean a perfect ranking reaches on the evaluated queries, per bounded
-    metric (ratings compare the mean with it: a perfect run is rated in the best band).
+    metric (ratings compare the mean with it: a perfect run is rated in the best band); an evaluation
+    scores the perfect ranking when ``ceilings`` is first read
+    (:class:`~rankscope.engine.ceilings.CeilingMeans`).
     """
 
     run_name: str
@@ -169,7 +172,7 @@ class EvaluationResult:
     spans: dict[str, Any] | None = None
     judged: JudgedAtK | None = None
     notices: tuple[InputNotice, ...] = ()
-    ceilings: dict[str, float] = field(default_factory=dict)
+    ceilings: Mapping[str, float] = field(default_factory=dict)
 
     def warnings(self) -> list[Any]:
         """What the counts imply (:class:`~rankscope.interpret.coverage.DataWarning` values; ``.text(lang)``)."""

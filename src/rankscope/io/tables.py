@@ -121,7 +121,19 @@ def to_arrow(obj: Any) -> pa.Table:
         return obj
     if isinstance(obj, pa.RecordBatch):
         return pa.Table.from_batches([obj])
+    names = list(obj.columns)
+    if all(type(n) is str for n in names) and len(set(names)) == len(names):
+        # column by column: Table.from_pandas spends a millisecond on pandas metadata a small frame does not need
+        return pa.Table.from_arrays([_pandas_column(col) for __, col in obj.items()], names=names)
     return pa.Table.from_pandas(obj, preserve_index=False)
+
+
+def _pandas_column(col: Any) -> pa.Array | pa.ChunkedArray:
+    """A pandas column as Arrow: an Arrow-backed one as it is, a numpy one from its values (NaN and None: null)."""
+    values = col.array
+    if hasattr(values, "__arrow_array__"):
+        return pa.array(values)
+    return pa.array(col.to_numpy(), from_pandas=True)
 
 
 def _row_locator(

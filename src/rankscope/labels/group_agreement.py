@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -61,7 +61,8 @@ def fleiss_kappa(counts: np.ndarray) -> float:
     return float("nan") if p_e >= 1 else float((p_i.mean() - p_e) / (1 - p_e))
 
 
-def krippendorff_alpha(data: np.ndarray, level: str = "ordinal") -> float:
+def krippendorff_alpha(data: np.ndarray,
+                       level: Literal["nominal", "ordinal", "interval", "ratio"] = "ordinal") -> float:
     """Krippendorff's α of ``(annotators, items)`` grades (NaN where missing), by the ``krippendorff`` package."""
     try:
         import krippendorff

@@ -18,7 +18,8 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``num / den`` with 0 where ``den`` is 0."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    shape = num.shape if num.shape == den.shape else np.broadcast_shapes(num.shape, den.shape)
+    out = np.zeros(shape, dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
 

@@ -189,6 +189,19 @@ class MeasureSpec:
         return Measure.build(self, cutoff, params)
 
 
+_specs: dict[str, MeasureSpec] | None = None  # the registry's own dict, once its built-in metrics are loaded
+
+
+def _registry_lookup() -> Callable[[str], MeasureSpec]:
+    """The registry's ``get_spec`` (the registry imports this module: it is found on first use)."""
+    global _specs
+    from rankscope.measures import registry
+
+    registry.generation()  # loads the built-in metrics
+    _specs = registry.registered_specs()
+    return registry.get_spec
+
+
 @dataclass(frozen=True, eq=True, order=False)
 class Measure:
     """A metric: registry name + optional cutoff + non-default parameters.
@@ -237,9 +250,11 @@ class Measure:
     @property
     def spec(self) -> MeasureSpec:
         """The registry entry of this metric."""
-        from rankscope.measures.registry import get_spec
-
-        return get_spec(self.name)
+        if _specs is not None:
+            found = _specs.get(self.name)
+            if found is not None:
+                return found
+        return _registry_lookup()(self.name)  # loads the registry, or raises for an unknown name
 
     def param(self, key: str) -> Any:
         """The value of parameter ``key`` (its default when not set)."""

@@ -19,7 +19,7 @@ __all__ = ["KernelInput", "count_relevant"]
 
 def count_relevant(ideal_grade: np.ndarray, ideal_query: np.ndarray, level: int, n: int) -> np.ndarray:
     """Relevant judged documents per query: grades >= ``level`` (and >= 0) in the ideal arrays (int64)."""
-    return np.bincount(ideal_query[ideal_grade >= max(level, 0)], minlength=n).astype(np.int64)
+    return np.bincount(ideal_query[ideal_grade >= max(level, 0)], minlength=n).astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,7 +193,7 @@ class KernelInput:
 
     def count(self, mask: np.ndarray) -> np.ndarray:
         """Per-query number of rows where ``mask`` is true."""
-        return np.bincount(self.qidx[mask], minlength=self.n).astype(np.int64)
+        return np.bincount(self.qidx[mask], minlength=self.n).astype(np.int64, copy=False)
 
     def ideal_qidx(self) -> np.ndarray:
         """Query index of each ideal (qrels) row."""

@@ -150,6 +150,11 @@ def unregister_metric(name: str) -> None:
         del _ALIASES[alias]
 
 
+def registered_specs() -> dict[str, MeasureSpec]:
+    """The registry's own ``{name: spec}`` dict (read-only for callers; changed in place by (un)registering)."""
+    return _SPECS
+
+
 def get_spec(name: str) -> MeasureSpec:
     """The spec registered under ``name`` (its canonical name)."""
     _ensure_loaded()

@@ -11,8 +11,8 @@ retriever declares about itself (:func:`~rankscope.retrieval.protocol.retriever_
 a dataclass's or pydantic model's fields), ``cache_key`` the caller's own name
 for what the retriever answers from (an index version); ``testset_fingerprint``
 hashes every query id and text (:func:`testset_fingerprint`).  Every further
-line is one finished query (a :class:`QueryOutcome`), written and flushed as
-soon as the query finishes::
+line is one finished query (a :class:`QueryOutcome`), written as soon as the
+query finishes and flushed at least every :data:`FLUSH_SECONDS` (and at the end)::
 
     {"query_id": "q7", "ids": ["d3", "d1"], "scores": [0.8, 0.5], "latency": 0.012, "error": null}
 
@@ -35,8 +35,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,6 +47,9 @@ from rankscope.i18n import _, pgettext
 __all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint", "same_answer", "check_sample"]
 
 VERSION = 2
+FLUSH_SECONDS = 0.2
+"""Finished queries reach the cache file (the OS) at least this often, and when the evaluation ends or is
+interrupted: a process killed outright loses at most this much work."""
 _FIELDS = ("k", "retriever", "identity", "settings", "cache_key", "testset", "testset_fingerprint", "texts", "docs_key",
            "places")
 #: each field as a cache refusal names it ("retriever name", "test set name" ...)
@@ -102,9 +106,9 @@ class QueryOutcome:
     def to_json(self) -> str:
         rec: dict[str, Any] = {"query_id": self.query_id, "ids": self.ids, "scores": self.scores,
                                "latency": round(self.latency, 6), "error": self.error}
-        defaults = QueryOutcome("", [], [], 0.0)
-        for key, value in asdict(self).items():
-            if key not in rec and value != getattr(defaults, key):
+        for key, default in _OPTIONAL.items():
+            value = getattr(self, key)
+            if value != default:
                 rec[key] = value
         return json.dumps(rec, ensure_ascii=False)
 
@@ -118,6 +122,9 @@ class QueryOutcome:
 
 
 CachedQuery = QueryOutcome  # the name of earlier versions
+#: the fields a cache line holds only when they differ from their default
+_OPTIONAL = {f.name: f.default for f in fields(QueryOutcome)
+             if f.name not in ("query_id", "ids", "scores", "latency", "error")}
 
 
 def testset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
@@ -196,6 +203,7 @@ class RunCache:
         self.overwrite = overwrite
         self._fh: IO[str] | None = None
         self._lock = threading.Lock()
+        self._flushed = time.monotonic()
 
     def _refuse(self, differences: list[Message]) -> InvalidParameterError:
         said = _Differences(tuple(differences))
@@ -257,13 +265,18 @@ class RunCache:
             self._fh.flush()
 
     def append(self, entry: QueryOutcome) -> None:
-        """Write one finished query and flush it to the OS."""
+        """Write one finished query; the lines reach the OS at least every :data:`FLUSH_SECONDS` and on
+        :meth:`close` (a flush per query costs more than a fast retriever's answer)."""
+        line = entry.to_json() + "\n"
         with self._lock:
             if self._fh is None:
                 self.open()
             assert self._fh is not None
-            self._fh.write(entry.to_json() + "\n")
-            self._fh.flush()
+            self._fh.write(line)
+            now = time.monotonic()
+            if now - self._flushed >= FLUSH_SECONDS:
+                self._fh.flush()
+                self._flushed = now
 
     def close(self) -> None:
         if self._fh is not None:

@@ -30,7 +30,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from rankscope.data.testset import Query
@@ -105,6 +104,8 @@ class Collector:
 
 def _ties_reordered(hits: Sequence[Hit], scores: Sequence[float]) -> bool:
     """True when a group of equal scores is listed in another order than doc id descending."""
+    if len(set(scores)) == len(scores):  # no tie
+        return False
     for __, group in itertools.groupby(zip(scores, (h.id for h in hits)), key=lambda p: p[0]):
         ids = [i for __, i in group]
         if len(ids) > 1 and ids != sorted(ids, reverse=True):
@@ -209,24 +210,49 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
         for q in todo:
             _one(r, q, k, attempts, collector, name, fatal_types)
         return
-    stop = threading.Event()  # a programming error stops the queries not started yet
+    _on_threads(todo, lambda q: _one(r, q, k, attempts, collector, name, fatal_types), workers)
 
-    def guarded(q: Query) -> None:
-        if stop.is_set():
-            return
-        try:
-            _one(r, q, k, attempts, collector, name, fatal_types)
-        except BaseException:
-            stop.set()
-            raise
 
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rankscope-retriever")
+def _on_threads(todo: list[Query], call: Callable[[Query], None], workers: int) -> None:
+    """``call(q)`` for every query, on ``workers`` threads that take the next query when they are free.
+
+    One thread per worker for the whole list, not a future per query: a fast retriever (a cached or
+    in-memory index) answers in microseconds, and a future, its lock and its wake-up cost more.  An
+    exception (a programming error; the retriever's own failures are recorded by ``call``) stops the
+    queries not started yet and is raised here once the started ones finish; so does an interruption.
+    """
+    queue = iter(todo)
+    lock = threading.Lock()
+    stop = threading.Event()
+    raised: list[BaseException] = []
+
+    def work() -> None:
+        while not stop.is_set():
+            with lock:
+                q = next(queue, None)
+            if q is None:
+                return
+            try:
+                call(q)
+            except BaseException as exc:
+                stop.set()
+                raised.append(exc)
+                return
+
+    threads = [threading.Thread(target=work, name=f"rankscope-retriever-{i}", daemon=True)
+               for i in range(min(workers, len(todo)))]
+    for t in threads:
+        t.start()
     try:
-        futures = [pool.submit(guarded, q) for q in todo]
-        for fut in as_completed(futures):
-            fut.result()  # a programming error stops everything here
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for t in threads:
+            t.join()
+    except BaseException:  # interrupted: the started queries finish, no other starts
+        stop.set()
+        for t in threads:
+            t.join()
+        raise
+    if raised:
+        raise raised[0]
 
 
 async def _run_async(r: Any, todo: list[Query], collector: Collector, *, k: int, workers: int,

@@ -23,8 +23,8 @@ Failures
     as failed (HTTP wrappers return ``None`` on a timeout).
     ``KeyboardInterrupt`` is not caught.
 Resume
-    With ``cache=path`` every finished query is appended (and flushed) to a
-    JSONL file as soon as it finishes; a later call of the *same* evaluation
+    With ``cache=path`` every finished query is appended to a JSONL file
+    as soon as it finishes (flushed at least every 0.2 s); a later call of the *same* evaluation
     (retriever identity and declared settings, ``cache_key``, ``k``, test set
     ids and texts: the cache header) skips the queries already there; another
     evaluation's cache is refused unless ``overwrite_cache=True`` (see
@@ -375,16 +375,18 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome]
     if docs_key is not None:
         mapping = {cid: doc for e in finished.values() for cid, doc in zip(e.ids, e.docs or []) if doc is not None}
     answers = {q.id: q.answers for q in scorable if q.answers}
-    retrieved = {qid: list(zip(e.ids, e.texts or [None] * len(e.ids))) for qid, e in finished.items()}
+
+    def retrieved() -> dict[str, list[tuple[str, str | None]]]:  # (id, text) of every hit: for answer matching
+        return {qid: list(zip(e.ids, e.texts or [None] * len(e.ids))) for qid, e in finished.items()}
     all_ids = [q.id for q in scorable]
 
     if mode == "answers":
-        chunk_qrels, chunk_cov = _answer_level(answers, retrieved, ts.corpus if mapping is None else None)
+        chunk_qrels, chunk_cov = _answer_level(answers, retrieved(), ts.corpus if mapping is None else None)
         chunk_by: str | None = "answers"
     elif mapping is None or _any_judged(run, ts.qrels):
         chunk_qrels, chunk_cov, chunk_by = ts.qrels, all_ids, "qrels"
     elif answers:  # document judgments, chunk hits: the chunk level only from answers
-        chunk_qrels, chunk_cov = _answer_level(answers, retrieved, None)
+        chunk_qrels, chunk_cov = _answer_level(answers, retrieved(), None)
         chunk_by = "answers"
     else:
         chunk_qrels, chunk_cov, chunk_by = Qrels([], [], []), [], None
@@ -395,7 +397,7 @@ def _score(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome]
     if mapping is None:
         doc_qrels, doc_cov, doc_by = chunk_qrels, chunk_cov, chunk_by
     elif mode == "answers":
-        doc_qrels, doc_cov = _answer_level(answers, _map_retrieved(retrieved, mapping), ts.corpus)
+        doc_qrels, doc_cov = _answer_level(answers, _map_retrieved(retrieved(), mapping), ts.corpus)
         doc_by = "answers" if doc_cov else None
     else:
         doc_qrels, doc_cov, doc_by = ts.qrels, all_ids, "qrels"

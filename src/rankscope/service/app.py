@@ -40,13 +40,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.migrate:
         upgrade(db)
     pool = WorkerPool(db, settings)
+    from rankscope.service.monitoring.ingest import EventWriter
+    from rankscope.service.monitoring.runner import MonitorRunner
+
+    writer, monitors = EventWriter(db), MonitorRunner(db, settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         pool.start()
+        monitors.start()
         try:
             yield
         finally:
+            monitors.stop()
+            writer.stop()
             pool.stop()
 
     app = FastAPI(
@@ -61,8 +68,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.db = db
     app.state.pool = pool
+    app.state.event_writer = writer
     install_error_handlers(app)
     app.include_router(api_router, prefix=API_PREFIX)
+    from rankscope.service.api.monitors import otlp_router
+
+    app.include_router(otlp_router)  # /v1/traces (OTLP/HTTP's standard path) and /metrics (Prometheus)
     app.include_router(web_router)
     _docs(app)
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from rankscope.errors import InvalidParameterError, Items, Message
 from rankscope.i18n import _
 
-__all__ = ["EgressPolicy", "parse_entry"]
+__all__ = ["EgressPolicy", "NotAllowedError", "parse_entry"]
 
 _LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
 
@@ -84,6 +84,14 @@ def _is_wildcard(host: str) -> bool:
         return False
 
 
+class NotAllowedError(InvalidParameterError):
+    """A host that is not on the allow-list; ``address`` is the host and port as the message says them."""
+
+    def __init__(self, message: Message | str, address: str) -> None:
+        self.address = address
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class EgressPolicy:
     """The retriever allow-list and the service's own addresses (``(host, port)``)."""
@@ -132,9 +140,9 @@ class EgressPolicy:
             raise InvalidParameterError(_("{address} is this service's own address", address=shown))
         if not any(h == host and (p is None or p == port) for h, p in self.allow):
             allowed = self.describe()
-            raise InvalidParameterError(_("host {address} is not on the retriever allow-list ({allowed}); start "
-                                          "the service with --allow-retriever {address}", address=shown,
-                                          allowed=allowed))
+            raise NotAllowedError(_("host {address} is not on the retriever allow-list ({allowed}); start "
+                                    "the service with --allow-retriever {address}", address=shown, allowed=allowed),
+                                  shown)
         return str(u)
 
     def check_resolved(self, url: str) -> None:

@@ -87,6 +87,14 @@ class Settings:
     ``Host`` header of a request must name it); ``allowed_hosts``: more names the service may
     be reached under (``--allow-host``); ``allow_retrievers``: ``HOST[:PORT]`` entries live
     evaluations may call (``--allow-retriever``; none by default).
+
+    Monitors (``docs/monitoring.md``): ``monitor_workers`` threads run their schedules, aggregate their events,
+    judge and send webhooks (0: not in this process); ``monitor_poll_seconds`` how often they look;
+    ``allow_webhooks``: ``HOST[:PORT]`` entries alert webhooks may be sent to (``--allow-webhook``; none by
+    default); ``webhook_backoff``: the first wait (seconds) before a failed delivery is tried again (doubling);
+    ``event_retention_days``: raw events older than this are deleted once aggregated (the windows stay);
+    ``judge_url`` / ``judge_model`` / ``judge_key_env``: the OpenAI-compatible endpoint that judges sampled
+    traffic (none: traffic is not judged), ``judge_cache``: the judge's answer cache (SQLite file).
     """
 
     db_url: str = field(default_factory=default_db_url)
@@ -105,6 +113,15 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     allow_retrievers: tuple[str, ...] = ()
     migrate: bool = True
+    monitor_workers: int = 1
+    monitor_poll_seconds: float = 1.0
+    allow_webhooks: tuple[str, ...] = ()
+    webhook_backoff: float = 2.0
+    event_retention_days: float = 30.0
+    judge_url: str | None = None
+    judge_model: str | None = None
+    judge_key_env: str | None = None
+    judge_cache: str | None = None
 
     def __post_init__(self) -> None:
         if self.workers < 0:
@@ -132,3 +149,9 @@ class Settings:
         self.allow_retrievers = tuple(self.allow_retrievers)
         self.egress = EgressPolicy.from_entries(
             self.allow_retrievers, own=[(self.host, self.port)] if self.port is not None else [])
+        self.allow_webhooks = tuple(self.allow_webhooks)
+        self.webhook_egress = EgressPolicy.from_entries(
+            self.allow_webhooks, own=[(self.host, self.port)] if self.port is not None else [])
+        if self.event_retention_days <= 0 or self.monitor_poll_seconds <= 0 or self.webhook_backoff <= 0:
+            raise InvalidParameterError(_("event_retention_days, monitor_poll_seconds and webhook_backoff must be "
+                                          "positive"))

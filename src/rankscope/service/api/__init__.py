@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from rankscope.service.api import analysis, evaluations, judging, runs, testsets
+from rankscope.service.api import analysis, evaluations, judging, monitors, runs, testsets
 
 __all__ = ["api_router"]
 
@@ -23,3 +23,4 @@ api_router.include_router(runs.router)
 api_router.include_router(evaluations.router)
 api_router.include_router(analysis.router)
 api_router.include_router(judging.router)
+api_router.include_router(monitors.router)

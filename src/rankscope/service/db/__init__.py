@@ -19,10 +19,21 @@ from rankscope.service.db.models import (
     RunRecord,
     TestSet,
 )
+from rankscope.service.db.monitoring import (
+    JudgeSpend,
+    Monitor,
+    MonitorAlert,
+    MonitorEvent,
+    MonitorReject,
+    MonitorRound,
+    MonitorWindow,
+    WebhookDelivery,
+)
 from rankscope.service.db.session import Database
 
 __all__ = [
     "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery", "JudgingTask",
     "Judgment", "LiveResult", "Query", "QueryScore", "Report", "RunRecord",
-    "TestSet",
+    "TestSet", "Monitor", "MonitorRound", "MonitorEvent", "MonitorWindow", "MonitorAlert", "MonitorReject",
+    "WebhookDelivery", "JudgeSpend",
 ]

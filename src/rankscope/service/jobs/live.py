@@ -97,6 +97,11 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
         qrels = store.load_qrels(store.get_testset(s, job.test_set_id))
         queries = store.testset_queries(s, job.test_set_id)
     judged = set(qrels.queries)
+    if p.get("query_ids"):  # a monitor's canary asks a fixed sample of the test set
+        from rankscope.service.jobs.scoring import only_queries
+
+        qrels = only_queries(qrels, set(p["query_ids"]))
+        judged = set(qrels.queries)
     # judged queries without text cannot be asked: stored as failed once
     store.add_live_errors(db, job.id, {q: NO_TEXT for q, t in queries if q in judged and not t})
     asked = [Query(q, t) for q, t in queries if q in judged and t]

@@ -27,6 +27,15 @@ def _first_ranks(qrels: Any, run: Any, policies: dict[str, Any]) -> dict[str, in
     return dict(zip((str(q) for q in ids), ranks.tolist()))
 
 
+def only_queries(qrels: Any, queries: set[str]) -> Any:
+    """The judgments of ``queries`` only."""
+    from rankscope.data import Qrels
+
+    t = qrels.to_arrow()
+    keep = [q in queries for q in t["query_id"].to_pylist()]
+    return Qrels(t["query_id"].filter(keep), t["doc_id"].filter(keep), t["relevance"].filter(keep).to_numpy())
+
+
 def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> None:
     """Evaluate every run of ``job`` that has no means yet, storing per-query rows then means.
 
@@ -42,6 +51,8 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
         qrels = store.load_qrels(store.get_testset(s, job.test_set_id)) if todo else None
     if not todo:
         return
+    if p.get("query_ids"):  # a monitor's canary asked a fixed sample: score those queries only
+        qrels = only_queries(qrels, set(p["query_ids"]))
     ev = Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
                    missing=p.get("missing", "zero"), depth=p.get("depth"),
                    score_precision=p.get("score_precision", "float32"),  # jobs stored before a policy: its default

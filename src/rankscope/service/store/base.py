@@ -17,7 +17,8 @@ CHUNK = 2000
 
 #: the objects of the store, said in an error
 WHAT = {"test set": N_("test set {key}"), "run": N_("run {key}"), "evaluation": N_("evaluation {key}"),
-        "judging task": N_("judging task {key}"), "item": N_("item {key} of judging task {task}")}
+        "judging task": N_("judging task {key}"), "item": N_("item {key} of judging task {task}"),
+        "monitor": N_("monitor {key}"), "window": N_("window {key}")}
 
 
 class NotFound(LookupError):
