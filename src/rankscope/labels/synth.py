@@ -50,6 +50,7 @@ Waves
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import re
@@ -121,7 +122,13 @@ def tokens(text: str) -> list[str]:
 
 def copy_ratio(question: str, passage: str) -> tuple[float, int]:
     """``(share of the question's tokens in its longest run shared with the passage, that run's length)``."""
-    return _copy_ratio(tokens(question), tokens(passage))
+    return _copy_ratio(tokens(question), list(_passage_tokens(passage)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _passage_tokens(passage: str) -> tuple[str, ...]:
+    # a passage is checked against every question generated from it: jieba splits it once
+    return tuple(tokens(passage))
 
 
 def _copy_ratio(q: list[str], p: list[str]) -> tuple[float, int]:

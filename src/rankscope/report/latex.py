@@ -148,7 +148,7 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                              latex_escape(_sentence(report["groups_title"]))))
 
     if comp["pairs"]:
-        head = [_text(gettext("Metric", lang)), _math(r"$\Delta$", 8.4), _text(report["ci_label"]),
+        head = [_text(gettext("Metric", lang)), _math(r"$\Delta$", 8.4), _text(report["ci_short"]),
                 _math(r"$\Delta$\%", 16.7), _math(r"$p_\mathrm{adj}$", 14.0), _math(r"$d_z$", 10.0),
                 _text(gettext("W/T/L", lang))]
         rows = []
