@@ -1,10 +1,10 @@
 """Every code block of README.md, README.zh-CN.md and docs/**/*.md runs in the test suite (sybil).
 
 Each page runs in its own temporary folder ``<tmp>/work`` beside a link ``<tmp>/shared`` to the real data,
-so ``../shared/data/...`` in a page means what it means beside the repository; the folder also holds
-the files the short examples name (``qrels.txt``, ``bm25.run``, ``dense.run``, ... real DL-HARD runs,
-see ``GENERIC``; copies, as a page may overwrite them) and a copy of ``examples/``. Blocks, by the
-language of their fence:
+so ``../shared/data/...`` in a page means what it means beside the repository; the folder holds a copy of
+``examples/`` (what a clone holds) and nothing else: a file a page uses (``qrels.txt``, ``bm25.run``,
+``spans.jsonl``, ``mymodule.py`` ...) is made by an earlier example of the same page, as a reader would
+make it. Blocks, by the language of their fence:
 
 * ``python`` — executed, one namespace per page, in order (a block starting with ``>>>`` is a doctest);
   ``pycon`` — a doctest (the output shown must be the output printed);
@@ -18,7 +18,8 @@ language of their fence:
   place of ``--base-url``; lines starting a server (``vllm serve``, ``ollama pull``) are not run;
   ``python llm`` blocks get the stand-in's URL for ``http://localhost:8000/v1``;
 * ``bash serve`` — ``rankscope serve``: the service is started on a free port (SQLite in the page's
-  folder) and ``python service`` blocks run with its address for ``http://127.0.0.1:8000``.
+  folder) and ``python service`` blocks run with its address for ``http://127.0.0.1:8000``;
+* ``<language> file=PATH`` (``python file=mymodule.py``) — a file the reader saves: written to ``PATH``.
 
 Any other command or language fails: a block that cannot run here (a server, a key, minutes of
 work) carries a visible ``<!-- skip: next "why" -->`` before it. ``scripts/doc_blocks.py`` counts them.
@@ -50,30 +51,33 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 # Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
+
+def _import_anyio_now() -> None:
+    """anyio imports its parts on first use and is a pytest plugin, so that import goes through pytest's
+    assertion rewriting (an ``ast.parse``); a service thread doing it while the main thread parses a test
+    module trips CPython 3.11's check of the parser's recursion depth ("AST constructor recursion depth
+    mismatch": a static file served with a cut body). Importing every part here, before any thread starts,
+    leaves nothing to import later."""
+    import anyio
+    import anyio.abc
+    import anyio.streams.memory
+
+    for module in (anyio, anyio.abc):
+        for name in dir(module):
+            getattr(module, name)
+
+
+_import_anyio_now()
+
 ROOT = Path(__file__).resolve().parent
 DATA = (ROOT / ".." / "shared" / "data").resolve()
 DL_HARD = DATA / "runs_dl_hard" / "dataset"
-_RUNS = DL_HARD / "baselines" / "passage"
-# the files the short examples name, each a real file of the DL-HARD passage task
-GENERIC = {
-    **dict.fromkeys(("qrels.txt", "qrels.trec", "qrels.tsv"), DL_HARD / "dl_hard-passage.qrels"),
-    **dict.fromkeys(("run.txt", "bm25.run", "bm25.trec", "main.run", "a.run"), _RUNS / "bm25.run"),
-    **dict.fromkeys(("dense.run", "dense.trec", "new.run", "b.run"), _RUNS / "bm25+bert(zs).run"),
-    **dict.fromkeys(("hybrid.run", "hybrid.trec"), _RUNS / "bm25+rm3+bert(zs).run"),
-    "eval/qrels.txt": DL_HARD / "dl_hard-passage.qrels", "eval/baseline.run": _RUNS / "bm25.run",
-    "out/run.trec": _RUNS / "bm25+rm3.run", "questions.json": ROOT / "examples" / "questions.json",
-}
-MYMODULE = """from rankscope.retrieval import Hit
-
-
-def search(query: str, k: int) -> list[Hit]:  # a stand-in for your own retriever
-    return [Hit("d1", 1.0)][:k]
-"""
 DOCTEST_FLAGS = doctest.ELLIPSIS
 SHELL = ("bash", "sh", "shell")
 LLM_URL, SERVICE_URL = "http://localhost:8000/v1", "http://127.0.0.1:8000"
 KINDS = (*SHELL, "console", "text", "json", "yaml", "python", "pycon", "bash llm", "python llm", "bash serve",
-         "python service")
+         "python service", "<language> file=PATH")
+FILE_FENCE = re.compile(r"\w+ file=(\S+)")
 
 
 # -- the page's folder -------------------------------------------------------------------------------------
@@ -95,37 +99,12 @@ def doc_workdir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         (base / "shared").symlink_to(DATA.parent, target_is_directory=True)
         work = base / "work"
         work.mkdir()
-        for name, source in GENERIC.items():  # copies, never links: a page may write to these names
-            if name in document.text:
-                (work / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, work / name)
-        if "mymodule:search" in document.text:
-            (work / "mymodule.py").write_text(MYMODULE, encoding="utf-8")
-        shutil.copytree(ROOT / "examples", work / "examples")
-        if "spans.jsonl" in document.text:
-            _span_files(work)
+        shutil.copytree(ROOT / "examples", work / "examples")  # what a clone holds; every other file the page makes
         document.namespace["__doc__work"] = work
     monkeypatch.chdir(work)
     for var in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
         monkeypatch.setenv(var, f"test-key-{var.lower()}")
     return work
-
-
-def _span_files(work: Path) -> None:
-    """``spans.jsonl``, ``chunks.csv`` and ``run.trec``: the small example of docs/chunking.md."""
-    import rankscope as rs
-    from rankscope.io import write_run
-
-    corpus = {"d1": "Paris is the capital of France. The Seine flows through Paris. The Louvre is a museum.",
-              "d2": "Berlin is the capital of Germany. The Spree flows through Berlin."}
-    rs.SpanQrels.from_records([{"query_id": "q1", "doc_id": "d1", "start": 32, "end": 62, "grade": 2},
-                               {"query_id": "q2", "doc_id": "d2", "start": 34, "end": 65}],
-                              corpus=corpus).to_file(work / "spans.jsonl")
-    rs.Chunking.from_records([{"chunk_id": f"d1#{i}", "doc_id": "d1", "start": s, "end": e}
-                              for i, (s, e) in enumerate([(0, 31), (31, 62), (62, 86)])]
-                             + [{"chunk_id": "d2#0", "doc_id": "d2", "start": 0, "end": 65}],
-                             corpus=corpus).to_file(work / "chunks.csv")
-    write_run(rs.Run.from_ranked_lists({"q1": ["d1#1", "d1#0"], "q2": ["d1#0", "d2#0"]}), work / "run.trec")
 
 
 def _close(namespace: dict[str, Any]) -> None:
@@ -310,6 +289,16 @@ def eval_python(example: Example) -> None:
     _python(example, "", "")
 
 
+def eval_file(example: Example) -> None:
+    """A ``<language> file=PATH`` block: the file the page asks the reader to save, written to ``PATH``."""
+    match = FILE_FENCE.fullmatch(example.region.lexemes["arguments"].strip())
+    assert match is not None
+    path = Path(match.group(1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(str(example.region.lexemes["source"]), encoding="utf-8")
+    _state(example)["last_out"] = None
+
+
 def unknown_kind(example: Example) -> None:
     raise AssertionError(f"no rule runs a {example.region.lexemes.get('arguments')!r} block: use one of {KINDS}"
                          " or mark it <!-- skip: next \"why\" -->")
@@ -339,7 +328,11 @@ class OtherParser:
 
     def __call__(self, document: Document) -> Iterator[Region]:
         for region in self.lexer(document):
-            if region.lexemes["arguments"].strip() not in KINDS:
+            kind = region.lexemes["arguments"].strip()
+            if FILE_FENCE.fullmatch(kind):
+                region.evaluator = eval_file
+                yield region
+            elif kind not in KINDS:
                 region.evaluator = unknown_kind
                 yield region
 

@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_service.py --seconds 20 --clients 8
     .venv/bin/python bench/bench_service.py --postgres            # a throwaway PostgreSQL cluster
     .venv/bin/python bench/bench_service.py --db postgresql+psycopg://user@127.0.0.1:5432/db
+    .venv/bin/python bench/bench_service.py --report-clients 2   # reports asked for during the load
 
 A `rankscope serve` process is started on 127.0.0.1 (a free port) with a fresh SQLite file
 unless --db is given.  One test set of --queries queries is uploaded; then every client, in a
@@ -12,7 +13,9 @@ loop until the time is up: uploads a random run, creates an evaluation of it, an
 ``GET /evaluations/{id}/queries``.  Afterwards it waits for every job and checks that
 nothing was lost or duplicated: every evaluation is done, has exactly one stored score per
 query (``n_queries`` rows, all distinct), and its means equal rankscope.evaluate on the
-uploaded run.  Prints request counts, errors, and p50/p95 latency of each read endpoint.
+uploaded run.  With --report-clients, that many more clients ask, during the load, for the
+report of an evaluation that is done and wait for it (counted: how many came during the load).
+Prints request counts, errors, and p50/p95 latency of each read endpoint.
 Exits 1 when any request failed or any check does not hold.
 """
 
@@ -69,6 +72,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="server job threads")
     ap.add_argument("--report-queries", type=int, default=0,
                     help="also time the report of 2 runs x this many queries (rendered once, then cached)")
+    ap.add_argument("--report-clients", type=int, default=0,
+                    help="clients that, during the load, ask for the report of a finished evaluation and wait for "
+                         "it: how many reports came during the load, and after how long")
     ap.add_argument("--db", default=None)
     ap.add_argument("--postgres", action="store_true",
                     help="start a throwaway PostgreSQL on 127.0.0.1 (Debian's initdb/pg_ctl) and use it")
@@ -146,7 +152,36 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
                     if resp.status_code >= 400:
                         errors.append(f"{label} {resp.status_code} {resp.text[:200]}")
 
+    report_waits: list[float] = []
+    reports_asked: list[str] = []
+
+    def reporter() -> None:
+        """During the load: the report of an evaluation that is done (one not asked for yet), waited for."""
+        with httpx.Client(base_url=base, timeout=120) as c:
+            while time.monotonic() < stop_at:
+                with lock:
+                    candidates = [j for j, _ in reversed(created) if j not in reports_asked][:20]
+                job_id = next((j for j in candidates if c.get(f"/evaluations/{j}").json()["status"] == "done"), None)
+                if job_id is None:
+                    time.sleep(0.2)
+                    continue
+                with lock:
+                    if job_id in reports_asked:
+                        continue
+                    reports_asked.append(job_id)
+                t0 = time.monotonic()
+                while (r := c.get(f"/evaluations/{job_id}/report", params={"format": "json"})).status_code == 202:
+                    if time.monotonic() > stop_at:
+                        break
+                    time.sleep(0.2)
+                if r.status_code == 200:
+                    with lock:
+                        report_waits.append(time.monotonic() - t0)
+                elif r.status_code != 202:
+                    errors.append(f"GET /evaluations/{{id}}/report {r.status_code} {r.text[:200]}")
+
     threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
+    threads += [threading.Thread(target=reporter) for _ in range(args.report_clients)]
     t_start = time.monotonic()
     for t in threads:
         t.start()
@@ -205,6 +240,12 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     for label in sorted(latency):
         arr = np.array(latency[label]) * 1000
         print(f"{label:40} {len(arr):6d} {np.percentile(arr, 50):8.1f} {np.percentile(arr, 95):8.1f}")
+    if args.report_clients:
+        waits = np.array(report_waits) if report_waits else np.array([np.nan])
+        print(f"reports asked for during the load: {len(reports_asked)}; rendered during the load: "
+              f"{len(report_waits)} (wait p50 {np.nanpercentile(waits, 50):.1f} s, p95 "
+              f"{np.nanpercentile(waits, 95):.1f} s); still rendering when the load stopped: "
+              f"{len(reports_asked) - len(report_waits)}")
     print(f"errors: {len(errors)}; lost/duplicated/wrong results: {len(problems)}")
     for line in (errors + problems)[:10]:
         print("  ", line)

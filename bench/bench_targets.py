@@ -25,8 +25,6 @@ recall.100, P.10, recip_rank for pytrec_eval).  The data is :mod:`synthetic` (fi
   runs pytrec_eval's ``parse_qrel`` / ``parse_run`` / ``evaluate`` on 10M run rows, whole processes run
   alternately (``--file-rounds``, default 3), and the peak resident memory of the rankscope process
   (target: speed-up >= 8, memory about 0.47 GiB).
-
-``ratios()`` is what ``tests/perf/test_speed_targets.py`` checks (each ratio within 80% of its target).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["CJK", "MIXED", "english_left", "assert_chinese"]
+__all__ = ["CJK", "MIXED", "english_left", "assert_chinese", "unwrap", "whole_lines"]
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 #: an ASCII colon, comma, semicolon or parenthesis right after a Chinese character (mixed punctuation)
@@ -25,6 +25,38 @@ MIXED = re.compile(r"[\u4e00-\u9fff][:,;()]")
 #: code-like tokens that are not prose: options, paths, dotted or @-names, key=value, quoted text, URLs, `code`
 _CODE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|https?://\S+|\S*[-/\\@=_.:<>|\[\]{}]\S*|\b[A-Z][A-Z0-9_]+\b")
 _WORDS = re.compile(r"[A-Za-z]+(?:[ ]+[A-Za-z]+){2,}")
+
+
+_WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+def unwrap(text: str) -> str:
+    """``text`` as a reader reads wrapped prose: each line break (with the indentation after it) read as the space the
+    wrapping took out, or as nothing between two Chinese characters or marks.
+
+    >>> unwrap("1 query evaluated; 1 qrels\\n    query missing")
+    '1 query evaluated; 1 qrels query missing'
+    >>> unwrap("报告已写入\\n    /tmp/r.md；评估的\\n    结果")
+    '报告已写入 /tmp/r.md；评估的结果'
+    """
+    def joined(m: re.Match[str]) -> str:
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        if before in ("/", "|") or (_WIDE.fullmatch(before) and _WIDE.fullmatch(after)):  # a path or a list cut
+            return ""
+        return " "
+
+    return re.sub(r"[ \t]*\n[ \t]*", joined, text)
+
+
+def whole_lines(text: str) -> str:
+    """``text`` with each printed line whole again: its continuation lines (indented) joined to it (:func:`unwrap`).
+
+    >>> whole_lines("judged 4 pairs: 3\\n    graded\\nqrels -> /tmp/\\n    a.qrels\\n")
+    'judged 4 pairs: 3 graded\\nqrels -> /tmp/a.qrels\\n'
+    """
+    if not text:
+        return text
+    return "".join(unwrap(line) + "\n" for line in re.split(r"\n(?! )", text.strip("\n")))
 
 
 def english_left(text: str, allowed: Iterable[str] = ()) -> list[str]:

@@ -173,7 +173,7 @@ def test_testset_and_spans_commands_say_data_errors_in_chinese(tmp_path: Path) -
         assert_chinese(zh.stderr)
         en = _cli(*args, cwd=tmp_path)
         assert en.returncode == 2 and en.stderr == f"rankscope: error: {english}\n", en.stderr
-    check = _cli("testset", "check", "t.json", "--lang", "zh", cwd=tmp_path)  # the findings of the lenient reading
+    check = cli("testset", "check", "t.json", "--lang", "zh", cwd=tmp_path, width=140)  # the lenient reading's findings
     assert "编号为空值（null）" in check.stdout and "查询文本必须是字符串" in check.stdout, check.stdout
     assert_chinese(check.stdout)
 

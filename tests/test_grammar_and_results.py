@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from prose import unwrap
 from rankscope import Qrels, Run, evaluate
 from rankscope.engine import Evaluator, Policies
 from rankscope.errors import InvalidParameterError, MetricNotFoundError, RankscopeError, UnknownMetricError
@@ -193,9 +194,9 @@ def test_cli_metric_lists_and_notice(files: tuple[Path, Path, Path], capsys: pyt
     data = json.loads(out)
     assert data["metrics"] == ["ndcg@1", "ndcg@3", "map"]
     assert data["queries"]["float32_reordered"] == 1 and data["policies"]["score_precision"] == "float32"
-    assert err.count("\n") == 1 and "float32" in err and "1 of 2 queries" in err  # one line, on stderr for JSON
+    assert err.count("note:") == 1 and "float32" in err and "1 of 2 queries" in unwrap(err)  # one note, on stderr
     code, out, err = _cli(["evaluate", "--qrels", str(qrels), "--run", str(run), "-m", "mrr"], capsys)
-    assert code == 0 and "1 of 2 queries" in out and err == ""
+    assert code == 0 and "1 of 2 queries" in unwrap(out) and err == ""
     code, out, err = _cli(["evaluate", "--qrels", str(qrels), "--run", str(run), "-m", "mrr", "-f", "json",
                            "--score-precision", "float64"], capsys)
     assert json.loads(out)["mean"]["mrr"] == 1.0 and err == ""
@@ -217,8 +218,8 @@ def test_cli_compare_notice_and_choices(files: tuple[Path, Path, Path], capsys: 
                           capsys)
     assert code == 0, err
     assert json.loads(out)["metrics"] == ["mrr", "P@1"]
-    notes = [ln for ln in err.splitlines() if "float32" in ln]
-    assert len(notes) == 1 and notes[0].startswith("note: ") and "1 of 2 queries" in notes[0]  # run a only
+    notes = [ln for ln in unwrap(err).split("note: ")[1:] if "float32" in ln]
+    assert len(notes) == 1 and "1 of 2 queries" in notes[0]  # run a only
     code, _, err = _cli(["compare", str(run), str(run2), "--qrels", str(qrels), "--test", "ttest"], capsys)
     assert code == 2 and "'--test'" in err and "'t'" in err and "'wilcoxon'" in err
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, require
+from prose import whole_lines
 from rankscope.cli.app import main
 from rankscope.engine import evaluate
 from rankscope.errors import InvalidParameterError, ParseError
@@ -76,7 +77,7 @@ def test_cli_summary_line_and_json_say_rank(dl_hard: dict[str, Path], capsys: py
     base = ["evaluate", "--qrels", str(dl_hard["qrels"]), "-m", "mrr@10", "-l", "2"]
     code, out, err = run_main([*base, "--run", str(dl_hard["tsv"])], capsys)
     assert code == 0, err
-    summary = [ln for ln in out.splitlines() if "queries evaluated" in ln]
+    summary = [ln for ln in whole_lines(out).splitlines() if "queries evaluated" in ln]
     assert len(summary) == 1 and "column 3 read as rank, 1 = best" in summary[0]
     assert f"{expected:.4f}" in out
     code, out, _ = run_main([*base, "--run", str(dl_hard["tsv"]), "-f", "json"], capsys)

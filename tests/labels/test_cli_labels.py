@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from prose import unwrap
 from rankscope.cli.app import main
 from rankscope.io import read_trec_qrels
 from rankscope.labels.provenance import read_labels
@@ -58,10 +59,10 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
                 "--base-url", llm.url, "--model", "fake-judge", "--api-key-env", "LLM_TEST_KEY", "--cache", cache]
         code, out, err = run_main([*base, "--dry-run", "--price-in", "0.5", "--price-out", "1.5"], capsys)
         assert code == 0 and llm.calls == 0
-        assert "9 pairs, 9 distinct texts, 0 in the cache, 9 calls to make" in out and "estimated cost" in out
+        assert "9 pairs, 9 distinct texts, 0 in the cache, 9 calls to make" in unwrap(out) and "estimated cost" in out
         code, out, err = run_main([*base, "--out", model_qrels, "--no-progress"], capsys)
         assert code == 0 and llm.calls == 9, err
-        assert "9 graded, 0 failed; 0 from the cache, 9 judged now" in out
+        assert "9 graded, 0 failed; 0 from the cache, 9 judged now" in unwrap(out)
         code, out, _ = run_main([*base, "--out", model_qrels, "--format", "json"], capsys)
         summary = json.loads(out)
         assert (summary["from_cache"], summary["judged_now"], llm.calls) == (9, 0, 9)
@@ -94,8 +95,8 @@ def test_judge_records_failures(files: dict[str, Path], tmp_path: Path, capsys: 
                                  "--base-url", llm.url, "--model", "m", "--out", out, "--no-cache",
                                  "--parse-retries", 1], capsys)
     assert code == 1  # more failures than --max-failures (10%) allows: the labels are written all the same
-    assert "2 of 3 pairs have no grade (1 missing text, 1 unreadable reply)" in err
-    assert "more than --max-failures 10% allows (0)" in err
+    assert "2 of 3 pairs have no grade (1 missing text, 1 unreadable reply)" in unwrap(err)
+    assert "more than --max-failures 10% allows (0)" in unwrap(err)
     assert out.read_text() == "q1 0 d11 2\n"
     side = [json.loads(x) for x in (tmp_path / "m.qrels.provenance.jsonl").read_text().splitlines()]
     assert [(r["doc_id"], r["grade"], r.get("error", "")[:14]) for r in side] == [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from prose import assert_chinese
+from prose import assert_chinese, unwrap, whole_lines
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.errors import RankscopeError
@@ -218,6 +218,7 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         monkeypatch.delenv("RANKSCOPE_LANG")
 
         code, out, err = run_main([*base, "--dry-run"], capsys)
+        out = whole_lines(out)
         assert out.splitlines()[0] == (
             "dry run (fake-judge, prompt graded-1/en): 4 pairs, 3 distinct texts, 0 in the cache, 3 calls to make; "
             "1 pairs without text, 0 documents cut at 8000 characters")
@@ -225,6 +226,7 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         assert out.splitlines()[2].startswith("estimated tokens: ~") and out.splitlines()[2].endswith(
             " out; give --price-in and --price-out (per million tokens) for a cost estimate; nothing was sent")
         code, out, err = run_main([*base, "--out", tmp_path / "en.qrels", "--no-progress"], capsys)
+        out, err = whole_lines(out), whole_lines(err)
         lines = out.splitlines()
         assert lines[0] == ("judged 4 pairs with fake-judge (prompt graded-1/en): 3 graded, 1 failed; 0 from the "
                             "cache, 3 judged now")
@@ -256,6 +258,7 @@ def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         assert_chinese(out)
         assert_chinese(err)
         code, out, err = run_main([*base, "--out", tmp_path / "e.json", "--no-progress"], capsys)
+        out, err = whole_lines(out), whole_lines(err)
         assert out.splitlines()[0] == f"4 of 6 questions from 4 candidate chunks -> {tmp_path / 'e.json'}"
         assert out.splitlines()[1].startswith(
             "rejected: 0 not standalone (pointing at their chunk), 0 copying their chunk, ")
@@ -290,6 +293,7 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert _lines("Landis & Koch 分级") in flat and "τ_AP" in flat
     assert_chinese(out.replace("┃", " "))
     code, out, _ = run_main(args, capsys)
+    out = whole_lines(out)
     assert out.startswith("Bias: the model grades lower than people: mean grade shift -0.300 [")
     assert "\n\n80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out " \
         "(negative grade)\nconfusion matrix" in out
@@ -325,7 +329,7 @@ def test_the_provenance_note_of_evaluate_in_chinese(files: dict[str, Path], tmp_
     assert _lines(f"标注来源取自 {side}：人工 1 条，模型 1 条，模型评判失败 1 条（按未评判计）") in _lines(out + err)
     code, out, err = run_main(args, capsys)
     assert (f"labels with provenance from {tmp_path / 'l.qrels.provenance.jsonl'}: 1 human, 1 model, 1 failed "
-            "judgments (unjudged)") in out + err
+            "judgments (unjudged)") in unwrap(out + err)
 
 
 def test_the_label_cache_schema_error_in_chinese(tmp_path: Path) -> None:

@@ -106,3 +106,26 @@ def test_one_run_report_renders_in_chromium(browser: Any, tmp_path: Path) -> Non
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(keep) / "run-report.png")
+
+
+def test_the_gate_fits_a_notebook_output_area(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    """A gate with long details (a non-inferiority test's evidence, an unreachable threshold) wraps its detail column
+    inside an 800-pixel output area instead of running past it."""
+    from selenium.webdriver.common.by import By
+
+    qrels, runs = shared_inputs()
+    gate = check(qrels, runs["bm25"], ["recall@5>=0.9"], preset="production:good", baseline=runs["dense_v2"],
+                 max_drops=["ndcg@10=0.02", "mrr=2%"])
+    page = tmp_path / "gate.html"
+    page.write_text(_page([_cell("gate", gate._repr_html_())]).replace("max-width:1100px", "max-width:800px"),
+                    encoding="utf-8")
+    browser.set_window_size(1000, 900)
+    browser.get(page.as_uri())
+    cell = browser.find_element(By.CSS_SELECTOR, "section.cell")
+    table = cell.find_element(By.TAG_NAME, "table")
+    right = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right - "
+                                   "parseFloat(getComputedStyle(arguments[0]).paddingRight);", cell)
+    assert table.rect["x"] + table.rect["width"] <= right + 1, (table.rect, right)
+    for td in table.find_elements(By.TAG_NAME, "td"):
+        assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth + 1", td), td.text
+    assert "one-sided" in table.text

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from rankscope import Qrels, Run
 from rankscope.comparison import compare
+from rankscope.gate import check
 from rankscope.report import write_report
 from rankscope.report.content import build_report
 from rankscope.report.terminal import print_comparison
@@ -137,7 +138,7 @@ def test_one_query_is_not_shown_as_an_interval(tmp_path: Path) -> None:
         assert not re.search(r"\[\s*[+-]?\d\.\d+,\s*[+-]?\d\.\d+\s*\]", text), fmt
 
 
-def test_ratings_and_standards_are_against_what_a_perfect_ranking_reaches(tmp_path: Path) -> None:
+def test_ratings_are_against_what_a_perfect_ranking_reaches_standards_as_check_says(tmp_path: Path) -> None:
     # every query has 10 relevant documents: recall@5 can reach only 0.5
     qrels = Qrels.from_dict({f"q{i}": {f"d{j}": 1 for j in range(10)} for i in range(20)})
     perfect = Run.from_ranked_lists({f"q{i}": [f"d{j}" for j in range(10)] for i in range(20)}, name="perfect")
@@ -147,13 +148,23 @@ def test_ratings_and_standards_are_against_what_a_perfect_ranking_reaches(tmp_pa
     report = build_report(c, curves=False)
     r = report["ratings"]["perfect"]["recall@5"]
     assert r["ceiling"] == pytest.approx(0.5) and r["relative"] == pytest.approx(1.0) and r["level"] == "excellent"
-    # a perfect run is never below minimum
-    assert report["standards"]["perfect"]["highest_tier"] == "excellent"
+    # the standards check the mean as measured, the rule of `rankscope check --preset production:<tier>`: recall@5
+    # >= 0.7 cannot be met on these qrels, and the verdict says so with the ceiling, the same way in every output
+    std = report["standards"]["perfect"]
+    assert std["status"] == "below_minimum" and std["highest_tier"] is None
+    assert std["status_text"] == ("below minimum (recall@5 >= 0.7 cannot be met: a perfect ranking scores 0.500 "
+                                  "on these qrels)")
+    recall = std["checks"]["minimum"][0]
+    assert (recall["metric"], recall["value"], recall["ceiling"], recall["unreachable"]) == ("recall@5", 0.5, 0.5, True)
+    gate = check(qrels, perfect, preset="production:minimum")
+    assert not gate.passed and any("unreachable: a perfect ranking scores 0.5000" in ln for ln in gate.lines())
     assert report["standards"]["weak"]["status"] == "below_minimum"
     md = write_report(c, tmp_path / "r.md").read_text(encoding="utf-8")
-    assert "0.500" in md and "reachable" in md
-    # a standard whose metric was not computed is "not evaluated", not "below minimum"
-    c2 = compare(qrels, {"perfect": perfect, "weak": weak}, ["recall@5", "P@5"], bootstrap=50)
+    assert "0.500" in md and "reachable" in md and "cannot be met" in md
+    # a standard whose metric was not computed is "not evaluated", not "below minimum" (five relevant documents per
+    # query: a perfect ranking reaches 1 on recall@5 and P@5)
+    five = Qrels.from_dict({f"q{i}": {f"d{j}": 1 for j in range(5)} for i in range(20)})
+    c2 = compare(five, {"perfect": perfect, "weak": weak}, ["recall@5", "P@5"], bootstrap=50)
     rep2 = build_report(c2, curves=False)
     assert rep2["standards"]["perfect"]["status"] == "not_evaluated"
     assert rep2["standards"]["perfect"]["not_evaluated"] == ["mrr"]

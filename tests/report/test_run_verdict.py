@@ -15,6 +15,7 @@ from rankscope.cli.app import main
 from rankscope.engine.ceilings import perfect_run
 from rankscope.report.run_report import build_run_report
 from rankscope.report.run_terminal import print_run_verdict
+from rankscope.report.tables import standards_table
 from rankscope.report.terminal import print_comparison
 
 EXTENSIONS = (".html", ".md", ".json", ".tex")
@@ -69,16 +70,22 @@ def test_comparison_terminal_shows_the_scenario() -> None:
 
 def test_a_perfect_run_is_rated_in_the_best_band() -> None:
     """Collection-aware bands: P@5 of a perfect ranking is below 1 when queries have fewer than 5 relevant
-    documents, Recall@5 when they have more; the perfect run is still excellent and meets every tier."""
+    documents, Recall@5 when they have more; the perfect run is still excellent.  The production standards check the
+    means as measured (as rankscope check does): the run's table shows each mean with that ceiling beside it."""
     qrels = rs.Qrels.from_dict({"q1": {"a": 1}, "q2": {f"d{i}": 1 for i in range(8)}, "q3": {"b": 2, "c": 1}})
     result = rs.evaluate(qrels, perfect_run(qrels), ["P@5", "recall@5", "mrr", "ndcg@10"])
     assert result["P@5"] < 0.7 and result["recall@5"] < 0.9  # the raw means are far from 1
     rep = build_run_report(result)
     assert {r["level"] for r in rep["ratings"].values()} == {"excellent"}
-    assert rep["standards"]["highest_tier"] == "excellent"
+    assert rep["standards"]["highest_tier"] is None and "cannot be met" in rep["standards"]["status_text"]
+    head, rows = standards_table(rep["standards"], "en")
+    cells = dict(zip(head[1:], rows[0][1:]))
+    ceiling = rep["ceilings"]["recall@5"]
+    assert cells["recall@5"] == f"≥ 0.7: {result['recall@5']:.3f} ✓ (a perfect ranking: {ceiling:.3f})"
+    assert cells["precision@5"] == f"≥ 0.6: {result['P@5']:.3f} ✗ (a perfect ranking: {result['P@5']:.3f})"
     console = Console(record=True, width=160)
     print_run_verdict(rep, console)
-    assert "below minimum" not in console.export_text()
+    assert "below minimum (precision@5 >= 0.6 cannot be met" in console.export_text()
 
 
 def test_cli_evaluate_positional_report_scenario_lang(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

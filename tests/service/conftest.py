@@ -36,6 +36,50 @@ RUN_A = "q1 Q0 d1 1 3.0 a\nq1 Q0 d9 2 2.0 a\nq1 Q0 d2 3 1.0 a\nq2 Q0 d7 1 2.0 a\
 RUN_B = json.dumps({"q1": ["d2", "d1"], "q2": ["d3"], "q3": ["d4", "d5"]})
 
 
+def _literal(host: object) -> bool:
+    import ipaddress
+
+    if host is None:
+        return True
+    text = host.decode() if isinstance(host, bytes) else str(host)
+    try:
+        ipaddress.ip_address(text.strip("[]").split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
+class NameResolved(AssertionError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def no_name_resolution(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The service tests resolve no host name (they reach servers by IP literal), and neither does the service
+    unless a test gave it a name: any lookup of a name in this process fails the test.  A test that means to
+    resolve a name simulates the resolver (monkeypatch ``socket.getaddrinfo`` itself)."""
+    import socket
+
+    asked: list[str] = []
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host: object, *args: object, **kwargs: object) -> object:
+        if not _literal(host):
+            asked.append(str(host))
+            raise NameResolved(f"the test resolved the host name {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    def by_name(name: object, *args: object) -> object:
+        asked.append(str(name))
+        raise NameResolved(f"the test resolved the host name {name!r}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket, "gethostbyname", by_name)
+    monkeypatch.setattr(socket, "gethostbyname_ex", by_name)
+    yield asked
+    assert asked == [], f"host names resolved: {asked}"
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PostgresCluster]:
     cluster = PostgresCluster()
@@ -56,7 +100,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def make_client(db_url: str, **settings: Any) -> TestClient:
     opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "lease_seconds": 5.0,
-                            "allow_retrievers": ("127.0.0.1",)}
+                            "allow_retrievers": ("127.0.0.1:*",)}
     opts.update(settings)
     return TestClient(create_app(Settings(db_url=db_url, **opts)), base_url="http://127.0.0.1")
 

@@ -4,18 +4,34 @@ For the query text ``"query N"`` it answers ``[{"id": "rN", ...}, {"id": "xN", .
 (the relevant document first when N is even, second when N is odd).  Texts with
 ``flaky`` fail with 500 on the first request, ``broken`` always fail, ``garbage``
 get a malformed answer, ``slow`` wait ``slow`` seconds before answering, ``trickle``
-get their answer one byte per second (for at most ``trickle_limit`` seconds).
+get their answer one byte per second (for at most ``trickle_limit`` seconds).  Hostile ones:
+``huge`` get a 200 MB answer (streamed, no length given), ``declared`` one whose Content-Length says
+200 MB, ``zipped`` a 200 MB answer gzip-compressed to 200 KB, ``secret`` a 200 answer that is not a
+list of hits and holds a secret, ``reason`` a 500 with a secret in its reason phrase.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import threading
 import time
+import zlib
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+HUGE = 200 << 20
+
+
+@functools.lru_cache(maxsize=1)
+def _zipped_answer() -> bytes:
+    """``[`` + 200 MB of spaces + ``]``, gzip-compressed (made once, in 1 MB steps: the test process stays small)."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b" " * (1 << 20)
+    return b"".join([comp.compress(b"["), *(comp.compress(block) for _ in range(HUGE >> 20)),
+                     comp.compress(b"]"), comp.flush()])
 
 
 def expected_hits(text: str) -> list[dict[str, Any]]:
@@ -64,6 +80,22 @@ class FakeRetriever:
                     self.wfile.write(data)
                 elif "garbage" in text:
                     self._send(200, {"not": "a list"})
+                elif "secret" in text:
+                    self._send(200, {"secret": "TOPSECRET-HIT"})
+                elif "reason" in text:
+                    self.send_response(500, "Internal TOPSECRET-REASON")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif "huge" in text or "declared" in text:
+                    self._huge(declared="declared" in text)
+                elif "zipped" in text:
+                    data = _zipped_answer()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
                 else:
                     self._send(200, expected_hits(text)[: body["k"]])
 
@@ -85,6 +117,23 @@ class FakeRetriever:
                 except OSError:
                     pass  # the client gave up
 
+            def _huge(self, declared: bool) -> None:
+                block = b'{"id": "d", "score": 1.0}, ' * 40_000  # ~1 MB
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if declared:
+                    self.send_header("Content-Length", str(HUGE))
+                else:
+                    self.send_header("Connection", "close")
+                self.end_headers()
+                try:
+                    self.wfile.write(b"[")
+                    for _ in range(HUGE // len(block)):
+                        self.wfile.write(block)
+                except OSError:
+                    pass  # the client stopped reading
+                self.close_connection = True
+
             def _send(self, status: int, payload: Any) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -95,6 +144,9 @@ class FakeRetriever:
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 128  # the default backlog of 5 drops connects: a 1 s SYN retry per burst
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that hung up (a capped or timed-out answer): nothing to report
 
         self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

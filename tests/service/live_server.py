@@ -19,7 +19,7 @@ class LiveServer:
     def __init__(self, db_url: str, **settings: Any) -> None:
         self.port = free_port()
         opts: dict[str, Any] = {"workers": 1, "poll_seconds": 0.05, "port": self.port,
-                                "allow_retrievers": ("127.0.0.1",)}
+                                "allow_retrievers": ("127.0.0.1:*",)}
         opts.update(settings)
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(Settings(db_url=db_url, **opts)), host="127.0.0.1", port=self.port,

@@ -126,3 +126,22 @@ def test_metric_lists_policies_and_the_report_reads_stored_scores(stored, monkey
         assert r.status_code == 422
         assert r.json()["errors"][0]["field"] == field
         assert field != "metrics" or "recall@5" in r.json()["errors"][0]["problem"]
+
+
+def test_check_decides_drops_by_the_gates_default_test_and_never_passes_an_undecided_one(stored) -> None:  # type: ignore[no-untyped-def]
+    c, ts, a, b = stored
+    body = {"test_set_id": ts["id"], "run_id": a["id"], "baseline_run_id": b["id"], "max_drops": ["mrr=0.5"]}
+    out = c.post("/api/v1/check", json=body).json()
+    assert out["outcomes"][0]["test"] == "betting" and any("betting test" in line for line in out["lines"])
+    assert out["verdict"] in ("pass", "fail")
+    # the same ranking under another name: no difference varies, no test can bound the drop
+    same = upload_run(c, ts["id"], RUN_A, "bm25-again")
+    out = c.post("/api/v1/check", json={**body, "baseline_run_id": same["id"]}).json()
+    assert out["outcomes"][0]["status"] == "undecided"
+    assert out["passed"] is False and out["undecided"] is True and out["verdict"] == "undecided"
+    assert out["exit_code"] == 3
+    assert out["lines"][-1].startswith("gate UNDECIDED") and "PASS" not in "\n".join(out["lines"])
+    assert "UNDECIDED" in out["markdown"] and "✅" not in out["markdown"]
+    zh = c.post("/api/v1/check", json={**body, "baseline_run_id": same["id"], "lang": "zh"})
+    assert zh.status_code == 200, zh.text
+    assert zh.json()["lines"][-1].startswith("门禁未决") and "未决" in zh.json()["markdown"]

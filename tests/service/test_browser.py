@@ -28,6 +28,21 @@ from .live_server import LiveServer
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
+def _service(base: Any) -> Any:
+    """chromedriver's service reached at 127.0.0.1, not "localhost" (Selenium's default: a host-name lookup)."""
+    from selenium.webdriver.common import utils
+
+    class Service(base):  # type: ignore[misc, valid-type]
+        @property
+        def service_url(self) -> str:
+            return f"http://127.0.0.1:{self.port}"
+
+        def is_connectable(self) -> bool:
+            return bool(utils.is_connectable(self.port, "127.0.0.1"))
+
+    return Service
+
+
 @pytest.fixture
 def browser(tmp_path: Path) -> Any:
     from selenium import webdriver
@@ -42,7 +57,7 @@ def browser(tmp_path: Path) -> Any:
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
                  "--window-size=1280,1600", f"--user-data-dir={tmp_path / 'profile'}", "--lang=en-US"):
         opts.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver = webdriver.Chrome(service=_service(Service)(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(60)
     try:
         yield driver

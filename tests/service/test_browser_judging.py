@@ -1,5 +1,6 @@
-"""People judging in a real headless Chromium: upload a pool through the form, two annotators judge it with the
-keyboard (grades, skip, a note, the pre-label shown on request), progress, agreement, export, Chinese.
+"""People judging in a real headless Chromium: upload a pool through the form, invite two annotators (links), they
+judge it with the keyboard (grades, skip, a note, the pre-label shown on request to the one who may see it and
+never in the page of the blind one), progress, agreement, export (the not-blind judgment marked so), Chinese.
 
 Screenshots go to $RANKSCOPE_SCREENSHOTS (default: the temp dir)/rankscope-shots (``j*.png``).
 """
@@ -72,13 +73,25 @@ def test_two_annotators_judge_a_pool_with_the_keyboard(browser: Any, tmp_path: P
         assert "4 documents to judge over 2 queries; 2 with a pre-label" in _text(browser, "task-counts")
         assert "gpt-4o-mini / umbrela-1/zh" in _text(browser, "task-info")
 
-        # alice: 3 on d1 (blind); looks at d2's pre-label, then 1; a note and a skip on the long d3; 2 on d4
-        browser.find_element(By.ID, "annotator").send_keys("alice")
-        _submit(browser, "start-judging")
+        # invitations: alice may ask for the pre-labels, bob judges blind
+        links = {}
+        for who, sees in (("alice", True), ("bob", False)):
+            browser.find_element(By.ID, "annotator").send_keys(who)
+            if sees:
+                browser.find_element(By.ID, "sees-prelabels").click()
+            _submit(browser, "invite-submit")
+            _until(browser, f"{who}'s link", lambda d, w=who: w in _text(d, "invited"))
+            links[who] = browser.find_element(By.ID, "invite-link").get_attribute("value")
+        _shot(browser, "j1b-invitations")
+        assert "alice (may see the pre-labels), bob (blind)" in _text(browser, "invitations")
+
+        # alice: 3 on d1 (blind); asks for d2's pre-label, then 1; a note and a skip on the long d3; 2 on d4
+        browser.get(links["alice"])
         _until(browser, "the judging view", lambda d: d.find_elements(By.ID, "judge-form"))
+        assert "judging as alice" in browser.page_source and "token=" not in browser.current_url
         assert _text(browser, "query-text") == "螺旋桨滑流如何影响机翼？"
         assert "螺旋桨滑流会增加机翼上的动压" in _text(browser, "doc-text")
-        assert not browser.find_element(By.ID, "prelabel-value").is_displayed()  # blind by default
+        assert "gpt-4o-mini" not in browser.page_source and not browser.find_elements(By.ID, "prelabel-value")
         _shot(browser, "j2-judge-zh-document")
         _press(browser, "3", "1 judged")
         assert "Boundary layers" in _text(browser, "doc-text")
@@ -87,8 +100,9 @@ def test_two_annotators_judge_a_pool_with_the_keyboard(browser: Any, tmp_path: P
         assert "chosen" in browser.find_element(By.ID, "grade-3").get_attribute("class")
         ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
         _until(browser, "d2 again", lambda d: "Boundary layers" in _text(d, "doc-text"))
+        assert "gpt-4o-mini" not in browser.page_source  # not in the page until asked for
         ActionChains(browser).send_keys("m").perform()
-        _until(browser, "the pre-label", lambda d: d.find_element(By.ID, "prelabel-value").is_displayed())
+        _until(browser, "the pre-label", lambda d: d.find_elements(By.ID, "prelabel-value"))
         assert "Grade 0 — model gpt-4o-mini (prompt umbrela-1/zh)" in _text(browser, "prelabel-value")
         _shot(browser, "j3-prelabel-shown")
         _press(browser, "1", "2 judged")
@@ -107,17 +121,17 @@ def test_two_annotators_judge_a_pool_with_the_keyboard(browser: Any, tmp_path: P
         _until(browser, "alice done", lambda d: d.find_elements(By.ID, "all-done"))
         _shot(browser, "j5-alice-done")
 
-        # bob, in the same browser: another name on the task page
-        browser.get(f"{server.url}/judging/1")
-        name = browser.find_element(By.ID, "annotator")
-        assert name.get_attribute("value") == "alice"  # remembered
-        name.clear()
-        name.send_keys("bob")
-        _submit(browser, "start-judging")
+        # bob, in the same browser: his own link; he judges blind, his pages hold no pre-label
+        browser.get(links["bob"])
         _until(browser, "bob's view", lambda d: "judging as bob" in d.page_source)
         for key, after in (("3", "1 judged"), ("0", "2 judged"), ("2", "3 judged"), ("2", "4 judged")):
+            assert "gpt-4o-mini" not in browser.page_source and not browser.find_elements(By.ID, "show-prelabel")
             _press(browser, key, after)
         _until(browser, "bob done", lambda d: d.find_elements(By.ID, "all-done"))
+        r = httpx.post(f"{server.url}/judging/1/judge/reveal", data={"item_id": "2"},
+                       cookies={"rankscope_judge_1": links["bob"].split("token=")[1]},
+                       headers={"Origin": server.url})
+        assert r.status_code == 403  # asking by hand does not work either
 
         base = f"{server.url}/api/v1/judging/1"
         alice = {j["doc_id"]: j for j in httpx.get(f"{base}/judgments", params={"annotator": "alice"}).json()}
@@ -140,15 +154,17 @@ def test_two_annotators_judge_a_pool_with_the_keyboard(browser: Any, tmp_path: P
         href = browser.find_element(By.ID, "download-qrels").get_attribute("href")
         assert httpx.get(href).text.splitlines() == ["q1 0 d1 3", "q1 0 d2 0", "q1 0 d3 2", "q2 0 d4 2"]
         side_href = browser.find_element(By.ID, "download-provenance").get_attribute("href")
-        annotators = [json.loads(line)["annotator"] for line in httpx.get(side_href).text.splitlines()]
-        assert annotators == ["alice,bob", "alice,bob", "bob", "alice,bob"]
+        side_rows = [json.loads(line) for line in httpx.get(side_href).text.splitlines()]
+        assert [r["annotator"] for r in side_rows] == ["alice,bob", "alice,bob", "bob", "alice,bob"]
+        assert [r["blind"] for r in side_rows] == [True, False, True, True]  # d2: alice had seen its pre-label
         Select(browser.find_element(By.ID, "export-annotator")).select_by_value("alice")
         _submit(browser, "export-show")
         assert "3 of 4 documents get a person's grade" in _text(browser, "export-summary")
         assert httpx.get(browser.find_element(By.ID, "download-qrels").get_attribute("href")).text.splitlines() \
             == ["q1 0 d1 3", "q1 0 d2 1", "q2 0 d4 2"]
 
-        browser.get(f"{server.url}/judging/1/judge?annotator=alice&item=1&lang=zh")
+        browser.get(links["alice"])
+        browser.get(f"{server.url}/judging/1/judge?item=1&lang=zh")
         _until(browser, "Chinese", lambda d: "显示预标注" in d.page_source)
         assert "你目前的标注：3" in _text(browser, "current") and "完全相关" in _text(browser, "grade-3")
         _shot(browser, "j7-judge-zh")

@@ -1,5 +1,6 @@
-"""People judging a pool through the API: tasks from a stored test set or uploaded texts, blind pre-labels,
-two annotators, progress, agreement (checked against scikit-learn), export to qrels + provenance."""
+"""People judging a pool through the API: tasks from a stored test set or uploaded texts, invited annotators
+(their tokens), blind pre-labels, progress, agreement (checked against scikit-learn), export to qrels +
+provenance."""
 
 from __future__ import annotations
 
@@ -32,9 +33,28 @@ def new_task(c: TestClient, files: dict[str, Any], status: int = 201, **data: st
     return dict(r.json())
 
 
+_TOKENS: dict[tuple[int, int, str], str] = {}
+
+
+def invite(c: TestClient, task: int, who: str, blind: bool = True) -> str:
+    """The invitation token of ``who`` (invited once per client and task)."""
+    key = (id(c), task, who)
+    if key not in _TOKENS:
+        r = c.post(f"/api/v1/judging/{task}/annotators", json={"name": who, "blind": blind})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert body["link"] == f"/judging/{task}/join?token={body['token']}" and body["blind"] is blind
+        _TOKENS[key] = body["token"]
+    return _TOKENS[key]
+
+
+def as_(c: TestClient, task: int, who: str) -> dict[str, str]:
+    return {"X-Annotator-Token": invite(c, task, who)}
+
+
 def judge(c: TestClient, task: int, item: int, who: str, grade: int | None, **extra: Any) -> dict[str, Any]:
-    body = {"item_id": item, "annotator": who, **({"grade": grade} if grade is not None else {"skip": True}), **extra}
-    r = c.post(f"/api/v1/judging/{task}/judgments", json=body)
+    body = {"item_id": item, **({"grade": grade} if grade is not None else {"skip": True}), **extra}
+    r = c.post(f"/api/v1/judging/{task}/judgments", json=body, headers=as_(c, task, who))
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -99,7 +119,7 @@ def test_two_annotators_judge_a_pool_of_a_stored_test_set(client: TestClient, tm
     both = client.get(f"/api/v1/judging/{task['id']}/export").json()
     assert both["qrels"].splitlines() == ["q1 0 d1 2", "q1 0 d2 1", "q2 0 d3 2", "q3 0 d4 0"]
     assert both["summary"] == {"items": 4, "human": 4, "merge": "median", "merged": 3, "disagreements": 1,
-                               "skipped": 0, "prelabels": 0, "unlabelled": 0}
+                               "skipped": 0, "prelabels": 0, "unlabelled": 0, "not_blind": 0}
     (tmp_path / "h.qrels").write_text(both["qrels"])
     side = client.get(f"/api/v1/judging/{task['id']}/provenance")
     assert side.headers["content-type"].startswith("application/x-ndjson")
@@ -145,11 +165,19 @@ def test_uploaded_texts_and_blind_prelabels(client: TestClient) -> None:
     assert shown["d1"] == {"grade": 2, "source": "model", "model": "m", "prompt": "p", "error": None}
     assert shown["d3"]["grade"] is None and shown["d3"]["error"] == "unreadable reply" and shown["d4"] is None
 
-    # carol judges d1 blind, looks at d2's pre-label first; a later blind re-judgment keeps it marked
+    # carol (who may see pre-labels) judges d1 blind, then asks the service for d2's pre-label and judges it:
+    # not blind, and a later re-judgment keeps it so; the client cannot say otherwise
+    invite(client, task["id"], "carol", blind=False)
     judge(client, task["id"], listed["d1"]["id"], "carol", 2)
-    judge(client, task["id"], listed["d2"]["id"], "carol", 1, prelabel_shown=True)
+    params = {"prelabels": "true", "offset": listed["d2"]["position"], "limit": 1}
+    r = client.get(f"/api/v1/judging/{task['id']}/items", params=params, headers=as_(client, task["id"], "carol"))
+    assert r.status_code == 200 and r.json()[0]["prelabel"]["grade"] == 0
+    judge(client, task["id"], listed["d2"]["id"], "carol", 1)
     again = judge(client, task["id"], listed["d2"]["id"], "carol", 1)
     assert again["prelabel_shown"] is True
+    r = client.post(f"/api/v1/judging/{task['id']}/judgments", headers=as_(client, task["id"], "carol"),
+                    json={"item_id": listed["d1"]["id"], "grade": 2, "prelabel_shown": False})
+    assert r.status_code == 422  # not a field of the request: the service decides
     agr = client.get(f"/api/v1/judging/{task['id']}/agreement").json()
     vs = agr["prelabels"][0]
     assert (vs["annotator"], vs["both"], vs["not_blind"], vs["exact"]) == ("carol", 1, 1, 1.0)
@@ -164,6 +192,8 @@ def test_uploaded_texts_and_blind_prelabels(client: TestClient) -> None:
     assert out["summary"]["prelabels_failed"] == 1 and out["summary"]["unlabelled"] == 2
     sources = [json.loads(line)["source"] for line in out["provenance"].splitlines()]
     assert sources == ["human", "human", "model"]
+    blind = {json.loads(line)["doc_id"]: json.loads(line).get("blind") for line in out["provenance"].splitlines()}
+    assert blind == {"d1": True, "d2": False, "d3": None} and out["summary"]["not_blind"] == 1
 
 
 def test_mistakes_get_clear_4xx(client: TestClient) -> None:
@@ -188,7 +218,7 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))})
     problem(r, 422, "test_set_id")
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL))}, data={"test_set_id": "999"})
-    problem(r, 422, "test_set_id")
+    problem(r, 404, "test_set_id")  # names nothing
     r = client.post("/api/v1/judging", files={"pool": ("p.jsonl", jsonl(POOL)), "queries": ("q.tsv", "q1\tx\n"),
                                               "corpus": ("c.tsv", "d1\tx\n")})
     assert "2 of 3 queries of the pool have no text in q.tsv and c.tsv" in problem(r, 422, "queries")
@@ -201,15 +231,20 @@ def test_mistakes_get_clear_4xx(client: TestClient) -> None:
     item = items(client, task["id"])[0]["id"]
     foreign = items(client, other["id"])[0]["id"]
     url = f"/api/v1/judging/{task['id']}/judgments"
-    problem(client.post(url, json={"item_id": item, "annotator": "ann", "grade": 4}), 422, "grade")
-    problem(client.post(url, json={"item_id": item, "annotator": "ann", "grade": 1, "skip": True}), 422, "grade")
-    problem(client.post(url, json={"item_id": item, "annotator": "ann"}), 422, "grade")
-    problem(client.post(url, json={"item_id": item, "annotator": "a,b", "grade": 1}), 422, "annotator")
-    problem(client.post(url, json={"item_id": foreign, "annotator": "ann", "grade": 1}), 422, "item_id")
+    ann = as_(client, task["id"], "ann")
+    problem(client.post(url, json={"item_id": item, "grade": 4}, headers=ann), 422, "grade")
+    problem(client.post(url, json={"item_id": item, "grade": 1, "skip": True}, headers=ann), 422, "grade")
+    problem(client.post(url, json={"item_id": item}, headers=ann), 422, "grade")
+    problem(client.post(url, json={"item_id": item, "annotator": "a,b", "grade": 1}, headers=ann), 422, "annotator")
+    problem(client.post(url, json={"item_id": foreign, "grade": 1}, headers=ann), 404, "item_id")
+    problem(client.post(url, json={"item_id": item, "grade": 1}), 401, "X-Annotator-Token")
+    problem(client.post(url, json={"item_id": item, "grade": 1}, headers={"X-Annotator-Token": "forged"}), 401,
+            "X-Annotator-Token")
+    problem(client.post(f"/api/v1/judging/{task['id']}/annotators", json={"name": "ann"}), 409, "name")
     assert "nothing to export" in problem(client.get(f"/api/v1/judging/{task['id']}/qrels"), 409, "path")
     judge(client, task["id"], item, "annette", 1)
     r = client.get(f"/api/v1/judging/{task['id']}/qrels", params={"annotator": "anette"})
-    assert "did you mean: annette?" in problem(r, 422, "annotator")
+    assert "did you mean: annette?" in problem(r, 404, "annotator")
     problem(client.get("/api/v1/judging/999"), 404, "path")
     problem(client.get(f"/api/v1/judging/{task['id']}/agreement", params={"relevance_level": 0}), 422,
             "relevance_level")
@@ -239,20 +274,32 @@ def test_dashboard_forms_refuse_mistakes_and_other_origins(client: TestClient) -
                     follow_redirects=False)
     assert r.status_code == 303
     task = r.headers["location"].rsplit("/", 1)[1]
-    page = client.get(f"/judging/{task}/judge", params={"annotator": "alice"}).text
+    assert client.get(f"/judging/{task}/judge").status_code == 401  # nobody judges without an invitation
+    r = client.post(f"/judging/{task}/annotators", data={"annotator": "a,b"})
+    assert r.status_code == 422 and "annotator: must not contain commas" in r.text
+    page = client.post(f"/judging/{task}/annotators", data={"annotator": "alice"}).text
+    link = page.split('id="invite-link" value="')[1].split('"')[0]
+    assert link.startswith(f"http://127.0.0.1/judging/{task}/join?token=")
+    r = client.get(link.replace("http://127.0.0.1", ""), follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/judging/{task}/judge"
+    page = client.get(f"/judging/{task}/judge").text
+    assert "judging as alice" in page
     item = page.split('name="item_id" value="')[1].split('"')[0]
-    form = {"annotator": "alice", "item_id": item, "grade": "2", "note": ""}
-    r = client.post(f"/judging/{task}/judge", data={**form, "grade": "7"})
+    form = {"item_id": item, "grade": "2", "note": ""}
+    own = {"Origin": "http://127.0.0.1"}
+    r = client.post(f"/judging/{task}/judge", data={**form, "grade": "7"}, headers=own)
     assert r.status_code == 422 and "grade: expected 0, 1, 2, 3 or skip" in r.text
+    r = client.post(f"/judging/{task}/judge", data=form)  # signed in by the invitation's cookie: Origin needed
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "Origin"
     r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://evil.example"})
     assert r.status_code == 403 and r.json()["errors"][0]["field"] == "Origin"
     assert client.get(f"/api/v1/judging/{task}").json()["annotators"] == []  # nothing stored
-    r = client.post(f"/judging/{task}/judge", data=form, headers={"Origin": "http://127.0.0.1"},
+    r = client.post(f"/judging/{task}/judge", data={**form, "annotator": "bob"}, headers={"Origin": "http://127.0.0.1"},
                     follow_redirects=False)
-    assert r.status_code == 303 and "annotator=alice&item=" in r.headers["location"]
-    assert client.get(f"/api/v1/judging/{task}").json()["annotators"][0]["judged"] == 1
-    r = client.get(f"/judging/{task}/judge", params={"annotator": "a,b"})
-    assert r.status_code == 422 and "annotator: must not contain commas" in r.text
+    assert r.status_code == 303 and r.headers["location"].startswith(f"/judging/{task}/judge?item=")
+    got = client.get(f"/api/v1/judging/{task}").json()["annotators"]
+    assert [(a["annotator"], a["judged"]) for a in got] == [("alice", 1)]  # the invitation's name, not the form's
+    assert client.get(f"/judging/{task}/join", params={"token": "forged"}).status_code == 401
     assert "其中" in client.get(f"/judging/{task}?lang=zh").text
 
 
@@ -263,3 +310,30 @@ def test_one_test_set_file_gives_queries_and_documents(client: TestClient) -> No
     assert task["info"]["texts"] == "toy.json" and task["n_items"] == 4
     first = items(client, task["id"])[0]
     assert (first["query_text"], first["doc_text"]) == ("what is bm25", TESTSET["corpus"]["d1"])
+
+
+def test_prelabel_receipts_are_kept_through_the_export(client: TestClient) -> None:
+    # what rankscope judge recorded of each answer (raw reply, time, endpoint, prompt hash, tokens, cache hit) is
+    # kept with the pre-label and comes back in the export's sidecar; blind is the service's own record
+    ts = upload_testset(client)
+    receipt = {"reply": '{"grade": 1}', "time": "2025-01-31T12:00:00Z", "endpoint": "http://127.0.0.1:8000/v1",
+               "prompt_hash": "ab" * 32, "tokens_in": 812, "tokens_out": 9, "cached": False}
+    side = jsonl([{"query_id": "q1", "doc_id": "d1", "grade": 1, "source": "model", "model": "m", "prompt": "p",
+                   **receipt},
+                  {"query_id": "q2", "doc_id": "d3", "grade": 2, "source": "model", "model": "m", "prompt": "p",
+                   **receipt, "reply": "2", "tokens_in": 700, "cached": True},
+                  {"query_id": "q3", "doc_id": "d4", "grade": None, "source": "model", "model": "m", "prompt": "p",
+                   "error": "unreadable reply", **receipt, "reply": "maybe?"}])
+    task = new_task(client, {"labels": ("judged.qrels", "q1 0 d1 1\nq2 0 d3 2\n"),
+                             "provenance": ("judged.qrels.provenance.jsonl", side)}, test_set_id=str(ts["id"]))
+    listed = {i["doc_id"]: i for i in items(client, task["id"])}
+    invite(client, task["id"], "dana", blind=True)
+    judge(client, task["id"], listed["d1"]["id"], "dana", 3)
+    out = client.get(f"/api/v1/judging/{task['id']}/export", params={"prelabels": "true"}).json()
+    rows = {r["doc_id"]: r for r in map(json.loads, out["provenance"].splitlines())}
+    assert rows["d1"]["source"] == "human" and rows["d1"]["blind"] is True and rows["d1"]["annotator"] == "dana"
+    assert "reply" not in rows["d1"] and "tokens_in" not in rows["d1"]  # a person's label: no receipt
+    assert {k: rows["d3"][k] for k in receipt} == {**receipt, "reply": "2", "tokens_in": 700, "cached": True}
+    assert "blind" not in rows["d3"] and rows["d3"]["model"] == "m"
+    assert rows["d4"]["grade"] is None and rows["d4"]["reply"] == "maybe?" and rows["d4"]["error"] == "unreadable reply"
+    assert rows["d4"]["prompt_hash"] == "ab" * 32

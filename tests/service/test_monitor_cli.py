@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from clirun import cli
+from prose import unwrap
 
 from .live_server import LiveServer
 from .monitor_helpers import wait_for
@@ -31,16 +32,16 @@ def test_ingest_status_and_list(tmp_path: Path) -> None:
         done = cli("monitor", "ingest", events, "--monitor", "prod-search", "--server", server.url)
         assert done.returncode == 0, done.stderr
         assert "30 events stored in prod-search, 1 rejected" in done.stdout
-        assert f"{events}:4: unknown field 'reslts'" in done.stdout
+        assert f"{events}:4: unknown field 'reslts'" in unwrap(done.stdout)  # wrapped at the terminal's 60 columns
         wait_for("the window", lambda: httpx.get(f"{server.url}/api/v1/monitors/1").json()["status"] == "alert")
         status = cli("monitor", "status", "prod-search", "--server", server.url)
         assert status.returncode == 1  # an open alert
         assert "ALERT" in status.stdout and "empty_rate" in status.stdout and "0.5" in status.stdout
-        assert "1 events rejected: unknown_field" in status.stdout
+        assert "1 events rejected: unknown_field" in unwrap(status.stdout)
         zh = cli("monitor", "status", "1", "--server", server.url, env={"RANKSCOPE_LANG": "zh"})
         assert "告警" in zh.stdout and zh.returncode == 1
         listed = cli("monitor", "list", "--server", server.url)
-        assert listed.returncode == 0 and "prod-search" in listed.stdout and "v2: 30 events" in listed.stdout
+        assert listed.returncode == 0 and "prod-search" in listed.stdout and "v2: 30 events" in unwrap(listed.stdout)
         as_json = cli("monitor", "list", "--server", server.url, "--json")
         assert json.loads(as_json.stdout)[0]["name"] == "prod-search"
         wrong = cli("monitor", "status", "prod-serch", "--server", server.url)

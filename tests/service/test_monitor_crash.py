@@ -24,8 +24,8 @@ from .postgres import free_port
 
 def _serve(db_url: str, port: int, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve", "--db", db_url,
-           "--port", str(port), "--lease-seconds", "1", "--allow-retriever", "127.0.0.1", "--allow-webhook",
-           "127.0.0.1", *extra]
+           "--port", str(port), "--lease-seconds", "1", "--allow-retriever", "127.0.0.1:*", "--allow-webhook",
+           "127.0.0.1:*", *extra]
     proc = subprocess.Popen(cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

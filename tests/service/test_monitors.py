@@ -29,7 +29,7 @@ def _done(c: TestClient, mid: int) -> list[dict[str, Any]]:
 @pytest.mark.slow
 def test_a_canary_alerts_on_a_drop_once_and_says_the_recovery(db_url: str) -> None:
     with SwitchRetriever() as retriever, WebhookSink(fail_first=1) as sink, \
-            make_client(db_url, allow_webhooks=("127.0.0.1",), webhook_backoff=0.2, **FAST) as c:
+            make_client(db_url, allow_webhooks=("127.0.0.1:*",), webhook_backoff=0.2, **FAST) as c:
         ts = upload_testset(c, canary_testset(30), name="canary set")
         r = c.post("/api/v1/monitors", json={
             "name": "search canary", "kind": "canary", "test_set_id": ts["id"], "retriever_url": retriever.url,

@@ -22,7 +22,7 @@ N = 800
 
 def _start(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve", "--db", db_url,
-           "--port", str(port), "--workers", "1", "--lease-seconds", "1", "--allow-retriever", "127.0.0.1"]
+           "--port", str(port), "--workers", "1", "--lease-seconds", "1", "--allow-retriever", "127.0.0.1:*"]
     proc = subprocess.Popen(cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -22,7 +22,7 @@ from .fake_retriever import FakeRetriever, live_testset
 
 def _client(db_url: str, **opts: Any) -> TestClient:
     known = {f.name for f in dataclasses.fields(Settings)}
-    base = {"poll_seconds": 0.05, "allow_retrievers": ("127.0.0.1",)}
+    base = {"poll_seconds": 0.05, "allow_retrievers": ("127.0.0.1:*",)}
     settings = {k: v for k, v in {**base, **opts}.items() if k in known}
     return TestClient(create_app(Settings(db_url=db_url, **settings)), base_url="http://127.0.0.1")
 

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import DATA, require
+from prose import whole_lines
 from rankscope import Qrels, Run
 from rankscope.cli.app import COMMAND_MODULES, app
 from rankscope.errors import InvalidParameterError
@@ -33,9 +34,13 @@ def _verdicts(out: str) -> list[str]:
     return [ln for ln in out.splitlines() if ln.startswith(("PASS", "FAIL"))]
 
 
-def _run(cli: CliRunner, *args: str | Path) -> tuple[int, str, str]:
-    res = cli.invoke(app, [str(a) for a in args])
-    return res.exit_code, res.stdout, res.stderr
+def _run(cli: CliRunner, *args: str | Path, columns: int | None = None) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr; each printed line whole (wrapped lines joined) unless ``columns`` is given: then
+    as a terminal that wide shows them."""
+    res = cli.invoke(app, [str(a) for a in args], env=None if columns is None else {"COLUMNS": str(columns)})
+    if columns is not None:
+        return res.exit_code, res.stdout, res.stderr
+    return res.exit_code, whole_lines(res.stdout), whole_lines(res.stderr)
 
 
 @pytest.fixture(scope="module")
@@ -239,6 +244,7 @@ def test_the_example_of_docs_ci_gate_prints_what_the_doc_shows(cli: CliRunner, f
     shown = [ln for ln in block.splitlines()[3:] if ln.strip()]
     code, out, _ = _run(cli, "check", "--qrels", files["qrels"], "--run", files["rm3"], "-l", "2",
                         "--require", "ndcg@10>=0.25", "--require", "mrr>=0.5", "--preset", "production:good",
-                        "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.05", "--max-drop", "recall@100=2%")
+                        "--baseline", files["bm25"], "--max-drop", "ndcg@10=0.05", "--max-drop", "recall@100=2%",
+                        columns=100)  # the doc's width (conftest.py)
     assert code == 1
     assert out.splitlines() == shown

@@ -158,10 +158,9 @@ def _print_ppi(report: Any, lang: str) -> None:
     from rich.table import Table
 
     from rankscope.cli.messages import print_lines
+    from rankscope.report.fit import fit
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     values = {"audited": report.audited, "frame": report.frame, "queries": report.queries,
               "confidence": 1 - report.alpha}
     print_lines(["", (_("prediction-powered estimates (Angelopoulos et al., 2023) on {queries} queries, {audited} of "
@@ -185,7 +184,7 @@ def _print_ppi(report: Any, lang: str) -> None:
                 t.add_row(name, f"{est.model_only[i]:.4f}", f"{est.value[i]:.4f}",
                           f"[{est.low[i]:.4f}, {est.high[i]:.4f}]",
                           f"{est.human_value[i]:.4f} [{est.human_low[i]:.4f}, {est.human_high[i]:.4f}]")
-        console.print(t)
+        console.print(fit(t))
 
 
 def _shift_lines(ra: Any, lang: str) -> list[str]:
@@ -210,10 +209,9 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
 
     from rankscope.cli.messages import print_lines
     from rankscope.labels.reading import read_bias, read_label_agreement, read_ranking_agreement
+    from rankscope.report.fit import fit
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
+    console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     print_lines([*read_bias(agr, lang), *_shift_lines(ra, lang), ""], lang)
     left = agr.left_out
     print_lines([_("{pairs} documents judged by both; {human_only} by the human labels only, {model_only} by the "
@@ -228,7 +226,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
-    console.print(cm)
+    console.print(fit(cm))
     print_lines([_("exact agreement {exact:.3f}; binary agreement (grade ≥ {level}) {binary:.3f}; intervals: "
                    "{resamples} bootstrap resamples over queries, level {confidence:g}", exact=agr.exact,
                    level=agr.relevance_level, binary=agr.binary, resamples=agr.resamples,
@@ -247,7 +245,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         ho, mo = r.order("human"), r.order("model")
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
-        console.print(t)
+        console.print(fit(t))
     flips = [_("flip ({kind}) {metric}: {b} vs {a}: human {human:+d} (p={human_p:.3g}), model {model:+d} "
                "(p={model_p:.3g})", kind=gettext(_FLIPS[v.kind], lang, context="flip"), metric=v.metric, b=v.b, a=v.a,
                human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p).text(lang) for v in ra.flips]

@@ -127,7 +127,7 @@ def check_command(
         named, tags = read_named_runs(files, columns)
     loaded = list(named.values())
     if source_note:
-        typer.echo(source_note)
+        print_lines([source_note], lang.value if lang is not None else "en")
     result = check(
         judgments, loaded[0], require or [], preset=preset or None,
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,

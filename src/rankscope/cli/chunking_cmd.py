@@ -148,7 +148,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        typer.echo(_("report written to {path}", path=written).text(lang.value), err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -156,6 +156,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rich.console import Console
     from rich.table import Table
 
+    from rankscope.report.fit import fit
     from rankscope.report.terminal import print_report
 
     console = Console()
@@ -168,7 +169,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         cov = cc.chunkings[row["chunking"]]["coverage"]
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
-    console.print(table)
+    console.print(fit(table))
     if cc.per_chunking:  # measured on each chunking, not tested across them (said by the report's warnings)
         per = Table(title=gettext("Per chunking (not compared across chunkings)", lang), title_justify="left")
         per.add_column(gettext("chunking", lang))
@@ -178,7 +179,7 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
         for name in cc.names:
             per.add_row(name, *(f"{means[name][label]:.4f}" if abs(means[name][label]) < 100
                                  else f"{means[name][label]:.0f}" for label in cc.per_chunking))
-        console.print(per)
+        console.print(fit(per))
     lines = [*(notes or []), _("One retriever ({retriever}) built on each chunking; {queries} queries with {spans} "
                                "judged spans. Span measures score the judged characters; ordinary measures score "
                                "chunk qrels derived with the rule {rule}. Paired tests compare the chunkings query "

@@ -13,7 +13,7 @@ import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices
+from rankscope.cli.messages import float32_notices, print_lines
 from rankscope.cli.options import (
     Correction,
     Depth,
@@ -247,7 +247,7 @@ def compare_command(
         fail(_("--qrels is needed to score the run files (only saved evaluations compare without it)"))
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     if source_note:
-        typer.echo(source_note, err=fmt is Output.json)
+        print_lines([source_note], lang.value, err=fmt is Output.json)
     comparison = compare(
         judgments, named, metric or None, test=test.value, alpha=alpha,
         correction=None if correction is None else correction.value, baseline=base, permutations=permutations,
@@ -259,16 +259,15 @@ def compare_command(
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
         _print(comparison, lang.value, q, named, scenario)
-    for line in float32_notices(comparison.results.values(), lang.value):
-        typer.echo(line, err=fmt is Output.json)
+    print_lines(float32_notices(comparison.results.values(), lang.value), lang.value, err=fmt is Output.json)
     for path in report or []:
         from rankscope.report import write_report
 
         written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
-        typer.echo(_("report written to {path}", path=written).text(lang.value), err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
         comparison.save(save)
-        typer.echo(_("comparison saved to {path}", path=save).text(lang.value), err=True)
+        print_lines([_("comparison saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 
 def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any], scenario: str | None) -> None:

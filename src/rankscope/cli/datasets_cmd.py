@@ -50,6 +50,10 @@ def list_command(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from rankscope.report.fit import fit
+    from rankscope.report.wrap import print_prose
 
     lg = lang.value if lang is not None else "en"
     table = Table(title=gettext("Bundled datasets (load with rankscope.load_dataset(name))", lg), title_justify="left")
@@ -62,10 +66,8 @@ def list_command(
         table.add_row(d["name"], d["language"], str(d["documents"]), str(d["queries"]), str(d["judgments"]),
                       gettext("yes" if d["graded"] else "no", lg), said(d, "licence", lg))
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
-    console.print(table)
+    console.print(fit(table))
     for d in rows:
         about = _(": {description} Source: {source}", description=said(d, "description", lg),
                   source=said(d, "source", lg)).text(lg)
-        console.print(f"[bold]{d['name']}[/bold]{about}", highlight=False)
+        print_prose(console, Text.from_markup(f"[bold]{d['name']}[/bold]") + Text(about), rest="    ")

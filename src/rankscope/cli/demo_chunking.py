@@ -60,6 +60,7 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
     from rich.table import Table
 
     from rankscope.interpret.i18n import setting_text
+    from rankscope.report.fit import fit
     from rankscope.report.wrap import print_prose
 
     table = Table(title=_("Chunking on {dataset} (zh): BM25 per chunking, {queries} questions, {spans} answer spans",
@@ -83,14 +84,9 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
             cells.append(text + marks.get((row["chunking"], label), ""))
         table.add_row(*cells)
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
-    console.print(table)
+    console.print(fit(table))
     legend = _("cut spans: answer spans no single chunk holds; chunk qrels for nDCG/MRR by rule {rule}; context@5: "
                "characters in the top 5 chunks; ▲/▼: significantly better/worse than {baseline} ({test}, Holm over "
                "all pairs × metrics, α = 0.05).", rule=cc.rule, baseline=BASELINE,
                test=setting_text("test", cc.comparison.test, lang)).text(lang)
-    if lang == "zh":
-        print_prose(console, legend)
-    else:
-        console.print(legend, highlight=False)
+    print_prose(console, legend)

@@ -219,10 +219,10 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
         lat = summary["systems"][system]["latency_ms"]
         row += [f"{lat.get('p50', float('nan')):.1f}", f"{lat.get('p95', float('nan')):.1f}"]
         table.add_row(*row)
+    from rankscope.report.fit import fit
+
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=100)
-    console.print(table)
+    console.print(fit(table))
     legend = _("▲/▼: significantly better/worse than bm25 ({test}, {correction}, α = 0.05); bold: best mean.",
                test=setting_text("test", comparison.test, lang),
                correction=setting_text("correction", comparison.correction, lang)).text(lang)
@@ -317,6 +317,7 @@ def demo_command(
                                                lang=lg)
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+    from rankscope.cli.messages import print_lines
 
-    typer.echo(_("runs and results.json written to {out}/ in {seconds} s", out=out,
-                 seconds=f"{report['elapsed_seconds']:.1f}").text(lg))
+    print_lines([_("runs and results.json written to {out}/ in {seconds} s", out=out,
+                   seconds=f"{report['elapsed_seconds']:.1f}").text(lg)], lg)

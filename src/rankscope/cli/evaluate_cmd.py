@@ -203,11 +203,10 @@ def evaluate_command(
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
-            typer.echo(_("note: {text}", text=n.text(lang.value)).text(lang.value), err=True)
+            print_lines([_("note: {text}", text=n.text(lang.value)).text(lang.value)], lang.value, err=True)
     else:
         _print_table(result, per_query, verdict, tags.get(result.run_name))
-    for line in float32_notices([result], lang.value):
-        typer.echo(line, err=fmt is not OutputFormat.table)
+    print_lines(float32_notices([result], lang.value), lang.value, err=fmt is not OutputFormat.table)
     # judged@10, ids that never match, model labels, condensed lists (the JSON holds judged@10 and the
     # warnings: only the warnings are repeated, on stderr; beside CSV everything goes to stderr)
     judged, warnings = result_lines(result, lang.value)
@@ -219,10 +218,10 @@ def evaluate_command(
         shown = plain if type(judgments).__name__ == "SubtopicQrels" else judgments  # the documents' qrels
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else shown,
                                runs=loaded, scenario=scenario)
-        typer.echo(_("report written to {path}", path=written).text(lang.value), err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
         result.save(save)
-        typer.echo(_("evaluation saved to {path}", path=save).text(lang.value), err=True)
+        print_lines([_("evaluation saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 
 def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
@@ -274,6 +273,7 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     from rich.text import Text
 
     from rankscope.choices import term
+    from rankscope.report.fit import fit
     from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
     from rankscope.report.wrap import print_prose
 
@@ -296,17 +296,14 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
             table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
-    console.print(table)
+    console.print(fit(table))
     summary = _("{evaluated} evaluated (missing={missing}); {missing_from_run} missing from the run; "
                 "{not_in_qrels} not in the qrels", evaluated=ngettext("{n} query", "{n} queries", q.evaluated),
                 missing=term(result.policies.missing, lang, "missing"),
                 missing_from_run=ngettext("{n} qrels query", "{n} qrels queries", q.missing_from_run),
                 not_in_qrels=ngettext("{n} run query", "{n} run queries", q.not_in_qrels)).text(lang)
     summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
-    if lang == "zh":
-        print_prose(console, summary)
-    else:
-        console.print(summary, highlight=False, soft_wrap=True)
+    print_prose(console, summary, rest="    ")
     spans = result.spans
     if spans is not None:
         from rankscope.data.span_rules import SpanCoverage
@@ -318,8 +315,5 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
                             " {n} queries have no span any chunk touches.",
                             spans["queries_without_chunk"]).text(lang)
                    if spans["queries_without_chunk"] else ""))
-        if lang == "zh":
-            print_prose(console, text)
-        else:
-            console.print(text, highlight=False)
+        print_prose(console, text, rest="    ")
     print_run_verdict(verdict, console)

@@ -146,7 +146,9 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
         cell = f"{name}\n{_('(TREC tag {tag})', tag=tags[name]).text(lang)}" if name in tags else name  # the tag below
         table.add_row(cell, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in shown),
                       _judged(r, "{:.3f}"))
-    Console().print(table)
+    from rankscope.report.fit import fit
+
+    Console().print(fit(table))
     lines = [_("{counts}: 0 for every run", counts=Items(tuple(zero))).text(lang)] if zero else []
     print_lines([*lines, _("policies: missing={missing}; 'missing' = qrels queries absent from the run, 'not in "
                            "qrels' = run queries without judgments",

@@ -26,14 +26,9 @@ __all__ = ["user_error_message", "float32_notices", "print_lines"]
 
 
 def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> None:
-    """Print lines of prose: as they are in English (one line each, as logs grep them); in Chinese wrapped to the
-    terminal's width in display cells (:mod:`rankscope.report.wrap`), continuation lines indented."""
-    import typer
-
-    if lang != "zh":
-        for line in lines:
-            typer.echo(line, err=err)
-        return
+    """Print lines of prose wrapped to the terminal's width in display cells (:mod:`rankscope.report.wrap`: never
+    inside a number, a name or ``p = 0.02``), continuation lines indented; the same in every language (``lang`` is
+    the language the lines are in)."""
     from rich.console import Console
 
     from rankscope.report.wrap import print_prose

@@ -38,6 +38,7 @@ def metrics_command(
     from rich.table import Table
 
     from rankscope.measures import all_specs
+    from rankscope.report.fit import fit
     from rankscope.report.wrap import Prose
 
     lg = lang.value
@@ -48,5 +49,5 @@ def metrics_command(
         trec = ", ".join(spec.trec_spellings())
         summary = spec.summary_in(lg)  # a plugin metric's own summary when it has no translation
         table.add_row(spec.name, gettext(CUTOFFS[spec.cutoff], lg, context="cutoff"), spec.ir_measures or "", trec,
-                      ", ".join(spec.aliases), Prose(summary) if lg == "zh" else summary)  # Chinese wrapped by word
-    Console().print(table)
+                      ", ".join(spec.aliases), Prose(summary))  # wrapped by word (Chinese too)
+    Console().print(fit(table))

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption
 from rankscope.i18n import N_, _, gettext, ngettext
 
@@ -126,10 +127,9 @@ def list_command(server: ServerOption = DEFAULT_SERVER, token: TokenOption = Non
     if not rows:
         typer.echo(gettext("No monitor: create one with POST /api/v1/monitors (docs/monitoring.md).", lg))
         return
-    for m in rows:
-        typer.echo(_("{id}  {name}  [{kind}]  {status}  open alerts: {alerts}  latest: {latest}", id=m["id"],
-                     name=m["name"], kind=_kind(m, lg), status=_status(m, lg), alerts=len(m["alerts"]),
-                     latest=_latest(m)).text(lg))
+    print_lines([_("{id}  {name}  [{kind}]  {status}  open alerts: {alerts}  latest: {latest}", id=m["id"],
+                   name=m["name"], kind=_kind(m, lg), status=_status(m, lg), alerts=len(m["alerts"]),
+                   latest=_latest(m)).text(lg) for m in rows], lg)
 
 
 @monitor_app.command("status")
@@ -151,22 +151,22 @@ def status_command(monitor: Annotated[str, typer.Argument(help="the monitor's na
         typer.echo(json.dumps(m, ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        typer.echo(_("{name} ({kind}): {status}", name=m["name"], kind=_kind(m, lg), status=_status(m, lg)).text(lg))
-        typer.echo(_("latest: {latest}", latest=_latest(m)).text(lg))
+        lines = [_("{name} ({kind}): {status}", name=m["name"], kind=_kind(m, lg), status=_status(m, lg)).text(lg),
+                 _("latest: {latest}", latest=_latest(m)).text(lg)]
         for a in m["alerts"]:
             alerts = _get(server, token, f"/api/v1/monitors/{m['id']}/alerts")
             detail: dict[str, Any] = next((x["detail"] for x in alerts if x["id"] == a["id"]), {})
             text = (detail.get("text") or {}).get(lg) or a.get("text") or ""
-            typer.echo(_("alert since {opened}: {rule}\n  {text}",
-                         rule=(detail.get("rule_text") or {}).get(lg,
-                                                                  a["rule"]), opened=a["opened"], text=text).text(lg))
+            lines.append(_("alert since {opened}: {rule}\n  {text}", rule=(detail.get("rule_text") or {}).get(lg,
+                                                                                                              a["rule"]),
+                           opened=a["opened"], text=text).text(lg))
         if m.get("missed"):
-            typer.echo(ngettext("{n} scheduled round was missed (see the monitor's page for when and why)",
-                                "{n} scheduled rounds were missed (see the monitor's page for when and why)",
-                                m["missed"]).text(lg))
-        for reason, n in (m.get("rejected") or {}).items():
-            typer.echo(ngettext("{n} event rejected: {reason}", "{n} events rejected: {reason}", n,
-                                reason=reason).text(lg))
+            lines.append(ngettext("{n} scheduled round was missed (see the monitor's page for when and why)",
+                                  "{n} scheduled rounds were missed (see the monitor's page for when and why)",
+                                  m["missed"]).text(lg))
+        lines += [ngettext("{n} event rejected: {reason}", "{n} events rejected: {reason}", n, reason=reason).text(lg)
+                  for reason, n in (m.get("rejected") or {}).items()]
+        print_lines(lines, lg)  # wrapped to the terminal, never inside a number or a name
     if m["alerts"]:
         raise typer.Exit(1)
 
@@ -218,14 +218,14 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
                               ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        typer.echo(ngettext("{n} event stored in {name}, {rejected} rejected",
-                            "{n} events stored in {name}, {rejected} rejected", accepted, rejected=rejected,
-                            name=m["name"]).text(lg))
-        for problem in problems[:20]:
-            typer.echo(f"  {file}:{problem['where']}: {problem['problem']}")
+        lines = [ngettext("{n} event stored in {name}, {rejected} rejected",
+                          "{n} events stored in {name}, {rejected} rejected", accepted, rejected=rejected,
+                          name=m["name"]).text(lg),
+                 *(f"  {file}:{problem['where']}: {problem['problem']}" for problem in problems[:20])]
         if len(problems) > 20:
-            typer.echo(ngettext("  ... and {n} more rejected line", "  ... and {n} more rejected lines",
-                                len(problems) - 20).text(lg))
+            lines.append(ngettext("  ... and {n} more rejected line", "  ... and {n} more rejected lines",
+                                  len(problems) - 20).text(lg))
+        print_lines(lines, lg)
     if rejected and not accepted:
         raise typer.Exit(2)
 

@@ -133,6 +133,7 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
     from rich.table import Table
 
     from rankscope.cli.messages import print_lines
+    from rankscope.report.fit import fit
 
     k = pool.depth
     has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
@@ -147,9 +148,7 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
         model = [f"{s.model_at_k:.3f}"] if has_model and s.model_at_k is not None else []
         table.add_row(s.run, str(s.queries), str(s.retrieved), str(s.judged), f"{s.judged_at_k:.3f}", *model, flag)
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
-    console.print(table)
+    console.print(fit(table))
     lines = []
     if labels is not None:
         lines.append(_("labels: {human} human, {model} model, {failed} failed model judgments (counted as unjudged)",

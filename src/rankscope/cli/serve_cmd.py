@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -21,7 +22,11 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", help="TCP port", min=1, max=65535)] = 8000,
     token: Annotated[Optional[str], typer.Option("--token", show_default="none: no token asked",
                                                  help="require this token (Bearer) on every endpoint "
-                                                 "but health", envvar="RANKSCOPE_TOKEN")] = None,
+                                                 "but health (better: RANKSCOPE_TOKEN or --token-file, which "
+                                                 "other users cannot read in the process list)",
+                                                 envvar="RANKSCOPE_TOKEN")] = None,
+    token_file: Annotated[Optional[Path], typer.Option("--token-file", show_default="none",
+                                                       help="read the token from this file's first line")] = None,
     workers: Annotated[int, typer.Option("--workers", help="background job threads", min=0, max=64)] = 2,
     max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="larger request bodies get 413",
                                                  min=0.001)] = 64.0,
@@ -31,26 +36,32 @@ def serve_command(
                                                "decompressed (gzip, zip members)", min=0.001)] = 256.0,
     max_rows: Annotated[int, typer.Option("--max-rows", help="most rows one upload may hold", min=1)] = 20_000_000,
     allow_retriever: Annotated[Optional[list[str]], typer.Option(
-        "--allow-retriever", show_default="none", help="HOST or HOST:PORT that live evaluations may call, repeatable",
+        "--allow-retriever", show_default="none",
+        help="HOST:PORT that live evaluations may call (HOST alone: ports 80 and 443 only; HOST:* any port), "
+             "repeatable",
         envvar="RANKSCOPE_ALLOW_RETRIEVER")] = None,
     allow_host: Annotated[Optional[list[str]], typer.Option(
         "--allow-host", show_default="none",
         help="another name this service is reached under (Host header), repeatable")] = None,
     live_workers: Annotated[int, typer.Option("--live-workers", help="threads for live retriever jobs (apart "
-                                              "from --workers, which score)", min=0, max=64)] = 2,
+                                              "from --workers, which score)", min=0, max=64)] = 4,
     retriever_timeout: Annotated[float, typer.Option("--retriever-timeout", help="total seconds one retriever "
                                                      "request may take", min=0.1)] = 30.0,
     live_budget: Annotated[float, typer.Option("--live-budget", help="default time budget (seconds) of a live "
                                                "job; queries not asked by then fail", min=1.0)] = 6 * 3600.0,
+    max_answer_mb: Annotated[float, typer.Option("--max-answer-mb", help="most bytes one retriever answer may "
+                                                 "hold; a larger one is that query's failure", min=0.001)] = 16.0,
     allow_webhook: Annotated[Optional[list[str]], typer.Option(
-        "--allow-webhook", show_default="none", help="HOST or HOST:PORT that monitors may send alert webhooks to, "
-        "repeatable", envvar="RANKSCOPE_ALLOW_WEBHOOK")] = None,
+        "--allow-webhook", show_default="none", help="HOST:PORT that monitors may send alert webhooks to (HOST alone: "
+        "ports 80 and 443 only; HOST:* any port), repeatable", envvar="RANKSCOPE_ALLOW_WEBHOOK")] = None,
     judge_url: Annotated[Optional[str], typer.Option(
         "--judge-url", show_default="none: traffic is not judged",
         help="OpenAI-compatible endpoint (up to /v1) that judges sampled traffic")] = None,
-    judge_model: Annotated[Optional[str], typer.Option("--judge-model", help="the judge's model name")] = None,
+    judge_model: Annotated[Optional[str], typer.Option(
+        "--judge-model", show_default="none: needed with --judge-url", help="the judge's model name")] = None,
     judge_key_env: Annotated[Optional[str], typer.Option(
-        "--judge-key-env", help="environment variable holding the judge's API key")] = None,
+        "--judge-key-env", show_default="none: no key is sent",
+        help="environment variable holding the judge's API key")] = None,
     judge_cache: Annotated[Optional[str], typer.Option(
         "--judge-cache", show_default="a file in the user cache folder",
         help="SQLite file of the judge's answer cache")] = None,
@@ -68,11 +79,18 @@ def serve_command(
 
       rankscope serve
 
-      rankscope serve --db postgresql+psycopg://rankscope@localhost/rankscope --port 8080 --token change-me
+      rankscope serve --db postgresql+psycopg://rankscope@127.0.0.1/rankscope --port 8080 --token-file token.txt
     """
     from rankscope.errors import RankscopeError
-    from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback
+    from rankscope.service.settings import Settings, check_token, default_db_url, is_loopback, read_token_file
 
+    if token_file is not None:
+        if token is not None:
+            fail(_("give the token once: --token (or RANKSCOPE_TOKEN) or --token-file"))
+        try:
+            token = read_token_file(token_file)
+        except RankscopeError as exc:
+            fail(_("{said}", said=exc))
     if token is not None:
         try:
             check_token(token)
@@ -93,7 +111,7 @@ def serve_command(
                         max_data_bytes=int(max_data_mb * 1024 * 1024), max_rows=max_rows, host=host, port=port,
                         allowed_hosts=tuple(allow_host or ()), allow_retrievers=tuple(entries),
                         live_workers=live_workers, retriever_timeout=retriever_timeout,
-                        live_budget_seconds=live_budget,
+                        live_budget_seconds=live_budget, max_answer_bytes=int(max_answer_mb * 1024 * 1024),
                         allow_webhooks=tuple(e for item in allow_webhook or [] for e in item.split(",") if e.strip()),
                         judge_url=judge_url, judge_model=judge_model, judge_key_env=judge_key_env,
                         judge_cache=judge_cache, event_retention_days=event_retention_days,

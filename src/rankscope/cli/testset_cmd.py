@@ -82,6 +82,8 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
     from rich.table import Table
 
     from rankscope.i18n import colon, paren
+    from rankscope.report.fit import fit
+    from rankscope.report.wrap import print_prose
 
     table = Table(title=_("test set {name}", name=audit.name).text(lang), title_justify="left")
     table.add_column(gettext("check", lang))
@@ -130,9 +132,9 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
                       _("min {min}, median {median}, mean {mean}, max {max}", min=f"{r['min']:g}",
                         median=f"{r['median']:g}", mean=f"{r['mean']:.2f}", max=f"{r['max']:g}").text(lang))
     console = Console()
-    console.print(table)
-    console.print(ngettext("{n} problem found", "{n} problems found", audit.problems).text(lang) if audit.problems
-                  else gettext("no problem found", lang))
+    console.print(fit(table))
+    print_prose(console, ngettext("{n} problem found", "{n} problems found", audit.problems).text(lang)
+                if audit.problems else gettext("no problem found", lang))
 
 
 class ConvertFormat(str, Enum):
@@ -177,10 +179,12 @@ def convert_command(
         ts.to_jsonl(target)
     else:
         ts.to_beir(target, split=split)
+    from rankscope.cli.messages import print_lines
 
     lg = lang.value if lang is not None else "en"
     if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
-        typer.echo(f"{source}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}")
-    typer.echo(_("{queries}, {judgments} -> {target} ({fmt})", queries=ngettext("{n} query", "{n} queries", len(ts)),
-                 judgments=ngettext("{n} judgment", "{n} judgments", len(ts.qrels)), target=target,
-                 fmt=fmt.value).text(lg))
+        print_lines([f"{source}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"], lg)
+    print_lines([_("{queries}, {judgments} -> {target} ({fmt})", queries=ngettext("{n} query", "{n} queries", len(ts)),
+                   judgments=ngettext("{n} judgment", "{n} judgments",
+                                      len(ts.qrels)), target=target, fmt=fmt.value).text(lg)],
+                lg)

@@ -23,7 +23,7 @@ from rankscope.data import Qrels, Run
 from rankscope.errors import InvalidParameterError, Items, ParseError
 from rankscope.i18n import _, pgettext
 from rankscope.io import jsonfmt, tabular, trec
-from rankscope.io._source import GZIP_MAGIC
+from rankscope.io._source import GZIP_MAGIC, open_inflated
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
 
 __all__ = ["FORMATS", "QRELS_FORMATS", "RUN_FORMATS", "detect_format", "read_qrels", "read_run",
@@ -103,7 +103,7 @@ def _head(p: Path, size: int = 1 << 16) -> bytes:
         with open(p, "rb") as fh:
             head = fh.read(size)
         if head[:2] == GZIP_MAGIC:
-            with gzip.open(p, "rb") as fh:
+            with open_inflated(p) as fh:
                 head = fh.read(size)
     except FileNotFoundError:
         raise ParseError(_("no such file"), source=str(p)) from None

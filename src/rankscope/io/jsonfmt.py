@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,8 @@ __all__ = [
     "write_jsonl",
     "load_json",
     "load_json_lines",
+    "stream_json_run",
+    "StreamedRun",
 ]
 
 
@@ -192,12 +195,124 @@ def read_json_qrels(path: str | Path) -> Qrels:
     return _build(lambda: Qrels(qs, ds, np.asarray(vs, dtype=np.int64)), source, "qrels", qs, ds)
 
 
+_NUMBERS = frozenset({int, float})
+STREAM_BATCH = 1 << 16  # entries gathered in Python lists before they become Arrow / numpy chunks
+
+
+@dataclass
+class StreamedRun:
+    """The columns of a ``{query: {doc: score}}`` / ``{query: [doc, ...]}`` document read by :func:`stream_json_run`;
+    ``shapes``: ``"scores"`` and/or ``"ranked"``, the kinds of query values met."""
+
+    query: pa.ChunkedArray
+    doc: pa.ChunkedArray
+    score: np.ndarray
+    shapes: frozenset[str]
+
+    def run(self, name: str, duplicates: DuplicatePolicy = "error") -> Run:
+        return Run(self.query, self.doc, self.score, name, duplicates=duplicates)
+
+
+def stream_json_run(path: str | Path) -> StreamedRun | None:
+    """Read a JSON run object ``{query: {doc: score} | [doc, ...]}`` as a stream, one query at a time.
+
+    The document is never held whole, nor as Python objects (a 250 MB run becomes its columns, not gigabytes of
+    dicts); numbers are parsed as the whole-document reader parses them (C ``strtod``: correctly rounded, as
+    Python's ``float``).  ``None`` when the file is anything but a clean such object — not an object, a repeated
+    query, a value that is not a finite number, an id that is not a string, a syntax error, a number beyond
+    64 bits: the whole-document reader then reads it and says exactly what is wrong, so that every answer and
+    every message is the same as before.  Compressed files are inflated under the decompression limit.
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.json")
+    >>> _ = open(p, "w").write('{"q1": {"d1": 2.5, "d2": 1}, "q2": ["d3", "d1"]}')
+    >>> got = stream_json_run(p)
+    >>> got.query.to_pylist(), got.doc.to_pylist(), got.score.tolist(), sorted(got.shapes)
+    (['q1', 'q1', 'q2', 'q2'], ['d1', 'd2', 'd3', 'd1'], [2.5, 1.0, 2.0, 1.0], ['ranked', 'scores'])
+    >>> _ = open(p, "w").write('{"q1": {"d1": NaN}}')
+    >>> stream_json_run(p) is None
+    True
+    """
+    try:
+        import ijson
+    except ImportError:  # pragma: no cover - a dependency; without it the whole-document reader reads the file
+        return None
+    from rankscope.io._source import open_inflated
+
+    qs: list[str] = []
+    ds: list[str] = []
+    vs: list[np.ndarray] = []
+    q_chunks: list[pa.Array] = []
+    d_chunks: list[pa.Array] = []
+    v_chunks: list[np.ndarray] = []
+    seen: set[str] = set()
+    shapes: set[str] = set()
+
+    def flush() -> None:
+        if ds:
+            sizes = np.fromiter((len(v) for v in vs), np.int64, len(vs))
+            q_chunks.append(pa.array(qs, pa.string()).take(np.repeat(np.arange(len(qs)), sizes)))
+            d_chunks.append(pa.array(ds, pa.string()))
+            v_chunks.append(np.concatenate(vs))
+            qs.clear()
+            ds.clear()
+            vs.clear()
+
+    with open_inflated(path) as fh:
+        head = fh.peek(64) if hasattr(fh, "peek") else b""  # type: ignore[attr-defined]
+        if not head.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+            return None
+        try:
+            for q, docs in ijson.kvitems(fh, "", use_float=True):
+                if q in seen:
+                    return None
+                seen.add(q)
+                if type(docs) is dict:
+                    values = list(docs.values())
+                    if not values or not set(map(type, values)) <= _NUMBERS:  # keys: JSON's are strings
+                        return None
+                    arr = np.fromiter(values, np.float64, len(values))
+                    if not np.isfinite(arr).all():
+                        return None
+                    ds.extend(docs.keys())
+                    shapes.add("scores")
+                elif type(docs) is list:
+                    if not docs or any(type(d) is not str for d in docs):
+                        return None
+                    arr = np.arange(len(docs), 0, -1, dtype=np.float64)
+                    ds.extend(docs)
+                    shapes.add("ranked")
+                else:
+                    return None
+                qs.append(q)
+                vs.append(arr)
+                if len(ds) >= STREAM_BATCH:
+                    flush()
+        except (ijson.JSONError, ValueError, OverflowError):
+            return None
+    flush()
+    if not q_chunks:
+        return None
+    return StreamedRun(pa.chunked_array(q_chunks, pa.string()), pa.chunked_array(d_chunks, pa.string()),
+                       np.concatenate(v_chunks), frozenset(shapes))
+
+
 def read_json_run(
     path: str | Path, name: str | None = None, *, duplicates: DuplicatePolicy = "error"
 ) -> Run:
-    """Read a run from a JSON file (see module doc); the run is named ``name`` or after the file."""
+    """Read a run from a JSON file (see module doc); the run is named ``name`` or after the file.
+
+    An object ``{query: ...}`` is read as a stream (:func:`stream_json_run`); anything it does not read cleanly
+    is read whole, with the same result.
+    """
     source = str(path)
     name = name or _stem(path)
+    streamed = stream_json_run(path)
+    if streamed is not None:
+        try:
+            return streamed.run(name, duplicates)
+        except RankscopeError:
+            pass  # read whole: the error then names the query and document
     obj = load_json(path)
     if isinstance(obj, list):
         table = _records_table(obj, source, None, "run")

@@ -30,7 +30,6 @@ reader: :func:`streamable` says so, and they are read whole.
 
 from __future__ import annotations
 
-import gzip
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -48,7 +47,7 @@ from rankscope.data._strings import fingerprint
 from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import DuplicateEntryError, EmptyInputError, ParseError
 from rankscope.i18n import _
-from rankscope.io._source import GZIP_MAGIC, UTF8_BOM, decode, text_lines
+from rankscope.io._source import GZIP_MAGIC, UTF8_BOM, decode, open_inflated, text_lines
 from rankscope.io._trec_fast import fast_columns
 from rankscope.io._trec_lines import Columns, empty_error, parse_lines
 
@@ -276,7 +275,8 @@ def _partition_of(query: pa.ChunkedArray, n_parts: int) -> np.ndarray:
 
 # -- TREC ------------------------------------------------------------------------------------------------
 def _open_bytes(path: str | Path) -> tuple[BinaryIO, BinaryIO]:
-    """``(stream of the file's bytes, the raw file)``: gunzipped when the file starts with the gzip magic."""
+    """``(stream of the file's bytes, the raw file)``: gunzipped (:func:`~rankscope.io._source.open_inflated`) when the
+    file starts with the gzip magic."""
     p = Path(path)
     try:
         raw = open(p, "rb")  # noqa: SIM115 - closed by the caller
@@ -287,8 +287,8 @@ def _open_bytes(path: str | Path) -> tuple[BinaryIO, BinaryIO]:
         raise ParseError(_("cannot read file ({reason})", reason=reason), source=str(p)) from None
     head = raw.read(3)
     raw.seek(0)
-    if head[:2] == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+    if head[:2] == GZIP_MAGIC:  # every layer, counted against the decompression limit
+        return open_inflated(p, raw), raw
     if head == UTF8_BOM:
         raw.seek(3)
     return raw, raw
@@ -330,6 +330,7 @@ class _TrecPieces(_Pieces):
                 cut = _last_newline(buf, end)
                 if cut == 0:  # a line longer than the piece: read more
                     tail, size = buf[:end].tobytes(), size * 2
+                    del buf, data  # held once (as the tail) while the larger buffer is made
                     continue
                 tail = buf[cut:end].tobytes()
                 yield offset, data.slice(0, cut)

@@ -24,8 +24,10 @@
 ``cached``     true when this run took the answer from the cache, false when it
                was asked now
 ``blind``      for a human label: true when the person graded without seeing a
-               pre-label, false when a pre-label was shown; null when unknown or
-               for a model label
+               pre-label, false when a pre-label was shown (the dashboard's
+               judging view records what it showed; a grade merged from several
+               annotators is blind only when every grade in it is); null when
+               unknown or for a model label
 =============  ==========================================================
 
 Every column but the first three may be null; files written before a column

@@ -37,8 +37,15 @@ Kind = Literal["queries", "corpus"]
 
 
 def _open(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
+    if path.suffix == ".gz":  # every gzip layer, counted against the decompression limit (rankscope.io._source)
+        import io
+
+        from rankscope.io._source import open_inflated
+
+        with open(path, "rb") as raw:
+            if raw.read(2) != b"\x1f\x8b":
+                raise gzip.BadGzipFile(f"Not a gzipped file ({path.name})")
+        return io.TextIOWrapper(open_inflated(path), encoding="utf-8", newline="\n")
     return open(path, encoding="utf-8", newline="\n")
 
 

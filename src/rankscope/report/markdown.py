@@ -132,10 +132,11 @@ def render_markdown(report: dict[str, Any]) -> str:
             std_rows.append([_esc(s), _esc(report["standards"][s]["status_text"])])
         out += [*_table([gettext("System", lang), gettext("Highest tier met", lang)], std_rows), ""]
         if report["ceilings"]:
-            out += [_esc(gettext("Ratings and production standards compare each mean with the best a perfect "
-                                 "ranking reaches on these qrels (reachable): Recall@k is below 1 when a query has "
-                                 "more than k relevant documents, P@k when it has fewer than k, and every metric "
-                                 "is 0 on a query without a relevant document.", lang)), ""]
+            out += [_esc(gettext("Ratings compare each mean with the best a perfect ranking reaches on these qrels "
+                                 "(reachable): Recall@k is below 1 when a query has more than k relevant "
+                                 "documents, P@k when it has fewer than k, and every metric is 0 on a query "
+                                 "without a relevant document. Production standards check each mean as measured, "
+                                 "as rankscope check does, and show that ceiling beside it.", lang)), ""]
     out += scenario_markdown(report)
 
     # detailed analysis

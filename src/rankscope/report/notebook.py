@@ -62,6 +62,9 @@ _CSS = (
     ".rankscope-nb .note{color:#1e5a8a;margin:2px 0}"
     ".rankscope-nb .pass{color:#067647;font-weight:700}.rankscope-nb .fail{color:#b42318;font-weight:700}"
     ".rankscope-nb sup{color:#7a1f9e;font-weight:700}"
+    # prose in a cell (a gate's details) wraps inside the output area instead of running past it
+    ".rankscope-nb table.wraps{max-width:100%}"
+    ".rankscope-nb td.prose{white-space:normal;overflow-wrap:anywhere;min-width:14em;text-align:left}"
     "</style>"
 )
 
@@ -274,8 +277,8 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
             measured = f"{o.value:.4f} vs {o.baseline_value:.4f}"
             detail = o.evidence(lang)
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
-                    f"<td class=\"t\">{escape(detail)}</td></tr>")
-    table = (f'<table><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th>'
+                    f"<td class=\"prose\">{escape(detail)}</td></tr>")
+    table = (f'<table class="wraps"><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th>'
              f'<th>{escape(gettext("measured", lang))}</th><th class="t">{escape(gettext("detail", lang))}</th>'
              '</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
     return _wrap(verdict, meta, _lines((w.text(lang) for w in gate.warnings), "warn", "⚠"),

@@ -13,6 +13,7 @@ draws the glyphs, since text stays text.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 from collections.abc import Iterator
@@ -52,14 +53,42 @@ def _figure(width: float, height: float, ncols: int = 1) -> Iterator[tuple[Any, 
 
 
 def _new_figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
-    """A figure on its own Agg canvas (no pyplot: nothing is shown twice in a notebook, no backend is switched)."""
+    """A figure on its own Agg canvas (no pyplot: nothing is shown twice in a notebook, no backend is switched) that a
+    notebook shows as an image (:func:`_shown_figure`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height))
+    fig = _shown_figure()(figsize=(width, height))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)
     return fig, axes[0]
+
+
+@functools.cache
+def _shown_figure() -> type:
+    """matplotlib's ``Figure`` that shows itself as a PNG in a notebook.
+
+    Jupyter draws a ``Figure`` only once matplotlib-inline's formatter is registered, which happens when pyplot is
+    imported (or ``%matplotlib inline`` is typed): the plots never import pyplot, so without this a kernel printed
+    ``<Figure size 400x320 with 1 Axes>``.  When the formatter is registered it is used (it is found by type first),
+    otherwise ``_repr_png_``: one image either way.
+    """
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):  # type: ignore[misc]
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", bbox_inches="tight")
+            return buf.getvalue()
+
+    ShownFigure.__module__, ShownFigure.__qualname__ = __name__, "ShownFigure"
+    return ShownFigure
+
+
+def __getattr__(name: str) -> Any:
+    """``ShownFigure`` (made on first use: matplotlib is imported lazily), so that a figure can be pickled."""
+    if name == "ShownFigure":
+        return _shown_figure()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC")

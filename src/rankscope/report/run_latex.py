@@ -49,10 +49,11 @@ def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
         caption.append(f"{gettext('Production standards', lang)} · {gettext('Highest tier met', lang)}"
                        f"{'：' if lang == 'zh' else ': '}{std['status_text']}")
     if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-        caption.append(gettext("Ratings and production standards compare each mean with the best a perfect ranking "
-                               "reaches on these qrels (reachable): Recall@k is below 1 when a query has more than "
-                               "k relevant documents, P@k when it has fewer than k, and every metric is 0 on a "
-                               "query without a relevant document.", lang))
+        caption.append(gettext("Ratings compare each mean with the best a perfect ranking reaches on these qrels "
+                               "(reachable): Recall@k is below 1 when a query has more than k relevant documents, "
+                               "P@k when it has fewer than k, and every metric is 0 on a query without a relevant "
+                               "document. Production standards check each mean as measured, as rankscope check "
+                               "does, and show that ceiling beside it.", lang))
     tables = [_table("run-means", "lrl", head, rows, latex_escape(sep.join(_sentence(c) for c in caption)))]
 
     head = [_text(gettext("Metric", lang))] + [_text(gettext(DIST_HEADS[k], lang)) for k in _DIST] + [

@@ -137,10 +137,11 @@ def render_run_markdown(report: dict[str, Any]) -> str:
                    f"{_esc(r['advice']) if r else ''} |")
     out.append("")
     if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-        out += [_esc(gettext("Ratings and production standards compare each mean with the best a perfect ranking "
-                             "reaches on these qrels (reachable): Recall@k is below 1 when a query has more than k "
-                             "relevant documents, P@k when it has fewer than k, and every metric is 0 on a query "
-                             "without a relevant document.", lang)), ""]
+        out += [_esc(gettext("Ratings compare each mean with the best a perfect ranking reaches on these qrels "
+                             "(reachable): Recall@k is below 1 when a query has more than k relevant documents, "
+                             "P@k when it has fewer than k, and every metric is 0 on a query without a relevant "
+                             "document. Production standards check each mean as measured, as rankscope check does, "
+                             "and show that ceiling beside it.", lang)), ""]
     std = report["standards"]
     if std["applicable"]:
         head, rows = standards_table(std, lang)

@@ -36,30 +36,20 @@ def print_run_verdict(report: dict[str, Any], console: Console) -> None:
         style = {"excellent": "bold cyan", "good": "green", "minimum": "yellow"}.get(std["highest_tier"] or "", "red")
         line = Text(f"{gettext('Production standards', lang)} · {gettext('Highest tier met', lang)}{_colon(lang)}")
         line.append(std["status_text"], style=style)
-        console.print(line)
+        print_prose(console, line)
     rated = [(m, r) for m, r in report["ratings"].items() if r]
     if rated:
         console.print(Text(gettext("Advice", lang), style="bold"))
-        for m, r in rated:
-            if lang == "zh":  # wrapped by display cells, at word boundaries
-                print_prose(console, f"{report['display_names'][m]} {rated_value(r, lang)} {r['level_name']}"
-                                     f"{_colon(lang)}{r['advice']}", first="  • ")
-                continue
-            line = Text(f"  • {report['display_names'][m]} {rated_value(r, lang)} ")
+        for m, r in rated:  # wrapped at word boundaries, continuation lines indented under the text
+            line = Text(f"{report['display_names'][m]} {rated_value(r, lang)} ")
             line.append(r["level_name"], style=BAND_STYLES.get(r["level"], ""))
             line.append(f"{_colon(lang)}{r['advice']}")
-            console.print(line)
+            print_prose(console, line, first="  • ")
         if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-            if lang == "zh":
-                print_prose(console, gettext("Ratings and production standards compare each mean with the best a "
-                                             "perfect ranking reaches on these qrels (reachable): Recall@k is "
-                                             "below 1 when a query has more than k relevant documents, P@k when it "
-                                             "has fewer than k, and every metric is 0 on a query without a "
-                                             "relevant document.", lang), style="dim")
-            else:
-                console.print(gettext("Ratings and production standards compare each mean with the best a perfect "
-                                      "ranking reaches on these qrels (reachable): Recall@k is below 1 when a "
-                                      "query has more than k relevant documents, P@k when it has fewer than k, and "
-                                      "every metric is 0 on a query without a relevant document.", lang), style="dim",
-                                      highlight=False)
+            print_prose(console, gettext("Ratings compare each mean with the best a perfect ranking reaches on "
+                                         "these qrels (reachable): Recall@k is below 1 when a query has more than "
+                                         "k relevant documents, P@k when it has fewer than k, and every metric is "
+                                         "0 on a query without a relevant document. Production standards check "
+                                         "each mean as measured, as rankscope check does, and show that ceiling "
+                                         "beside it.", lang), style="dim")
     print_scenario(report, console)

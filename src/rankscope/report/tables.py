@@ -17,7 +17,7 @@ from rankscope.i18n import _, gettext, ngettext
 
 __all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
            "system_label", "reachable_line", "p_text", "MARKS", "rated_value", "scenario_table", "scenario_lines",
-           "notice_lines", "standards_note", "standards_table"]
+           "notice_lines", "standards_note", "standards_table", "standard_cell"]
 
 MARKS = {"better": "†", "worse": "‡"}
 
@@ -206,12 +206,29 @@ def standards_note(checks: dict[str, list[dict[str, Any]]], lang: str) -> tuple[
 
 
 def standards_table(standards: dict[str, Any], lang: str) -> tuple[list[str], list[list[str]]]:
-    """One system's production standards: a row per tier, a column per metric (``0.812 ✓``), then the verdict."""
+    """One system's production standards: a row per tier, a column per metric (``≥ 0.7: 0.105 ✗``: the mean as
+    measured), with what a perfect ranking reaches beside it when that is below 1.
+
+    >>> std = {"checks": {"minimum": [{"metric": "recall@5", "threshold": 0.7, "value": 0.105, "passed": False,
+    ...                                "ceiling": 0.207}]}}
+    >>> standards_table(std, "en")[1]
+    [['minimum', '≥ 0.7: 0.105 ✗ (a perfect ranking: 0.207)']]
+    """
     from rankscope.interpret.i18n import load_data
 
     tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     checks = standards["checks"]
     head = [gettext("Production standards", lang)] + [c["metric"] for c in checks["minimum"]]
-    rows = [[tier_names[tier][lang]] + [f"≥ {c['threshold']:g}: {_checked(c)}" for c in cs]
+    rows = [[tier_names[tier][lang]] + [f"≥ {c['threshold']:g}: {standard_cell(c, lang)}" for c in cs]
             for tier, cs in checks.items()]
     return head, rows
+
+
+def standard_cell(check: dict[str, Any], lang: str) -> str:
+    """A production-standard check: the mean as measured and its mark, and the ceiling beside it when below 1."""
+
+    cell = _checked(check)
+    ceiling = check.get("ceiling")
+    if check["value"] is None or ceiling is None or ceiling >= 1 - 1e-9:
+        return cell
+    return _("{cell} (a perfect ranking: {ceiling})", cell=cell, ceiling=fmt(ceiling)).text(lang)

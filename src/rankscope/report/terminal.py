@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankscope.i18n import colon, gettext, paren
+from rankscope.report.fit import fit
 from rankscope.report.tables import (
     fmt,
     fmt_ci,
@@ -50,12 +51,11 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     comp = report["comparison"]
 
     for w in report["warnings"]:  # what the numbers rest on comes first
-        console.print(Text(f"⚠ {gettext('Warning', lang)}{colon(lang)}{w}", style="bold yellow"))
+        print_prose(console, f"⚠ {gettext('Warning', lang)}{colon(lang)}{w}", rest="  ", style="bold yellow")
     print_notices(report, console)
-    # Chinese: the policy line is printed under the table, wrapped by cells (a caption wraps inside words)
-    table = Table(title=gettext("Retrieval evaluation report", lang),
-                  caption=None if lang == "zh" else policy_line(report),
-                  show_lines=False)
+    # the policy line is printed under the table as prose, wrapped to the terminal (a caption is squeezed to the
+    # table's width and centred)
+    table = Table(title=gettext("Retrieval evaluation report", lang), show_lines=False)
     table.add_column(gettext("System", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
@@ -67,9 +67,8 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
                 style = (style + " bold").strip()
             row.append(Text(c.text + (" ★" if c.best else "") + c.mark, style=style))
         table.add_row(*row)
-    console.print(table)
-    if lang == "zh":
-        print_prose(console, policy_line(report), style="dim")
+    console.print(fit(table))
+    print_prose(console, policy_line(report), style="dim")
     _prose(console, "★ " + gettext("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
     reach = reachable_line(report)
     if reach:
@@ -81,7 +80,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             gt.add_column(names[m], justify="center")
         for s in report["systems"]:
             gt.add_row(system_label(report, s), *[report["groups"][m][s] for m in report["metrics"]])
-        console.print(gt)
+        console.print(fit(gt))
 
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in comp["pairs"]:
@@ -97,39 +96,33 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
             pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style), fmt_ci(p["diff_ci"]),
                        fmt_pct(p["rel_improvement"]), p_text(p),
                        fmt(p["cohen_d"], 2), f"{p['wins']}/{p['ties']}/{p['losses']}")
-        console.print(pt)
+        console.print(fit(pt))
     if pairs:
-        console.print(report["ci_note"], style="dim")
+        print_prose(console, report["ci_note"], style="dim")
     for note in (report["mc_note"], report["near_alpha"]):
         if note:
-            console.print(note, style="bold yellow" if note == report["near_alpha"] else "dim")
+            print_prose(console, note, style="bold yellow" if note == report["near_alpha"] else "dim")
     print_scenario(report, console)
 
     if explanations:
-        console.print(Text(gettext("Detailed analysis", lang), style="bold underline"))
+        print_prose(console, gettext("Detailed analysis", lang), style="bold underline")
         for s in report["systems"]:
-            console.print(Text(system_label(report, s), style="bold"))
-            for text in report["explanations"][s].values():
-                if lang == "zh":  # wrapped by display cells, at word boundaries
-                    print_prose(console, text, first="  • ")
-                else:
-                    console.print("  • " + text, highlight=False)
+            print_prose(console, system_label(report, s), style="bold")
+            for text in report["explanations"][s].values():  # continuation lines indented under the text
+                print_prose(console, text, first="  • ")
 
 
 def _prose(console: Console, text: str, lang: str, style: str = "") -> None:
-    """A sentence: wrapped by display cells at word boundaries in Chinese, by rich at spaces in English."""
-    if lang == "zh":
-        print_prose(console, text, style=style)
-    else:
-        console.print(text, style=style)
+    """A sentence, wrapped by display cells at word boundaries (:func:`~rankscope.report.wrap.print_prose`)."""
+    print_prose(console, text, style=style)
 
 
 def print_notices(report: dict[str, Any], console: Console) -> None:
     """What the readers decided about the inputs (e.g. a third column read as a rank), one line each."""
-    from rich.text import Text
 
     for n in notice_lines(report):
-        console.print(Text(f"ℹ {gettext('Input', report['lang'])}{colon(report['lang'])}{n}", style="cyan"))
+        print_prose(console, f"ℹ {gettext('Input', report['lang'])}{colon(report['lang'])}{n}", rest="  ",
+                    style="cyan")
 
 
 def print_scenario(report: dict[str, Any], console: Console) -> None:
@@ -144,7 +137,7 @@ def print_scenario(report: dict[str, Any], console: Console) -> None:
     title = f"{gettext('Scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
     table = scenario_table(report)
     if table is None:
-        console.print(Text(title, style="bold underline"))
+        print_prose(console, title, style="bold underline")
     else:
         st = Table(title=title)
         for i, h in enumerate(table[0]):
@@ -152,9 +145,9 @@ def print_scenario(report: dict[str, Any], console: Console) -> None:
         for row in table[1]:
             st.add_row(*[Text(c, style="green" if c.endswith("✓") else "red" if c.endswith("✗") else "")
                          for c in row])
-        console.print(st)
+        console.print(fit(st))
     for line in scenario_lines(report):
-        console.print(line, style="dim", highlight=False)
+        print_prose(console, line, style="dim")
 
 
 def print_comparison(

@@ -4,9 +4,12 @@ Shared by the comparison report (:mod:`rankscope.report.content`, once per syste
 the one-run report (:mod:`rankscope.report.run_report`), so that both rate the same way:
 
 * every rating compares a mean with the *ceiling*, what a perfect ranking reaches on
-  the evaluated queries (collection-aware bands, issue 10): a perfect run is rated
-  in the best band even where the collection keeps Recall@5 or P@5 below 1;
-* the production standards (minimum / good / excellent) check the same relative means;
+  the evaluated queries (collection-aware bands): a perfect run is rated in the best
+  band even where the collection keeps Recall@5 or P@5 below 1;
+* the production standards (minimum / good / excellent) check each mean as measured against
+  the thresholds, as ``rankscope check --preset production:<tier>`` does — one rule in every
+  output: a threshold above what a perfect ranking reaches is not met and is said to be
+  unreachable, with that ceiling beside the mean;
 * a scenario (``faq``, ``document_qa``, ...) adds its recommended metrics and its
   benchmark figures, checked against the means as measured.
 
@@ -14,6 +17,13 @@ the one-run report (:mod:`rankscope.report.run_report`), so that both rate the s
 >>> v = system_verdict({"P@5": 0.4}, [parse_metric("P@5")], {"P@5": 0.4}, None, n=3, lang="en")
 >>> v["ratings"]["P@5"]["level"], v["ratings"]["P@5"]["relative"]
 ('excellent', 1.0)
+>>> v = system_verdict({"P@5": 0.4, "recall@5": 1.0, "mrr": 1.0}, [parse_metric(m) for m in ("P@5", "recall@5", "mrr")],
+...                    {"P@5": 0.4}, None, n=3, lang="en")
+>>> c = v["standards"]["checks"]["minimum"][1]
+>>> c["metric"], c["value"], c["passed"], c["ceiling"], c["unreachable"]
+('precision@5', 0.4, False, 0.4, True)
+>>> v["standards"]["status_text"]
+'below minimum (precision@5 >= 0.6 cannot be met: a perfect ranking scores 0.400 on these qrels)'
 """
 
 from __future__ import annotations
@@ -28,9 +38,10 @@ from rankscope.interpret.bands import rate
 from rankscope.interpret.explain import explain
 from rankscope.interpret.i18n import load_data
 from rankscope.interpret.presets import TIERS, check_standard, get_scenario
+from rankscope.measures import parse_metric
 from rankscope.measures.base import Measure
 
-__all__ = ["system_verdict", "scenario_section", "standing", "relative_means"]
+__all__ = ["system_verdict", "scenario_section", "standing", "relative_means", "standard_checks"]
 
 
 def relative_means(means: Mapping[str, float], ceilings: Mapping[str, float]) -> dict[str, float]:
@@ -53,6 +64,21 @@ def standing(checks: dict[str, list[dict[str, Any]]]) -> tuple[str | None, str, 
             return highest, "met" if highest else "not_evaluated", missing
         highest = tier
     return highest, "met", missing
+
+
+def standard_checks(means: Mapping[str, float], ceilings: Mapping[str, float]) -> dict[str, list[dict[str, Any]]]:
+    """Every production tier's checks of the means as measured (the rule of ``rankscope check``): each with the
+    ceiling a perfect ranking reaches on its metric (``None`` when unknown) and whether the threshold is above it
+    (``unreachable``)."""
+    reach = {parse_metric(label): c for label, c in ceilings.items()}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for tier in TIERS:
+        out[tier] = []
+        for c in check_standard(means, f"production:{tier}"):
+            ceiling = reach.get(parse_metric(c.metric))
+            out[tier].append({**vars(c), "ceiling": ceiling,
+                              "unreachable": ceiling is not None and round(ceiling, 10) < c.threshold})
+    return out
 
 
 def system_verdict(
@@ -82,7 +108,7 @@ def system_verdict(
         if per_query is not None:
             explanations[label] = explain(label, per_query[:, j], lang, measure=m, ceiling=ceiling)
     tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
-    checks = {t: [vars(c) for c in check_standard(relative, f"production:{t}")] for t in TIERS}
+    checks = standard_checks(means, ceilings)
     tier, status, missing = standing(checks)
     if status == "met" and tier is not None:
         shown = tier_names[tier][lang]
@@ -90,6 +116,12 @@ def system_verdict(
         shown = _("not evaluated (no {metrics})", metrics=", ".join(missing)).text(lang)
     else:
         shown = gettext("below minimum", lang)
+    blocked = next((c for t in TIERS[TIERS.index(tier) + 1 if tier else 0:] for c in checks[t] if c["unreachable"]),
+                   None)
+    if blocked is not None and status != "not_evaluated":  # why the next tier cannot be met on these qrels
+        shown = _("{tier} ({metric} {op} {threshold} cannot be met: a perfect ranking scores {ceiling} on these "
+                  "qrels)", tier=shown, metric=blocked["metric"], op=blocked["op"],
+                  threshold=f"{blocked['threshold']:g}", ceiling=f"{blocked['ceiling']:.3f}").text(lang)
     standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
                  "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
                  "applicable": any(c["value"] is not None for cs in checks.values() for c in cs)}

@@ -26,7 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from rankscope.service.api import api_router
     from rankscope.service.api.errors import install_error_handlers
     from rankscope.service.db import Database
-    from rankscope.service.guards import BodyLimit, HostCheck, SameOrigin, TokenAuth
+    from rankscope.service.guards import BodyLimit, FailureThrottle, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
     from rankscope.service.jobs import WorkerPool
     from rankscope.service.migrations import upgrade
     from rankscope.service.web import web_router
@@ -79,10 +79,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "web" / "static"), name="static")
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
     _error_responses(app)
+    # wrong tokens per client address: the API and the login page count together
+    app.state.throttle = FailureThrottle(attempts=settings.token_attempts)
     if settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)  # refuse before reading a body
+        app.add_middleware(TokenAuth, token=settings.token, throttle=app.state.throttle)  # before reading a body
     app.add_middleware(SameOrigin)
-    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)  # outermost
+    app.add_middleware(HostCheck, bind=settings.host, extra=settings.allowed_hosts)
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, the refusals too
     return app
 
 
@@ -100,15 +103,27 @@ def _docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url=f"{API_PREFIX}/openapi.json", title="rankscope API",
+        import base64
+        import hashlib
+        import re
+
+        from rankscope.service.guards import CSP
+
+        page = get_swagger_ui_html(openapi_url=f"{API_PREFIX}/openapi.json", title="rankscope API",
                                    swagger_js_url="/static/swagger/swagger-ui-bundle.js",
                                    swagger_css_url="/static/swagger/swagger-ui.css", swagger_favicon_url="data:,")
+        # the page's one inline script (it starts Swagger UI) is allowed by its hash, no other
+        inline = re.findall(rb"<script>(.*?)</script>", bytes(page.body), re.S)
+        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s).digest()).decode()}'" for s in inline)
+        page.headers["content-security-policy"] = CSP.replace("script-src 'self'", f"script-src 'self' {hashes}")
+        return page
 
 
 def _error_responses(app: FastAPI) -> None:
     """Publish the real error answers in the OpenAPI document: every operation's 4xx use ``ErrorBody``.
 
-    400 (``Host``), 401 (token, with ``--token``), 403 (``Origin``), 404 (path ids), 413 (body or
+    400 (``Host``), 401 (token, with ``--token``), 403 (``Origin``), 404 (an id that names nothing), 405,
+    413 (body or
     upload over a limit) and 422 (request fields) all carry ``{"detail", "errors": [{"field", "problem"}]}``.
     """
     from fastapi.openapi.utils import get_openapi
@@ -118,7 +133,9 @@ def _error_responses(app: FastAPI) -> None:
     described = {400: "the Host header does not name this service",
                  401: "missing or wrong token (only when the service runs with --token)",
                  403: "a state-changing request from a page of another origin",
-                 404: "an id in the path does not exist",
+                 404: "an id (in the path, a query parameter or the body) names nothing that exists",
+                 405: "the path does not take this method (Allow lists those it takes)",
+                 429: "too many wrong tokens from this address (with --token): try again after Retry-After",
                  413: "the body or the decompressed upload is over a limit",
                  422: "a request field is invalid (the errors name it)"}
     unsafe = {"post", "put", "patch", "delete"}
@@ -134,15 +151,14 @@ def _error_responses(app: FastAPI) -> None:
         schemas["ErrorBody"] = body_schema
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
+        _describe(schemas)
         ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
         for path, ops in spec.get("paths", {}).items():
             for method, op in ops.items():
                 responses = op.setdefault("responses", {})
-                codes = [400] if path.endswith("/health") else [400, 401, 422]
+                codes = [400] if path.endswith("/health") else [400, 401, 404, 422, 429]
                 if method in unsafe:
                     codes += [403, 413]
-                if "{" in path or method == "post":
-                    codes.append(404)
                 for code in codes:
                     entry = responses.setdefault(str(code), {"description": described[code]})
                     entry["content"] = ref
@@ -153,3 +169,34 @@ def _error_responses(app: FastAPI) -> None:
         return spec
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _is_file(prop: dict[str, object]) -> bool:
+    return prop.get("format") == "binary" or prop.get("contentMediaType") == "application/octet-stream"
+
+
+def _describe(schemas: dict[str, dict[str, object]]) -> None:
+    """Say in the schema what the service checks: an optional part of a form is absent or holds a value (never a
+    "null"); a file is not empty; a judging task's texts come from a test set or from files; a metric name is one
+    of the registry's (with a cutoff where it takes one)."""
+    from rankscope.service.api.schemas import metric_name_pattern
+
+    for name, sub in schemas.items():
+        props = sub.get("properties")
+        if not isinstance(props, dict):
+            continue
+        for key, prop in props.items():
+            options = prop.get("anyOf", [])
+            if name.startswith("Body_") and len(options) == 2 and {"type": "null"} in options:
+                # a form has no null: an optional part is absent, or holds a value (a file, a number, text)
+                prop.pop("anyOf")
+                prop.update(next(a for a in options if a != {"type": "null"}))
+            if _is_file(prop):
+                prop["minLength"] = 1
+            if key == "metrics" and prop.get("type") == "array" and isinstance(prop.get("items"), dict):
+                prop["items"]["pattern"] = metric_name_pattern()
+        if name.startswith("Body_upload_task"):  # texts from a test set or from files, not both; provenance goes
+            sub["anyOf"] = [{"required": ["test_set_id"], "not": {"anyOf": [{"required": ["queries"]},  # with labels
+                                                                             {"required": ["corpus"]}]}},
+                            {"required": ["queries"], "not": {"required": ["test_set_id"]}}]
+            sub["dependentRequired"] = {"provenance": ["labels"]}

@@ -5,11 +5,17 @@ this cannot be turned against other services on the same machine or network
 (server-side request forgery), a URL is accepted only when
 
 * it parses as ``http://`` or ``https://`` with a host, a valid port and no user info;
-* its host (and port, when the entry has one) is on the allow-list
-  (``rankscope serve --allow-retriever HOST[:PORT]``, repeatable; none by default, so
-  live evaluations are off until an operator names the retrievers);
+* its host and port are on the allow-list (``rankscope serve --allow-retriever HOST:PORT``,
+  repeatable; none by default, so live evaluations are off until an operator names the
+  retrievers).  An entry without a port allows only the web's ports, 80 and 443: an entry naming
+  a host cannot be used to probe its other ports (which ports are closed, which answer).
+  ``HOST:*`` allows every port of the host, for an operator who means it;
 * it is not the service's own address (checked again on every call, after DNS
   resolution, so a name that later resolves to the service is refused too).
+
+Names are resolved only when a user wrote one: the host of a retriever URL (just before each call,
+then by the HTTP client).  The service never looks up its own machine's name, nor any other name of
+its own choosing; an IP literal (``127.0.0.1``, ``[::1]``) is never sent to a resolver.
 
 Redirects are never followed (a redirect could leave the allow-list).
 
@@ -20,6 +26,10 @@ Redirects are never followed (a redirect could leave the allow-list).
 Traceback (most recent call last):
 ...
 rankscope.service.egress.NotAllowedError: host 127.0.0.1:9300 is not on the retriever allow-list (...); start ...
+>>> p.check("http://search.internal:6379/")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+rankscope.service.egress.NotAllowedError: host search.internal:6379 is not on the retriever allow-list (...
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from dataclasses import dataclass
 from rankscope.errors import InvalidParameterError, Items, Message
 from rankscope.i18n import _
 
-__all__ = ["EgressPolicy", "NotAllowedError", "parse_entry"]
+__all__ = ["EgressPolicy", "ForbiddenURLError", "NotAllowedError", "parse_entry"]
 
 _LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
 
@@ -41,11 +51,16 @@ def _norm_host(host: str) -> str:
     return host.strip().strip("[]").lower().rstrip(".")
 
 
-def parse_entry(entry: str) -> tuple[str, int | None]:
-    """``HOST`` or ``HOST:PORT`` (``[::1]:8080`` for IPv6) as ``(host, port or None)``.
+ANY_PORT = 0
+WEB_PORTS = (80, 443)
 
-    >>> parse_entry("search.internal"), parse_entry("127.0.0.1:9200"), parse_entry("[::1]:80")
-    (('search.internal', None), ('127.0.0.1', 9200), ('::1', 80))
+
+def parse_entry(entry: str) -> tuple[str, int | None]:
+    """``HOST``, ``HOST:PORT`` or ``HOST:*`` (``[::1]:8080`` for IPv6) as ``(host, port)``: ``None`` for no port
+    (the web's ports only), :data:`ANY_PORT` for ``*``.
+
+    >>> parse_entry("search.internal"), parse_entry("127.0.0.1:9200"), parse_entry("[::1]:80"), parse_entry("h:*")
+    (('search.internal', None), ('127.0.0.1', 9200), ('::1', 80), ('h', 0))
     """
     text = entry.strip()
     host, port = text, None
@@ -63,6 +78,8 @@ def parse_entry(entry: str) -> tuple[str, int | None]:
         raise InvalidParameterError(_("--allow-retriever {entry!r}: expected HOST or HOST:PORT", entry=entry))
     if port is None:
         return host, None
+    if port == "*":
+        return host, ANY_PORT
     if not port.isdigit() or not 1 <= int(port) <= 65535:
         raise InvalidParameterError(_("--allow-retriever {entry!r}: the port must be 1-65535", entry=entry))
     return host, int(port)
@@ -84,12 +101,17 @@ def _is_wildcard(host: str) -> bool:
         return False
 
 
-class NotAllowedError(InvalidParameterError):
-    """A host that is not on the allow-list; ``address`` is the host and port as the message says them."""
+class ForbiddenURLError(InvalidParameterError):
+    """A valid URL this service may not call (its own address, or a host not on the allow-list: HTTP 403);
+    ``address`` is the host and port as the message says them."""
 
     def __init__(self, message: Message | str, address: str) -> None:
         self.address = address
         super().__init__(message)
+
+
+class NotAllowedError(ForbiddenURLError):
+    """A host that is not on the allow-list."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +129,7 @@ class EgressPolicy:
         """The allow-list as a reader sees it (``empty`` when it has no entry); ``str()`` is the English."""
         if not self.allow:
             return _("empty")
-        return Items(tuple(h if p is None else f"{h}:{p}" for h, p in self.allow))
+        return Items(tuple(h if p is None else f"{h}:{'*' if p == ANY_PORT else p}" for h, p in self.allow))
 
     def _own(self, host: str, port: int) -> bool:
         for h, p in self.own:
@@ -115,7 +137,7 @@ class EgressPolicy:
                 continue
             if host == h or (_is_loopback(host) and (_is_loopback(h) or _is_wildcard(h))):
                 return True
-            if _is_wildcard(h) and host in _local_addresses():
+            if _is_wildcard(h) and _is_local_ip(host):
                 return True
         return False
 
@@ -135,10 +157,13 @@ class EgressPolicy:
         if u.userinfo:
             raise InvalidParameterError(_("user names or passwords in the URL are not accepted"))
         port = u.port or (443 if u.scheme == "https" else 80)
+        if not 1 <= port <= 65535:
+            raise InvalidParameterError(_("the port must be 1-65535, got {port}", port=port))
         shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if self._own(host, port):
-            raise InvalidParameterError(_("{address} is this service's own address", address=shown))
-        if not any(h == host and (p is None or p == port) for h, p in self.allow):
+            raise ForbiddenURLError(_("{address} is this service's own address", address=shown), shown)
+        if not any(h == host and (p in (ANY_PORT, port) or (p is None and port in WEB_PORTS))
+                   for h, p in self.allow):
             allowed = self.describe()
             raise NotAllowedError(_("host {address} is not on the retriever allow-list ({allowed}); start "
                                     "the service with --allow-retriever {address}", address=shown, allowed=allowed),
@@ -164,8 +189,21 @@ class EgressPolicy:
                                               address=addr))
 
 
-def _local_addresses() -> set[str]:
+def _is_local_ip(host: str) -> bool:
+    """Whether ``host`` is an IP address of this machine: a socket can be bound to it.  No name is resolved (the
+    machine's own name is not looked up: that would ask the resolver, and the network, about it).
+
+    >>> _is_local_ip("127.0.0.1"), _is_local_ip("192.0.2.1"), _is_local_ip("not-an-ip")
+    (True, False, False)
+    """
     try:
-        return {str(a) for a in socket.gethostbyname_ex(socket.gethostname())[2]}
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    family = socket.AF_INET6 if addr.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as sock:
+            sock.bind((str(addr), 0))
     except OSError:
-        return set()
+        return False
+    return True

@@ -12,7 +12,10 @@ All run before any route code, in this order:
 * :class:`TokenAuth` (with ``--token``);
 * :class:`BodyLimit`: an oversized upload is refused without being read whole: a declared
   ``Content-Length`` over the limit at once, a chunked body as soon as the running count passes it
-  (JSON for the API; a dashboard form gets the error page, in the page's language).
+  (JSON for the API; a dashboard form gets the error page, in the page's language);
+* :class:`SecurityHeaders` (outermost, on every answer, refusals included): a Content-Security-Policy
+  with ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``, so that no page of another site can
+  frame a dashboard page and have it clicked (clickjacking); scripts only from the service's own files.
 
 The Host and Origin refusals answer JSON on every path: they answer requests that a page of another
 site made a browser send, not a mistake of someone using the dashboard.
@@ -23,6 +26,9 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import threading
+import time
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import quote
@@ -31,7 +37,9 @@ from starlette.exceptions import HTTPException
 
 from rankscope.i18n import _
 
-__all__ = ["TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "PUBLIC_PATHS", "TOKEN_COOKIE", "host_allowed"]
+__all__ = ["FailureThrottle", "TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS",
+           "TOKEN_COOKIE",
+           "host_allowed", "CSP", "FRAMED_CSP"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -148,8 +156,10 @@ class SameOrigin:
         site = h.get(b"sec-fetch-site", b"").decode("latin-1").lower()
         if site in ("cross-site", "same-site"):
             return "a page of another site may not change data here (only this service's own pages may)"
-        by_header = h.get(b"authorization", b"")[:7].lower() == b"bearer " or b"x-api-token" in h
-        if not by_header and TOKEN_COOKIE.encode() + b"=" in h.get(b"cookie", b""):
+        by_header = h.get(b"authorization", b"")[:7].lower() == b"bearer " or b"x-api-token" in h \
+            or b"x-annotator-token" in h
+        cookie = h.get(b"cookie", b"")
+        if not by_header and (TOKEN_COOKIE.encode() + b"=" in cookie or b"rankscope_judge_" in cookie):
             return "a request signed in with the dashboard's cookie must come from the dashboard (no Origin header)"
         return None
 
@@ -162,17 +172,87 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
+class FailureThrottle:
+    """Failed token checks per client address: after ``attempts`` failures within ``window`` seconds, the client
+    waits until the oldest of them is ``window`` seconds old (HTTP 429 with ``Retry-After``) — guessing a token
+    goes at ``attempts`` tries a ``window``, not thousands a second.  At most ``clients`` addresses are
+    remembered (the least recently failing are forgotten first), so the table cannot grow without end.
+
+    >>> t = FailureThrottle(attempts=2, window=60.0)
+    >>> t.wait("10.0.0.1", now=0.0), t.fail("10.0.0.1", now=0.0), t.fail("10.0.0.1", now=1.0)
+    (0.0, None, None)
+    >>> t.wait("10.0.0.1", now=2.0), t.wait("10.0.0.2", now=2.0), t.wait("10.0.0.1", now=61.0)
+    (58.0, 0.0, 0.0)
+    """
+
+    def __init__(self, attempts: int = 10, window: float = 60.0, clients: int = 10_000) -> None:
+        self.attempts, self.window, self.clients = attempts, window, clients
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait(self, client: str, now: float | None = None) -> float:
+        """Seconds ``client`` must wait before its next try (0: it may try now)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._failures.get(client)
+            if times is None:
+                return 0.0
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if len(times) < self.attempts:
+                return 0.0
+            return times[0] + self.window - now
+
+    def fail(self, client: str, now: float | None = None) -> None:
+        """Count a failed try of ``client``."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._failures.pop(client, None) or deque(maxlen=self.attempts)
+            times.append(now)
+            self._failures[client] = times
+            while len(self._failures) > self.clients:
+                self._failures.popitem(last=False)
+
+
+def client_of(scope: Scope) -> str:
+    """The client's address (the one the connection comes from)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+async def too_many(send: Send, wait: float) -> None:
+    """429: too many failed token checks from this address; ``Retry-After`` says when to try again."""
+    seconds = max(1, int(wait + 0.999))
+    await _json(send, 429, {"detail": f"too many wrong tokens from this address; try again in {seconds} s",
+                            "errors": [{"field": "Authorization", "problem": "too many wrong tokens from this "
+                                        f"address; try again in {seconds} s"}]},
+                [(b"retry-after", str(seconds).encode())])
+
+
 class TokenAuth:
     """Refuse every request but the public paths unless it carries the token.
 
     Accepted: ``Authorization: Bearer <token>``, ``X-API-Token: <token>``, or the
     ``rankscope_token`` cookie set by the dashboard's login page.  API paths get a
-    401 JSON body; web pages redirect to the login page.
+    401 JSON body; web pages redirect to the login page.  A wrong token counts against the
+    client's address (:class:`FailureThrottle`, shared with the login page): past the limit,
+    429 before any check.
     """
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, throttle: FailureThrottle | None = None) -> None:
         self.app = app
         self.token = token.encode()
+        self.throttle = throttle or FailureThrottle()
+
+    def _given(self, scope: Scope) -> list[bytes]:
+        h = _headers(scope)
+        given: list[bytes] = []
+        auth = h.get(b"authorization", b"")
+        if auth[:7].lower() == b"bearer ":
+            given.append(auth[7:].strip())
+        if b"x-api-token" in h:
+            given.append(h[b"x-api-token"].strip())
+        return given
 
     def _ok(self, scope: Scope) -> bool:
         h = _headers(scope)
@@ -190,14 +270,43 @@ class TokenAuth:
                 given.append(unquote_to_bytes(v))
         return any(hmac.compare_digest(g, self.token) for g in given)
 
+    def _annotator_route(self, scope: Scope, path: str) -> bool:
+        """A judging route of one task, asked with an annotator's token for that task (the route checks the token:
+        :mod:`rankscope.service.judging.identity`), or the task's invitation link."""
+        from rankscope.service.judging.identity import ANNOTATOR_ROUTES, annotator_token
+
+        m = ANNOTATOR_ROUTES.match(path)
+        if m is None:
+            return False
+        if path.endswith("/join"):
+            return True
+        task = m.group(1) or m.group(2)
+        h = _headers(scope)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in h.items()}
+        cookies: dict[str, str] = {}
+        for part in h.get(b"cookie", b"").decode("latin-1").split(";"):
+            k, __, v = part.strip().partition("=")
+            cookies[k] = v
+        return annotator_token(headers, cookies, task) is not None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if path in ("/api/v1/health", "/login") or path.startswith("/static/") or self._ok(scope):
+        if path in ("/api/v1/health", "/login") or path.startswith("/static/"):
             await self.app(scope, receive, send)
             return
+        client = client_of(scope)
+        wait = self.throttle.wait(client)
+        if wait > 0:
+            await too_many(send, wait)
+            return
+        if self._ok(scope) or self._annotator_route(scope, path):
+            await self.app(scope, receive, send)
+            return
+        if self._given(scope):  # a wrong token (not merely none): a guess
+            self.throttle.fail(client)
         if path.startswith("/api/"):
             await _json(send, 401, {"detail": "missing or wrong token", "errors": [
                 {"field": "Authorization", "problem": "send 'Authorization: Bearer <token>' (or X-API-Token)"}]},
@@ -274,3 +383,47 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await self._refuse(scope, receive, send)
+
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""The policy of every answer: scripts only from the service's files (no inline script or handler), inline
+styles allowed (bar widths), images from the service or ``data:`` URLs, forms posted only to the service,
+and no framing by any page."""
+FRAMED_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
+              "frame-ancestors 'self'")
+"""The policy of an HTML report shown in the dashboard's own frame: framed by the service's pages only; no
+script at all, its own inline styles and ``data:`` plots."""
+
+
+class SecurityHeaders:
+    """Add the CSP (:data:`CSP`), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
+    ``Referrer-Policy: same-origin`` to every answer; a route that set its own CSP (a framed report, the API
+    docs' page) keeps it, with the matching ``X-Frame-Options``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                headers = list(msg.get("headers", []))
+                names = {k.lower() for k, __ in headers}
+                own = next((v for k, v in headers if k.lower() == b"content-security-policy"), None)
+                if own is None:
+                    headers.append((b"content-security-policy", CSP.encode()))
+                if b"x-frame-options" not in names:
+                    framed_by_self = own is not None and b"frame-ancestors 'self'" in own
+                    headers.append((b"x-frame-options", b"SAMEORIGIN" if framed_by_self else b"DENY"))
+                if b"x-content-type-options" not in names:
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                if b"referrer-policy" not in names:
+                    headers.append((b"referrer-policy", b"same-origin"))
+                msg["headers"] = headers
+            await send(msg)
+
+        await self.app(scope, receive, with_headers)

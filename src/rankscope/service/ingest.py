@@ -186,8 +186,15 @@ def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
         run = read_run(path, format="trec")
         run.name = name
         return run
-    from rankscope.io.jsonfmt import load_json
+    from rankscope.io.jsonfmt import load_json, stream_json_run
 
+    streamed = stream_json_run(path)  # a clean object is read as a stream; anything else whole, as before
+    shapes = ({"ranked"},) if format == "ranked" else ({"scores"}, {"ranked"})  # as Run.from_dict reads them
+    if streamed is not None and set(streamed.shapes) in shapes:
+        try:
+            return streamed.run(name)
+        except RankscopeError:
+            pass  # read whole: the error then names the query and document
     obj = load_json(path, filename)
     if not isinstance(obj, dict) or not obj:
         raise ParseError(_("expected a non-empty object {scored} or {ranked}", scored="{query: {doc: score}}",

@@ -4,7 +4,9 @@ A request body is limited by :class:`~rankscope.service.guards.BodyLimit`; what 
 expands to is limited here, *while* it is written to disk:
 
 * gzip data (recognised by its magic bytes, whatever the file name) is inflated in
-  bounded steps, so a 1 MB bomb never becomes more than the limit in memory or on disk;
+  bounded steps, layer after layer (:func:`rankscope.io._source.inflate`: a gzip inside a gzip is
+  inflated too, at most three layers), and every byte that any layer produces is counted, so a
+  2 KB bomb inside a bomb never becomes more than the limit in memory or on disk;
 * of a BEIR zip only the three files the reader needs are extracted
   (``queries.jsonl``, ``corpus.jsonl``, ``qrels/<split>.tsv``, each possibly ``.gz``),
   through the same count, never ``extractall``;
@@ -37,6 +39,7 @@ from typing import IO, BinaryIO
 
 from rankscope.errors import ParseError
 from rankscope.i18n import Message, _, say
+from rankscope.io._source import inflate
 
 __all__ = ["Counter", "LimitExceeded", "upload_dir", "spool", "extract_beir", "display_error", "Renamed", "CHUNK"]
 
@@ -67,11 +70,18 @@ class Counter:
     rows: int = 0
 
     def add(self, field: str, data: bytes) -> None:
-        self.n_bytes += len(data)
-        self.rows += data.count(b"\n")
+        self.add_bytes(field, len(data))
+        self.add_rows(field, data)
+
+    def add_bytes(self, field: str, n: int) -> None:
+        """Count ``n`` more bytes (of any decompression layer) and refuse the upload past the limit."""
+        self.n_bytes += n
         if self.n_bytes > self.max_bytes:
             raise LimitExceeded(field, _("more than {limit} bytes once decompressed (the limit of one upload; "
                                          "raise it with `rankscope serve --max-data-mb`)", limit=self.max_bytes))
+
+    def add_rows(self, field: str, data: bytes) -> None:
+        self.rows += data.count(b"\n")
         self.check_rows(field, self.rows)
 
     def check_rows(self, field: str, rows: int) -> None:
@@ -93,51 +103,15 @@ def _chunks(fh: IO[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-def _inflate(chunks: Iterable[bytes], source: str) -> Iterator[bytes]:
-    """Gunzip a stream (several members allowed) in pieces of at most :data:`CHUNK` bytes."""
-    d = zlib.decompressobj(31)
-    fed = False
-    try:
-        for chunk in chunks:
-            data = chunk
-            while data:
-                fed = True
-                piece = d.decompress(data, CHUNK)
-                if piece:
-                    yield piece
-                if d.eof:
-                    data = d.unused_data.lstrip(b"\0")  # the next member (or the zero padding some tools add)
-                    d = zlib.decompressobj(31)
-                    fed = False
-                else:
-                    data = d.unconsumed_tail
-        tail = d.flush()
-        if tail:
-            yield tail
-    except zlib.error as exc:
-        raise ParseError(_("corrupt gzip data ({reason})", reason=exc), source=source) from None
-    if fed and not d.eof:
-        raise ParseError(_("truncated gzip data"), source=source)
-
-
 def _write(chunks: Iterable[bytes], dest: Path, counter: Counter, field: str, source: str) -> None:
-    it = iter(chunks)
-    first = next(it, b"")
-    while len(first) < 2:  # the magic bytes may straddle two reads
-        more = next(it, None)
-        if more is None:
-            break
-        first += more
-
-    def again() -> Iterator[bytes]:
-        if first:
-            yield first
-        yield from it
-
-    stream: Iterable[bytes] = _inflate(again(), source) if first[:2] == GZIP_MAGIC else again()
+    """Write the chunks to ``dest`` with every gzip layer removed; every byte of every layer is counted."""
+    stream, layers = inflate(chunks, source, lambda n: counter.add_bytes(field, n))
     with open(dest, "wb") as out:
         for piece in stream:
-            counter.add(field, piece)
+            if layers:
+                counter.add_rows(field, piece)  # its bytes were counted as they were inflated
+            else:
+                counter.add(field, piece)
             out.write(piece)
 
 

@@ -13,7 +13,7 @@ from rankscope.cli.messages import user_error_message
 from rankscope.errors import RankscopeError
 from rankscope.trec_eval.flags import USAGE, parse_args
 
-__all__ = ["main", "run_trec_eval"]
+__all__ = ["main", "run_trec_eval", "usage"]
 
 VERSION = "9.0.8 (rankscope front end)"
 
@@ -22,7 +22,7 @@ def run_trec_eval(argv: list[str]) -> str:
     """Evaluate as ``trec_eval argv`` would and return its standard output."""
     opts = parse_args(argv)
     if opts.help:
-        return USAGE + "\n"
+        return usage() + "\n"
     if opts.version:
         return f"trec_eval version {VERSION}\n"
     from rankscope.io.trec import read_trec_qrels, read_trec_run
@@ -34,6 +34,26 @@ def run_trec_eval(argv: list[str]) -> str:
     run = read_trec_run(opts.run)
     result = compute(opts, qrels, run, columns)
     return render(result, per_query=opts.query, summary=opts.summary, complete=opts.complete)
+
+
+def usage(width: int | None = None) -> str:
+    """The usage line wrapped to ``width`` (default: the terminal's), an option and its value never apart.
+
+    >>> print(usage(60))
+    Usage: rankscope trec_eval [-h] [-q] [-c] [-n] [-J]
+        [-l <num>] [-M <num>] [-N <num>] {-m measure[.params]}*
+        trec_rel_file trec_top_file
+    """
+    import re
+    import shutil
+
+    width = width or shutil.get_terminal_size().columns
+    lines = [""]
+    for word in re.findall(r"\[[^\]]*\]|\{[^}]*\}\*?|\S+", USAGE):
+        if lines[-1].strip() and len(lines[-1]) + 1 + len(word) > width:
+            lines.append("    ")
+        lines[-1] += (" " if lines[-1].strip() else "") + word
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,7 +61,8 @@ def localize(command: Any, lang: str) -> Any:
     """Make the click command ``command`` (``typer.main.get_command(app)``) print its help, and its subcommands', in
     ``lang``; return it.  Nothing is read or changed before help is printed: then the whole tree is translated (a
     group lists its commands' summaries), each paragraph is put on one line (:func:`reflow`, English too) and typer's
-    labels are said in ``lang`` while the help prints."""
+    labels are said in ``lang`` while the help prints; the option and command tables fit the terminal
+    (:func:`_fitted_panels`)."""
     prepared: list[bool] = []
 
     for _, cmd in commands(command):
@@ -73,12 +74,13 @@ def localize(command: Any, lang: str) -> Any:
                 prepared.append(True)
             labels = catalog(lang).get("labels")
             if labels is None:  # no help in lang: English
-                _original(ctx, formatter)
+                with _wrapped_prose(), _fitted_panels():
+                    _original(ctx, formatter)
                 return
             helper = ctx.command.get_help_option(ctx)
             if helper is not None:
                 helper.help = labels["help"]
-            with _labels(labels, ctx):
+            with _labels(labels, ctx), _wrapped_prose(), _fitted_panels():
                 _original(ctx, formatter)
 
         cmd.format_help = format_help
@@ -140,15 +142,13 @@ def _show_default(param: Any, phrase: str) -> None:
 
 @contextmanager
 def _labels(labels: dict[str, str], ctx: Any) -> Iterator[None]:
-    """typer's labels said from ``labels`` while the help of ``ctx`` prints, and Chinese help wrapped between words;
-    put back afterwards (a test may print English help next, in the same process)."""
+    """typer's labels said from ``labels`` while the help of ``ctx`` prints; put back afterwards (a test may print
+    English help next, in the same process)."""
     from typer import rich_utils
 
-    saved = {name: getattr(rich_utils, name) for name in (*LABELS.values(), "_make_rich_text", "_get_parameter_help")}
+    saved = {name: getattr(rich_utils, name) for name in LABELS.values()}
     for key, name in LABELS.items():
         setattr(rich_utils, name, labels[key])
-    rich_utils._make_rich_text = _rich_text(rich_utils._make_rich_text)
-    rich_utils._get_parameter_help = _parameter_help(rich_utils._get_parameter_help)
     ctx.formatter_class = _usage_formatter(type(ctx).formatter_class, labels["usage"])
     try:
         yield
@@ -156,6 +156,45 @@ def _labels(labels: dict[str, str], ctx: Any) -> Iterator[None]:
         for name, value in saved.items():
             setattr(rich_utils, name, value)
         del ctx.formatter_class
+
+
+@contextmanager
+def _wrapped_prose() -> Iterator[None]:
+    """While help prints, its prose wraps by the rules of every text rankscope prints (:func:`_rich_text`, Chinese
+    option help and ``[默认：…]`` too: :func:`_parameter_help`); put back afterwards."""
+    from typer import rich_utils
+
+    saved = {name: getattr(rich_utils, name) for name in ("_make_rich_text", "_get_parameter_help")}
+    rich_utils._make_rich_text = _rich_text(rich_utils._make_rich_text)
+    rich_utils._get_parameter_help = _parameter_help(rich_utils._get_parameter_help)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(rich_utils, name, value)
+
+
+@contextmanager
+def _fitted_panels() -> Iterator[None]:
+    """While help prints, typer's option and command tables are laid out by :func:`rankscope.report.fit.fit`: an
+    option name, a default or a choice list is never cut with ``…`` (``production:minimum|go…``); in a narrow
+    terminal each option is a line of its own with its help under it."""
+    from typer import rich_utils
+
+    from rankscope.report.fit import fit
+
+    panel = rich_utils.Panel
+
+    def fitted_panel(renderable: Any, *args: Any, **kwargs: Any) -> Any:
+        from rich.table import Table
+
+        return panel(fit(renderable) if isinstance(renderable, Table) else renderable, *args, **kwargs)
+
+    rich_utils.Panel = fitted_panel  # type: ignore[assignment,misc]
+    try:
+        yield
+    finally:
+        rich_utils.Panel = panel  # type: ignore[misc]
 
 
 def _usage_formatter(base: type, usage: str) -> type:
@@ -169,17 +208,17 @@ def _usage_formatter(base: type, usage: str) -> type:
 
 
 def _rich_text(make: Any) -> Any:
-    """typer's ``_make_rich_text``, but Chinese text is wrapped between words (:func:`rankscope.report.wrap.wrap_cells`)
-    where rich would cut a word, or start a line with a closing mark."""
-    from rankscope.report.wrap import has_cjk
+    """typer's ``_make_rich_text``, but prose is wrapped by :func:`rankscope.report.wrap.wrap_text` where rich would
+    break inside ``(k = 60)`` or ``p = 0.05``, cut a Chinese word or start a line with a closing mark (the same rules
+    as every other text rankscope prints); an indented line (an example command) is left to rich."""
 
     def make_rich_text(*, text: str, style: str = "", markup_mode: Any) -> Any:
-        if markup_mode != "rich" or not has_cjk(text):
+        if markup_mode != "rich":
             return make(text=text, style=style, markup_mode=markup_mode)
         from rich.text import Text
         from typer import rich_utils
 
-        return _help_prose()(Text.from_markup(inspect.cleandoc(text)).plain, style, rich_utils.highlighter)
+        return _help_prose()(Text.from_markup(inspect.cleandoc(text), style=style), style, rich_utils.highlighter)
 
     return make_rich_text
 
@@ -205,28 +244,32 @@ def _parameter_help(get: Any) -> Any:
 @cache
 def _help_prose() -> type:
     """The renderable of Chinese help text (a class made on first use: rankscope.report is slow to import)."""
-    from rankscope.report.wrap import Prose, has_cjk, wrap_cells
+    from rankscope.report.wrap import Prose, has_cjk, wrap_text
 
     class HelpProse(Prose):
-        """Help prose: a Chinese line wrapped between words to the width rich gives it (continuation lines indented
-        as the line is), any other line (an example command) left to rich; option names highlighted as typer does."""
+        """Help prose: each line that is prose (not indented, or Chinese) wrapped between words to the width rich
+        gives it, continuation lines indented as the line is; an indented line that is not Chinese (an example
+        command) left to rich; option names highlighted as typer does."""
 
-        def __init__(self, text: str, style: str, highlighter: Any) -> None:
+        def __init__(self, text: Any, style: str, highlighter: Any) -> None:
             super().__init__(text, style)
             self.highlighter = highlighter
 
         def __rich_console__(self, console: Any, options: Any) -> Any:
             from rich.text import Text
 
-            lines: list[str] = []
-            for line in self.text.split("\n"):
-                body = line.lstrip(" ")
-                indent = line[:len(line) - len(body)]
-                if not has_cjk(body):
+            source = self.rich if self.rich is not None else Text(self.text, style=self.style)
+            lines: list[Any] = []
+            for line in source.split("\n", allow_blank=True):
+                body = line.plain.lstrip(" ")
+                indent = line.plain[:len(line.plain) - len(body)]
+                if indent and not has_cjk(body):
                     lines.append(line)
                     continue
-                lines += [indent + part for part in wrap_cells(body, options.max_width - len(indent))]
-            text = Text("\n".join(lines), style=self.style)
+                lines += [Text(indent) + part for part in wrap_text(line[len(indent):],
+                                                                    options.max_width - len(indent))] or [Text()]
+            text = Text("\n").join(lines)
+            text.style = self.style
             yield text if self.highlighter is None else self.highlighter(text)
 
     return HelpProse

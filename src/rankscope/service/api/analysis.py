@@ -58,13 +58,16 @@ class CheckCreate(BaseModel):
     max_drops: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description='e.g. "ndcg@10=0.02" or "mrr=5%"')
     test: MaxDropTest = Field(
-        MaxDropTest.t, description="test of the mean for max_drops (wilcoxon is refused: it does not test the mean)")
+        MaxDropTest.betting, description="test of the mean for max_drops: betting (the gate's default: a bound valid "
+        "at any number of queries and any skew; a metric without a fixed range uses bootstrap), t, randomization or "
+        "bootstrap; wilcoxon is refused (it does not test the mean)")
     alpha: float = Field(0.05, gt=0, lt=1)
     relevance_level: int = Field(1, ge=-1000, le=1000)
     missing: Missing = Missing.zero
     depth: int | None = Field(None, ge=1, le=1_000_000)
     unjudged: Unjudged = Field(Unjudged.keep, description="keep, or condense: unjudged documents removed before "
                                                            "ranking (condensed lists)")
+    lang: Lang = Field(Lang.en, description="language of the answer's lines and markdown")
 
 
 @router.post("/comparisons", summary="Compare stored runs (means, CIs, paired tests, win/tie/loss)")
@@ -119,10 +122,14 @@ def download_report(
                             status_code=202, headers={"Retry-After": "1"})
     media, ext = REPORT_FORMATS[format]
     headers = {"Content-Disposition": f'attachment; filename="rankscope-{job_id[:8]}.{ext}"'} if download else {}
+    if format == "html":  # shown in the dashboard's own frame: framed by the service only, and runs no script
+        from rankscope.service.guards import FRAMED_CSP
+
+        headers["Content-Security-Policy"] = FRAMED_CSP
     return Response(row.body, media_type=f"{media}; charset=utf-8", headers=headers)
 
 
-@router.post("/check", summary="CI gate: does a stored run meet the requirements? (passed: true/false)")
+@router.post("/check", summary="CI gate: does a stored run meet the requirements? (verdict: pass, fail or undecided)")
 def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, Any]:
     from rankscope.gate import check
 
@@ -143,6 +150,9 @@ def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, An
                  else "preset" if "standard" in msg or "preset" in msg else "requirements")
         raise FieldError(field, exc) from None
     out = result.to_dict()
-    out["lines"] = result.lines()
-    out["markdown"] = result.to_markdown()
+    # never a pass by default: a drop that no test could decide (too few queries, no variation, an unstable
+    # p-value) makes the whole check undecided, and says so (passed false, exit_code 3)
+    out["verdict"] = "pass" if result.passed else "fail" if result.failed else "undecided"
+    out["lines"] = result.lines(body.lang)
+    out["markdown"] = result.to_markdown(body.lang)
     return dict(json_safe(out))

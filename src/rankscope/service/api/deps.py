@@ -10,7 +10,7 @@ from rankscope.service.db import Database
 from rankscope.service.jobs import WorkerPool
 from rankscope.service.uploads import Counter
 
-__all__ = ["get_db", "get_pool", "new_counter", "check_name"]
+__all__ = ["get_db", "get_pool", "new_counter", "check_name", "NAME_PATTERN"]
 
 
 def get_db(request: Request) -> Database:
@@ -27,6 +27,10 @@ def new_counter(request: Request) -> Counter:
     """The decompressed-bytes and rows budget of one upload request (``--max-data-mb``, ``--max-rows``)."""
     settings = request.app.state.settings
     return Counter(max_bytes=settings.max_data_bytes, max_rows=settings.max_rows)
+
+
+#: a name sent in a form holds no control character (said in the schema, so that a client knows before sending)
+NAME_PATTERN = r"^[^\x00-\x1f]*$"
 
 
 def check_name(value: str | None, field: str, default: str) -> str:

@@ -145,6 +145,18 @@ def _field_error(request: Request, field: str, exc: Exception | Invalid | Messag
                     page=lambda lang: field_problem(field, said(speaker or exc, lang), lang))
 
 
+def _allowed(request: Request) -> list[str]:
+    """Every method some route accepts at the request's path (a 405's ``Allow``: all of them, not one route's)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, __ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
     parts = [str(p) for p in loc]
     if parts and parts[0] in ("body", "query", "path", "header", "cookie", "form"):
@@ -183,7 +195,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(NotFound)
     async def _not_found(req: Request, exc: NotFound) -> Response:
-        return _respond(req, error_body(exc.field, str(exc)), 404 if exc.field == "path" else 422,
+        return _respond(req, error_body(exc.field, str(exc)), 404,  # in the path, a query or the body alike
                         page=lambda lang: field_problem(exc.field, exc.text(lang), lang))
 
     @app.exception_handler(RankscopeError)
@@ -199,5 +211,8 @@ def install_error_handlers(app: FastAPI) -> None:
             said = HTTP_PAGES[exc.status_code]
             return gettext(said, lang) if exc.detail == said else field_problem(field, str(exc.detail), lang)
 
-        return _respond(req, error_body(field, str(exc.detail)), exc.status_code, getattr(exc, "headers", None),
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed(req))
+        return _respond(req, error_body(field, str(exc.detail)), exc.status_code, headers or None,
                         page=page if exc.status_code in HTTP_PAGES else None)

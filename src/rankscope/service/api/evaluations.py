@@ -23,6 +23,7 @@ from rankscope.service.api.schemas import (
     QueryScorePage,
 )
 from rankscope.service.db import Database, Job
+from rankscope.service.egress import ForbiddenURLError
 from rankscope.service.jobs import WorkerPool
 
 router = APIRouter(prefix="/evaluations", tags=["evaluations"])
@@ -91,16 +92,26 @@ def create_evaluation(body: EvaluationCreate, db: Database = Depends(get_db),
     return evaluation_out(db, job_id)
 
 
+@router.api_route("/live", methods=["GET", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], include_in_schema=False)
+def live_other_methods() -> None:
+    """``/evaluations/live`` takes POST only: 405 (not the evaluation of id ``live``)."""
+    from starlette.exceptions import HTTPException
+
+    raise HTTPException(405)
+
+
 @router.post("/live", status_code=202, response_model=EvaluationOut,
-             summary="Evaluate a live retriever over HTTP (background job, resumable)")
+             summary="Evaluate a live retriever over HTTP (background job, resumable)",
+             responses={403: {"description": "the retriever's address is not on this service's allow-list, or is "
+                                             "the service's own"}})
 def create_live_evaluation(body: LiveEvaluationCreate, request: Request, db: Database = Depends(get_db),
                            pool: WorkerPool = Depends(get_pool)) -> dict[str, Any]:
     params = _policies(body)
     settings = request.app.state.settings
     try:
         url = settings.egress.check(body.retriever_url)
-    except RankscopeError as exc:
-        raise FieldError("retriever_url", exc) from None
+    except RankscopeError as exc:  # a valid URL this service may not call is forbidden by its configuration (403)
+        raise FieldError("retriever_url", exc, status=403 if isinstance(exc, ForbiddenURLError) else 422) from None
     params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries,
                   budget_seconds=body.budget_seconds or settings.live_budget_seconds)
     job_id = store.create_job(db, "live", body.test_set_id, params, body.name or "live")

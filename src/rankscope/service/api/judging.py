@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, Response, UploadFile
 from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
 from fastapi.responses import PlainTextResponse
@@ -15,11 +15,14 @@ from sqlalchemy.orm import Session
 from rankscope.errors import Items, Message
 from rankscope.i18n import _
 from rankscope.service import store
-from rankscope.service.api.deps import check_name, get_db, new_counter
+from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import (
     MAX_ID,
     AgreementOut,
+    AnnotatorIn,
+    AnnotatorInvite,
+    AnnotatorOut,
     ErrorBody,
     ExportOut,
     JudgingItemOut,
@@ -32,6 +35,7 @@ from rankscope.service.api.schemas import (
 from rankscope.service.db import Database, JudgingItem, JudgingTask, Judgment
 from rankscope.service.ingest import MAX_DOC_CHARS as STORED_DOC_CHARS
 from rankscope.service.ingest import Uploaded
+from rankscope.service.judging.identity import Identity, identify, require_annotator
 from rankscope.service.judging.ingest import (
     build_task,
     read_pool_upload,
@@ -122,7 +126,8 @@ def prelabel_out(item: JudgingItem) -> dict[str, Any] | None:
 
 def items_out(s: Session, task_id: int, items: list[JudgingItem], annotator: str | None,
               prelabels: bool) -> list[dict[str, Any]]:
-    """The API view of items: texts, the pre-label (only when asked) and the annotator's judgment."""
+    """The API view of items: texts, the pre-label (only when asked: the caller records that it was shown) and the
+    annotator's judgment."""
     queries, docs = store.item_texts(s, task_id, (i.query_id for i in items), (i.doc_id for i in items))
     out = []
     for it in items:
@@ -147,10 +152,12 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
         close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
         if close.items:
             raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; did you mean: "
-                                            "{close}?", annotator=annotator, task=task_id, close=close))
+                                            "{close}?", annotator=annotator, task=task_id, close=close),
+                                          status=404)
         known = Items(tuple(names)) if names else _("none yet")
         raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; annotators: {names}",
-                                        annotator=annotator, task=task_id, names=known))
+                                        annotator=annotator, task=task_id, names=known),
+                                      status=404)
 
 
 def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
@@ -161,12 +168,14 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
         task = store.get_task(s, task_id)
         _known(s, task_id, annotator)
         rows = store.task_judgments(s, task_id, annotator)
-        pre = [{"query_id": it.query_id, "doc_id": it.doc_id, "grade": it.prelabel, "source": it.prelabel_source,
-                "model": it.prelabel_model, "prompt": it.prelabel_prompt, "error": it.prelabel_error}
+        pre = [{**(it.prelabel_receipt or {}), "query_id": it.query_id, "doc_id": it.doc_id, "grade": it.prelabel,
+                "source": it.prelabel_source, "model": it.prelabel_model, "prompt": it.prelabel_prompt,
+                "error": it.prelabel_error}
                for it in store.task_items(s, task_id) if it.prelabel_source is not None] if prelabels else []
         n_items = task.n_items
-    graded = [(it.query_id, it.doc_id, j.annotator, j.grade) for it, j in rows if j.grade is not None]
-    graded_items = {(q, d) for q, d, *_rest in graded}
+    graded = [(it.query_id, it.doc_id, j.annotator, j.grade, bool(j.prelabel_shown)) for it, j in rows
+              if j.grade is not None]
+    graded_items = {(row[0], row[1]) for row in graded}
     skipped = len({(it.query_id, it.doc_id) for it, j in rows if j.grade is None} - graded_items)
     labels, summary = export_labels(graded, pre, n_items=n_items, merge=merge, skipped=skipped,
                                     with_prelabels=prelabels)
@@ -185,7 +194,7 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
 def upload_task(
     pool: Annotated[UploadFile, File(description="the pool `rankscope pool` wrote: JSON Lines with query_id and "
                                                  "doc_id (gzip allowed)")],
-    name: Annotated[str | None, Form(max_length=200)] = None,
+    name: Annotated[str | None, Form(max_length=200, pattern=NAME_PATTERN)] = None,
     test_set_id: Annotated[int | None, Form(ge=1, le=MAX_ID, description="take the texts from this test set")] = None,
     queries: Annotated[UploadFile | None, File(description="query texts: BEIR queries.jsonl, a test set, or "
                                                            "id<TAB>text lines")] = None,
@@ -227,51 +236,118 @@ def remove_task(task_id: TaskId, db: Database = Depends(get_db)) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/{task_id}/items", response_model=list[JudgingItemOut], summary="Items to judge, with their texts")
-def list_items(task_id: TaskId, offset: Annotated[int, QueryParam(ge=0, le=MAX_ID)] = 0,
-               limit: Annotated[int, QueryParam(ge=1, le=1000)] = 100, annotator: AnnotatorQuery = None,
-               prelabels: bool = False, db: Database = Depends(get_db)) -> list[dict[str, Any]]:
+def _who(request: Request, db: Database, task_id: int, annotator: str | None) -> tuple[Identity, str | None]:
+    """The caller and whose judgments it may see: an annotator only their own (``annotator`` another name:
+    403), the administrator anyone's."""
+    me = identify(request, db, task_id)
+    if me.annotator is None:
+        return me, annotator
+    if annotator is not None and annotator != me.name:
+        raise FieldError("annotator", _("an annotator sees only their own judgments ({annotator!r})",
+                                        annotator=me.name),
+                                      status=403)
+    return me, me.name
+
+
+def _show_prelabels(db: Database, task_id: int, me: Identity, items: list[JudgingItem], via: str) -> None:
+    """Record that the pre-labels of ``items`` are shown to the caller (403 for a blind annotator)."""
+    if me.blind:
+        raise FieldError("prelabels", _("{annotator!r} judges blind: the pre-labels are not shown to them",
+                                        annotator=me.name),
+                                      status=403)
+    store.record_views(db, task_id, [i.id for i in items if i.prelabel_source is not None], me.name, via)
+
+
+@router.post("/{task_id}/annotators", status_code=201, response_model=AnnotatorInvite,
+             summary="Invite an annotator: a token (shown once, stored hashed) and the dashboard's invitation link",
+             responses={409: {"model": ErrorBody, "description": "an annotator of that name is already invited"}})
+def invite(task_id: TaskId, body: AnnotatorIn, request: Request, db: Database = Depends(get_db)) -> dict[str, Any]:
+    if identify(request, db, task_id).annotator is not None:
+        raise FieldError("path", _("annotators cannot invite annotators"), status=403)
+    try:
+        who, token = store.create_annotator(db, task_id, body.name, body.blind)
+    except store.AnnotatorExists as exc:
+        raise FieldError("name", exc, status=409) from None
+    return {"name": who.name, "blind": who.blind, "created_at": who.created_at, "token": token,
+            "link": f"/judging/{task_id}/join?token={token}"}
+
+
+@router.get("/{task_id}/annotators", response_model=list[AnnotatorOut], summary="The annotators invited to a task")
+def annotators(task_id: TaskId, db: Database = Depends(get_db)) -> list[dict[str, Any]]:
     with db.read() as s:
         store.get_task(s, task_id)
-        return items_out(s, task_id, store.task_items(s, task_id, offset, limit), annotator, prelabels)
+        return [{"name": a.name, "blind": a.blind, "created_at": a.created_at}
+                for a in store.list_annotators(s, task_id)]
+
+
+@router.get("/{task_id}/items", response_model=list[JudgingItemOut], summary="Items to judge, with their texts")
+def list_items(task_id: TaskId, request: Request, offset: Annotated[int, QueryParam(ge=0, le=MAX_ID)] = 0,
+               limit: Annotated[int, QueryParam(ge=1, le=1000)] = 100, annotator: AnnotatorQuery = None,
+               prelabels: Annotated[bool, QueryParam(description="also the pre-labels: the service records that "
+                                                                 "they were shown to the caller (an annotator's "
+                                                                 "later judgments of them are not blind)")] = False,
+               db: Database = Depends(get_db)) -> list[dict[str, Any]]:
+    me, annotator = _who(request, db, task_id, annotator)
+    with db.read() as s:
+        store.get_task(s, task_id)
+        items = store.task_items(s, task_id, offset, limit)
+    if prelabels:
+        _show_prelabels(db, task_id, me, items, "api")
+    with db.read() as s:
+        return items_out(s, task_id, items, annotator, prelabels)
 
 
 @router.get("/{task_id}/next", response_model=NextItemOut,
             summary="The next item an annotator has neither judged nor skipped")
-def next_item(task_id: TaskId, annotator: Annotated[str, QueryParam(min_length=1, max_length=100)],
+def next_item(task_id: TaskId, request: Request,
+              annotator: Annotated[str | None, QueryParam(min_length=1, max_length=100,
+                                                          description="whose next item (the administrator; an "
+                                                                      "annotator's token names them)")] = None,
               after: Annotated[int, QueryParam(ge=-1, le=MAX_ID)] = -1, prelabels: bool = False,
               db: Database = Depends(get_db)) -> dict[str, Any]:
+    me, annotator = _who(request, db, task_id, annotator)
+    if annotator is None:
+        raise FieldError("annotator", _("name the annotator (or send their token)"), status=401)
     with db.read() as s:
         store.get_task(s, task_id)
         item, remaining = store.next_item(s, task_id, annotator, after)
+    if item is not None and prelabels:
+        _show_prelabels(db, task_id, me, [item], "api")
+    with db.read() as s:
         return {"item": items_out(s, task_id, [item], annotator, prelabels)[0] if item else None,
                 "remaining": remaining}
 
 
 @router.post("/{task_id}/judgments", response_model=JudgmentOut,
-             summary="Judge an item (a grade 0-3, or skip); judging it again replaces the judgment")
-def judge(task_id: TaskId, body: JudgmentIn, db: Database = Depends(get_db)) -> dict[str, Any]:
+             summary="Judge an item (a grade 0-3, or skip) as the annotator of the token; judging it again replaces "
+                     "the judgment",
+             responses={403: {"model": ErrorBody, "description": "the annotator named is not the token's"}})
+def judge(task_id: TaskId, body: JudgmentIn, request: Request, db: Database = Depends(get_db)) -> dict[str, Any]:
     if body.skip and body.grade is not None:
         raise FieldError("grade", _("give a grade or skip, not both"))
     if not body.skip and body.grade is None:
         raise FieldError("grade", _("give a grade from 0 to 3, or skip: true"))
-    with db.read() as s:
-        store.get_task(s, task_id)
+    who = require_annotator(identify(request, db, task_id), task_id)
+    if body.annotator is not None and body.annotator != who.name:
+        raise FieldError("annotator", _("the token is {annotator!r}'s: nobody judges under another name",
+                                        annotator=who.name),
+                                      status=403)
     if "\x00" in body.note:
         raise FieldError("note", _("must not contain NUL characters"))
-    j = store.save_judgment(db, task_id, body.item_id, body.annotator, body.grade, body.note.strip(),
-                            body.prelabel_shown)
+    j = store.save_judgment(db, task_id, body.item_id, who.name, body.grade, body.note.strip())
     with db.read() as s:
         return judgment_out(store.get_item(s, task_id, body.item_id, "item_id"), j)
 
 
 @router.get("/{task_id}/judgments", response_model=list[JudgmentOut],
-            summary="Every judgment of the task (of one annotator), with notes")
-def list_judgments(task_id: TaskId, annotator: AnnotatorQuery = None,
+            summary="Every judgment of the task (of one annotator), with notes; an annotator's token: only theirs")
+def list_judgments(task_id: TaskId, request: Request, annotator: AnnotatorQuery = None,
                    db: Database = Depends(get_db)) -> list[dict[str, Any]]:
+    me, annotator = _who(request, db, task_id, annotator)
     with db.read() as s:
         store.get_task(s, task_id)
-        _known(s, task_id, annotator)
+        if me.annotator is None:
+            _known(s, task_id, annotator)
         return [judgment_out(it, j) for it, j in store.task_judgments(s, task_id, annotator)]
 
 

@@ -11,7 +11,7 @@ from fastapi import Query as QueryParam
 
 from rankscope.errors import RankscopeError
 from rankscope.service import store
-from rankscope.service.api.deps import check_name, get_db, new_counter
+from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID, RunOut
 from rankscope.service.db import Database, RunRecord
@@ -28,7 +28,7 @@ def upload_run(
     file: Annotated[UploadFile, File(description="TREC run, JSON {query: {doc: score}} or ranked lists "
                                      "(gzip allowed)")],
     format: Annotated[Literal["trec", "json", "ranked"], Form()] = "trec",
-    name: Annotated[str | None, Form(max_length=200)] = None,
+    name: Annotated[str | None, Form(max_length=200, pattern=NAME_PATTERN)] = None,
     db: Database = Depends(get_db),
     counter: Counter = Depends(new_counter),
 ) -> RunRecord:

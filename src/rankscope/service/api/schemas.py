@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 
 from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
 from rankscope.choices import Missing, ScorePrecision, Unjudged
@@ -16,7 +16,8 @@ __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
     "EvaluationRunOut", "QueryScoreOut", "QueryScorePage", "DEFAULT_METRICS", "MAX_ID", "ErrorBody", "ErrorItem",
     "ReportPending", "Annotator", "JudgingTaskOut", "AnnotatorProgress", "JudgingItemOut", "PrelabelOut",
-    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut",
+    "JudgmentIn", "JudgmentOut", "NextItemOut", "QueryProgressOut", "AgreementOut", "ExportOut", "AnnotatorIn",
+    "AnnotatorOut", "AnnotatorInvite", "metric_name_pattern", "ANNOTATOR_PATTERN",
 ]
 
 MAX_ID = 2**31 - 1
@@ -29,7 +30,11 @@ def _printable(value: str) -> str:
     return value
 
 
-Name = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
+#: visible ASCII only: an international host name is written in its ``xn--`` form (no engine's idea of whitespace or
+#: of IDNA is then needed to tell a valid URL)
+URL_PATTERN = r"^https?://[!-~]+$"
+PRINTABLE = r"^[^\x00-\x08\x0a-\x1f]*$"
+Name = Annotated[str, Field(max_length=200, json_schema_extra={"pattern": PRINTABLE}), AfterValidator(_printable)]
 MetricName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_printable)]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 
@@ -90,7 +95,7 @@ class LiveEvaluationCreate(_Policies):
     """Ask a retriever over HTTP for every query of a test set, then score its answers."""
 
     test_set_id: Id
-    retriever_url: str = Field(min_length=8, max_length=2000, pattern=r"^https?://[^\s]+$",
+    retriever_url: str = Field(min_length=8, max_length=2000, pattern=URL_PATTERN,
                                description='POSTed {"query": text, "k": k}; answers [{"id": ..., "score": ...}]')
     k: int = Field(100, ge=1, le=10_000)
     concurrency: int = Field(8, ge=1, le=64)
@@ -187,8 +192,30 @@ def _annotator(value: str) -> str:
     return value
 
 
-Annotator = Annotated[str, Field(min_length=1, max_length=100, description="who judges (any name; no commas)"),
+ANNOTATOR_PATTERN = r"^[^,\x00-\x1f]*[^\s,\x00-\x1f][^,\x00-\x1f]*$"
+Annotator = Annotated[str, Field(min_length=1, max_length=100, description="who judges (any name; no commas)",
+                                 json_schema_extra={"pattern": ANNOTATOR_PATTERN}),
                       AfterValidator(_annotator)]
+
+
+def metric_name_pattern() -> str:
+    """A regular expression of the metric names the registry knows, each with a cutoff ``@k`` where it takes one
+    (the schema's description of ``metrics``; the service's own check says what is wrong with another name).
+
+    >>> import re
+    >>> bool(re.match(metric_name_pattern(), "ndcg@10")), bool(re.match(metric_name_pattern(), "0"))
+    (True, False)
+    """
+    import re
+
+    from rankscope.measures import all_specs
+
+    parts = []
+    for spec in all_specs():
+        names = "|".join(re.escape(n) for n in sorted({spec.name, *spec.aliases}, key=len, reverse=True))
+        cut = {"required": "@[1-9][0-9]{0,4}", "optional": "(@[1-9][0-9]{0,4})?"}.get(spec.cutoff, "")
+        parts.append(f"(?:{names}){cut}")
+    return f"^(?:{'|'.join(parts)})$"
 
 
 class AnnotatorProgress(BaseModel):
@@ -254,15 +281,37 @@ class NextItemOut(BaseModel):
 
 
 class JudgmentIn(BaseModel):
-    """A grade (0-3), or ``skip``; judging an item again replaces the earlier judgment."""
+    """A grade (0-3), or ``skip``, by the annotator whose token the request carries (``X-Annotator-Token``);
+    judging an item again replaces the earlier judgment.  Whether it is blind is the service's record of what it
+    showed the annotator, not a field of the request."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
+        {"required": ["grade"], "properties": {"grade": {"type": "integer"}, "skip": {"const": False}}},
+        {"required": ["skip"], "properties": {"skip": {"const": True}, "grade": {"type": "null"}}}]})
+    item_id: Id
+    annotator: Annotator | None = Field(None, description="optional: when given, the name of the token's annotator")
+    grade: int | None = Field(None, ge=0, le=3, description="0-3; or skip: true")
+    skip: StrictBool = False
+    note: str = Field("", max_length=5000)
+
+
+class AnnotatorIn(BaseModel):
+    """Invite someone to judge the task under ``name``; ``blind`` (the default): never show them a pre-label."""
 
     model_config = ConfigDict(extra="forbid")
-    item_id: Id
-    annotator: Annotator
-    grade: int | None = Field(None, ge=0, le=3)
-    skip: bool = False
-    note: str = Field("", max_length=5000)
-    prelabel_shown: bool = Field(False, description="the annotator saw the pre-label before judging")
+    name: Annotator
+    blind: StrictBool = True
+
+
+class AnnotatorOut(BaseModel):
+    name: str
+    blind: bool
+    created_at: dt.datetime
+
+
+class AnnotatorInvite(AnnotatorOut):
+    token: str = Field(description="the annotator's token (shown once; the service keeps only its hash)")
+    link: str = Field(description="the invitation link of the dashboard (path; it sets the token as a cookie)")
 
 
 class QueryProgressOut(BaseModel):

@@ -12,7 +12,7 @@ from fastapi import Query as QueryParam
 from rankscope.errors import RankscopeError
 from rankscope.i18n import _
 from rankscope.service import store
-from rankscope.service.api.deps import check_name, get_db, new_counter
+from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID, TestSetOut
 from rankscope.service.db import Database, TestSet
@@ -27,7 +27,7 @@ TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 def upload_testset(
     file: Annotated[UploadFile, File(description="JSON / JSONL test set, BEIR zip, or TREC qrels (gzip allowed)")],
     format: Annotated[Literal["json", "jsonl", "beir", "trec"], Form()] = "json",
-    name: Annotated[str | None, Form(max_length=200)] = None,
+    name: Annotated[str | None, Form(max_length=200, pattern=NAME_PATTERN)] = None,
     description: Annotated[str, Form(max_length=2000)] = "",
     queries: Annotated[UploadFile | None, File(description="TREC only: qid<TAB>text lines or JSONL")] = None,
     split: Annotated[str, Form(pattern=r"^[A-Za-z0-9_.-]{1,40}$")] = "test",

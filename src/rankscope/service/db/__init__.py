@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rankscope.service.db.models import (
+    Annotator,
     Base,
     Document,
     Job,
@@ -13,6 +14,7 @@ from rankscope.service.db.models import (
     JudgingTask,
     Judgment,
     LiveResult,
+    PrelabelView,
     Query,
     QueryScore,
     Report,
@@ -32,8 +34,8 @@ from rankscope.service.db.monitoring import (
 from rankscope.service.db.session import Database
 
 __all__ = [
-    "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery", "JudgingTask",
-    "Judgment", "LiveResult", "Query", "QueryScore", "Report", "RunRecord",
+    "Annotator", "Base", "Database", "Document", "Job", "JobRun", "JudgingDoc", "JudgingItem", "JudgingQuery",
+    "JudgingTask", "Judgment", "LiveResult", "PrelabelView", "Query", "QueryScore", "Report", "RunRecord",
     "TestSet", "Monitor", "MonitorRound", "MonitorEvent", "MonitorWindow", "MonitorAlert", "MonitorReject",
     "WebhookDelivery", "JudgeSpend",
 ]

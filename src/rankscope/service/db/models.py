@@ -35,10 +35,15 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["Base", "TestSet", "Query", "Document", "RunRecord", "Job", "JobRun", "QueryScore", "LiveResult", "Report",
-           "JudgingTask", "JudgingQuery", "JudgingDoc", "JudgingItem", "Judgment", "utcnow"]
+           "JudgingTask", "JudgingQuery", "JudgingDoc", "JudgingItem", "Judgment", "Annotator", "PrelabelView",
+           "utcnow"]
 
 # SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity
 BigId = BigInteger().with_variant(Integer(), "sqlite")
+#: ids that users see and type (test sets, runs, judging tasks and items, annotators) are never given again
+#: after a delete: SQLite's AUTOINCREMENT (without it SQLite reuses the highest id once its row is deleted, and a
+#: stale link would name another object); PostgreSQL's sequences never reuse
+NEVER_REUSED: tuple[dict[str, Any]] = ({"sqlite_autoincrement": True},)
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -71,6 +76,7 @@ class TestSet(Base):
     """Queries (with text), relevance judgments and optionally document texts."""
 
     __tablename__ = "test_sets"
+    __table_args__ = NEVER_REUSED
     __test__ = False  # not a pytest class
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -110,6 +116,7 @@ class RunRecord(Base):
     """A ranked result list for every query of one test set (uploaded, or produced by a live job)."""
 
     __tablename__ = "runs"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     test_set_id: Mapped[int] = mapped_column(ForeignKey("test_sets.id", ondelete="CASCADE"), index=True)
@@ -226,6 +233,7 @@ class JudgingTask(Base):
     """
 
     __tablename__ = "judging_tasks"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -262,11 +270,11 @@ class JudgingDoc(Base):
 
 class JudgingItem(Base):
     """One (query, document) pair to judge, at ``position`` in the order shown; ``prelabel*``: an earlier label
-    (usually a model's, from ``rankscope judge``), shown to annotators only on request."""
+    (usually a model's, from ``rankscope judge``, with its receipt), shown to annotators only on request."""
 
     __tablename__ = "judging_items"
     __table_args__ = (UniqueConstraint("task_id", "query_id", "doc_id", name="uq_judging_items_task_pair"),
-                      Index("ix_judging_items_task_position", "task_id", "position"))
+                      Index("ix_judging_items_task_position", "task_id", "position"), *NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"))
@@ -280,11 +288,15 @@ class JudgingItem(Base):
     prelabel_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
     prelabel_prompt: Mapped[str | None] = mapped_column(String(200), nullable=True)
     prelabel_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: the pre-label's other provenance (:mod:`rankscope.labels.provenance`: raw reply, time, endpoint, prompt hash,
+    #: tokens, cache hit, annotator, blind), its non-null columns only; given back in the export
+    prelabel_receipt: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Judgment(Base):
-    """One annotator's judgment of one item: a grade, or ``grade`` null for a skip; ``prelabel_shown`` once the
-    annotator asked to see the pre-label of the item (the judgment is then not blind)."""
+    """One annotator's judgment of one item: a grade, or ``grade`` null for a skip; ``prelabel_shown`` when the
+    service had shown the annotator the item's pre-label before this judgment was saved (a :class:`PrelabelView`
+    of the item by the annotator): the judgment is then not blind.  The service decides it, never the client."""
 
     __tablename__ = "judgments"
     __table_args__ = (UniqueConstraint("item_id", "annotator", name="uq_judgments_item_annotator"),
@@ -299,3 +311,35 @@ class Judgment(Base):
     prelabel_shown: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Annotator(Base):
+    """Someone invited to judge one task: a name unique in the task and the SHA-256 of their invitation token
+    (the token itself is shown once, in the invitation link, and never stored).  ``blind``: the service never
+    shows them a pre-label."""
+
+    __tablename__ = "judging_annotators"
+    __table_args__ = (UniqueConstraint("task_id", "name", name="uq_judging_annotators_task_name"),
+                      UniqueConstraint("token_hash", name="uq_judging_annotators_token"), *NEVER_REUSED)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    blind: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PrelabelView(Base):
+    """The service showed the pre-label of an item to someone: an annotator (by name) on the judging page or
+    through the API, or an administrator through the API (``annotator`` null)."""
+
+    __tablename__ = "prelabel_views"
+    __table_args__ = (Index("ix_prelabel_views_item_annotator", "item_id", "annotator"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("judging_tasks.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("judging_items.id", ondelete="CASCADE"))
+    annotator: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    via: Mapped[str] = mapped_column(String(10))
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

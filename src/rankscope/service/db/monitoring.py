@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from rankscope.service.db.models import Base, BigId, UTCDateTime, utcnow
+from rankscope.service.db.models import NEVER_REUSED, Base, BigId, UTCDateTime, utcnow
 
 __all__ = ["Monitor", "MonitorRound", "MonitorEvent", "MonitorWindow", "MonitorAlert", "MonitorReject",
            "WebhookDelivery", "JudgeSpend"]
@@ -28,6 +28,7 @@ class Monitor(Base):
     aggregation now."""
 
     __tablename__ = "monitors"
+    __table_args__ = NEVER_REUSED  # a deleted monitor's id never names another one
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)

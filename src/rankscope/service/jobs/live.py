@@ -46,8 +46,10 @@ class JobStopped(Exception):
 class LiveResultsCache:
     """Stores the runner's outcomes (``on_result``) in the ``live_results`` rows of one job; ``load`` resumes."""
 
-    def __init__(self, db: Database, job_id: str, keep_going: Callable[[], bool]) -> None:
+    def __init__(self, db: Database, job_id: str, keep_going: Callable[[], bool],
+                 on_answer: Callable[[], None] | None = None) -> None:
         self.db = db
+        self.on_answer = on_answer
         self.job_id = job_id
         self.keep_going = keep_going
         self._rows: list[dict[str, Any]] = []
@@ -62,12 +64,16 @@ class LiveResultsCache:
                              (ms or 0.0) / 1000) for q, hits, ms in rows]
 
     def append(self, entry: QueryOutcome) -> None:
+        if entry.error is not None and not self.keep_going():
+            raise JobStopped  # a request abandoned as the job stopped: asked again when it resumes, not a failure
         row = {"job_id": self.job_id, "query_id": entry.query_id, "error": entry.error,
                "hits": None if entry.error else [[d, s] for d, s in zip(entry.ids, entry.scores)],
                "attempts": entry.attempts, "latency_ms": round(entry.latency * 1000, 3)}
         with self._lock:
             self._rows.append(row)
             due = len(self._rows) >= FLUSH_ROWS or time.monotonic() - self._last > FLUSH_SECONDS
+        if self.on_answer is not None:
+            self.on_answer()
         if due:
             self.flush()
         if not self.keep_going():
@@ -86,11 +92,13 @@ def _deadline(job: Job, budget: float) -> float:
     return time.monotonic() + budget - max(0.0, time.time() - started)
 
 
-def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[], bool]) -> bool:
-    """Ask the retriever for every judged query not answered yet; False when the job was stopped midway."""
+def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[], bool],
+              on_answer: Callable[[], None] | None = None) -> bool:
+    """Ask the retriever for every judged query not answered yet; False when the job was stopped midway
+    (``on_answer`` is told of every query stored)."""
     from rankscope.data.testset import Query, TestSet
-    from rankscope.retrieval.http import HttpRetriever
     from rankscope.retrieval.runner import evaluate_retriever
+    from rankscope.service.retriever import ServiceRetriever
 
     p = job.params
     with db.read() as s:
@@ -108,10 +116,21 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
     if not asked:
         return True
     budget = float(p.get("budget_seconds") or settings.live_budget_seconds)
-    http = HttpRetriever(p["retriever_url"], timeout=settings.retriever_timeout,
-                         max_connections=int(p.get("concurrency", 8)), deadline=_deadline(job, budget),
-                         guard=settings.egress.check_resolved, name=job.name or "live")
-    cache = LiveResultsCache(db, job.id, keep_going)
+    http = ServiceRetriever(p["retriever_url"], timeout=settings.retriever_timeout,
+                            max_connections=int(p.get("concurrency", 8)), deadline=_deadline(job, budget),
+                            guard=settings.egress.check_resolved, name=job.name or "live",
+                            max_answer_bytes=settings.max_answer_bytes)
+    cache = LiveResultsCache(db, job.id, keep_going, on_answer)
+    done = threading.Event()
+
+    def watch() -> None:  # a job that stops (its turn is over, the server stops) abandons its requests in flight
+        while not done.wait(0.2):
+            if not keep_going():
+                http.abort()
+                return
+
+    watcher = threading.Thread(target=watch, name=f"rankscope-live-watch-{job.id[:8]}", daemon=True)
+    watcher.start()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # failures and unknown ids are stored per query and shown
@@ -124,9 +143,11 @@ def fetch_all(db: Database, settings: Settings, job: Job, keep_going: Callable[[
     except JobStopped:
         return False
     finally:
+        done.set()
+        watcher.join(5)
         cache.flush()
         http.close()
-    return True
+    return keep_going()
 
 
 def finish_live_job(db: Database, job: Job) -> None:

@@ -6,6 +6,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 
 from rankscope.choices import LANGS
@@ -51,6 +52,43 @@ class LeaseKeeper:
         self._thread.join(10)
 
 
+class TimeSlice:
+    """A live job's turn: over once it has run ``seconds`` while another live job waits for a worker — and has
+    finished a query in this turn, or run ``patience`` seconds (the retriever timeout), so that every turn moves
+    its job on (slow jobs taking turns never starve one another).
+
+    A job whose turn is over stops asking (its in-flight requests are abandoned: asked again later) and gives
+    its lease back; it is claimed again after the jobs that waited (:func:`~rankscope.service.store.claim_job`
+    takes the least-claimed first), and resumes where it stopped.  Whether a job waits is asked of the database
+    at most once a second.
+    """
+
+    def __init__(self, db: Database, seconds: float, patience: float) -> None:
+        self.db, self.seconds, self.patience = db, seconds, patience
+        self.start = time.monotonic()
+        self.ended = False
+        self.finished = 0
+        self._asked = 0.0
+
+    def answered(self) -> None:
+        """A query of the job finished (answered or failed) in this turn."""
+        self.finished += 1
+
+    def over(self) -> bool:
+        if self.ended:
+            return True
+        now = time.monotonic()
+        ran = now - self.start
+        if ran < self.seconds or (not self.finished and ran < self.patience) or now - self._asked < 1.0:
+            return False
+        self._asked = now
+        try:
+            self.ended = store.jobs_waiting(self.db, ("live",)) > 0
+        except Exception:  # a database hiccup: go on, ask again later
+            log.exception("asking for waiting live jobs failed")
+        return self.ended
+
+
 def run_job(db: Database, settings: Settings, job_id: str, owner: str,
             stopping: threading.Event | None = None) -> None:
     """Run one claimed job to its end, until its lease is lost, or until ``stopping`` is set."""
@@ -62,16 +100,17 @@ def run_job(db: Database, settings: Settings, job_id: str, owner: str,
     if job is None:
         return
     stop = stopping or threading.Event()
+    turn = TimeSlice(db, settings.live_slice_seconds, settings.retriever_timeout) if job.kind == "live" else None
     with LeaseKeeper(db, job_id, owner, settings.lease_seconds) as keeper:
 
         def keep_going() -> bool:
-            return not stop.is_set() and not keeper.lost.is_set()
+            return not stop.is_set() and not keeper.lost.is_set() and (turn is None or not turn.over())
 
         try:
             if job.kind == "live":
-                if not fetch_all(db, settings, job, keep_going):
-                    if stop.is_set():
-                        store.release_lease(db, job_id, owner)
+                if not fetch_all(db, settings, job, keep_going, on_answer=turn.answered if turn else None):
+                    if stop.is_set() or (turn is not None and turn.ended):
+                        store.release_lease(db, job_id, owner)  # another worker (or this one) goes on with it
                     return
                 finish_live_job(db, job)
             score_job_runs(db, job, keep_going)
@@ -90,8 +129,11 @@ class WorkerPool:
     """Daemon threads polling the database for jobs, each with its own lease owner id.
 
     ``settings.workers`` threads score stored runs (and render the queued reports when no
-    evaluation waits); ``settings.live_workers`` other threads run live retriever jobs, so that
-    a slow retriever never holds up scoring (with ``workers=0`` the process runs no job at all:
+    evaluation waits); ``settings.report_workers`` threads only render reports, so that a report asked
+    for under a load of evaluations is rendered at once, not after the load; ``settings.live_workers`` other
+    threads run live retriever jobs, so that
+    a slow retriever never holds up scoring; live jobs take turns (:class:`TimeSlice`), so that
+    slow ones never hold up the others (with ``workers=0`` the process runs no job at all:
     API only).
     """
 
@@ -101,6 +143,7 @@ class WorkerPool:
         self.base = f"{socket.gethostname()[:30]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._reports_wake = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -113,14 +156,26 @@ class WorkerPool:
             t = threading.Thread(target=self._loop, args=(owner, (kind,)), name=f"rankscope-{kind}-{i}", daemon=True)
             t.start()
             self._threads.append(t)
+        for i in range(self.settings.report_workers):  # reports have their own: evaluations never starve them
+            t = threading.Thread(target=self._reports, name=f"rankscope-report-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _reports(self) -> None:
+        while not self._stop.is_set():
+            if not self._render():
+                self._reports_wake.wait(self.settings.poll_seconds)
+                self._reports_wake.clear()
 
     def wake(self) -> None:
-        """A job was just queued: look now instead of at the next poll."""
+        """A job (or a report) was just queued: look now instead of at the next poll."""
         self._wake.set()
+        self._reports_wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._wake.set()
+        self._reports_wake.set()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()

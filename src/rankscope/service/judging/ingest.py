@@ -9,7 +9,8 @@
   A document longer than :data:`MAX_DOC_CHARS` is cut there (counted; the judging view says so).
 * **Pre-labels**: a qrels file (``rankscope judge`` output) with its optional provenance sidecar
   (:func:`rankscope.labels.read_labels`; without a sidecar its labels count as a model's).  Labels
-  of pairs outside the pool are counted and left out.
+  of pairs outside the pool are counted and left out.  Every provenance column is kept (the raw
+  reply, time, endpoint, prompt hash, tokens and cache hit too) and given back by the export.
 * **Order**: items are grouped by query (in pool order); within a query ``shuffled`` orders the
   documents by a hash of (query, doc), so that the rank a system gave them does not show,
   ``pool`` keeps the pool's order (best rank first).
@@ -128,6 +129,20 @@ def _missing(field: str, what: str, ids: list[str], total: int, source: str | Me
                                 sample=sample))
 
 
+#: provenance columns an item stores in columns of its own; every other one goes to its ``prelabel_receipt``
+_ITEM_COLUMNS = ("query_id", "doc_id", "grade", "source", "model", "prompt", "error")
+
+
+def _receipt(row: dict[str, Any]) -> dict[str, Any] | None:
+    """The non-null provenance of a pre-label beyond the item's own columns (reply, time, endpoint, tokens ...).
+
+    >>> _receipt({"query_id": "q", "doc_id": "d", "grade": 1, "reply": "1", "tokens_in": 5, "cached": None})
+    {'reply': '1', 'tokens_in': 5}
+    """
+    out = {k: v for k, v in row.items() if k not in _ITEM_COLUMNS and v is not None}
+    return out or None
+
+
 def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_texts: dict[str, str], *,
                texts_field: tuple[str, str], texts_source: str | Message, prelabels: Any = None,
                order: str = "shuffled",
@@ -173,7 +188,8 @@ def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_t
             "position": pos, "query_id": rec["query_id"], "doc_id": rec["doc_id"], "best_rank": rec["best_rank"],
             "runs": rec["runs"] or None, "prelabel": p["grade"] if p else None,
             "prelabel_source": p["source"] if p else None, "prelabel_model": (p["model"] or None) if p else None,
-            "prelabel_prompt": (p["prompt"] or None) if p else None, "prelabel_error": p["error"] if p else None})
+            "prelabel_prompt": (p["prompt"] or None) if p else None, "prelabel_error": p["error"] if p else None,
+            "prelabel_receipt": _receipt(p) if p else None})
     info = {"texts": str(texts_source), "order": order, "max_doc_chars": max_doc_chars,
             "docs_cut": sum(1 for __, t, n in docs if n > len(t)),
             "prelabels": len(pre), "prelabels_failed": sum(1 for p in pre.values() if p["grade"] is None),

@@ -13,7 +13,9 @@ Export
     (the lower median: of two grades the lower), ``min`` or ``max``.  Each label is a human label
     whose provenance names its annotator(s) (comma-separated when merged).  With ``prelabels`` the
     pre-labels fill the items no annotator graded (human wins, :func:`rankscope.labels.combine`).
-    Skipped and unjudged items are left out, and counted in the summary.
+    Skipped and unjudged items are left out, and counted in the summary.  Each human label says
+    whether it is ``blind``: false when the service had shown one of its annotators the item's
+    pre-label before the grade was given (``not_blind`` in the summary counts them).
 
 >>> rows = [("q1", "d1", "alice", 2), ("q1", "d1", "bob", 1), ("q1", "d2", "alice", 0)]
 >>> labels, summary = export_labels(rows, [], n_items=3, merge="median")
@@ -23,6 +25,7 @@ Export
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
@@ -110,28 +113,40 @@ def agreement(graded: list[tuple[str, str, str, int, bool]], prelabels: list[tup
             "annotators": sorted(by), "pairs": pairs, "prelabels": vs_pre}
 
 
-def export_labels(graded: list[tuple[str, str, str, int]], prelabels: list[dict[str, Any]], *, n_items: int,
-                  merge: str = "median", skipped: int = 0, with_prelabels: bool = False) -> tuple[Any, dict[str, Any]]:
+def export_labels(graded: Sequence[tuple[str, str, str, int] | tuple[str, str, str, int, bool]],
+                  prelabels: list[dict[str, Any]], *, n_items: int, merge: str = "median", skipped: int = 0,
+                  with_prelabels: bool = False) -> tuple[Any, dict[str, Any]]:
     """:class:`~rankscope.labels.Labels` to export and what they hold (module docstring).
 
-    ``graded``: ``(query_id, doc_id, annotator, grade)`` of the chosen annotators' non-skipped judgments;
-    ``prelabels``: label records (``query_id, doc_id, grade, source, model, prompt, error``) of the items'
-    pre-labels; ``skipped``: items that the chosen annotators only skipped (for the summary).
+    ``graded``: ``(query_id, doc_id, annotator, grade[, prelabel_shown])`` of the chosen annotators' non-skipped
+    judgments (with ``prelabel_shown`` each label says whether it is ``blind``: every grade in it given without the
+    service having shown the pre-label; the summary counts the others, ``not_blind``);
+    ``prelabels``: label records (``query_id, doc_id, grade, source, model, prompt, error`` and any other column of
+    :class:`~rankscope.labels.Label`: the receipt of a model's answer) of the items' pre-labels; ``skipped``: items
+    that the chosen annotators only skipped (for the summary).
     """
     from rankscope.labels.provenance import Label, Labels, combine
 
     per_item: dict[tuple[str, str], dict[str, int]] = {}
-    for q, d, who, grade in graded:
+    seen: dict[tuple[str, str], bool | None] = {}
+    for row in graded:
+        q, d, who, grade = row[:4]
         per_item.setdefault((q, d), {})[who] = grade
-    human = [Label(q, d, merge_grades(list(g.values()), merge), "human", annotator=",".join(sorted(g)))
+        shown = bool(row[4]) if len(row) > 4 else None  # type: ignore[misc]
+        before = seen.get((q, d), False)
+        seen[(q, d)] = None if shown is None or before is None else (before or shown)
+    human = [Label(q, d, merge_grades(list(g.values()), merge), "human", annotator=",".join(sorted(g)),
+                   blind=None if seen[(q, d)] is None else not seen[(q, d)])
              for (q, d), g in per_item.items()]
     labels = Labels.from_records(human)
     summary: dict[str, Any] = {"items": n_items, "human": len(human), "merge": merge,
                "merged": sum(1 for g in per_item.values() if len(g) > 1),
                "disagreements": sum(1 for g in per_item.values() if len(set(g.values())) > 1),
-               "skipped": skipped, "prelabels": 0, "unlabelled": 0}
+               "skipped": skipped, "prelabels": 0, "unlabelled": 0,
+               "not_blind": sum(1 for v in seen.values() if v)}
     if with_prelabels and prelabels:
-        model = Labels.from_records(Label(**p) for p in prelabels)
+        known = set(Label.__dataclass_fields__)
+        model = Labels.from_records(Label(**{k: v for k, v in p.items() if k in known}) for p in prelabels)
         both = combine(labels, model)
         labels = both.labels
         summary["prelabels"] = both.labels.counts()["model"]

@@ -18,6 +18,8 @@ def upgrade(db: Database, revision: str = "head") -> None:
 
     On PostgreSQL an advisory lock keeps two servers starting at once from
     migrating the same database twice; SQLite's write lock does the same there.
+    On SQLite the migrations run with foreign keys off (a migration that rebuilds a table drops the old
+    one: with foreign keys on, that would delete the rows that refer to it) and are checked after.
     """
     from alembic import command
     from alembic.config import Config
@@ -28,11 +30,20 @@ def upgrade(db: Database, revision: str = "head") -> None:
         if not db.is_sqlite:
             conn.execute(text("SELECT pg_advisory_lock(72417001)"))
             conn.commit()
+        else:  # outside any transaction: the pragma is ignored inside one
+            conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
         try:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, revision)
             conn.commit()
+            if db.is_sqlite:
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                conn.commit()
+                if broken:
+                    raise RuntimeError(f"the migrated database has rows whose references are gone: {broken[:5]}")
         finally:
             if not db.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_unlock(72417001)"))
                 conn.commit()
+            else:
+                conn.connection.driver_connection.execute("PRAGMA foreign_keys=ON")  # type: ignore[union-attr]

@@ -19,7 +19,8 @@ from rankscope.service.store.catalog import get_run, get_testset, load_qrels, lo
 
 __all__ = [
     "validate_metrics", "create_job", "get_job", "list_jobs", "job_progress", "job_runs", "per_query",
-    "job_scores", "query_scores", "delete_job", "claim_job", "renew_lease", "finish_job", "release_lease",
+    "job_scores", "query_scores", "delete_job", "claim_job", "jobs_waiting", "renew_lease", "finish_job",
+    "release_lease",
     "set_job_total",
     "save_scores", "save_means", "answered_queries", "live_results", "live_summary", "upsert_live_results",
     "add_live_errors", "live_run_rows", "job_has_runs", "attach_run", "first_live_error",
@@ -161,14 +162,16 @@ def _claimable(now: float) -> ColumnElement[bool]:
 
 def claim_job(db: Database, owner: str, lease_seconds: float,
               kinds: tuple[str, ...] = ("evaluate", "live")) -> str | None:
-    """Take the oldest queued job of ``kinds``, or a running one whose lease ran out; None when there is none.
+    """Take a queued job of ``kinds``, or a running one whose lease ran out; None when there is none.
 
+    The job claimed the fewest times goes first (then the oldest): a live job that gave its turn back
+    (:func:`release_lease` at the end of its time slice) waits behind the jobs that have not had one.
     The conditional UPDATE is atomic, so two workers never own the same job.
     """
     now = time.time()
     with db.write() as s:
         candidates = list(s.scalars(select(Job.id).where(_claimable(now), Job.kind.in_(kinds))
-                                    .order_by(Job.created_at).limit(4)))
+                                    .order_by(Job.claims, Job.created_at).limit(4)))
         for job_id in candidates:
             res = s.execute(update(Job).where(Job.id == job_id, _claimable(now)).values(
                 status="running", lease_owner=owner, lease_until=now + lease_seconds, claims=Job.claims + 1))
@@ -176,6 +179,14 @@ def claim_job(db: Database, owner: str, lease_seconds: float,
                 s.execute(update(Job).where(Job.id == job_id, Job.started_at.is_(None)).values(started_at=utcnow()))
                 return job_id
     return None
+
+
+def jobs_waiting(db: Database, kinds: tuple[str, ...] = ("live",)) -> int:
+    """How many jobs of ``kinds`` wait for a worker (queued, or given back)."""
+    now = time.time()
+    with db.read() as s:
+        return int(s.execute(select(func.count()).select_from(Job).where(_claimable(now), Job.kind.in_(kinds)))
+                   .scalar_one())
 
 
 def renew_lease(db: Database, job_id: str, owner: str, lease_seconds: float) -> bool:

@@ -1,19 +1,28 @@
 """Judging tasks: the items to judge with their texts and pre-labels, and the annotators' judgments.
 
 A judgment is one row per (item, annotator), written with an upsert: judging an item again replaces
-the grade and the note, and once an annotator has asked to see the pre-label of an item the
-judgment stays marked ``prelabel_shown`` (it is no longer blind), whatever is sent later.
+the grade and the note.  Whether it is blind is decided here, never by the client: a judgment saved
+after the service showed the annotator the item's pre-label (a :class:`PrelabelView`) is marked
+``prelabel_shown``, and stays so.
+
+Annotators are invited (:func:`create_annotator`): each gets a random token, shown once; only its
+SHA-256 is stored, and :func:`find_annotator` knows them by it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
+from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.service.db import (
+    Annotator,
     Database,
     Document,
     JudgingDoc,
@@ -21,6 +30,7 @@ from rankscope.service.db import (
     JudgingQuery,
     JudgingTask,
     Judgment,
+    PrelabelView,
     Query,
 )
 from rankscope.service.db.models import utcnow
@@ -29,7 +39,8 @@ from rankscope.service.store.base import NotFound, fetch, insert_rows
 __all__ = [
     "create_task", "get_task", "list_tasks", "delete_task", "task_items", "get_item", "next_item", "item_texts",
     "save_judgment", "get_judgment", "task_judgments", "annotator_counts", "query_counts", "testset_texts",
-    "item_judgments",
+    "item_judgments", "create_annotator", "find_annotator", "list_annotators", "record_views", "was_shown",
+    "hash_token", "AnnotatorExists",
 ]
 
 
@@ -63,6 +74,8 @@ def delete_task(db: Database, task_id: int) -> None:
     with db.write() as s:
         get_task(s, task_id)
         s.execute(delete(Judgment).where(Judgment.task_id == task_id))
+        s.execute(delete(PrelabelView).where(PrelabelView.task_id == task_id))
+        s.execute(delete(Annotator).where(Annotator.task_id == task_id))
         s.execute(delete(JudgingItem).where(JudgingItem.task_id == task_id))
         s.execute(delete(JudgingDoc).where(JudgingDoc.task_id == task_id))
         s.execute(delete(JudgingQuery).where(JudgingQuery.task_id == task_id))
@@ -124,12 +137,14 @@ def testset_texts(s: Session, test_set_id: int, query_ids: Iterable[str],
     return out_q, out_d
 
 
-def save_judgment(db: Database, task_id: int, item_id: int, annotator: str, grade: int | None, note: str,
-                  prelabel_shown: bool) -> Judgment:
-    """Store (or replace) ``annotator``'s judgment of an item; ``grade`` None records a skip."""
+def save_judgment(db: Database, task_id: int, item_id: int, annotator: str, grade: int | None,
+                  note: str) -> Judgment:
+    """Store (or replace) ``annotator``'s judgment of an item; ``grade`` None records a skip.  It is not blind
+    when the service has shown ``annotator`` the item's pre-label (:func:`was_shown`)."""
     now = utcnow()
     with db.write() as s:
         get_item(s, task_id, item_id, "item_id")
+        prelabel_shown = was_shown(s, item_id, annotator)
         stmt = db.insert(Judgment).values(task_id=task_id, item_id=item_id, annotator=annotator, grade=grade,
                                           note=note, prelabel_shown=prelabel_shown, created_at=now, updated_at=now)
         stmt = stmt.on_conflict_do_update(
@@ -192,3 +207,57 @@ def query_counts(s: Session, task_id: int) -> list[tuple[str, str, int, dict[str
                       .order_by(JudgingQuery.position)).all()
     return [(q, t, int(items.get(q, 0)), done.get(q, {})) for q, t in order if q in items]
 
+
+
+class AnnotatorExists(InvalidParameterError):
+    """An annotator of that name is already invited to the task (HTTP 409)."""
+
+
+def hash_token(token: str) -> str:
+    """The stored form of an invitation token: its SHA-256 (hex).  Tokens are 192 random bits: a fast hash is
+    enough, there is nothing to guess from it.
+
+    >>> len(hash_token("x")), hash_token("x") == hash_token("x")
+    (64, True)
+    """
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def create_annotator(db: Database, task_id: int, name: str, blind: bool) -> tuple[Annotator, str]:
+    """Invite ``name`` to judge the task; returns the annotator and the token (shown once, stored hashed)."""
+    token = secrets.token_urlsafe(24)
+    with db.write() as s:
+        get_task(s, task_id)
+        if s.scalars(select(Annotator.id).where(Annotator.task_id == task_id, Annotator.name == name)).first():
+            raise AnnotatorExists(_("{annotator!r} is already invited to judging task {task}", annotator=name,
+                                    task=task_id))
+        who = Annotator(task_id=task_id, name=name, token_hash=hash_token(token), blind=blind, created_at=utcnow())
+        s.add(who)
+        s.flush()
+        s.expunge(who)
+    return who, token
+
+
+def find_annotator(s: Session, task_id: int, token: str) -> Annotator | None:
+    """The annotator of the task whose invitation token this is, or None."""
+    return s.scalars(select(Annotator).where(Annotator.task_id == task_id,
+                                             Annotator.token_hash == hash_token(token))).first()
+
+
+def list_annotators(s: Session, task_id: int) -> list[Annotator]:
+    return list(s.scalars(select(Annotator).where(Annotator.task_id == task_id).order_by(Annotator.id)))
+
+
+def record_views(db: Database, task_id: int, item_ids: Iterable[int], annotator: str | None, via: str) -> None:
+    """Record that the service showed the pre-labels of ``item_ids`` to ``annotator`` (None: an administrator)."""
+    now = utcnow()
+    rows = [{"task_id": task_id, "item_id": i, "annotator": annotator, "via": via, "at": now} for i in item_ids]
+    if rows:
+        with db.write() as s:
+            s.execute(db.insert(PrelabelView), rows)
+
+
+def was_shown(s: Session, item_id: int, annotator: str) -> bool:
+    """Whether the service has shown ``annotator`` the pre-label of the item."""
+    return s.scalars(select(PrelabelView.id).where(PrelabelView.item_id == item_id,
+                                                   PrelabelView.annotator == annotator).limit(1)).first() is not None

@@ -71,8 +71,13 @@ def task_view(db: Database, task_id: int, relevance_level: int, annotator: str |
             "relevance_level": relevance_level}
 
 
-def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None) -> dict[str, Any]:
-    """One item for ``annotator``: the given one, or the next they have neither judged nor skipped."""
+def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None, *,
+               blind: bool = True) -> dict[str, Any]:
+    """One item for ``annotator``: the given one, or the next they have neither judged nor skipped.
+
+    The pre-label is in the page only when the service has recorded showing it to ``annotator``
+    (``prelabel``); otherwise a blind annotator's page holds nothing of it, and another's holds a button that
+    asks for it (``can_reveal``)."""
     from rankscope.service.api.judging import items_out, prelabel_out, task_out
 
     with db.read() as s:
@@ -89,7 +94,11 @@ def judge_view(db: Database, task_id: int, annotator: str, item_id: int | None) 
             return ctx
         view = items_out(s, task_id, [item], annotator, prelabels=False)[0]
         ctx["item"] = view
-        ctx["prelabel"] = prelabel_out(item)
+        has = item.prelabel_source is not None
+        shown = has and not blind and store.was_shown(s, item.id, annotator)
+        ctx["prelabel"] = prelabel_out(item) if shown else None
+        ctx["can_reveal"] = has and not blind and not shown
+        ctx["blind"] = blind
         neighbours = store.task_items(s, task_id, max(item.position - 1, 0), 3)
         ctx["prev"] = next((i.id for i in neighbours if i.position == item.position - 1), None)
         ctx["next"] = next((i.id for i in neighbours if i.position == item.position + 1), None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi import Path as PathParam
@@ -66,6 +66,9 @@ def render(request: Request, template: str, section: str = "", status: int = 200
 
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
+    # the same page in the other language: the page's own parameters kept (a drill-down's query id)
+    other = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
+    ctx.setdefault("lang_switch", "?" + urlencode([*other, ("lang", "en" if lang == "zh" else "zh")]))
     html = _env(lang).get_template(template).render(lang=lang, section=section, **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
@@ -219,8 +222,18 @@ def evaluation_page(request: Request, job_id: JobId, baseline: OptionalId = None
     return render(request, "evaluation.html", "evaluations", **ctx)
 
 
+@web_router.get("/evaluations/{job_id}/query")
+def query_page(request: Request, job_id: JobId, id: Annotated[str, QueryParam(min_length=1, max_length=512)],
+               db: Database = Depends(get_db)) -> HTMLResponse:
+    """A query's drill-down; the links put the query id in the query string, where no id (``..``, ``a/../b``)
+    can change the path the browser asks for."""
+    return render(request, "query.html", "evaluations", **drilldown(db, job_id, id))
+
+
 @web_router.get("/evaluations/{job_id}/queries/{query_id:path}")
-def query_page(request: Request, job_id: JobId, query_id: str, db: Database = Depends(get_db)) -> HTMLResponse:
+def query_page_by_path(request: Request, job_id: JobId, query_id: str,
+                       db: Database = Depends(get_db)) -> HTMLResponse:
+    """The drill-down under its earlier address (links made before it moved to :func:`query_page`)."""
     return render(request, "query.html", "evaluations", **drilldown(db, job_id, query_id))
 
 
@@ -282,8 +295,20 @@ def login_page(request: Request, next: str = "/") -> HTMLResponse:
 def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Response:
     import hmac
 
+    from rankscope.service.guards import client_of
+
+    throttle = request.app.state.throttle
+    client = client_of(request.scope)
+    wait = throttle.wait(client)
+    if wait > 0:  # too many wrong tokens from this address: not even checked
+        page = render(request, "login.html", status=429, next=next,
+                      error=_("Too many wrong tokens from this address: try again in {seconds} s.",
+                              seconds=max(1, int(wait + 0.999))).text(lang_of(request)))
+        page.headers["retry-after"] = str(max(1, int(wait + 0.999)))
+        return page
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+        throttle.fail(client)
         return render(request, "login.html", status=401, next=next, error=gettext("wrong token", lang_of(request)))
     target = next if next.startswith("/") and not next.startswith("//") else "/"
     resp = _see(target)

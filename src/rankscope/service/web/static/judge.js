@@ -1,5 +1,6 @@
 // rankscope judging view: keyboard shortcuts over the plain form (everything also works with the mouse).
-// 0-3 grade, s skip, m show/hide the pre-label, n write a note (Esc leaves it), arrows: previous / next.
+// 0-3 grade, s skip, m ask for the pre-label (the service records it), n write a note (Esc leaves it), arrows:
+// previous / next.
 (function () {
   "use strict";
   function click(id) {
@@ -8,11 +9,6 @@
     return false;
   }
   document.addEventListener("DOMContentLoaded", function () {
-    var details = document.getElementById("prelabel");
-    var shown = document.getElementById("prelabel-shown");
-    if (details && shown) {
-      details.addEventListener("toggle", function () { if (details.open) shown.value = "1"; });
-    }
     document.addEventListener("keydown", function (ev) {
       var tag = ev.target && ev.target.tagName;
       if (tag === "TEXTAREA" || tag === "INPUT" || tag === "SELECT") {
@@ -23,7 +19,7 @@
       var done = false;
       if (ev.key >= "0" && ev.key <= "3") done = click("grade-" + ev.key);
       else if (ev.key === "s") done = click("skip");
-      else if (ev.key === "m" && details) { details.open = !details.open; done = true; }
+      else if (ev.key === "m") done = click("show-prelabel");
       else if (ev.key === "n") { var note = document.getElementById("note"); if (note) { note.focus(); done = true; } }
       else if (ev.key === "ArrowLeft") done = click("prev");
       else if (ev.key === "ArrowRight") done = click("next");

@@ -1,5 +1,6 @@
 // rankscope dashboard: click a column header of a table.sortable to sort by it (again: reverse).
 // Numbers sort as numbers (the cell's data-value when it has one), text as text; empty cells last.
+// A <select data-autosubmit> submits its form when it changes (no inline handlers: the pages' CSP forbids them).
 (function () {
   "use strict";
   function key(cell) {
@@ -29,6 +30,9 @@
     th.setAttribute("aria-sort", desc ? "descending" : "ascending");
   }
   document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("select[data-autosubmit]"), function (select) {
+      select.addEventListener("change", function () { select.form.submit(); });
+    });
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
       var head = table.tHead && table.tHead.rows[0];
       if (!head || !table.tBodies.length) return;

@@ -1,7 +1,7 @@
 """Monitors: canary rounds, production events, window aggregates, alert episodes, webhook deliveries, judge spend.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-28 02:20:21
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0006'
-down_revision = '0005'
+revision = '0009'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 
@@ -34,7 +34,8 @@ def upgrade() -> None:
     sa.Column('lease_until', sa.Float(), nullable=False),
     sa.ForeignKeyConstraint(['test_set_id'], ['test_sets.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('name')
+    sa.UniqueConstraint('name'),
+    sqlite_autoincrement=True
     )
     op.create_table('judge_spend',
     sa.Column('id', sa.Integer(), nullable=False),
