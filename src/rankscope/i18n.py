@@ -202,12 +202,18 @@ def template_callables(lang: str) -> dict[str, Any]:
     >>> template_callables("zh")["_"]("best")
     '最佳'
     """
+    from jinja2 import Undefined
+
+    def defined(values: dict[str, Any]) -> dict[str, Any]:
+        # a value the template does not have (a missing key) is said as nothing, as Jinja prints it
+        return {k: "" if isinstance(v, Undefined) else v for k, v in values.items()}
+
     def say_gettext(msgid: str, **values: Any) -> str:
-        return _(msgid, **values).text(lang)
+        return _(msgid, **defined(values)).text(lang)
 
     return {"_": say_gettext, "gettext": say_gettext,
-            "ngettext": lambda one, other, n, **values: ngettext(one, other, n, **values).text(lang),
-            "pgettext": lambda context, msgid, **values: pgettext(context, msgid, **values).text(lang)}
+            "ngettext": lambda one, other, n, **values: ngettext(one, other, n, **defined(values)).text(lang),
+            "pgettext": lambda context, msgid, **values: pgettext(context, msgid, **defined(values)).text(lang)}
 
 
 def install_gettext(env: Any, lang: str) -> Any:
