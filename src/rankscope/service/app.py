@@ -178,7 +178,7 @@ def _is_file(prop: dict[str, object]) -> bool:
 def _describe(schemas: dict[str, dict[str, object]]) -> None:
     """Say in the schema what the service checks: an optional part of a form is absent or holds a value (never a
     "null"); a file is not empty; a judging task's texts come from a test set or from files; a metric name is one
-    of the registry's (with a cutoff where it takes one)."""
+    of the registry's (with a cutoff where it takes one), a monitored one has known bounds."""
     from rankscope.service.api.schemas import metric_name_pattern
 
     for name, sub in schemas.items():
@@ -194,7 +194,16 @@ def _describe(schemas: dict[str, dict[str, object]]) -> None:
             if _is_file(prop):
                 prop["minLength"] = 1
             if key == "metrics" and prop.get("type") == "array" and isinstance(prop.get("items"), dict):
-                prop["items"]["pattern"] = metric_name_pattern()
+                prop["items"]["pattern"] = metric_name_pattern(bounded=name == "MonitorCreate")
+        if name == "MonitorCreate":  # a canary asks a retriever over a test set; a traffic monitor is sent events
+            sub["anyOf"] = [
+                {"properties": {"kind": {"const": "canary"}, "test_set_id": {"type": "integer"},
+                                "retriever_url": {"type": "string"}},
+                 "required": ["test_set_id", "retriever_url"]},
+                {"properties": {"kind": {"const": "traffic"},
+                                "retriever_url": {"type": "null"},
+                                "schedule": {"anyOf": [{"type": "null"}, {"type": "object", "maxProperties": 0}]}}},
+            ]
         if name.startswith("Body_upload_task"):  # texts from a test set or from files, not both; provenance goes
             sub["anyOf"] = [{"required": ["test_set_id"], "not": {"anyOf": [{"required": ["queries"]},  # with labels
                                                                              {"required": ["corpus"]}]}},

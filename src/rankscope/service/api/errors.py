@@ -45,6 +45,14 @@ class FieldError(Exception):
     def text(self, lang: str = "en") -> str:
         return said(self.error, lang)
 
+    @classmethod
+    def of_address(cls, field: str, error: Exception) -> FieldError:
+        """A refused outgoing address: 403 when the URL is valid but this service may not call it (its allow-list,
+        its own address: the service's configuration forbids it), 422 when the URL itself is wrong."""
+        from rankscope.service.egress import ForbiddenURLError
+
+        return cls(field, error, status=403 if isinstance(error, ForbiddenURLError) else 422)
+
 
 @dataclass(frozen=True)
 class Invalid:

@@ -23,7 +23,6 @@ from rankscope.service.api.schemas import (
     QueryScorePage,
 )
 from rankscope.service.db import Database, Job
-from rankscope.service.egress import ForbiddenURLError
 from rankscope.service.jobs import WorkerPool
 
 router = APIRouter(prefix="/evaluations", tags=["evaluations"])
@@ -110,8 +109,8 @@ def create_live_evaluation(body: LiveEvaluationCreate, request: Request, db: Dat
     settings = request.app.state.settings
     try:
         url = settings.egress.check(body.retriever_url)
-    except RankscopeError as exc:  # a valid URL this service may not call is forbidden by its configuration (403)
-        raise FieldError("retriever_url", exc, status=403 if isinstance(exc, ForbiddenURLError) else 422) from None
+    except RankscopeError as exc:
+        raise FieldError.of_address("retriever_url", exc) from None
     params.update(retriever_url=url, k=body.k, concurrency=body.concurrency, retries=body.retries,
                   budget_seconds=body.budget_seconds or settings.live_budget_seconds)
     job_id = store.create_job(db, "live", body.test_set_id, params, body.name or "live")

@@ -20,7 +20,7 @@ from rankscope.errors import RankscopeError
 from rankscope.i18n import _
 from rankscope.service.api.deps import check_name, get_db
 from rankscope.service.api.errors import FieldError
-from rankscope.service.api.schemas import MAX_ID
+from rankscope.service.api.schemas import MAX_ID, PRINTABLE, URL_PATTERN, ErrorBody
 from rankscope.service.db import Database, Monitor
 from rankscope.service.store import monitoring as mstore
 
@@ -39,11 +39,12 @@ class MonitorCreate(BaseModel):
     """A canary (a test set asked of a live retriever on a schedule) or a traffic monitor (events in windows)."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, pattern=PRINTABLE)
     kind: Literal["canary", "traffic"]
     test_set_id: int | None = Field(None, ge=1, le=MAX_ID, description="canary: the test set asked; traffic: the "
                                     "test set whose documents are the known ids (the unknown-id rate)")
-    retriever_url: str | None = Field(None, max_length=2000, description="canary: the allow-listed retriever")
+    retriever_url: str | None = Field(None, max_length=2000, pattern=URL_PATTERN,
+                                      description="canary: the allow-listed retriever")
     metrics: list[str] = Field(default_factory=lambda: ["ndcg@10", "recall@5", "mrr"], min_length=1, max_length=20)
     k: int = Field(10, ge=1, le=10_000)
     concurrency: int = Field(4, ge=1, le=64)
@@ -60,7 +61,7 @@ class MonitorCreate(BaseModel):
                                               description="'drop ndcg@10 0.02', 'production:good', 'ndcg@10 >= 0.5', "
                                                           "'empty_rate <= 0.05', or the rule as an object")
     alpha: float = Field(0.05, gt=0, lt=1)
-    webhook_url: str | None = Field(None, max_length=2000)
+    webhook_url: str | None = Field(None, max_length=2000, pattern=URL_PATTERN)
     window_seconds: float = Field(3600.0, ge=1, le=31 * 86400)
     reference: Literal["first", "previous"] = "first"
     short_below: int = Field(3, ge=1, le=1000)
@@ -108,7 +109,7 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
         try:
             url = settings.egress.check(body.retriever_url)
         except RankscopeError as exc:
-            raise FieldError("retriever_url", exc) from None
+            raise FieldError.of_address("retriever_url", exc) from None
         try:
             sched = Schedule.from_dict(body.schedule or {})
         except (RankscopeError, TypeError) as exc:
@@ -153,7 +154,7 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
         try:
             webhook = check_webhook(settings, body.webhook_url)
         except RankscopeError as exc:
-            raise FieldError("webhook_url", exc) from None
+            raise FieldError.of_address("webhook_url", exc) from None
     return params, webhook
 
 
@@ -236,12 +237,16 @@ def _reject_totals(s: Any, monitor_id: int) -> dict[str, int]:
     return out
 
 
-@router.post("", status_code=201, summary="Create a monitor")
+@router.post("", status_code=201, summary="Create a monitor",
+             responses={403: {"model": ErrorBody, "description": "the retriever's or webhook's address is not on "
+                                                                 "this service's allow-list, or is the service's own"},
+                        409: {"model": ErrorBody, "description": "a monitor of that name exists already"}})
 def create_monitor(body: MonitorCreate, request: Request, db: Database = Depends(get_db)) -> dict[str, Any]:
     name = check_name(body.name, "name", "monitor")
     with db.read() as s:
         if mstore.monitor_by_name(s, name) is not None:
-            raise FieldError("name", _("a monitor named {name!r} exists already", name=name))
+            raise FieldError("name", _("a monitor named {name!r} exists already", name=name),  # the request is fine,
+                             status=409)  # the state is not: 409 Conflict
     params, webhook = _params(body, request, db)
     rules = _rules(body)
     monitor_id = mstore.create_monitor(db, name=name, kind=body.kind, test_set_id=body.test_set_id, params=params,

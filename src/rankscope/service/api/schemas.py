@@ -31,8 +31,10 @@ def _printable(value: str) -> str:
 
 
 #: visible ASCII only: an international host name is written in its ``xn--`` form (no engine's idea of whitespace or
-#: of IDNA is then needed to tell a valid URL)
-URL_PATTERN = r"^https?://[!-~]+$"
+#: of IDNA is then needed to tell a valid URL); no user name or password; a port 1-65535 (what the service checks
+#: beyond this: that an ``xn--`` label is valid Punycode, that a bracketed address is a valid IPv6 address)
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+URL_PATTERN = rf"^https?://(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::{_PORT})?(?:[/?#][!-~]*)?$"
 PRINTABLE = r"^[^\x00-\x08\x0a-\x1f]*$"
 Name = Annotated[str, Field(max_length=200, json_schema_extra={"pattern": PRINTABLE}), AfterValidator(_printable)]
 MetricName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_printable)]
@@ -198,21 +200,36 @@ Annotator = Annotated[str, Field(min_length=1, max_length=100, description="who 
                       AfterValidator(_annotator)]
 
 
-def metric_name_pattern() -> str:
+def _any_case(name: str) -> str:
+    """``name`` as a regular expression matching it in any case (JSON Schema's patterns take no flags; metric names
+    are read case-insensitively)."""
+    import re
+
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() and c.lower() != c.upper() else re.escape(c)
+                   for c in name)
+
+
+def metric_name_pattern(bounded: bool = False) -> str:
     """A regular expression of the metric names the registry knows, each with a cutoff ``@k`` where it takes one
-    (the schema's description of ``metrics``; the service's own check says what is wrong with another name).
+    (the schema's description of ``metrics``; the service's own check says what is wrong with another name);
+    ``bounded``: only metrics with known bounds, the ones a monitor watches.
 
     >>> import re
     >>> bool(re.match(metric_name_pattern(), "ndcg@10")), bool(re.match(metric_name_pattern(), "0"))
     (True, False)
+    >>> bool(re.match(metric_name_pattern(), "num_q")), bool(re.match(metric_name_pattern(bounded=True), "num_q"))
+    (True, False)
+    >>> bool(re.match(metric_name_pattern(), "P@5")), bool(re.match(metric_name_pattern(), "nDCG@10"))
+    (True, True)
     """
-    import re
 
     from rankscope.measures import all_specs
 
     parts = []
     for spec in all_specs():
-        names = "|".join(re.escape(n) for n in sorted({spec.name, *spec.aliases}, key=len, reverse=True))
+        if bounded and (spec.bounds is None or spec.text):
+            continue
+        names = "|".join(_any_case(n) for n in sorted({spec.name, *spec.aliases}, key=len, reverse=True))
         cut = {"required": "@[1-9][0-9]{0,4}", "optional": "(@[1-9][0-9]{0,4})?"}.get(spec.cutoff, "")
         parts.append(f"(?:{names}){cut}")
     return f"^(?:{'|'.join(parts)})$"

@@ -14,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.errors import RankscopeError
 from rankscope.i18n import _
 from rankscope.service.db import Database, Monitor
 from rankscope.service.egress import NotAllowedError
@@ -34,9 +34,8 @@ def check_webhook(settings: Settings, url: str) -> str:
     except NotAllowedError as exc:
         address = exc.address
         allowed = settings.webhook_egress.describe()
-        raise InvalidParameterError(_("host {address} is not on the webhook allow-list ({allowed}); start the "
-                                      "service with --allow-webhook {address}", address=address,
-                                      allowed=allowed)) from None
+        raise NotAllowedError(_("host {address} is not on the webhook allow-list ({allowed}); start the service "
+                                "with --allow-webhook {address}", address=address, allowed=allowed), address) from None
 
 
 def _post(settings: Settings, url: str, payload: dict[str, Any]) -> str | None:
