@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: test demo lint typecheck pytest bench bench-core clean system-deps
+.PHONY: test demo lint typecheck pytest bench bench-core clean system-deps catalog
 
 # Debian packages the browser and PostgreSQL tests need (skipped when already present); a CJK font so
 # that Chinese HTML reports render in headless Chromium
@@ -55,6 +55,17 @@ test: lint typecheck pytest
 
 demo: $(VENV)/.installed-demo
 	$(VENV)/bin/rankscope demo
+
+# The message catalog (docs/architecture.md, "Messages"): extract the English of the code and the templates (babel.cfg)
+# into rankscope.pot, merge it into each language's .po (a changed English message becomes fuzzy and is said in
+# English until its translation is looked at), compile the .mo the package reads.  Babel only: run `make test` (or
+# pip install babel) first.
+LOCALE := src/rankscope/locale
+PYBABEL := $(VENV)/bin/pybabel
+catalog:
+	$(PYBABEL) extract -F babel.cfg -k NC_:1c,2 --no-location --sort-output --omit-header -o $(LOCALE)/rankscope.pot .
+	$(PYBABEL) update -i $(LOCALE)/rankscope.pot -d $(LOCALE) -D rankscope --ignore-pot-creation-date --ignore-obsolete --width 120
+	$(PYBABEL) compile -d $(LOCALE) -D rankscope
 
 # every speed target of the Python front end against its peer, side by side (about a minute, 10M-row files included)
 bench: $(VENV)/.installed-test

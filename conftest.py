@@ -48,9 +48,6 @@ from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
-# the English message files must say what the code says, wherever the suite reaches a keyed error or warning
-# (rankscope.errors.Keyed.keyed); subprocesses the tests start inherit it
-os.environ.setdefault("RANKSCOPE_CHECK_MESSAGES", "1")
 # Haystack sends usage telemetry unless told not to: the suite reaches no server but its own
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 # Ray Data polls Prometheus from a thread that outlives the Ray tests (http://localhost:9090 unless told): in a

@@ -103,7 +103,7 @@ CASES: list[tuple[str, Callable[[Path], Any], str, str]] = [
     ("run_mix", lambda d: Run.from_dict({"q1": {"d1": 1.0}, "q2": ["d2"]}),
      "run: every query must map to either {doc: score} or a ranked list, not a mix", "二者不能混用"),
     ("stray", lambda d: TestSet([Query("q1", "x")], {f"s{i}": {"d": 1} for i in range(5)}),
-     "test set: judgments for 5 query id(s) that are not among the queries: 's0', 's1', 's2' (and 2 more)",
+     "test set: judgments for 5 query ids that are not among the queries: 's0', 's1', 's2' (and 2 more)",
      "'s0'、's1'、's2'（另有 2 个）"),
     ("annotations", lambda d: TestSet.from_annotations(["a?", "b?"], [["d1"]]),
      "from_annotations: relevant has 1 entries for 2 queries", "而查询有 2 个"),

@@ -27,8 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from rankscope.choices import TERMS
-
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "rankscope"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -101,15 +99,18 @@ def texts() -> tuple[tuple[str, str], ...]:
 
 
 def _texts() -> Iterator[tuple[str, str]]:
-    messages = SRC / "interpret" / "messages"
-    for path in [messages / "zh.json", *sorted((messages / "zh").glob("*.json"))]:
-        yield from _walk(_json(path), str(path.relative_to(SRC)))
+    from babel.messages.pofile import read_po
+
+    with (SRC / "locale" / "zh" / "LC_MESSAGES" / "rankscope.po").open("rb") as handle:
+        for m in read_po(handle):
+            if m.id:
+                msgid = m.id if isinstance(m.id, str) else m.id[0]
+                for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
+                    yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
     yield from _walk(_json(SRC / "cli" / "help" / "zh.json"), "cli/help/zh.json")
-    yield from _walk(_json(SRC / "service" / "web" / "i18n" / "zh.json"), "service/web/i18n/zh.json")
     yield from _walk(_json(SRC / "measures" / "summaries.json"), "measures/summaries.json")
     for name, entry in _json(SRC / "datasets" / "catalog.json").items():  # type: ignore[attr-defined]
         yield from ((f"datasets/catalog.json/{name}/{k}", v) for k, v in entry.items() if k.endswith("_zh"))
-    yield from ((f"choices.TERMS[{k!r}]", v) for k, v in TERMS.items())
     for path in (SRC / "interpret" / "bands.json", SRC / "interpret" / "presets.json"):  # their own notes only
         data = _json(path)
         yield from ((w, t) for w, t in _walk(data, path.name) if w.endswith("/note/zh"))
@@ -147,7 +148,7 @@ def test_the_texts_are_found() -> None:
     found = list(texts())
     places = {w.split("/")[0].split(":")[0] for w, _ in found}
     assert len(found) > 1500, len(found)
-    assert {"README.zh-CN.md", "docs", "interpret", "cli", "service", "measures", "py"} <= places, places
+    assert {"README.zh-CN.md", "docs", "locale", "cli", "measures", "py"} <= places, places
 
 
 @pytest.mark.parametrize("word", sorted(RULED_OUT))

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from rankscope.i18n import NC_, _, gettext
+
 __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
@@ -173,8 +175,8 @@ def resolve_lang(lang: str | Lang | None = None) -> str:
         if env:
             lang = env.split("_")[0]
             if lang not in LANGS:
-                raise InvalidParameterError(f"RANKSCOPE_LANG must be one of {', '.join(LANGS)}, got {env!r}").keyed(
-                    "bad_lang_env", langs=", ".join(LANGS), value=env)
+                raise InvalidParameterError(_("RANKSCOPE_LANG must be one of {langs}, got {value!r}",
+                                              langs=", ".join(LANGS), value=env))
             return lang
         for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
             value = os.environ.get(var, "")
@@ -184,45 +186,45 @@ def resolve_lang(lang: str | Lang | None = None) -> str:
     value = str(lang.value if isinstance(lang, Enum) else lang)
     if value not in LANGS:
         langs = Items(LANGS)
-        raise InvalidParameterError(f"lang must be one of {langs}, got {value!r}").keyed("core.bad_lang", langs=langs,
-                                                                                          value=value)
+        raise InvalidParameterError(_("lang must be one of {langs}, got {value!r}", langs=langs, value=value))
     return value
 
 
-#: How a setting's value reads inside a Chinese sentence: the Chinese term, with the English name a reader would
-#: search for in parentheses (:func:`term`).  English sentences show the value itself.  Keys are the values of the
-#: enums above (tests, corrections, policies) and the other names a verdict states (sidedness, interval method).
-TERMS: dict[str, str] = {
+#: The values a Chinese sentence names by a term, with the English name a reader would search for in parentheses
+#: (``Holm 校正（holm）``, :func:`term`); English sentences show the value itself.  The values of the enums above
+#: (tests, corrections, policies) and the other names a verdict states (sidedness, interval method); ``setting=value``
+#: where the value alone is ambiguous.  Each is translated in the catalog's context ``term``.
+TERMS: tuple[str, ...] = (
     # tests (PairedTest, MaxDropTest)
-    "t": "配对 t 检验（t）",
-    "wilcoxon": "Wilcoxon 符号秩检验（wilcoxon）",
-    "randomization": "配对随机化检验（randomization）",
-    "tukey-hsd": "随机化 Tukey HSD 检验（tukey-hsd）",
-    "bootstrap": "学生化自助法检验（bootstrap）",
-    "betting": "下注法置信界（betting）",
+    NC_("term", "t"),
+    NC_("term", "wilcoxon"),
+    NC_("term", "randomization"),
+    NC_("term", "tukey-hsd"),
+    NC_("term", "bootstrap"),
+    NC_("term", "betting"),
     # corrections
-    "holm": "Holm 校正（holm）",
-    "bonferroni": "Bonferroni 校正（bonferroni）",
-    "bh": "Benjamini–Hochberg 校正（bh）",
-    "none": "不做多重比较校正（none）",
+    NC_("term", "holm"),
+    NC_("term", "bonferroni"),
+    NC_("term", "bh"),
+    NC_("term", "none"),
     # missing queries
-    "missing=zero": "缺失查询计零（missing=zero）",
-    "missing=ignore": "忽略缺失查询（missing=ignore）",
+    NC_("term", "missing=zero"),
+    NC_("term", "missing=ignore"),
     # score precision, duplicates, ties
-    "float32": "按 float32 舍入排序（float32）",
-    "float64": "按 float64 全精度排序（float64）",
-    "error": "报错（error）",
-    "keep_best": "保留名次最前的一条（keep_best）",
-    "doc_id_desc": "按文档编号降序（doc_id_desc）",
+    NC_("term", "float32"),
+    NC_("term", "float64"),
+    NC_("term", "error"),
+    NC_("term", "keep_best"),
+    NC_("term", "doc_id_desc"),
     # unjudged documents
-    "unjudged=keep": "未评判文档按不相关计（unjudged=keep）",
-    "unjudged=condense": "压缩列表：排序前去掉未评判文档（unjudged=condense）",
+    NC_("term", "unjudged=keep"),
+    NC_("term", "unjudged=condense"),
     # sidedness
-    "two-sided": "双侧（two-sided）",
-    "one-sided": "单侧（one-sided）",
-    "greater": "单侧，检验提升（greater）",
-    "less": "单侧，检验下降（less）",
-}
+    NC_("term", "two-sided"),
+    NC_("term", "one-sided"),
+    NC_("term", "greater"),
+    NC_("term", "less"),
+)
 
 
 def term(value: object, lang: str = "en", setting: str | None = None) -> str:
@@ -236,15 +238,15 @@ def term(value: object, lang: str = "en", setting: str | None = None) -> str:
     'an-unknown-value'
     """
     text = str(getattr(value, "value", value))
-    if lang != "zh":
+    if lang == "en":
         return text
-    key = f"{setting}={text}" if setting else text
-    return TERMS.get(key, TERMS.get(text, text))
+    key = next((k for k in (f"{setting}={text}" if setting else text, text) if k in TERMS), None)
+    return text if key is None else gettext(key, lang, context="term")
 
 
 @dataclass(frozen=True)
 class Term:
-    """A setting's value inside a keyed message: Python's ``repr`` in English (what an f-string's ``{value!r}``
+    """A setting's value inside a message: Python's ``repr`` in English (what an f-string's ``{value!r}``
     says), its :data:`TERMS` entry in Chinese (``setting`` as in :func:`term`), the ``repr`` again for a value with
     no term (a typo is shown as typed).
 
@@ -258,11 +260,10 @@ class Term:
     setting: str | None = None
 
     def text(self, lang: str = "en") -> str:
-        if lang == "zh":
+        if lang != "en":
             text = str(getattr(self.value, "value", self.value))
-            found = TERMS.get(f"{self.setting}={text}" if self.setting else text, TERMS.get(text))
-            if found is not None:
-                return found
+            if text in TERMS or f"{self.setting}={text}" in TERMS:
+                return term(text, lang, self.setting)
         return repr(self.value)
 
     def __str__(self) -> str:

@@ -42,6 +42,7 @@ import numpy as np
 from rankscope.comparison_inputs import aligned_scores, ceilings, evaluate_all, named_runs, without_relevant
 from rankscope.engine.result import EvaluationResult
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
@@ -196,14 +197,13 @@ class Comparison:
         if m in self.measures:
             return self.measures.index(m)
         have = Items(self.labels)
-        raise InvalidParameterError(f"metric {metric!r} is not in this comparison (have: {have})").keyed(
-            "comparison.no_metric", metric=metric, have=have)
+        raise InvalidParameterError(_("metric {metric!r} is not in this comparison (have: {have})", metric=metric,
+                                      have=have))
 
     def _system(self, name: str) -> None:
         if name not in self.systems:
             have = Items(self.systems)
-            raise InvalidParameterError(f"no system {name!r} in this comparison (have: {have})").keyed(
-                "comparison.no_system", name=name, have=have)
+            raise InvalidParameterError(_("no system {name!r} in this comparison (have: {have})", name=name, have=have))
 
     def leaders(self, metric: str) -> tuple[str, ...]:
         """Every system with the best mean of ``metric`` (several when tied), in system order."""
@@ -231,8 +231,8 @@ class Comparison:
                 return p
             if p.metric == label and p.a == b and p.b == a:
                 return p.flipped(self.test)
-        raise InvalidParameterError(f"{a!r} and {b!r} were not compared (pairs are against baseline {self.baseline!r})"
-                                    ).keyed("comparison.not_compared", a=a, b=b, baseline=self.baseline)
+        raise InvalidParameterError(_("{a!r} and {b!r} were not compared (pairs are against baseline {baseline!r})",
+                                      a=a, b=b, baseline=self.baseline))
 
     def per_query(self, metric: str) -> tuple[np.ndarray, np.ndarray]:
         """``(query_ids, matrix)``: per-query values of ``metric``, one row per system."""
@@ -264,8 +264,8 @@ class Comparison:
 
         obj = load(path)
         if not isinstance(obj, cls):
-            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not a Comparison").keyed(
-                "comparison.not_a_comparison", path=path, kind=type(obj).__name__)
+            raise InvalidParameterError(_("{path} holds a saved {kind}, not a Comparison", path=path,
+                                          kind=type(obj).__name__))
         return obj
 
     def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
@@ -346,8 +346,7 @@ def _generator(rng: np.random.Generator | int | None) -> tuple[np.random.Generat
     if isinstance(rng, np.random.Generator):
         return rng, None
     if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
-        raise InvalidParameterError(f"rng must be a seed (int), a numpy Generator or None, got {rng!r}").keyed(
-            "comparison.rng", value=rng)
+        raise InvalidParameterError(_("rng must be a seed (int), a numpy Generator or None, got {value!r}", value=rng))
     return np.random.default_rng(int(rng)), int(rng)
 
 
@@ -441,30 +440,25 @@ def compare(
                                                          for_retrievers=options is not None or bool(retriever_options))
     if test not in paired.TESTS:
         tests = Items(paired.TESTS)
-        raise InvalidParameterError(f"test must be one of {tests}, got {test!r}").keyed(
-            "comparison.test_choice", tests=tests, value=test)
+        raise InvalidParameterError(_("test must be one of {tests}, got {value!r}", tests=tests, value=test))
     if test == TUKEY and correction is not None:
         from rankscope.choices import Term
 
         given = Term(correction)
-        raise InvalidParameterError(
-            f"the tukey-hsd test already controls the family-wise error over all pairs of systems (per metric); "
-            f"leave the correction unset instead of {given}"
-        ).keyed("comparison.tukey_correction", correction=given)
+        raise InvalidParameterError(_("the tukey-hsd test already controls the family-wise error over all pairs of "
+                                      "systems (per metric); leave the correction unset instead of {correction}",
+                                      correction=given))
     method = TUKEY if test == TUKEY else corrections._method("holm" if correction is None else correction)
     if ci not in ("bootstrap", "betting"):
-        raise InvalidParameterError(f"ci must be 'bootstrap' or 'betting', got {ci!r}").keyed(
-            "comparison.ci_choice", value=ci)
+        raise InvalidParameterError(_("ci must be 'bootstrap' or 'betting', got {value!r}", value=ci))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "stats.alpha", value=alpha)
+        raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     gen, seed = _generator(rng)
     items, tags = named_runs(runs)
-    systems = tuple(n for n, _ in items)
+    systems = tuple(n for n, __ in items)
     if baseline is not None and baseline not in systems:
         names = Items(systems)
-        raise InvalidParameterError(f"baseline {baseline!r} is not one of the runs ({names})").keyed(
-            "comparison.baseline_not_a_run", name=baseline, names=names)
+        raise InvalidParameterError(_("baseline {name!r} is not one of the runs ({names})", name=baseline, names=names))
 
     results, labels, measures, ev = evaluate_all(
         qrels, items, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
@@ -474,9 +468,8 @@ def compare(
     mixed = sorted({str(dict(results[s].policies or {}).get("unjudged", "keep")) for s in systems})
     if len(mixed) > 1:  # condensed scores are not comparable with scores that keep unjudged documents
         policies = Items(tuple(mixed))
-        raise InvalidParameterError(f"the results were evaluated with different unjudged policies ({policies})"
-                                    "; evaluate them all with the same one").keyed("comparison.mixed_unjudged",
-                                                                                   policies=policies)
+        raise InvalidParameterError(_("the results were evaluated with different unjudged policies ({policies}); "
+                                      "evaluate them all with the same one", policies=policies))
     qids, scores = aligned_scores([results[s] for s in systems])  # (S, n, M)
     n_sys, n, n_met = scores.shape
     hib = np.array([m.spec.higher_is_better for m in measures])
@@ -495,8 +488,8 @@ def compare(
     }
 
     pair_idx = _pairs(systems, baseline)
-    ia = np.repeat([a for a, _ in pair_idx], n_met)
-    ib = np.repeat([b for _, b in pair_idx], n_met)
+    ia = np.repeat([a for a, __ in pair_idx], n_met)
+    ib = np.repeat([b for __, b in pair_idx], n_met)
     im = np.tile(np.arange(n_met), len(pair_idx))
     diffs = rows[ib * n_met + im] - rows[ia * n_met + im]  # (k, n)
     dboot = boot[ib * n_met + im] - boot[ia * n_met + im]

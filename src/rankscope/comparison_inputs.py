@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from rankscope.engine.result import EvaluationResult, PerQueryScores
-from rankscope.errors import InvalidParameterError, Items, NoOverlapError, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, Items, NoOverlapError, RankscopeError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 
 __all__ = ["named_runs", "evaluate_all", "aligned_scores", "ceilings", "without_relevant"]
@@ -43,9 +44,8 @@ def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tuple[str,
             if is_saved(r):  # last month's saved evaluation, compared without re-running it
                 saved = load(r)
                 if not isinstance(saved, EvaluationResult):
-                    raise InvalidParameterError(f"{r} holds a saved comparison; compare takes runs or saved "
-                                                "evaluations (result.save(path))").keyed(
-                                                    "comparison.saved_comparison", path=r)
+                    raise InvalidParameterError(_("{path} holds a saved comparison; compare takes runs or saved "
+                                                  "evaluations (result.save(path))", path=r))
                 return saved
         return as_run(r, name=name)
 
@@ -62,17 +62,15 @@ def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tuple[str,
             run = conv(r, None)
             items.append((getattr(run, "name", None) or getattr(run, "run_name", None) or f"run{i + 1}", run))
     else:
-        raise RankscopeError(f"runs must be a dict of name -> run or a list of runs, got {type(runs).__name__}").keyed(
-            "comparison.runs_type", type=type(runs).__name__)
-    names = [n for n, _ in items]
+        raise RankscopeError(_("runs must be a dict of name -> run or a list of runs, got {type}",
+                               type=type(runs).__name__))
+    names = [n for n, __ in items]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InvalidParameterError(
-            f"two runs share the name {dup[0]!r}; pass a dict {{name: run}} to name them"
-        ).keyed("comparison.same_name", name=dup[0])
+        raise InvalidParameterError(_("two runs share the name {name!r}; pass a dict {{name: run}} to name them",
+                                      name=dup[0]))
     if len(items) < 2:
-        raise InvalidParameterError(f"compare needs at least 2 runs, got {len(items)}").keyed(
-            "comparison.needs_two", n=len(items))
+        raise InvalidParameterError(_("compare needs at least 2 runs, got {n}", n=len(items)))
     return items, tags
 
 
@@ -82,7 +80,7 @@ def evaluate_all(
     """Score every run (qrels prepared once), or take already computed results; also returns the Evaluator (or None)."""
     from rankscope.engine.evaluator import Evaluator
 
-    done = [isinstance(r, EvaluationResult) for _, r in items]
+    done = [isinstance(r, EvaluationResult) for __, r in items]
     if any(done) and not all(done):
         return _mixed(qrels, items, metrics, options)
     if all(done):
@@ -90,22 +88,21 @@ def evaluate_all(
 
         first: EvaluationResult = items[0][1]
         if metrics is None:
-            pairs = [(lb, m) for lb, m in zip(first.labels, first.measures) if all(m in r for _, r in items)]
+            pairs = [(lb, m) for lb, m in zip(first.labels, first.measures) if all(m in r for __, r in items)]
         else:
             from rankscope.measures.parse import parse_metrics
 
             pairs = [(lb, m) for lb, m in parse_metrics(metrics)]
-        labels, measures = tuple(lb for lb, _ in pairs), tuple(m for _, m in pairs)
+        labels, measures = tuple(lb for lb, __ in pairs), tuple(m for __, m in pairs)
         if not labels:
-            raise InvalidParameterError("the results share no metric").keyed("comparison.no_shared_metric")
+            raise InvalidParameterError(_("the results share no metric"))
         results = {}
         for name, r in items:
             lacking = [lb for lb, m in pairs if m not in r]  # any spelling of a metric finds it
             if lacking:
                 holds = Items(r.labels)
-                raise InvalidParameterError(f"the result of {name!r} has no metric {lacking[0]!r} "
-                                            f"(it holds: {holds})").keyed("comparison.result_lacks_metric",
-                                                                          name=name, metric=lacking[0], holds=holds)
+                raise InvalidParameterError(_("the result of {name!r} has no metric {metric!r} (it holds: {holds})",
+                                              name=name, metric=lacking[0], holds=holds))
             cols = [metric_column(m, r.labels, r.measures) for m in measures]
             pq = PerQueryScores(r.per_query.query_ids, labels, r.per_query.values[:, cols], measures)
             ceil = {lb: r.ceilings[r.labels[c]] for lb, c in zip(labels, cols) if r.labels[c] in r.ceilings}
@@ -127,28 +124,27 @@ def _mixed(
     saved = [(n, r) for n, r in items if isinstance(r, EvaluationResult)]
     if qrels is None:
         runs = Items(tuple(n for n, r in items if not isinstance(r, EvaluationResult)))
-        raise InvalidParameterError(f"the runs {runs} need the qrels to be scored against the saved evaluations"
-                                    ).keyed("comparison.mixed_needs_qrels", runs=runs)
+        raise InvalidParameterError(_("the runs {runs} need the qrels to be scored against the saved evaluations",
+                                      runs=runs))
     policies = {n: r.policies.to_dict() for n, r in saved}
     first_name, first = saved[0]
     for n, p in policies.items():
         if p != policies[first_name]:
-            raise InvalidParameterError(f"the saved evaluations {first_name!r} and {n!r} were scored with other "
-                                        f"policies ({policies[first_name]} vs {p})").keyed(
-                "comparison.saved_policies_differ", first=first_name, other=n, first_policies=policies[first_name],
-                other_policies=p)
+            raise InvalidParameterError(_("the saved evaluations {first!r} and {other!r} were scored with other "
+                                          "policies ({first_policies} vs {other_policies})", first=first_name, other=n,
+                                          first_policies=policies[first_name], other_policies=p))
     given = {k: v for k, v in options.items() if k in policies[first_name]}
     differ = {k: (v, policies[first_name][k]) for k, v in given.items() if v != policies[first_name][k]}
     if differ:
-        shown = Items(tuple(Said("error.comparison.policy_not", (("setting", k), ("theirs", theirs), ("ours", ours)))
+        shown = Items(tuple(_("{setting}={theirs!r} (not {ours!r})", setting=k, theirs=theirs, ours=ours)
                             for k, (ours, theirs) in differ.items()))
-        fix = Items(tuple(Said("error.comparison.policy_option", (("setting", k), ("theirs", theirs),
-                                                                  ("option", k.replace("_", "-"))))
-                          for k, (_, theirs) in differ.items()))
-        raise InvalidParameterError(f"{first_name!r} was evaluated with {shown}; score the runs the same way: {fix}"
-                                    ).keyed("comparison.saved_policies_other", name=first_name, shown=shown, fix=fix)
+        fix = Items(tuple(_("{setting}={theirs!r} (--{option} {theirs})", setting=k, theirs=theirs,
+                            option=k.replace("_", "-"))
+                          for k, (__, theirs) in differ.items()))
+        raise InvalidParameterError(_("{name!r} was evaluated with {shown}; score the runs the same way: {fix}",
+                                      name=first_name, shown=shown, fix=fix))
     if metrics is None:
-        metrics = [lb for lb, m in zip(first.labels, first.measures) if all(m in r for _, r in saved)]
+        metrics = [lb for lb, m in zip(first.labels, first.measures) if all(m in r for __, r in saved)]
     extra = {k: v for k, v in options.items() if k not in policies[first_name]}
     ev = Evaluator(qrels, metrics, diagnostics=True, policies=Policies(**policies[first_name]), **extra)
     results: dict[str, EvaluationResult] = {}
@@ -161,11 +157,11 @@ def _mixed(
             theirs = r.ceilings.get(r.labels[r.measures.index(ev.measures[j])]) if ev.measures[j] in r.measures \
                 else None
             if theirs is not None and abs(theirs - value) > 1e-9:
-                raise InvalidParameterError(
-                    f"{name!r} was scored against other judgments: a perfect ranking reaches {label} {theirs:.4f} on "
-                    f"its queries with the judgments it was scored on, {value:.4f} with these qrels").keyed(
-                    "comparison.other_judgments", name=name, label=label, theirs=theirs, value=value)
-    done, labels, measures, _ = evaluate_all(None, list(results.items()), ev.labels, **options)
+                raise InvalidParameterError(_("{name!r} was scored against other judgments: a perfect ranking "
+                                              "reaches {label} {theirs:.4f} on its queries with the judgments it "
+                                              "was scored on, {value:.4f} with these qrels", name=name, label=label,
+                                              theirs=theirs, value=value))
+    done, labels, measures, __ = evaluate_all(None, list(results.items()), ev.labels, **options)
     return done, labels, measures, ev
 
 
@@ -176,7 +172,7 @@ def _score_runs(ev: Any, items: list[tuple[str, Any]]) -> dict[str, EvaluationRe
     """
     import os
 
-    big = sum(len(run) for _, run in items if hasattr(run, "__len__")) >= _PARALLEL_ROWS
+    big = sum(len(run) for __, run in items if hasattr(run, "__len__")) >= _PARALLEL_ROWS
     workers = min(len(items), os.cpu_count() or 1)
     if not big or workers < 2:
         return {name: ev.evaluate(run, name=name) for name, run in items}
@@ -193,7 +189,7 @@ def aligned_scores(results: Sequence[EvaluationResult]) -> tuple[np.ndarray, np.
     for r in results[1:]:
         common = np.intersect1d(common, r.per_query.query_ids)
     if len(common) == 0:
-        raise NoOverlapError("the runs share no evaluated query").keyed("comparison.no_shared_query")
+        raise NoOverlapError(_("the runs share no evaluated query"))
     mats = []
     for r in results:
         q = r.per_query.query_ids

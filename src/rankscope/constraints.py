@@ -5,7 +5,7 @@ as scikit-learn's ``validate_params`` does; :func:`check` tests a value against
 it, returns the value normalised (a numpy integer becomes an ``int``) or raises
 :class:`~rankscope.errors.InvalidParameterError` with a message generated from
 the same declaration.  The description is said in the reader's language too: every piece of it is a
-:class:`~rankscope.errors.Said` phrase (:func:`said`), so a setting checked here reads in Chinese in a Chinese
+:class:`~rankscope.i18n.Message` phrase (:func:`said`), so a setting checked here reads in Chinese in a Chinese
 session.
 
 >>> check("depth", 10, (Interval(int, 1, None), None), "evaluate")
@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, Union
 
-from rankscope.errors import InvalidParameterError, Items, Said
+from rankscope.errors import InvalidParameterError, Items, Message
+from rankscope.i18n import N_, _
 
 __all__ = ["Interval", "OneOf", "Kind", "Constraint", "check", "describe", "said"]
 
@@ -65,14 +66,15 @@ class Interval:
     def normalise(self, value: Any) -> Any:
         return int(value) if self.kind is int else float(value)
 
-    def said(self) -> Said:
+    def said(self) -> Message:
         """This interval in words, in the reader's language (``an int in the range [1, inf)``)."""
         lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
         rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
         lo = "-inf" if self.left is None else f"{self.left:g}"
         hi = "inf" if self.right is None else f"{self.right:g}"
-        key = "error.core.int_in_range" if self.kind is int else "error.core.float_in_range"
-        return Said(key, (("range", f"{lb}{lo}, {hi}{rb}"),))
+        span = f"{lb}{lo}, {hi}{rb}"
+        return _("an int in the range {range}", range=span) if self.kind is int else \
+            _("a float in the range {range}", range=span)
 
     def __str__(self) -> str:
         return str(self.said())
@@ -90,18 +92,28 @@ class OneOf:
     def normalise(self, value: Any) -> Any:
         return value.value if isinstance(value, Enum) else value
 
-    def said(self) -> Said:
+    def said(self) -> Message:
         """These values in words, in the reader's language (``one of 'zero', 'ignore'``)."""
-        return Said("error.core.one_of", (("values", Items(tuple(repr(v) for v in self.values))),))
+        return _("one of {values}", values=Items(tuple(repr(v) for v in self.values)))
 
     def __str__(self) -> str:
         return str(self.said())
 
 
+#: the kinds of value a :class:`Kind` names, in words
+KINDS: dict[str, str] = {
+    "path": N_("a path (str or pathlib.Path)"),
+    "bool": N_("True or False"),
+    "str": N_("a string"),
+    "chunk_to_doc": N_("a chunk id pattern (naming doc_id), 'metadata:KEY', a dict or a function"),
+    "any": N_("any value"),
+}
+
+
 @dataclass(frozen=True)
 class Kind:
     """A value of one of ``types`` (``bool`` only when listed; any callable too with ``call``), described by
-    ``words`` (message ``error.core.kind.<words>``: ``a path``, ``True or False`` ...).
+    ``words`` (a key of :data:`KINDS`: ``a path``, ``True or False`` ...).
 
     >>> Kind((str,), "str").accepts("x"), Kind((int,), "str").accepts(True), Kind((), "any", call=True).accepts(len)
     (True, False, True)
@@ -119,8 +131,8 @@ class Kind:
     def normalise(self, value: Any) -> Any:
         return value
 
-    def said(self) -> Said:
-        return Said(f"error.core.kind.{self.words}")
+    def said(self) -> Message:
+        return _(KINDS[self.words])
 
     def __str__(self) -> str:
         return str(self.said())
@@ -129,15 +141,14 @@ class Kind:
 Constraint = Union[Interval, OneOf, Kind, None]
 
 
-def said(constraints: tuple[Constraint, ...]) -> Said:
+def said(constraints: tuple[Constraint, ...]) -> Message:
     """The declared constraints in words, said in the reader's language (``None`` reads "None").
 
     >>> said((Interval(int, 1, None), None)).text("zh")
     '[1, inf) 范围内的整数或 None'
     """
-    parts = tuple(Said("error.core.none") if c is None else c.said() for c in constraints)
-    return parts[0] if len(parts) == 1 else Said("error.core.either", (("first", Items(parts[:-1])),
-                                                                          ("last", parts[-1])))
+    parts = tuple(_("None") if c is None else c.said() for c in constraints)
+    return parts[0] if len(parts) == 1 else _("{first} or {last}", first=Items(parts[:-1]), last=parts[-1])
 
 
 def describe(constraints: tuple[Constraint, ...]) -> str:
@@ -158,5 +169,5 @@ def check(name: str, value: Any, constraints: tuple[Constraint, ...], where: str
         elif c.accepts(value):
             return c.normalise(value)
     allowed = said(constraints)
-    raise InvalidParameterError(f"the {name!r} parameter of {where} must be {allowed}; got {value!r}").keyed(
-        "core.bad_setting", name=name, where=where, allowed=allowed, value=value)
+    raise InvalidParameterError(_("the {name!r} parameter of {where} must be {allowed}; got {value!r}", name=name,
+                                  where=where, allowed=allowed, value=value))

@@ -3,19 +3,25 @@
 Every error a user can cause derives from :class:`RankscopeError`, itself a
 ``ValueError``, so callers can catch either.  Messages name the offending
 parameter, file or line, say what is allowed and what was given.
+
+An error or a warning holds its message as a :class:`~rankscope.i18n.Message` (``_("...", **values)``): ``str(error)``
+is the English, :meth:`RankscopeError.text` says it in a language (the command line, the service and the reports print
+``error.text(lang)``).  A plain ``str`` message is English only.
+
+This module imports only :mod:`rankscope.i18n`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from rankscope.i18n import Items, Message, _, say
 
 __all__ = [
     "RankscopeError",
     "RankscopeWarning",
-    "Said",
     "Items",
+    "Message",
     "ParseError",
     "UnknownMetricError",
     "MissingExtraError",
@@ -30,180 +36,93 @@ __all__ = [
 ]
 
 
-K = TypeVar("K", bound="Keyed")
+_D = TypeVar("_D", bound="DuplicateEntryError")
 
 
-class Keyed:
-    """Something said to the user that can say itself in every language: an error or a warning.
+class _Said:
+    """What an error and a warning share: the message they hold, said in a language."""
 
-    ``str(self)`` is the English message.  :meth:`keyed` attaches the id of its message in
-    ``interpret/messages/*.json`` (``<family>.<key>``: ``error.`` for errors, ``warning.`` for warnings) and the
-    values that fill it, so that :meth:`text` can say it in another language (the command line prints
-    ``text(lang)``).
-    """
-
-    family = "error"
-    key: str | None = None
-    values: dict[str, Any] = {}
-
-    def keyed(self: K, key: str, /, **values: Any) -> K:
-        """This error or warning, able to say itself in every language: message ``<family>.<key>`` filled with
-        ``values``.
-
-        With ``RANKSCOPE_CHECK_MESSAGES=1`` (set for the test suite) the English message file must say exactly
-        what the code says (``text("en") == str(self)`` through the message file): the two sources of one sentence
-        are checked equal wherever a test reaches them.
-        """
-        self.key, self.values = key, values
-        if os.environ.get("RANKSCOPE_CHECK_MESSAGES") == "1":
-            said = self._said("en")
-            if said != str(self):
-                raise AssertionError(f"message {self.family}.{key} in messages/en says {said!r}; "
-                                     f"the code says {str(self)!r}")
-        return self
+    message: Message | str = ""
 
     def _where(self, lang: str) -> str:
         """Where it is (file, line) as a prefix of the message in ``lang``; none here."""
         return ""
 
     def text(self, lang: str = "en") -> str:
-        """The message in ``lang``: the English ``str(self)``, or the keyed message's translation (a value that can
-        say itself, one with a ``text(lang)`` method, is said in ``lang`` too)."""
-        if lang == "en" or self.key is None:
-            return str(self)
-        return self._said(lang)
-
-    def _said(self, lang: str) -> str:
-        """The keyed message in ``lang``, from the message files."""
-        from rankscope.interpret.i18n import message
-
-        return self._where(lang) + message(f"{self.family}.{self.key}", lang, **self.values)
+        """The message in ``lang`` (a value that can say itself, one with a ``text(lang)`` method, is said in ``lang``
+        too); English where the catalog has no translation."""
+        return self._where(lang) + str(say(self.message, lang))
 
 
-@dataclass(frozen=True)
-class Said:
-    """A phrase said in the reader's language: message ``key`` (``error.no_query_text``) filled with ``values`` (a
-    value that can say itself, with a ``text(lang)`` method, is said in that language too).  A keyed error or
-    warning takes one as a value to be said in pieces (``{where}: {said}``).
-
-    >>> Said("warning.testset.where_line", (("n", 4),)).text("zh")
-    '第 4 行'
-    """
-
-    key: str
-    values: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def counted(cls, key: str, n: int) -> Said:
-        """``n`` things, in the plural form ``n`` takes: message ``<key>.one`` for 1, else ``<key>.other``, filled with
-        ``n``.
-
-        >>> Said.counted("n_records", 1).text("en"), Said.counted("n_records", 3).text("en")
-        ('1 record', '3 records')
-        >>> Said.counted("n_records", 3).text("zh")
-        '3 条记录'
-        """
-        return cls(f"{key}.{'one' if n == 1 else 'other'}", (("n", n),))
-
-    def text(self, lang: str = "en") -> str:
-        from rankscope.interpret.i18n import message
-
-        return message(self.key, lang, **dict(self.values))
-
-    def __str__(self) -> str:
-        return self.text("en")
-
-
-@dataclass(frozen=True)
-class Items:
-    """Values listed in the reader's language: ``a, b, c`` in English, ``a、b、c`` in Chinese; ``quote`` shows each
-    as Python shows a string (``'a'``).  A keyed message takes one as a value; in an English f-string it reads as
-    ``str(items)``.
-
-    >>> names = Items(("ndcg@10", "map"), quote=True)
-    >>> f"{names}", names.text("zh")
-    ("'ndcg@10', 'map'", "'ndcg@10'、'map'")
-    """
-
-    items: tuple[Any, ...]
-    quote: bool = False
-
-    def text(self, lang: str = "en") -> str:
-        shown = [repr(str(v)) if self.quote else (v.text(lang) if callable(getattr(v, "text", None)) else str(v))
-                 for v in self.items]
-        return ("、" if lang == "zh" else ", ").join(shown)
-
-    def __str__(self) -> str:
-        return self.text("en")
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-
-class RankscopeError(Keyed, ValueError):
+class RankscopeError(_Said, ValueError):
     """Base class of every error caused by user input.
 
-    ``str(error)`` is the English message.  An error raised with :meth:`keyed` also carries the id of its message
-    in ``interpret/messages/*.json`` (``error.<key>``) and the values that fill it, so that :meth:`text` can say it in
-    another language (the command line prints ``error.text(lang)``).
+    ``message`` is a :class:`~rankscope.i18n.Message` (said in every language) or an English ``str``; ``str(error)``
+    is the English.
+
+    >>> error = RankscopeError(_("metric {name!r} takes no cutoff, got @{cutoff}", name="map", cutoff=5))
+    >>> str(error), error.text("zh")
+    ("metric 'map' takes no cutoff, got @5", "指标 'map' 不接受截断值，实际给了 @5")
     """
 
+    def __init__(self, message: Message | str = "", *args: Any) -> None:
+        self.message = message
+        super().__init__(str(message), *args)
 
-class RankscopeWarning(Keyed, UserWarning):
-    """Base class of the warnings rankscope issues (something in the input changed what is measured).
 
-    Keyed as errors are (message ``warning.<key>``), so that the command line says them in the user's language:
+class RankscopeWarning(_Said, UserWarning):
+    """Base class of the warnings rankscope issues (something in the input changed what is measured); said in the
+    user's language as errors are:
 
-    >>> w = RankscopeWarning("the retriever returned repeated ids in 2 queries (3 duplicates dropped, the first "
-    ...                      "occurrence kept)").keyed("retriever.duplicates", n=2, dropped=3)
+    >>> from rankscope.i18n import ngettext
+    >>> w = RankscopeWarning(ngettext("{n} query has no judgment", "{n} queries have no judgment", 2))
     >>> w.text("zh")
-    '检索器在 2 个查询中返回了重复的编号（丢弃 3 个重复项，保留首次出现）'
+    '2 个查询没有任何标注'
     """
 
-    family = "warning"
+    def __init__(self, message: Message | str = "", *args: Any) -> None:
+        self.message = message
+        super().__init__(str(message), *args)
 
 
 class ParseError(RankscopeError):
-    """A malformed input file or record; carries the source and line number."""
+    """A malformed input file or record; carries the source and line number (said before the message:
+    ``runs.txt:3: ...``)."""
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None) -> None:
+    def __init__(self, message: Message | str, *, source: str | None = None, line: int | None = None) -> None:
         self.source = source
         self.line = line
         self.reason = message
-        where = ""
-        if source is not None and line is not None:
-            where = f"{source}:{line}: "
-        elif source is not None:
-            where = f"{source}: "
-        elif line is not None:
-            where = f"line {line}: "
-        super().__init__(f"{where}{message}")
+        super().__init__(message)
+        self.args = (self._where("en") + str(message),)
 
     def _where(self, lang: str) -> str:
-        from rankscope.interpret.i18n import message
-
         if self.source is not None and self.line is not None:
-            return message("error.where_line", lang, source=self.source, line=self.line)
+            return _("{source}:{line}: ", source=self.source, line=self.line).text(lang)
         if self.source is not None:
-            return message("error.where", lang, source=self.source)
-        return "" if self.line is None else message("error.where_line", lang, source="", line=self.line).lstrip()
+            return _("{source}: ", source=self.source).text(lang)
+        return "" if self.line is None else _("line {line}: ", line=self.line).text(lang)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class UnknownMetricError(RankscopeError):
     """A metric name that the registry does not know, with close matches."""
 
-    def __init__(self, name: str, suggestions: list[str] | None = None, reason: str | None = None) -> None:
+    def __init__(self, name: str, suggestions: list[str] | None = None,
+                 reason: Message | RankscopeError | str | None = None) -> None:
         self.name = name
         self.suggestions = list(suggestions or [])
-        msg = reason or f"unknown metric {name!r}"
-        if self.suggestions:
-            msg += "; did you mean: " + ", ".join(self.suggestions) + "?"
-        else:
-            msg += "; run `rankscope metrics` to list the known metrics"
-        super().__init__(msg)
+        found = Items(self.suggestions)
         if reason is None:
-            self.keyed("unknown_metric_suggest" if self.suggestions else "unknown_metric", name=name,
-                       suggestions=", ".join(self.suggestions))
+            message = _("unknown metric {name!r}; did you mean: {suggestions}?", name=name, suggestions=found) \
+                if self.suggestions else \
+                _("unknown metric {name!r}; run `rankscope metrics` to list the known metrics", name=name)
+        else:
+            message = _("{reason}; did you mean: {suggestions}?", reason=reason, suggestions=found) \
+                if self.suggestions else _("{reason}; run `rankscope metrics` to list the known metrics", reason=reason)
+        super().__init__(message)
 
 
 class MissingExtraError(RankscopeError):
@@ -223,7 +142,7 @@ class DuplicateEntryError(RankscopeError):
 
     rows: tuple[int, int] | None = None
 
-    def with_rows(self, first: int, second: int) -> DuplicateEntryError:
+    def with_rows(self: _D, first: int, second: int) -> _D:
         self.rows = (first, second)
         return self
 
@@ -235,7 +154,8 @@ class DuplicateLineError(ParseError, DuplicateEntryError):
 class WrongKindError(ParseError):
     """A file of the other kind: a run where qrels are expected, or qrels where a run is (``looks_like``)."""
 
-    def __init__(self, message: str, *, looks_like: str, source: str | None = None, line: int | None = None) -> None:
+    def __init__(self, message: Message | str, *, looks_like: str, source: str | None = None,
+                 line: int | None = None) -> None:
         super().__init__(message, source=source, line=line)
         self.looks_like = looks_like
 
@@ -264,5 +184,6 @@ class MetricNotFoundError(NotFoundError):
     def __init__(self, metric: object, present: tuple[str, ...] | list[str]) -> None:
         self.metric = metric
         self.present = tuple(present)
-        have = ", ".join(self.present) or "none"
-        super().__init__(f"no metric {str(metric)!r} in this result (it holds: {have})")
+        held: Items | Message = Items(self.present) if self.present else _("none")
+        super().__init__(_("no metric {metric!r} in this result (it holds: {held})", metric=str(metric), held=held))
+

@@ -17,24 +17,28 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
-from rankscope.errors import MissingExtraError, Said
+from rankscope.errors import MissingExtraError
+from rankscope.i18n import N_, _
 
-__all__ = ["need", "need_for_reports", "EXTRAS"]
+__all__ = ["need", "need_for_reports", "EXTRAS", "FEATURES"]
 
 #: module -> the extra that installs it
 EXTRAS: dict[str, str] = {"jinja2": "report", "matplotlib": "report", "pandas": "pandas"}
+#: the features that need an extra, as an error names them
+FEATURES: dict[str, str] = {"html_report": N_("the HTML report"), "plots": N_("plots"),
+                            "dataframe": N_("a DataFrame"), "feature": N_("this feature")}
 
 
 def need(module: str, what: str | None = None) -> ModuleType:
     """``module`` imported, or a :class:`~rankscope.errors.MissingExtraError` naming the extra that installs it
-    (``what``: the feature that needs it, a message key ``extras.what.<what>``: ``HTML report``, ``plots`` ...)."""
+    (``what``: the feature that needs it, a key of :data:`FEATURES`: ``html_report``, ``plots`` ...)."""
     try:
         return importlib.import_module(module)
     except ImportError:
         extra = EXTRAS.get(module.split(".")[0], module)
-        feature = Said(f"extras.what.{what or 'feature'}")
-        raise MissingExtraError(f"{feature} needs {module}: pip install 'rankscope[{extra}]'").keyed(
-            "extras.missing", what=feature, module=module, extra=extra) from None
+        feature = _(FEATURES[what or "feature"])
+        raise MissingExtraError(_("{what} needs {module}: pip install 'rankscope[{extra}]'", what=feature,
+                                  module=module, extra=extra)) from None
 
 
 def need_for_reports(paths: Iterable[str | Path] | None) -> None:
@@ -46,9 +50,8 @@ def need_for_reports(paths: Iterable[str | Path] | None) -> None:
     for path in paths or ():
         fmt = FORMATS.get(Path(path).suffix.lower())
         if fmt is None:
-            raise InvalidParameterError(
-                f"cannot tell the report format from {str(path)!r}; use one of the extensions {', '.join(FORMATS)}"
-            ).keyed("report.unknown_extension", path=str(path), extensions=Items(tuple(FORMATS)))
+            raise InvalidParameterError(_("cannot tell the report format from {path!r}; use one of the extensions "
+                                          "{extensions}", path=str(path), extensions=Items(tuple(FORMATS))))
         if fmt == "html":
             need("jinja2", "html_report")
             need("matplotlib", "html_report")

@@ -64,7 +64,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankscope.choices import term
-from rankscope.errors import InvalidParameterError, Said
+from rankscope.errors import InvalidParameterError
+from rankscope.i18n import N_, _, gettext, ngettext
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
@@ -87,15 +88,15 @@ def _number(text: str, what: str, original: str) -> tuple[float, bool]:
     """A float, and whether it was written as a percentage; ``what`` is ``threshold`` or ``max_drop``."""
     t = text.strip()
     pct = t.endswith("%")
-    said = Said(f"error.gate.what.{what}")
+    said = _("the threshold") if what == "threshold" else _("the maximum drop")
     try:
         v = float(t[:-1] if pct else t)
     except ValueError:
-        raise InvalidParameterError(f"{_WHAT[what]} in {original!r} must be a number, got {t!r}").keyed(
-            "gate.not_a_number", what=said, text=original, value=t) from None
+        raise InvalidParameterError(_("{what} in {text!r} must be a number, got {value!r}", what=said, text=original,
+                                      value=t)) from None
     if not math.isfinite(v):
-        raise InvalidParameterError(f"{_WHAT[what]} in {original!r} must be a finite number, got {t!r}").keyed(
-            "gate.not_finite", what=said, text=original, value=t)
+        raise InvalidParameterError(_("{what} in {text!r} must be a finite number, got {value!r}", what=said,
+                                      text=original, value=t))
     return (v / 100.0 if pct else v), pct
 
 
@@ -152,18 +153,16 @@ def parse_requirement(text: str, source: str = "--require") -> Requirement:
 
     m = _REQ.match(text or "")
     if m is None or m["metric"].endswith(("=", "!")):
-        raise InvalidParameterError(
-            f"cannot read the requirement {text!r}; write it as METRIC>=VALUE (or <=, >, <), e.g. recall@5>=0.8"
-        ).keyed("gate.unreadable_requirement", text=text)
-    value, _ = _number(m["value"], "threshold", text)
+        raise InvalidParameterError(_("cannot read the requirement {text!r}; write it as METRIC>=VALUE (or <=, >, "
+                                      "<), e.g. recall@5>=0.8", text=text))
+    value, __ = _number(m["value"], "threshold", text)
     label = m["metric"]
     measure = parse_metric(label)
     bounds = measure.spec.bounds
     if bounds is not None and not bounds[0] <= value <= bounds[1]:
-        raise InvalidParameterError(
-            f"the threshold in {text!r} is outside the range of {label}: it lies between {bounds[0]:g} and "
-            f"{bounds[1]:g}, got {value:g}"
-        ).keyed("gate.threshold_range", text=text, label=label, low=bounds[0], high=bounds[1], value=value)
+        raise InvalidParameterError(_("the threshold in {text!r} is outside the range of {label}: it lies between "
+                                      "{low:g} and {high:g}, got {value:g}", text=text, label=label, low=bounds[0],
+                                      high=bounds[1], value=value))
     return Requirement(label, measure, m["op"], value, source)
 
 
@@ -178,23 +177,22 @@ def parse_max_drop(text: str) -> MaxDrop:
     label, sep, value = (text or "").rpartition("=")
     label = label.strip()
     if not sep or not label:
-        raise InvalidParameterError(
-            f"cannot read the maximum drop {text!r}; write it as METRIC=DROP, e.g. ndcg@10=0.02"
-        ).keyed("gate.unreadable_max_drop", text=text)
+        raise InvalidParameterError(_("cannot read the maximum drop {text!r}; write it as METRIC=DROP, e.g. "
+                                      "ndcg@10=0.02", text=text))
     drop, pct = _number(value, "max_drop", text)
     if drop < 0:
-        raise InvalidParameterError(f"the maximum drop in {text!r} must be >= 0, got {value.strip()!r}").keyed(
-            "gate.negative_drop", text=text, value=value.strip())
+        raise InvalidParameterError(_("the maximum drop in {text!r} must be >= 0, got {value!r}", text=text,
+                                      value=value.strip()))
     measure = parse_metric(label)
     bounds = measure.spec.bounds
     if pct and drop > 1:
-        raise InvalidParameterError(f"the maximum drop in {text!r} is more than 100% of the baseline's mean").keyed(
-            "gate.drop_over_100", text=text)
+        raise InvalidParameterError(_("the maximum drop in {text!r} is more than {all} of the baseline's mean",
+                                      all="100%",
+                                      text=text))
     if not pct and bounds is not None and drop > bounds[1] - bounds[0]:
-        raise InvalidParameterError(
-            f"the maximum drop in {text!r} is larger than the whole range of {label} ({bounds[0]:g} to "
-            f"{bounds[1]:g}), got {drop:g}"
-        ).keyed("gate.drop_over_range", text=text, label=label, low=bounds[0], high=bounds[1], value=drop)
+        raise InvalidParameterError(_("the maximum drop in {text!r} is larger than the whole range of {label} "
+                                      "({low:g} to {high:g}), got {value:g}", text=text, label=label, low=bounds[0],
+                                      high=bounds[1], value=drop))
     return MaxDrop(label, measure, drop, pct)
 
 
@@ -211,12 +209,14 @@ def _signed(x: float) -> str:
     return "0" if x == 0 else f"{x:+.4g}"
 
 
-def _say(key: str, lang: str, **values: Any) -> str:
-    """The gate message ``gate.<key>`` in ``lang``."""
-    from rankscope.interpret.i18n import message
-
-    return message(f"gate.{key}", lang, **values)
-
+#: a requirement's outcome, as the terminal line shows it
+_STATUS = {"pass": N_("PASS"), "fail": N_("FAIL"), "undecided": N_("UNDECIDED")}
+#: why a maximum drop could not be decided (the other reasons say their numbers: GateOutcome._undecided)
+_WHY = {
+    "no_queries": N_("the run and the baseline share no query: there is nothing to test; add queries both runs "
+                     "answer ({test})"),
+    "one_query": N_("one shared query: no test can bound a mean from a single difference; add queries ({test})"),
+}
 
 def _pct(x: float) -> str:
     """A level as a percentage: 0.95 -> ``95%``, 0.975 -> ``97.5%``."""
@@ -274,7 +274,8 @@ class Outcome:
     def _test_name(self, lang: str) -> str:
         name = str(_TEST_NAMES.get(self.test or "", self.test) if lang == "en" else term(self.test, lang))
         if self.test == "betting" and self.bounds is not None:
-            name += _say("betting_bounds", lang, lo=f"{self.bounds[0]:g}", hi=f"{self.bounds[1]:g}")
+            name += _(" (differences within [{lo}, {hi}]; valid at any number of queries)", lo=f"{self.bounds[0]:g}",
+                      hi=f"{self.bounds[1]:g}").text(lang)
         return name
 
     def evidence(self, lang: str = "en") -> str:
@@ -287,40 +288,50 @@ class Outcome:
         lb = "-inf" if self.lower_bound is None or not math.isfinite(self.lower_bound) else f"{self.lower_bound:+.4f}"
         p = f"p = {self.p_value:.3g}"
         if self.mc_se is not None:
-            p += _say("p_mc", lang, se=f"{self.mc_se:.2g}", n=self.resamples)
-        text = _say("evidence", lang, level=_pct(1 - self.alpha), lb=lb, rel=">" if self.passed else "<=",
-                    margin=_signed(-self.margin), test=self._test_name(lang), p=p, alpha=f"{self.alpha:g}",
-                    two=_pct(1 - 2 * self.alpha))
+            p += _(" ± {se} (Monte-Carlo s.e., {n} resamples)", se=f"{self.mc_se:.2g}", n=self.resamples).text(lang)
+        text = _("{level} one-sided lower bound of the difference {lb} {rel} {margin}; {test}, {p}, α = {alpha} "
+                 "one-sided (the lower end of a two-sided {two} interval)", level=_pct(1 - self.alpha), lb=lb,
+                 rel=">" if self.passed else "<=", margin=_signed(-self.margin), test=self._test_name(lang), p=p,
+                 alpha=f"{self.alpha:g}", two=_pct(1 - 2 * self.alpha)).text(lang)
         if self.fallback == "unbounded":
-            text += _say("unbounded", lang, label=self.label)
+            text += _("; {label} has no fixed range, which the betting test needs, so the studentized bootstrap "
+                      "test decides it", label=self.label).text(lang)
         if self.miscalibrated:
-            text += _say("calibration", lang, test=self._test_name(lang), n=self.n, skew=f"{self.skew:+.2f}")
+            text += _("; CALIBRATION WARNING: on {n} queries with differences this skewed (skewness {skew}) the "
+                      "{test} was measured to pass runs at the margin more often than α; --test betting keeps its "
+                      "level", test=self._test_name(lang), n=self.n, skew=f"{self.skew:+.2f}").text(lang)
         return text
 
     def _undecided(self, lang: str) -> str:
         why = self.undecided
         test = self._test_name(lang)
         if why == "unstable":
-            return _say("why.unstable", lang, p=f"{self.p_value:.3g}", se=f"{self.mc_se or 0:.2g}",
-                        n=self.resamples, alpha=f"{self.alpha:g}", test=test)
+            return _("p = {p} ± {se} after {n} resamples is still within Monte-Carlo error of α = {alpha} "
+                     "({test}), so the verdict could change with the seed; raise --permutations",
+                     p=f"{self.p_value:.3g}", se=f"{self.mc_se or 0:.2g}", n=self.resamples, alpha=f"{self.alpha:g}",
+                     test=test).text(lang)
         if why == "no_variance":
-            return _say("why.no_variance", lang, n=self.n, diff=_signed(self.value - (self.baseline_value or 0.0)),
-                        test=test)
-        return _say(f"why.{why}", lang, test=test)
+            return _("all {n} per-query differences are equal ({diff}): without variation no test can bound the "
+                     "mean (a standard deviation of 0 is not evidence); add queries on which the runs differ "
+                     "({test})", n=self.n, diff=_signed(self.value - (self.baseline_value or 0.0)),
+                     test=test).text(lang)
+        return _(_WHY[str(why)], test=test).text(lang)
 
     def line(self, lang: str = "en") -> str:
         """One line for the terminal: verdict, requirement, measured value."""
-        verdict = _say(self.status, lang)
+        verdict = gettext(_STATUS[self.status], lang)
         if self.kind == "threshold":
-            where = "" if self.source in (None, "--require") else _say("source", lang, source=self.source)
+            where = "" if self.source in (None, "--require") else _(" [{source}]", source=self.source).text(lang)
             if self.ceiling is not None:
-                where += _say("unreachable", lang, ceiling=f"{self.ceiling:.4f}")
-            return _say("threshold_line", lang, verdict=verdict, label=self.label, op=self.op,
-                        threshold=f"{self.threshold:g}", value=f"{self.value:.4f}", where=where)
+                where += _(" (unreachable: a perfect ranking scores {ceiling} on these qrels)",
+                           ceiling=f"{self.ceiling:.4f}").text(lang)
+            return _("{verdict}  {label} {op} {threshold}: {value}{where}", verdict=verdict, label=self.label,
+                     op=self.op, threshold=f"{self.threshold:g}", value=f"{self.value:.4f}", where=where).text(lang)
         assert self.baseline_value is not None and self.margin is not None
-        return _say("drop_line", lang, verdict=verdict, label=self.label, margin=f"{self.margin:.4g}",
-                    value=f"{self.value:.4f}", base=f"{self.baseline_value:.4f}",
-                    diff=f"{self.value - self.baseline_value:+.4f}", evidence=self.evidence(lang))
+        return _("{verdict}  {label} drop <= {margin} vs baseline: {value} vs {base} (diff {diff}); {evidence}",
+                 verdict=verdict, label=self.label, margin=f"{self.margin:.4g}", value=f"{self.value:.4f}",
+                 base=f"{self.baseline_value:.4f}", diff=f"{self.value - self.baseline_value:+.4f}",
+                 evidence=self.evidence(lang)).text(lang)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (an undefined p-value, bound or skewness is None)."""
@@ -360,7 +371,7 @@ class GateResult:
     def _named(self, name: str, quote: str = "", lang: str = "en") -> str:
         tag = self.tags.get(name)
         named = f"{quote}{name}{quote}"
-        return _say("named", lang, name=named, tag=f"{quote}{tag}{quote}") if tag else named
+        return _("{name} (TREC tag {tag})", name=named, tag=f"{quote}{tag}{quote}").text(lang) if tag else named
 
     @property
     def passed(self) -> bool:
@@ -378,12 +389,14 @@ class GateResult:
 
     def _verdict(self, lang: str) -> str:
         n = len(self.outcomes)
-        form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
         if self.failed:
-            return _say(f"failed.{form}", lang, failed=self.failed, n=n)
+            return ngettext("gate FAILED: {failed} of {n} requirement not met",
+                            "gate FAILED: {failed} of {n} requirements not met", n, failed=self.failed).text(lang)
         if self.undecided:
-            return _say(f"undecided_verdict.{form}", lang, undecided=self.undecided, n=n)
-        return _say(f"passed.{form}", lang, n=n)
+            return ngettext("gate UNDECIDED: {undecided} of {n} requirement could not be decided and none failed",
+                            "gate UNDECIDED: {undecided} of {n} requirements could not be decided and none failed",
+                            n, undecided=self.undecided).text(lang)
+        return ngettext("gate passed: {n} requirement holds", "gate passed: {n} requirements hold", n).text(lang)
 
     def __repr__(self) -> str:
         failed = self.failed
@@ -409,40 +422,45 @@ class GateResult:
         verdict = self._verdict(lang)
         head = []
         if self.tags:  # say which run is which when a file's tag differs from its name
-            base = (_say("against", lang, named=self._named(self.baseline_name, lang=lang))
+            base = (_(" against baseline {named}", named=self._named(self.baseline_name, lang=lang)).text(lang)
                     if self.baseline_name else "")
-            head = [_say("run", lang, named=self._named(self.run_name, lang=lang), base=base)]
-        warnings = [_say("warning", lang, text=w.text(lang)) for w in self.warnings]
-        notes = [_say("note", lang, text=n.text(lang)) for n in self.notices]
+            head = [_("run {named}{base}", named=self._named(self.run_name, lang=lang), base=base).text(lang)]
+        warnings = [_("WARNING  {text}", text=w.text(lang)).text(lang) for w in self.warnings]
+        notes = [_("NOTE     {text}", text=n.text(lang)).text(lang) for n in self.notices]
         return head + warnings + notes + [o.line(lang) for o in self.outcomes] + self._judged_line(lang) + [verdict]
 
     def to_markdown(self, lang: str = "en") -> str:
         """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment), in ``lang``."""
-        head = _say("md_passed" if self.passed else "md_failed" if self.failed else "md_undecided", lang)
-        out = [_say("md_title", lang, head=head, named=self._named(self.run_name, "`", lang)), ""]
+        head = gettext("passed" if self.passed else "FAILED" if self.failed else "UNDECIDED", lang)
+        out = [_("## rankscope gate {head}: {named}", head=head,
+                 named=self._named(self.run_name, "`", lang)).text(lang), ""]
         out += [*self._judged_line(lang), ""] if self.judged else []
         if self.warnings:
-            out += [_say("md_warning", lang, text=w.text(lang)) + ("  " if i < len(self.warnings) - 1 else "")
+            out += [_("> ⚠️ **Warning:** {text}",
+                      text=w.text(lang)).text(lang) + ("  " if i < len(self.warnings) - 1 else "")
                     for i, w in enumerate(self.warnings)] + [""]
         out += [f"> ℹ️ {n.text(lang)}" + ("  " if i < len(self.notices) - 1 else "")
                 for i, n in enumerate(self.notices)]
         out += [""] if self.notices else []
-        base = _say("against", lang, named=self._named(self.baseline_name, "`", lang)) if self.baseline_name else ""
-        queries = Said.counted("engine.n_queries", self.n_queries)
-        out += [_say("md_queries", lang, queries=queries, base=base), "", _say("md_header", lang), "|---|---|---|---|"]
+        base = _(" against baseline {named}",
+                 named=self._named(self.baseline_name, "`", lang)).text(lang) if self.baseline_name else ""
+        queries = ngettext("{n} query", "{n} queries", self.n_queries)
+        out += [_("{queries}{base}.", queries=queries, base=base).text(lang), "",
+                gettext("| | requirement | measured | detail |", lang), "|---|---|---|---|"]
         for o in self.outcomes:
             mark = {"pass": "✅", "fail": "❌", "undecided": "❔"}[o.status]
             if o.kind == "threshold":
-                src = "" if o.source in (None, "--require") else _say("md_from", lang, source=o.source)
+                src = "" if o.source in (None, "--require") else _("from {source}", source=o.source).text(lang)
                 if o.ceiling is not None:
-                    src += _say("unreachable", lang, ceiling=f"{o.ceiling:.4f}")
+                    src += _(" (unreachable: a perfect ranking scores {ceiling} on these qrels)",
+                             ceiling=f"{o.ceiling:.4f}").text(lang)
                 out.append(f"| {mark} | `{o.label} {o.op} {o.threshold:g}` | {o.value:.4f} | {src} |")
             else:
                 assert o.baseline_value is not None and o.margin is not None
-                measured = _say("md_measured_drop", lang, value=f"{o.value:.4f}", base=f"{o.baseline_value:.4f}",
-                                diff=f"{o.value - o.baseline_value:+.4f}")
-                out.append(f"| {mark} | {_say('md_drop', lang, label=o.label, margin=f'{o.margin:.4g}')} | "
-                           f"{measured} | {o.evidence(lang)} |")
+                measured = _("{value} (baseline {base}, diff {diff})", value=f"{o.value:.4f}",
+                             base=f"{o.baseline_value:.4f}", diff=f"{o.value - o.baseline_value:+.4f}").text(lang)
+                req = _("`{label}` drops at most {margin}", label=o.label, margin=f"{o.margin:.4g}").text(lang)
+                out.append(f"| {mark} | {req} | {measured} | {o.evidence(lang)} |")
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
@@ -517,19 +535,15 @@ def check(
         unique.setdefault((d.measure, d.max_drop, d.relative), d)  # a repeated maximum drop is one check
     drops = list(unique.values())
     if not reqs and not drops:
-        raise InvalidParameterError("nothing to check: give at least one requirement, preset or maximum drop").keyed(
-            "gate.nothing_to_check")
+        raise InvalidParameterError(_("nothing to check: give at least one requirement, preset or maximum drop"))
     if drops and baseline is None:
-        raise InvalidParameterError("a maximum drop needs a baseline run to compare with").keyed(
-            "gate.drop_needs_baseline")
+        raise InvalidParameterError(_("a maximum drop needs a baseline run to compare with"))
     if baseline is not None and not drops:
-        raise InvalidParameterError("a baseline run needs at least one maximum drop (e.g. ndcg@10=0.02)").keyed(
-            "gate.baseline_needs_drop")
+        raise InvalidParameterError(_("a baseline run needs at least one maximum drop (e.g. ndcg@10=0.02)"))
     if drops or test != "wilcoxon":  # the test only matters for a maximum drop
         refuse_wilcoxon(test)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "stats.alpha", value=alpha)
+        raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     seed = int(np.random.default_rng(0 if rng is None else rng).integers(0, 2**63 - 1))
 
     measures: list[Measure] = []

@@ -49,7 +49,8 @@ import numpy as np
 from rankscope.choices import DuplicatePolicy, MissingPolicy, ScorePrecisionValue
 from rankscope.engine.evaluator import Evaluator
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError, Said
+from rankscope.errors import InvalidParameterError, Message
+from rankscope.i18n import _, ngettext
 
 __all__ = ["evaluate", "evaluate_retriever", "judge_pairs", "connect", "ActorPool"]
 
@@ -58,8 +59,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:  # pragma: no cover - depends on the installation
-        raise InvalidParameterError("the Ray engine needs Ray: pip install 'rankscope[ray]'").keyed(
-            "retrieval.needs_ray") from None
+        raise InvalidParameterError(_("the Ray engine needs Ray: pip install 'rankscope[ray]'")) from None
     return ray
 
 
@@ -147,15 +147,14 @@ def _score_part(token: str, spec: dict[str, Any], *tables: Any) -> dict[str, Any
     return scorer.state()
 
 
-def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str | Said]:
+def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str | Message]:
     """What the workers read, a name for the run and a source for error messages (a path, or a phrase said in the
     reader's language: "ray dataset", "3 files")."""
     if type(run).__name__ in ("Dataset", "MaterializedDataset") and type(run).__module__.startswith("ray.data"):
-        return list(run.to_arrow_refs()), "ray", Said("error.retrieval.ray_dataset")
+        return list(run.to_arrow_refs()), "ray", _("ray dataset")
     paths = [run] if isinstance(run, (str, Path)) else list(run)
     if not paths:
-        raise InvalidParameterError("no run given: a ray.data.Dataset or one or more Parquet / Arrow / TREC paths"
-                                    ).keyed("retrieval.ray_no_run")
+        raise InvalidParameterError(_("no run given: a ray.data.Dataset or one or more Parquet / Arrow / TREC paths"))
     from rankscope.io.formats import detect_format
 
     pieces: list[Any] = []
@@ -168,8 +167,8 @@ def _pieces(run: Any, duplicates: str) -> tuple[list[Any], str, str | Said]:
             pieces += [(str(path), fmt, [g]) for g in range(groups)]
         else:  # one file, one piece (TREC, Arrow, JSON ... read whole on a worker)
             pieces.append((str(path), fmt, duplicates))
-    return pieces, _run_name(paths[0]), str(paths[0]) if len(paths) == 1 else Said.counted("retrieval.n_files",
-                                                                                          len(paths))
+    return pieces, _run_name(paths[0]), str(paths[0]) if len(paths) == 1 else ngettext("{n} file",
+                                                                                       "{n} files", len(paths))
 
 
 def _run_name(path: str | Path) -> str:
@@ -218,8 +217,7 @@ def evaluate(
     pieces, stem, source = _pieces(run, duplicates)
     n_parts = partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
-        raise InvalidParameterError(f"partitions must be a positive int, got {partitions!r}").keyed(
-            "retrieval.ray_partitions", value=partitions)
+        raise InvalidParameterError(_("partitions must be a positive int, got {value!r}", value=partitions))
     q = ev.qrels
     spec = {"qrels": q.to_arrow(), "measures": [str(m) for m in ev.labels], "policies": ev.policies,
             "source": str(source), "name": name or stem}
@@ -240,7 +238,7 @@ def evaluate(
     if scorer.rows == 0:
         from rankscope.errors import EmptyInputError
 
-        raise EmptyInputError(f"{source}: no entries (empty run)").keyed("retrieval.ray_empty", source=source)
+        raise EmptyInputError(_("{source}: no entries (empty run)", source=source))
     return scorer.result(name or stem)
 
 
@@ -257,12 +255,12 @@ class ActorPool:
                  num_cpus: float = 1.0, address: str | None = None) -> None:
         for value, what in ((size, "actors"), (concurrency, "concurrency")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(f"{what} must be an integer >= 1, got {value!r}").keyed(
-                    "retrieval.int_at_least", name=what, minimum=1, value=value)
+                raise InvalidParameterError(_("{name} must be an integer >= {minimum}, got {value!r}",
+                                                     name=what, minimum=1, value=value))
         ray = connect(address)
         remote = ray.remote(cls).options(max_concurrency=concurrency, max_restarts=-1, max_task_retries=-1,
                                          num_cpus=num_cpus)
-        self.actors = [remote.remote(*args) for _ in range(size)]
+        self.actors = [remote.remote(*args) for __ in range(size)]
         self.in_flight = [0] * size
         self.concurrency = concurrency
         self._lock = threading.Lock()
@@ -362,7 +360,7 @@ def evaluate_retriever(
     from rankscope.retrieval.runner import evaluate_retriever as run_locally
 
     if "workers" in options:
-        raise InvalidParameterError("workers= is set by actors * concurrency on Ray").keyed("retrieval.ray_workers")
+        raise InvalidParameterError(_("workers= is set by actors * concurrency on Ray"))
     pool = ActorPool(_RetrieverActor, (factory,), size=actors, concurrency=concurrency, num_cpus=num_cpus,
                      address=address)
     try:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, ParseError
+from rankscope.i18n import _
 
 __all__ = ["save", "load", "is_saved", "SAVED_SCHEMA", "SAVED_SCHEMA_VERSION"]
 
@@ -119,8 +120,8 @@ def _plain(value: Any, field: str) -> Any:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         kind = type(value).__name__
-        raise InvalidParameterError(f"cannot save the field {field!r}: a {kind} has no JSON form").keyed(
-            "core.no_json_form", field=field, type=kind) from None
+        raise InvalidParameterError(_("cannot save the field {field!r}: a {type} has no JSON form", field=field,
+                                      type=kind)) from None
 
 
 def _judged_out(j: Any) -> dict[str, Any] | None:
@@ -233,14 +234,14 @@ def save(obj: Any, path: str | Path) -> None:
     elif isinstance(obj, Comparison):
         kind, data = "comparison", comparison_to_json(obj)
     else:
-        raise InvalidParameterError(f"save takes an EvaluationResult or a Comparison, got {type(obj).__name__}").keyed(
-            "core.save_what", type=type(obj).__name__)
+        raise InvalidParameterError(_("save takes an EvaluationResult or a Comparison, got {type}",
+                                      type=type(obj).__name__))
     doc = {"schema": SAVED_SCHEMA, "schema_version": SAVED_SCHEMA_VERSION, "kind": kind,
            "rankscope_version": __version__, "data": data}
     out = Path(path)
     if not out.parent.exists():
-        raise InvalidParameterError(f"cannot save to {str(out)!r}: folder {str(out.parent)!r} does not exist").keyed(
-            "core.save_no_folder", path=str(out), folder=str(out.parent))
+        raise InvalidParameterError(_("cannot save to {path!r}: folder {folder!r} does not exist", path=str(out),
+                                      folder=str(out.parent)))
     out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
 
 
@@ -260,24 +261,25 @@ def load(path: str | Path) -> Any:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ParseError("no such file", source=source).keyed("no_such_file_here") from None
+        raise ParseError(_("no such file"), source=source) from None
     except (OSError, ValueError) as exc:
-        raise ParseError(f"not a saved rankscope evaluation ({exc})", source=source).keyed(
-            "core.not_saved_reason", reason=str(exc)) from None
+        raise ParseError(_("not a saved rankscope evaluation ({reason})", reason=str(exc)), source=source) from None
     if not isinstance(doc, dict) or doc.get("schema") != SAVED_SCHEMA:
-        raise ParseError("not a saved rankscope evaluation (no \"schema\": \"rankscope.saved\"); save one with "
-                         "result.save(path) or comparison.save(path)", source=source).keyed("core.not_saved")
+        raise ParseError(_('not a saved rankscope evaluation (no "schema": "rankscope.saved"); save one with '
+                           "result.save(path) or comparison.save(path)"),
+                         source=source)
     version = doc.get("schema_version")
     if version != SAVED_SCHEMA_VERSION:
-        raise ParseError(f"saved with schema version {version}; this rankscope reads version {SAVED_SCHEMA_VERSION}",
-                         source=source).keyed("core.saved_version", version=version, expected=SAVED_SCHEMA_VERSION)
+        raise ParseError(_("saved with schema version {version}; this rankscope reads version {expected}",
+                           version=version, expected=SAVED_SCHEMA_VERSION),
+                         source=source)
     try:
         if doc["kind"] == "evaluation":
             return result_from_json(doc["data"])
         if doc["kind"] == "comparison":
             return comparison_from_json(doc["data"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ParseError(f"damaged saved file ({type(exc).__name__}: {exc})", source=source).keyed(
-            "core.saved_damaged", type=type(exc).__name__, reason=str(exc)) from None
-    raise ParseError(f"unknown kind {doc.get('kind')!r} (expected evaluation or comparison)", source=source).keyed(
-        "core.saved_kind", kind=doc.get("kind"))
+        raise ParseError(_("damaged saved file ({type}: {reason})", type=type(exc).__name__, reason=str(exc)),
+                         source=source) from None
+    raise ParseError(_("unknown kind {kind!r} (expected evaluation or comparison)", kind=doc.get("kind")),
+                     source=source)

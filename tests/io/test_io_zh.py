@@ -21,14 +21,14 @@ import rankscope
 from clirun import cli
 from prose import assert_chinese
 from rankscope.constraints import Interval, OneOf, check
-from rankscope.errors import Keyed, RankscopeError
+from rankscope.errors import RankscopeError
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 #: the column layouts an error names (code, not prose)
 LAYOUTS = ("query iter doc relevance", "query Q0 doc rank score tag")
 
 
-def _raised(make: Callable[[], Any]) -> Keyed:
+def _raised(make: Callable[[], Any]) -> RankscopeError:
     with pytest.raises(RankscopeError) as info:
         make()
     return info.value

@@ -14,7 +14,7 @@ import pytest
 from prose import assert_chinese, unwrap, whole_lines
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
-from rankscope.errors import Keyed, RankscopeError
+from rankscope.errors import RankscopeError
 from rankscope.labels.agreement import label_agreement
 from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient, Endpoint, api_key_from_env
@@ -32,7 +32,7 @@ from .test_cli_labels import files, run_main  # noqa: F401  (the fixture)
 RUNS_ABC = ("A B C",)  # the example of --runs A B C: code, not English prose
 
 
-def _error(call: Callable[[], object]) -> Keyed:
+def _error(call: Callable[[], object]) -> RankscopeError:
     with pytest.raises(RankscopeError) as info:
         call()
     return info.value

@@ -54,7 +54,7 @@ def test_missing_query_warning_with_counts_in_every_output(tmp_path: Path) -> No
         flat = re.sub(r"\s+", " ", text)
         assert "partial has no ranking for 21 of the 51 qrels queries" in flat, fmt
         assert "ranks 5 queries that are not in the qrels" in flat, fmt
-        assert "1 of the 51 queries have no document judged relevant" in flat, fmt
+        assert "1 of the 51 queries has no document judged relevant" in flat, fmt
     # the LaTeX says it in the caption of the summary table
     caption = re.search(r"\\caption\{(.*?)\}\n\\label\{tab:rankscope-summary\}", outputs["tex"], re.S)
     assert caption is not None and "no ranking for 21 of the 51" in caption.group(1)

@@ -145,7 +145,7 @@ def test_cli_testset_check_table_and_json(tmp_path: Path) -> None:
     assert report["duplicates"] == [["q1", "q4"]] and report["no_relevant"] == ["q4"]
     assert report["grades"] == {"1": 3, "2": 2, "3": 2}
     table = runner.invoke(app, ["testset", "check", str(path)])
-    assert table.exit_code == 0 and "duplicate queries" in table.stdout and "2 problem(s) found" in table.stdout
+    assert table.exit_code == 0 and "duplicate queries" in table.stdout and "2 problems found" in table.stdout
     strict = runner.invoke(app, ["testset", "check", str(path), "--strict"])
     assert strict.exit_code == 1
     missing = runner.invoke(app, ["testset", "check", str(tmp_path / "nope.json")])

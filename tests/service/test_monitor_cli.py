@@ -37,7 +37,7 @@ def test_ingest_status_and_list(tmp_path: Path) -> None:
         status = cli("monitor", "status", "prod-search", "--server", server.url)
         assert status.returncode == 1  # an open alert
         assert "ALERT" in status.stdout and "empty_rate" in status.stdout and "0.5" in status.stdout
-        assert "1 events rejected: unknown_field" in unwrap(status.stdout)
+        assert "1 event rejected: unknown_field" in unwrap(status.stdout)
         zh = cli("monitor", "status", "1", "--server", server.url, env={"RANKSCOPE_LANG": "zh"})
         assert "告警" in zh.stdout and zh.returncode == 1
         listed = cli("monitor", "list", "--server", server.url)

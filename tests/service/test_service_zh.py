@@ -88,18 +88,18 @@ def test_a_readers_error_names_the_uploaded_file_in_either_language(tmp_path: Pa
 
 
 def test_judging_and_report_errors_say_themselves_in_chinese() -> None:
-    from rankscope.errors import Said
+    from rankscope.i18n import _, pgettext
 
     recs = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {}},
             {"query_id": "q1", "doc_id": "d2", "best_rank": 2, "runs": {}}]
-    source = Said("error.service.source_testset", (("id", 3), ("name", "toy")))
+    source = _("test set {id} {name!r}", id=3, name="toy")
     exc = _raised(build_task, recs, {"q1": "what"}, {"d1": "text"}, texts_field=("test_set_id", "test_set_id"),
                   texts_source=source)
     zh = _both(exc, "1 of 2 documents of the pool have no text in test set 3 'toy' (e.g. 'd2')")
     assert zh == "候选池的 2 个文档中有 1 个在 测试集 3 'toy' 中没有文本（例如 'd2'）"
 
-    not_done = JobNotDone("evaluation e1 is running; its report exists once it is done").keyed(
-        "service.not_done", job="e1", status=Said("error.service.status.running"))
+    not_done = JobNotDone(_("evaluation {job} is {status}; its report exists once it is done", job="e1",
+                            status=pgettext("job status", "running")))
     assert "运行中" in _both(not_done, "evaluation e1 is running; its report exists once it is done")
     assert _both(NotFound.of("test set", 7), "test set 7 not found") == "未找到测试集 7"
     assert _both(NotFound.of("item", 5, task=2), "item 5 of judging task 2 not found") == "未找到评判任务 2 的条目 5"

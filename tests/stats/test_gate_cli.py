@@ -64,8 +64,8 @@ def test_check_exit_0_when_every_requirement_holds(cli: CliRunner, files: dict[s
     warnings = [ln for ln in out.splitlines() if ln.startswith("WARNING")]
     # one DL-HARD query has no document judged at level 2: said, with its count; and about half of
     # each run's top 10 is unjudged
-    assert warnings[0] == ("WARNING  1 of the 50 queries have no document judged relevant at relevance level 2: "
-                           "every run scores 0 on them with most metrics, and they are not failures of a system.")
+    assert warnings[0] == ("WARNING  1 of the 50 queries has no document judged relevant at relevance level 2: "
+                           "every run scores 0 on it with most metrics, and it is not a failure of a system.")
     assert [w.split(":")[0] for w in warnings[1:]] == ["WARNING  bm25+t5(zs)", "WARNING  bm25"]
     assert "judged@10 = 0.496" in warnings[2]
     assert out.splitlines()[-2] == ("Judged share of each run's top 10 (judged@10; unjudged documents count as "

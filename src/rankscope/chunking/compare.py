@@ -53,6 +53,7 @@ from rankscope.data.chunking import Chunking
 from rankscope.data.span_rules import ChunkRule
 from rankscope.data.testset import TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError, Items
+from rankscope.i18n import _
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -196,12 +197,14 @@ class ChunkingComparison:
         """What the tests rest on, in ``lang``: the measures shown per chunking (and why), and the compared
         measures that carry the same information."""
         from rankscope.errors import Items
-        from rankscope.interpret.i18n import message
 
         out = []
         if self.per_chunking:
-            out.append(message("report.chunking_per", lang, metrics=Items(self.per_chunking)))
-        out += [message("report.chunking_same", lang, a=p["a"], b=p["b"], r=f"{p['r']:.4f}")
+            out.append(_("Shown per chunking, not tested across chunkings: {metrics} (ordinary measures score each "
+                         "chunking's own chunk qrels; context size and the Ω measures differ by construction).",
+                         metrics=Items(self.per_chunking)).text(lang))
+        out += [_("{a} and {b} carry the same information (r = {r} across the queries of every chunking): their "
+                  "verdicts are one finding, not two.", a=p["a"], b=p["b"], r=f"{p['r']:.4f}").text(lang)
                 for p in self.same_information]
         return out
 
@@ -213,12 +216,11 @@ class ChunkingComparison:
         fmt = FORMATS.get(out.suffix.lower())
         if fmt is None:
             extensions = Items(tuple(FORMATS))
-            raise InvalidParameterError(f"cannot tell the report format from {str(path)!r}; use one of the "
-                                        f"extensions {extensions}").keyed(
-                "chunking.report_format", path=str(path), extensions=extensions)
+            raise InvalidParameterError(_("cannot tell the report format from {path!r}; use one of the "
+                                                 "extensions {extensions}", path=str(path), extensions=extensions))
         if out.parent and not out.parent.exists():
-            raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist").keyed(
-                "chunking.report_folder", folder=str(out.parent))
+            raise InvalidParameterError(_("cannot write the report: folder {folder!r} does not exist",
+                                                 folder=str(out.parent)))
         out.write_text(render_report(self.report(lang), fmt), encoding="utf-8")
         return out
 
@@ -240,18 +242,16 @@ def _named(chunkings: Mapping[str, Chunking | str] | Sequence[Chunking | str], c
         elif isinstance(c, Chunking):
             ch = c
         else:
-            raise InvalidParameterError(f"a chunking is a Chunking or a splitter spec such as 'fixed:256', "
-                                        f"got {type(c).__name__}").keyed("chunking.not_a_chunking",
-                                                                         type=type(c).__name__)
+            raise InvalidParameterError(_("a chunking is a Chunking or a splitter spec such as 'fixed:256', got "
+                                          "{type}", type=type(c).__name__))
         out.append((str(name) if name is not None else ch.name, ch))
-    names = [n for n, _ in out]
+    names = [n for n, __ in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InvalidParameterError(f"two chunkings share the name {dup[0]!r}; pass a dict {{name: chunking}}"
-                                    ).keyed("chunking.same_name", name=dup[0])
+        raise InvalidParameterError(_("two chunkings share the name {name!r}; pass a dict {{name: chunking}}",
+                                      name=dup[0]))
     if len(out) < 2:
-        raise InvalidParameterError(f"compare_chunkings needs at least 2 chunkings, got {len(out)}").keyed(
-            "chunking.needs_two", n=len(out))
+        raise InvalidParameterError(_("compare_chunkings needs at least 2 chunkings, got {n}", n=len(out)))
     return out
 
 
@@ -308,20 +308,19 @@ def compare_chunkings(
 
     ts = testset if isinstance(testset, TestSet) else TestSet.from_file(testset)
     if ts.corpus is None:
-        raise EmptyInputError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus", name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no corpus to chunk", name=ts.name))
     span_qrels = spans if spans is not None else ts.spans
     if span_qrels is None:
-        raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them with "
-                              "SpanQrels.from_answers / from_squad and pass spans=").keyed("chunking.no_spans",
-                                                                                          name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no span judgments (items with 'evidence'); build them with "
+                                "SpanQrels.from_answers / from_squad and pass spans=", name=ts.name))
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidParameterError(f"k must be a positive integer, got {k!r}").keyed("chunking.k_positive", value=k)
+        raise InvalidParameterError(_("k must be a positive integer, got {value!r}", value=k))
     ChunkRule.parse(rule)
     named = _named(chunkings, ts.corpus)
     factory = make_factory(retriever, cache_dir=cache_dir)
     retriever_name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "retriever")
-    labels = [label for label, _ in parse_metrics(list(metrics) if metrics is not None else default_metrics(k))]
-    cutoffs = [m.cutoff for _, m in parse_metrics(labels) if m.cutoff is not None]
+    labels = [label for label, __ in parse_metrics(list(metrics) if metrics is not None else default_metrics(k))]
+    cutoffs = [m.cutoff for __, m in parse_metrics(labels) if m.cutoff is not None]
     depth = max(depth, k, *cutoffs)
     curve = [f"{name}@{j}" for j in range(1, depth + 1) for name in ("span_recall", "context_size")]
     ask = list(dict.fromkeys([*labels, *curve]))
@@ -332,7 +331,7 @@ def compare_chunkings(
         wanted = set(queries)
         keep = [q for q in keep if q in wanted]
     if not keep:
-        raise EmptyInputError("no query has span judgments to evaluate").keyed("chunking.no_judged_query")
+        raise EmptyInputError(_("no query has span judgments to evaluate"))
     sub = TestSet([ts[q] for q in keep], None, ts.corpus, ts.name, spans=span_qrels.subset(keep))
 
     evaluations: dict[str, Any] = {}
@@ -355,10 +354,9 @@ def compare_chunkings(
     tested = [label for label, m in pairs if comparable(m)]
     shown = tuple(label for label, m in pairs if not comparable(m))
     if not tested:
-        raise InvalidParameterError(
-            f"none of {Items(tuple(labels))} can be compared across chunkings: ordinary measures score each "
-            "chunking's own chunk qrels; ask for a span measure (span_recall@5, span_precision@5, span_iou@5)"
-        ).keyed("chunking.nothing_comparable", metrics=Items(tuple(labels)))
+        raise InvalidParameterError(_("none of {metrics} can be compared across chunkings: ordinary measures score "
+                                      "each chunking's own chunk qrels; ask for a span measure (span_recall@5, "
+                                      "span_precision@5, span_iou@5)", metrics=Items(tuple(labels))))
     comparison = compare(None, {n: ev.result for n, ev in evaluations.items()}, tested, test=test, alpha=alpha,
                          correction=correction, baseline=baseline, permutations=permutations, bootstrap=bootstrap,
                          rng=rng)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["make_factory", "FACTORY_NAMES"]
 
@@ -45,11 +46,12 @@ def make_factory(retriever: str | Factory, *, cache_dir: str | Path | None = Non
 
         close = difflib.get_close_matches(str(retriever), FACTORY_NAMES, n=1)
         names = Items(FACTORY_NAMES)
-        message = f"unknown retriever {retriever!r}: use one of {names} or a function chunk texts -> retriever"
         if close:
-            raise InvalidParameterError(f"{message}; did you mean {close[0]!r}?").keyed(
-                "chunking.unknown_retriever_suggest", name=retriever, names=names, close=close[0])
-        raise InvalidParameterError(message).keyed("chunking.unknown_retriever", name=retriever, names=names)
+            raise InvalidParameterError(_("unknown retriever {name!r}: use one of {names} or a function chunk "
+                                          "texts -> retriever; did you mean {close!r}?", name=retriever, names=names,
+                                          close=close[0]))
+        raise InvalidParameterError(_("unknown retriever {name!r}: use one of {names} or a function chunk texts -> "
+                                      "retriever", name=retriever, names=names))
 
     def bm25(chunks: dict[str, str]) -> Any:
         from rankscope.retrieval.bm25 import BM25Retriever

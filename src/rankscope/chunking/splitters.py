@@ -44,6 +44,7 @@ import numpy as np
 from rankscope.data.chunking import Chunking
 from rankscope.data.units import TokenIndex, check_unit
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["fixed", "fixed_tokens", "recursive", "sentences", "paragraphs", "split", "parse_spec", "SplitSpec",
            "SEPARATORS"]
@@ -57,16 +58,16 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 
 def _positive(value: int, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}").keyed(
-            "chunking.integer_min", name=name, minimum=minimum, value=value)
+        raise InvalidParameterError(_("{name} must be an integer >= {minimum}, got {value!r}", name=name,
+                                             minimum=minimum, value=value))
     return int(value)
 
 
 def _overlap(overlap: int, size: int) -> int:
     overlap = _positive(overlap, "overlap", 0)
     if overlap >= size:
-        raise InvalidParameterError(f"overlap ({overlap}) must be smaller than the chunk size ({size})").keyed(
-            "chunking.overlap_size", overlap=overlap, size=size)
+        raise InvalidParameterError(_("overlap ({overlap}) must be smaller than the chunk size ({size})",
+                                      overlap=overlap, size=size))
     return overlap
 
 
@@ -189,8 +190,8 @@ def _per_document(corpus: Mapping[str, str], name: str, cut: object) -> Chunking
     for i, d in enumerate(doc_ids):  # text splitting is per document by nature (done once per chunking)
         ranges = cut(corpus[d])  # type: ignore[operator]
         docs.extend([i] * len(ranges))
-        starts.extend(s for s, _ in ranges)
-        ends.extend(e for _, e in ranges)
+        starts.extend(s for s, __ in ranges)
+        ends.extend(e for __, e in ranges)
     return _chunking(corpus, doc_ids, np.asarray(docs, dtype=np.int64), np.asarray(starts, dtype=np.int64),
                      np.asarray(ends, dtype=np.int64), name)
 
@@ -302,24 +303,24 @@ def parse_spec(spec: str | SplitSpec) -> SplitSpec:
 
         close = difflib.get_close_matches(kind, _KINDS, n=1)
         kinds = Items(_KINDS)
-        message = f"unknown splitter {parts[0]!r} in {spec!r}: use one of {kinds} (e.g. fixed:256:64)"
         if close:
-            raise InvalidParameterError(f"{message}; did you mean {close[0]!r}?").keyed(
-                "chunking.unknown_splitter_suggest", kind=parts[0], spec=spec, kinds=kinds, close=close[0])
-        raise InvalidParameterError(message).keyed("chunking.unknown_splitter", kind=parts[0], spec=spec, kinds=kinds)
+            raise InvalidParameterError(_("unknown splitter {kind!r} in {spec!r}: use one of {kinds} (e.g. "
+                                          "fixed:256:64); did you mean {close!r}?", kind=parts[0], spec=spec,
+                                          kinds=kinds, close=close[0]))
+        raise InvalidParameterError(_("unknown splitter {kind!r} in {spec!r}: use one of {kinds} (e.g. "
+                                      "fixed:256:64)", kind=parts[0], spec=spec, kinds=kinds))
     limit = 4 if kind == "tokens" else (3 if kind in ("fixed", "recursive") else 2)
     if len(parts) > limit:
         form = {4: "size[:overlap[:unit]]", 3: "size[:overlap]", 2: "[max size]"}[limit]
-        raise InvalidParameterError(f"too many fields in {spec!r}; {kind} takes {form}").keyed(
-            "chunking.too_many_fields", spec=spec, kind=kind, form=form)
+        raise InvalidParameterError(_("too many fields in {spec!r}; {kind} takes {form}", spec=spec, kind=kind,
+                                      form=form))
     try:
         size = int(parts[1]) if len(parts) > 1 and parts[1] else None
         overlap = int(parts[2]) if len(parts) > 2 and parts[2] else 0
     except ValueError:
-        raise InvalidParameterError(f"sizes in {spec!r} must be whole numbers").keyed("chunking.whole_sizes",
-                                                                                       spec=spec) from None
+        raise InvalidParameterError(_("sizes in {spec!r} must be whole numbers", spec=spec)) from None
     if kind in ("fixed", "tokens", "recursive") and size is None:
-        raise InvalidParameterError(f"{kind} needs a size, e.g. {kind}:256").keyed("chunking.needs_size", kind=kind)
+        raise InvalidParameterError(_("{kind} needs a size, e.g. {kind}:256", kind=kind))
     if size is not None:
         _positive(size, "size")
         _overlap(overlap, size)

@@ -11,8 +11,12 @@ import typer
 
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.compare_cmd import Correction
-from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files, say
+from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
 from rankscope.cli.options import LangOption, PairedTest, Permutations, RelevanceLevel
+from rankscope.i18n import N_, NC_, _, gettext
+
+#: how a significance verdict changes from human to model labels
+_FLIPS = {"reversed": NC_("flip", "reversed"), "lost": NC_("flip", "lost"), "gained": NC_("flip", "gained")}
 
 
 class PPITarget(str, Enum):
@@ -95,17 +99,17 @@ def agreement_command(
                                 alpha=alpha, rng=seed)
     if qrels is None or judged is None:
         if group is None or qrels is not None or judged is not None:
-            fail("give --qrels and --judged (and/or --annotator FILE, repeated)", key="labels.agreement_inputs")
+            fail(_("give --qrels and --judged (and/or --annotator FILE, repeated)"))
         if fmt is Output.json:
             typer.echo(json.dumps({"annotators": group.to_dict()}, ensure_ascii=False, indent=2))
         else:
             _print_group(group, lang.value)
         return
     if audit is not None and not files:
-        fail("--audit needs the runs: --runs A B C", key="labels.audit_needs_runs")
+        fail(_("--audit needs the runs: --runs A B C"))
     target = ppi_target.value
     human_labels, model_labels = read_labels(qrels), read_labels(judged, source="model")
-    human, model, _ = own_labels(human_labels, model_labels)
+    human, model, __ = own_labels(human_labels, model_labels)
     agr = label_agreement(human_labels, model_labels, relevance_level=relevance_level, weights=weights.value,
                           resamples=bootstrap, alpha=alpha, rng=seed)
     ra = None
@@ -142,8 +146,9 @@ def _print_group(group: Any, lang: str) -> None:
     from rankscope.errors import Items
     from rankscope.labels.reading import read_group_agreement
 
-    print_lines([say("agreement.group", lang, n=len(group.annotators), names=Items(group.annotators).text(lang),
-                     items=group.items, all=group.items_all, queries=group.queries),
+    print_lines([_("{n} annotators ({names}): {items} documents graded by two or more, {all} by all, over "
+                   "{queries} queries", n=len(group.annotators), names=Items(group.annotators).text(lang),
+                   items=group.items, all=group.items_all, queries=group.queries).text(lang),
                  *read_group_agreement(group, lang)], lang)
 
 
@@ -156,9 +161,17 @@ def _print_ppi(report: Any, lang: str) -> None:
     from rankscope.report.fit import fit
 
     console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
-    print_lines(["", say(f"agreement.ppi.{report.target}", lang, audited=report.audited, frame=report.frame,
-                         queries=report.queries, confidence=1 - report.alpha)], lang)
-    columns = [say(f"agreement.ppi.column.{c}", lang) for c in ("run", "model", "ppi", "interval", "human_only")]
+    values = {"audited": report.audited, "frame": report.frame, "queries": report.queries,
+              "confidence": 1 - report.alpha}
+    print_lines(["", (_("prediction-powered estimates (Angelopoulos et al., 2023) on {queries} queries, {audited} of "
+                        "{frame} in the audit frame judged by people: each run's metric as people's labels would give "
+                        "it on these queries, with {confidence:.0%} intervals (Student t over the audited queries, "
+                        "without replacement)", **values) if report.target == "queries" else
+                      _("prediction-powered estimates (Angelopoulos et al., 2023) on {queries} queries, {audited} of "
+                        "{frame} judged by people: each run's metric on the population of queries these are drawn "
+                        "from, with {confidence:.0%} intervals (normal, as ppi_py)", **values)).text(lang)], lang)
+    columns = [gettext(c, lang) for c in (N_("run"), N_("model-judged"), N_("PPI"), N_("interval"),
+                                          N_("people only"))]
     names = {m: ([*report.systems], [f"{b} − {a}" for a, b in report.pair_names]) for m in report.metrics}
     for m in report.metrics:
         t = Table(title=m, title_justify="left")
@@ -176,16 +189,17 @@ def _print_ppi(report: Any, lang: str) -> None:
 
 def _shift_lines(ra: Any, lang: str) -> list[str]:
     """How much the model labels move each run's metric (model − human, with its interval), one line per metric."""
-    from rankscope.errors import Items, Said
+    from rankscope.errors import Items
 
     if ra is None:
         return []
     out = []
     for r in ra.rankings:
-        items = Items(tuple(Said("labels.agreement.shift_item", (("run", s), ("shift", f"{d:+.4f}"),
-                                                                 ("low", f"{lo:+.4f}"), ("high", f"{hi:+.4f}")))
+        items = Items(tuple(_("{run} {shift} [{low}, {high}]", run=s, shift=f"{d:+.4f}", low=f"{lo:+.4f}",
+                              high=f"{hi:+.4f}")
                             for s, (d, lo, hi) in zip(r.systems, r.shifts)))
-        out.append(say("agreement.shift", lang, metric=r.metric, items=items.text(lang)))
+        out.append(_("effect of the model labels on {metric} (model − human, interval over resampled queries): "
+                     "{items}", metric=r.metric, items=items.text(lang)).text(lang))
     return out
 
 
@@ -200,23 +214,30 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
     console = Console()  # the terminal's width (COLUMNS when piped, else 80): the tables fit it (report.fit)
     print_lines([*read_bias(agr, lang), *_shift_lines(ra, lang), ""], lang)
     left = agr.left_out
-    print_lines([say("agreement.pairs", lang, pairs=agr.pairs, human_only=agr.human_only, model_only=agr.model_only,
-                     negative=agr.negative),
-                 *([say("agreement.left_out", lang, **left)] if any(left.values()) else [])], lang)
-    cm = Table(title=say("agreement.confusion", lang), title_justify="left")
-    cm.add_column(say("agreement.human_model", lang))
+    print_lines([_("{pairs} documents judged by both; {human_only} by the human labels only, {model_only} by the "
+                   "model only; {negative} left out (negative grade)", pairs=agr.pairs, human_only=agr.human_only,
+                   model_only=agr.model_only, negative=agr.negative).text(lang),
+                 *([_("by their provenance, {model_side_human_labels} people's labels of the judged file and "
+                      "{human_side_model_labels} model labels of the human file were left out: each side is "
+                      "compared on its own labels", **left).text(lang)] if any(left.values()) else [])], lang)
+    cm = Table(title=gettext("confusion matrix", lang), title_justify="left")
+    cm.add_column(gettext("human \\ model", lang))
     for g in agr.grades:
         cm.add_column(str(g), justify="right")
     for g, row in zip(agr.grades, agr.confusion.astype(int).tolist()):
         cm.add_row(str(g), *map(str, row))
     console.print(fit(cm))
-    print_lines([say("agreement.rates", lang, exact=agr.exact, level=agr.relevance_level, binary=agr.binary,
-                     resamples=agr.resamples, confidence=1 - agr.alpha), *read_label_agreement(agr, lang)], lang)
+    print_lines([_("exact agreement {exact:.3f}; binary agreement (grade ≥ {level}) {binary:.3f}; intervals: "
+                   "{resamples} bootstrap resamples over queries, level {confidence:g}", exact=agr.exact,
+                   level=agr.relevance_level, binary=agr.binary, resamples=agr.resamples,
+                   confidence=1 - agr.alpha).text(lang), *read_label_agreement(agr, lang)], lang)
     if ra is None:
         return
-    print_lines(["", say("agreement.ranking", lang, queries=ra.queries, human_only=ra.human_only_queries,
-                         model_only=ra.model_only_queries)], lang)
-    columns = [say(f"agreement.column.{c}", lang) for c in ("run", "human", "model", "rank_human", "rank_model")]
+    print_lines(["", _("system ranking on {queries} queries judged by both ({human_only} human-only and "
+                       "{model_only} model-only queries left out)", queries=ra.queries,
+                       human_only=ra.human_only_queries, model_only=ra.model_only_queries).text(lang)], lang)
+    columns = [gettext(c, lang) for c in (N_("run"), N_("human"), N_("model"), N_("rank (human)"),
+                                          N_("rank (model)"))]
     for r in ra.rankings:
         t = Table(title=r.metric, title_justify="left")
         for i, col in enumerate(columns):
@@ -225,6 +246,7 @@ def _print(agr: Any, ra: Any, lang: str) -> None:
         for s, h, m in zip(r.systems, r.human_means, r.model_means):
             t.add_row(s, f"{h:.4f}", f"{m:.4f}", str(ho.index(s) + 1), str(mo.index(s) + 1))
         console.print(fit(t))
-    flips = [say("agreement.flip", lang, kind=say(f"agreement.flip.{v.kind}", lang), metric=v.metric, b=v.b, a=v.a,
-                 human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p) for v in ra.flips]
+    flips = [_("flip ({kind}) {metric}: {b} vs {a}: human {human:+d} (p={human_p:.3g}), model {model:+d} "
+               "(p={model_p:.3g})", kind=gettext(_FLIPS[v.kind], lang, context="flip"), metric=v.metric, b=v.b, a=v.a,
+               human=v.human, human_p=v.human_p, model=v.model, model_p=v.model_p).text(lang) for v in ra.flips]
     print_lines([*flips, *read_ranking_agreement(ra, lang)], lang)

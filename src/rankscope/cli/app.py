@@ -16,6 +16,7 @@ import typer
 
 from rankscope.cli.messages import user_error_message
 from rankscope.errors import RankscopeError
+from rankscope.i18n import Message, _, gettext
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,18 +116,16 @@ def command_lang() -> str:
         return "en"
 
 
-def fail(message: str, code: int = 2, *, key: str, **values: Any) -> NoReturn:
-    """Print a one-line error in the command's language and exit: ``message`` (English), said in another language by
-    the keyed message ``error.<key>`` filled with ``values``, as a keyed :class:`RankscopeError` is (``key`` is
-    required: every error the command line prints can say itself in every language)."""
-    _exit_with(RankscopeError(message).keyed(key, **values).text(command_lang()), code)
+def fail(message: Message, code: int = 2) -> NoReturn:
+    """Print a one-line error in the command's language (``message``, a :class:`~rankscope.i18n.Message`) and
+    exit."""
+    _exit_with(message.text(command_lang()), code)
 
 
 def _exit_with(text: str, code: int = 2) -> NoReturn:
     """Print ``rankscope: error: <text>`` (``text`` already in the command's language) and exit with ``code``."""
-    from rankscope.cli.messages import say
 
-    typer.echo(say("error", command_lang(), message=text), err=True)
+    typer.echo(_("rankscope: error: {message}", message=text).text(command_lang()), err=True)
     raise typer.Exit(code)
 
 
@@ -135,13 +134,13 @@ def _show_warnings(shown: Callable[..., None]) -> Callable[..., None]:
     ``rankscope: warning: ...`` in the command's language, any other as ``shown`` (Python's way) shows it."""
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        from rankscope.cli.messages import print_lines, say
+        from rankscope.cli.messages import print_lines
         from rankscope.errors import RankscopeWarning
 
         if not isinstance(message, RankscopeWarning):
             return shown(message, category, *args, **kwargs)
         lang = command_lang()
-        print_lines([say("warning_line", lang, text=message.text(lang))], lang, err=True)
+        print_lines([_("rankscope: warning: {text}", text=message.text(lang)).text(lang)], lang, err=True)
         return None
 
     return show
@@ -184,7 +183,7 @@ def load_plugins(modules: list[str] | None) -> None:
         try:
             importlib.import_module(mod)
         except ImportError as exc:
-            fail(f"cannot import plugin module {mod!r}: {exc}", key="cli.plugin_import", module=mod, exc=exc)
+            fail(_("cannot import plugin module {module!r}: {exc}", module=mod, exc=exc))
 
 
 #: the arguments of the command running (after ``rankscope``), for suggestions that must run as typed
@@ -221,8 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(usage_line(exc, lang, args), err=True)
         raise SystemExit(2) from None
     except typer.Abort:
-        from rankscope.cli.messages import say
 
-        typer.echo(say("aborted", lang), err=True)
+        typer.echo(gettext("Aborted!", lang), err=True)
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)

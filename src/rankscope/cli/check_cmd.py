@@ -27,6 +27,7 @@ from rankscope.cli.options import (
     Unjudged,
     UnjudgedOption,
 )
+from rankscope.i18n import _
 
 
 @app.command("check")
@@ -113,17 +114,16 @@ def check_command(
     from rankscope.gate import check
 
     if max_drop and baseline is None:
-        fail("--max-drop needs --baseline RUN", key="max_drop_needs_baseline")
+        fail(_("--max-drop needs --baseline RUN"))
     if baseline is not None and not max_drop:
-        fail("--baseline needs at least one --max-drop METRIC=DROP", key="baseline_needs_max_drop")
+        fail(_("--baseline needs at least one --max-drop METRIC=DROP"))
     for path in (summary, json_out):
         if path is not None and not path.parent.exists():
-            fail(f"cannot write {path}: folder {path.parent} does not exist", key="no_folder_to_write", path=path,
-                 folder=path.parent)
+            fail(_("cannot write {path}: folder {folder} does not exist", path=path, folder=path.parent))
     # runs are named by their file stem; a TREC tag that differs is shown
     files = [run] if baseline is None else [run, baseline]
     with swapped_inputs(qrels, files):
-        judgments, _, source_note = read_judgments(qrels, provenance)
+        judgments, __, source_note = read_judgments(qrels, provenance)
         named, tags = read_named_runs(files, columns)
     loaded = list(named.values())
     if source_note:

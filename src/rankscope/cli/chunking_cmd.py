@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
-from rankscope.cli.messages import print_lines, say
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption, PairedTest, Permutations
+from rankscope.i18n import _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.chunking.compare import ChunkingComparison
@@ -104,11 +105,9 @@ def chunking_command(
     from rankscope.errors import InvalidParameterError
 
     if (testset is None) == (dataset is None):
-        raise InvalidParameterError("give a test set file or --dataset NAME (one of them)").keyed(
-            "cli.testset_or_dataset")
+        raise InvalidParameterError(_("give a test set file or --dataset NAME (one of them)"))
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
-            "cli.max_queries", n=max_queries)
+        raise InvalidParameterError(_("--max-queries must be >= 0, got {n}", n=max_queries))
     if dataset is not None:
         from rankscope.datasets import load_dataset
 
@@ -117,12 +116,11 @@ def chunking_command(
         assert testset is not None
         ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to chunk").keyed("chunking.no_corpus",
-                                                                                          name=ts.name)
+        raise InvalidParameterError(_("test set {name!r} has no corpus to chunk", name=ts.name))
     spans: Any = None
     notes: list[str] = []
     if span_qrels is not None and from_answers:
-        raise InvalidParameterError("give --span-qrels or --from-answers, not both").keyed("cli.spans_or_answers")
+        raise InvalidParameterError(_("give --span-qrels or --from-answers, not both"))
     if span_qrels is not None:
         from rankscope.data.spans import SpanQrels
 
@@ -150,7 +148,7 @@ def chunking_command(
         print_chunkings(cc, lang.value, notes)
     for path in report or []:
         written = cc.write_report(path, lang.value)
-        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
 
 
 def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] | None = None) -> None:
@@ -158,23 +156,23 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import message
     from rankscope.report.fit import fit
     from rankscope.report.terminal import print_report
 
     console = Console()
-    table = Table(title=message("report.chunking", lang), title_justify="left")
-    for key in ("report.chunking_name", "report.chunking_chunks", "report.chunking_size", "report.chunking_overlap",
-                "report.chunking_cut"):
-        table.add_column(message(key, lang), justify="left" if key.endswith("name") else "right")
+    table = Table(title=gettext("Chunkings", lang), title_justify="left")
+    heads = (gettext("chunking", lang), gettext("chunks", lang), gettext("mean size (characters)", lang),
+             gettext("characters held twice or more", lang), gettext("spans not inside one chunk", lang))
+    for i, head in enumerate(heads):
+        table.add_column(head, justify="right" if i else "left")
     for row in cc.table():
         cov = cc.chunkings[row["chunking"]]["coverage"]
         table.add_row(row["chunking"], str(row["chunks"]), f"{row['mean_size']:.0f}", str(row["overlap_chars"]),
                       f"{row['spans_not_in_one_chunk']} / {cov.get('spans', 0)}")
     console.print(fit(table))
     if cc.per_chunking:  # measured on each chunking, not tested across them (said by the report's warnings)
-        per = Table(title=message("report.chunking_per_title", lang), title_justify="left")
-        per.add_column(message("report.chunking_name", lang))
+        per = Table(title=gettext("Per chunking (not compared across chunkings)", lang), title_justify="left")
+        per.add_column(gettext("chunking", lang))
         for label in cc.per_chunking:
             per.add_column(label, justify="right")
         means = cc.per_chunking_means()
@@ -182,11 +180,15 @@ def print_chunkings(cc: ChunkingComparison, lang: str = "en", notes: list[str] |
             per.add_row(name, *(f"{means[name][label]:.4f}" if abs(means[name][label]) < 100
                                  else f"{means[name][label]:.0f}" for label in cc.per_chunking))
         console.print(fit(per))
-    lines = [*(notes or []), message("report.chunking_note", lang, retriever=cc.retriever, rule=cc.rule, k=cc.k,
-                                     queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0))]
+    lines = [*(notes or []), _("One retriever ({retriever}) built on each chunking; {queries} queries with {spans} "
+                               "judged spans. Span measures score the judged characters; ordinary measures score "
+                               "chunk qrels derived with the rule {rule}. Paired tests compare the chunkings query "
+                               "by query.", retriever=cc.retriever, rule=cc.rule, k=cc.k,
+                               queries=cc.build.get("queries", 0), spans=cc.build.get("spans", 0)).text(lang)]
     for name, ev in cc.evaluations.items():
         if ev.errors:
-            lines.append(say(f"chunking.failed.{'one' if len(ev.errors) == 1 else 'other'}", lang, name=name,
-                             n=len(ev.errors), first=next(iter(ev.errors.values()))))
+            lines.append(ngettext("{name}: {n} query failed and scores 0 (first: {first})",
+                                  "{name}: {n} queries failed and score 0 (first: {first})", len(ev.errors), name=name,
+                                  first=next(iter(ev.errors.values()))).text(lang))
     print_lines(lines, lang)
     print_report(cc.report(lang), console)

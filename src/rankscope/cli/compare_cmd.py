@@ -13,7 +13,7 @@ import typer
 
 from rankscope.cli.app import app, fail, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices, print_lines, say
+from rankscope.cli.messages import float32_notices, print_lines
 from rankscope.cli.options import (
     Correction,
     Depth,
@@ -36,7 +36,8 @@ from rankscope.cli.options import (
     run_reader_options,
 )
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import Items, Said
+from rankscope.errors import Items, Message
+from rankscope.i18n import N_, _
 
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
@@ -99,7 +100,7 @@ def run_names(paths: Sequence[Path]) -> list[str]:
         names = [naming(p) for p in paths]
         if len(set(names)) == len(names):
             return names
-    fail("the same run file is given twice", key="same_run_twice")
+    fail(_("the same run file is given twice"))
 
 
 def run_tags(names: Sequence[str], own: Sequence[str]) -> dict[str, str]:
@@ -107,11 +108,16 @@ def run_tags(names: Sequence[str], own: Sequence[str]) -> dict[str, str]:
     return {name: tag for name, tag in zip(names, own) if tag not in (name, "run", "")}
 
 
+#: how a given name designates a run
+_RUN_IS = {"name": N_("the name of {path} (run {name!r})"), "tag": N_("the TREC tag of {path} (run {name!r})"),
+           "file": N_("the file of {path} (run {name!r})")}
+
+
 @dataclass(frozen=True)
 class _Both:
     """Phrases listed as one: ``a and b`` in English, ``a、b`` in Chinese (each said in the reader's language)."""
 
-    items: tuple[Said, ...]
+    items: tuple[Message, ...]
 
     def text(self, lang: str = "en") -> str:
         return ("、" if lang == "zh" else " and ").join(item.text(lang) for item in self.items)
@@ -131,14 +137,13 @@ def resolve_run_name(option: str, given: str, names: list[str], tags: dict[str, 
     if len(hits) == 1:
         return hits[0][0]
     if hits:
-        found = _Both(tuple(Said(f"error.cli.run_is_{how}", (("path", path), ("name", name)))
-                            for name, path, how in hits))
-        fail(f"{option} {given!r} is ambiguous: it is {found}; give the file path or the run name",
-             key="cli.ambiguous_run", option=option, given=given, found=found)
-    listed = Items(tuple(Said("error.cli.run_with_tag", (("name", name), ("tag", tags[name]))) if name in tags
+        found = _Both(tuple(_(_RUN_IS[how], path=path, name=name) for name, path, how in hits))
+        fail(_("{option} {given!r} is ambiguous: it is {found}; give the file path or the run name", option=option,
+               given=given, found=found))
+    listed = Items(tuple(_("{name} (tag {tag})", name=name, tag=tags[name]) if name in tags
                          else name for name in names))
-    fail(f"{option} {given!r} is neither a run name, a TREC tag nor one of the run files (runs: {listed})",
-         key="cli.unknown_run", option=option, given=given, runs=listed)
+    fail(_("{option} {given!r} is neither a run name, a TREC tag nor one of the run files (runs: {runs})",
+           option=option, given=given, runs=listed))
 
 
 @app.command("compare")
@@ -229,7 +234,7 @@ def compare_command(
     from rankscope.comparison import compare
 
     if len(runs) < 2:
-        fail("compare needs at least 2 run files", key="compare_needs_two")
+        fail(_("compare needs at least 2 run files"))
     if scenario is not None:
         from rankscope.interpret.presets import get_scenario
 
@@ -239,8 +244,7 @@ def compare_command(
         judgments, q, source_note = (None, None, None) if qrels is None else read_judgments(qrels, provenance)
         named, tags = read_named_runs(runs, columns)
     if q is None and not all(isinstance(r, EvaluationResult) for r in named.values()):
-        fail("--qrels is needed to score the run files (only saved evaluations compare without it)",
-             key="compare_needs_qrels")
+        fail(_("--qrels is needed to score the run files (only saved evaluations compare without it)"))
     base = None if baseline is None else resolve_run_name("--baseline", baseline, list(named), tags, runs)
     if source_note:
         print_lines([source_note], lang.value, err=fmt is Output.json)
@@ -260,10 +264,10 @@ def compare_command(
         from rankscope.report import write_report
 
         written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
-        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
         comparison.save(save)
-        print_lines([say("compare.saved", lang.value, path=save)], lang.value, err=True)
+        print_lines([_("comparison saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 
 def _print(comparison: Comparison, lang: str, qrels: Any, runs: dict[str, Any], scenario: str | None) -> None:

@@ -9,6 +9,7 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _, gettext, pgettext
 
 __all__ = ["said"]
 
@@ -51,20 +52,22 @@ def list_command(
     from rich.table import Table
     from rich.text import Text
 
-    from rankscope.cli.messages import say
     from rankscope.report.fit import fit
     from rankscope.report.wrap import print_prose
 
     lg = lang.value if lang is not None else "en"
-    table = Table(title=say("datasets.title", lg), title_justify="left")
-    for col, justify in [("name", "left"), ("language", "left"), ("documents", "right"), ("queries", "right"),
-                         ("judgments", "right"), ("graded", "left"), ("licence", "left")]:
-        table.add_column(say(f"datasets.{col}", lg), justify=justify)  # type: ignore[arg-type]
+    table = Table(title=gettext("Bundled datasets (load with rankscope.load_dataset(name))", lg), title_justify="left")
+    for col, justify in [(pgettext("column", "name"), "left"), (pgettext("column", "language"), "left"),
+                         (pgettext("column", "documents"), "right"), (pgettext("column", "queries"), "right"),
+                         (pgettext("column", "judgments"), "right"), (pgettext("column", "graded"), "left"),
+                         (pgettext("column", "licence"), "left")]:
+        table.add_column(col.text(lg), justify=justify)  # type: ignore[arg-type]
     for d in rows:
         table.add_row(d["name"], d["language"], str(d["documents"]), str(d["queries"]), str(d["judgments"]),
-                      say("datasets.yes" if d["graded"] else "datasets.no", lg), said(d, "licence", lg))
+                      gettext("yes" if d["graded"] else "no", lg), said(d, "licence", lg))
     console = Console()
     console.print(fit(table))
     for d in rows:
-        about = say("datasets.about", lg, description=said(d, "description", lg), source=said(d, "source", lg))
+        about = _(": {description} Source: {source}", description=said(d, "description", lg),
+                  source=said(d, "source", lg)).text(lg)
         print_prose(console, Text.from_markup(f"[bold]{d['name']}[/bold]") + Text(about), rest="    ")

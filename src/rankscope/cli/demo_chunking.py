@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rankscope.i18n import _, gettext
+
 CHUNKINGS = ("fixed:128", "fixed:256", "fixed:512")
 BASELINE = "fixed:256"
 K = 5
@@ -57,13 +59,14 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.interpret.i18n import setting_text
     from rankscope.report.fit import fit
     from rankscope.report.wrap import print_prose
 
-    table = Table(title=message("demo.chunk_title", lang, dataset=DATASET, queries=cc.build["queries"],
-                                spans=cc.build["spans"]), title_justify="left")
-    heads = [message(f"demo.{k}", lang) for k in ("chunking", "chunks", "cut_spans")] + [h for _, h in COLUMNS]
+    table = Table(title=_("Chunking on {dataset} (zh): BM25 per chunking, {queries} questions, {spans} answer spans",
+                          dataset=DATASET, queries=cc.build["queries"], spans=cc.build["spans"]).text(lang),
+                          title_justify="left")
+    heads = [gettext("chunking", lang), gettext("chunks", lang), gettext("cut spans", lang), *(h for __, h in COLUMNS)]
     for i, head in enumerate(heads):
         table.add_column(head, justify="left" if i == 0 else "right")
     marks: dict[tuple[str, str], str] = {}
@@ -72,16 +75,18 @@ def print_demo_table(cc: Any, lang: str = "en") -> None:
             hib = cc.comparison.measures[cc.comparison.labels.index(p.metric)].spec.higher_is_better
             marks[(p.b, p.metric)] = "▲" if (p.diff > 0) == hib else "▼"
     for row in cc.table():
-        cells = [row["chunking"] + (message("demo.base", lang) if row["chunking"] == BASELINE else ""),
+        cells = [row["chunking"] + (gettext(" (base)", lang) if row["chunking"] == BASELINE else ""),
                  str(row["chunks"]),
                  str(row["spans_not_in_one_chunk"])]
-        for label, _ in COLUMNS:
+        for label, __ in COLUMNS:
             value = row[label]
             text = f"{value:.0f}" if label.startswith("context") else f"{value:.3f}"
             cells.append(text + marks.get((row["chunking"], label), ""))
         table.add_row(*cells)
     console = Console()
     console.print(fit(table))
-    legend = message("demo.chunk_legend", lang, rule=cc.rule, baseline=BASELINE,
-                     test=setting_text("test", cc.comparison.test, lang))
+    legend = _("cut spans: answer spans no single chunk holds; chunk qrels for nDCG/MRR by rule {rule}; context@5: "
+               "characters in the top 5 chunks; ▲/▼: significantly better/worse than {baseline} ({test}, Holm over "
+               "all pairs × metrics, α = 0.05).", rule=cc.rule, baseline=BASELINE,
+               test=setting_text("test", cc.comparison.test, lang)).text(lang)
     print_prose(console, legend)

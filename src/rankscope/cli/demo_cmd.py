@@ -46,6 +46,7 @@ import typer
 from rankscope._progress import progress_bar
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _, gettext
 from rankscope.report.wrap import print_prose
 
 METRICS = ["recall@5", "recall@10", "precision@5", "mrr", "ndcg@10", "hit_rate@5", "map"]
@@ -96,7 +97,6 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
                 language: str = "en", lang: str = "en") -> dict[str, Any]:
     """Run the three systems on one test set; write the runs; return the JSON-ready summary.  ``language`` is the
     collection's (it picks the dense model), ``lang`` the reader's (the progress bars' labels)."""
-    from rankscope.cli.messages import say
     from rankscope.comparison import compare
     from rankscope.engine import evaluate
     from rankscope.io import write_trec_run
@@ -108,7 +108,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
     corpus = ts.corpus
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    with progress_bar(say("demo.bm25_index", lang, name=name), len(corpus), progress) as bar:
+    with progress_bar(_("{name}: BM25 index", name=name).text(lang), len(corpus), progress) as bar:
         bm25 = BM25Retriever(corpus, tokenizer="auto", progress=bar.update, with_text=False)
     timings["bm25_index"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -119,7 +119,7 @@ def run_dataset(name: str, ts: Any, out: Path, *, cache_dir: Path | None, progre
 
     t0 = time.perf_counter()
     model = DENSE_MODELS.get(language, DENSE_MODELS["zh"])
-    with progress_bar(say("demo.embedding", lang, name=name), len(corpus), progress) as bar:
+    with progress_bar(_("{name}: embedding the corpus", name=name).text(lang), len(corpus), progress) as bar:
         dense = DenseRetriever(corpus, model, cache_dir=cache_dir, precision="auto",
                                max_seq_length=DENSE_MAX_SEQ.get(model), progress=bar.update, with_text=False)
     timings["dense_index"] = time.perf_counter() - t0
@@ -189,17 +189,17 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.interpret.i18n import setting_text
 
     comparison = summary["_comparison"]
     from rankscope.cli.datasets_cmd import said
 
-    title = message("demo.title", lang, title=said(info, "title", lang), language=info["language"],
-                    documents=summary["documents"], queries=summary["queries"],
-                    model=summary["dense"]["model"].split("@")[0].rsplit("/", 1)[-1])
+    title = _("{title} ({language}): {documents} documents, {queries} queries; dense = {model}",
+              title=said(info, "title", lang), language=info["language"], documents=summary["documents"],
+              queries=summary["queries"], model=summary["dense"]["model"].split("@")[0].rsplit("/", 1)[-1]).text(lang)
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1),
                   collapse_padding=True, show_edge=False, pad_edge=False)
-    table.add_column(message("demo.system", lang))
+    table.add_column(gettext("system", lang))
     for h in HEADERS:
         table.add_column(h, justify="right", min_width=len(h))
     table.add_column("p50 ms", justify="right", min_width=6)
@@ -223,14 +223,15 @@ def print_table(name: str, info: dict[str, Any], summary: dict[str, Any], lang: 
 
     console = Console()
     console.print(fit(table))
-    legend = message("demo.legend", lang, test=setting_text("test", comparison.test, lang),
-                     correction=setting_text("correction", comparison.correction, lang))
+    legend = _("▲/▼: significantly better/worse than bm25 ({test}, {correction}, α = 0.05); bold: best mean.",
+               test=setting_text("test", comparison.test, lang),
+               correction=setting_text("correction", comparison.correction, lang)).text(lang)
     print_prose(console, legend, style="dim")
     for system in SYSTEMS:
         for note in summary["_notes"][system]:
             text = note.text(lang)  # a note that names the system already is not prefixed with it twice
             text = next((text[len(head):] for head in (f"{system}: ", f"{system}：") if text.startswith(head)), text)
-            print_prose(console, message("demo.warning", lang, system=system, note=text))
+            print_prose(console, _("{system}: warning: {note}", system=system, note=text).text(lang))
     console.print()
 
 
@@ -280,10 +281,9 @@ def demo_command(
     need_for_reports(["chunking.html"])  # the demo writes one: a missing extra is said before any work
     lg = lang.value
     if max_queries < 0:
-        raise InvalidParameterError(f"--max-queries must be >= 0, got {max_queries}").keyed(
-            "cli.max_queries", n=max_queries)
+        raise InvalidParameterError(_("--max-queries must be >= 0, got {n}", n=max_queries))
     if threads < 1:
-        raise InvalidParameterError(f"--threads must be >= 1, got {threads}").keyed("cli.demo.threads", n=threads)
+        raise InvalidParameterError(_("--threads must be >= 1, got {n}", n=threads))
     names = dataset or [d["name"] for d in sorted(list_datasets(), key=lambda d: d["language"])]
     infos = {n: dataset_info(n) for n in names}
     start = time.perf_counter()
@@ -318,6 +318,6 @@ def demo_command(
     report["elapsed_seconds"] = round(time.perf_counter() - start, 2)
     (out / "results.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     from rankscope.cli.messages import print_lines
-    from rankscope.interpret.i18n import message
 
-    print_lines([message("demo.written", lg, out=out, seconds=f"{report['elapsed_seconds']:.1f}")], lg)
+    print_lines([_("runs and results.json written to {out}/ in {seconds} s", out=out,
+                   seconds=f"{report['elapsed_seconds']:.1f}").text(lg)], lg)

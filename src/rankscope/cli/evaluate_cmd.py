@@ -11,7 +11,7 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.inputs import swapped_inputs
-from rankscope.cli.messages import float32_notices, print_lines, say
+from rankscope.cli.messages import float32_notices, print_lines
 from rankscope.cli.options import (
     Address,
     BlockRows,
@@ -34,6 +34,7 @@ from rankscope.cli.options import (
     UnjudgedOption,
     run_reader_options,
 )
+from rankscope.i18n import _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult
@@ -136,8 +137,7 @@ def evaluate_command(
 
     qrels, runs = _files(files, qrels, run, span_qrels)
     if (len(runs) > 1 or per_query_dir is not None or engine != "local") and (span_qrels or chunks):
-        raise InvalidParameterError("span judgments are evaluated one run at a time, on this machine").keyed(
-            "cli.spans_one_run")
+        raise InvalidParameterError(_("span judgments are evaluated one run at a time, on this machine"))
     if len(runs) > 1 or per_query_dir is not None:
         from rankscope.cli.evaluate_many import evaluate_command_many
 
@@ -151,23 +151,22 @@ def evaluate_command(
 
         get_scenario(scenario)  # an unknown name fails before the files are read
     if (qrels is None) == (span_qrels is None):
-        raise InvalidParameterError("give either --qrels or --span-qrels (with --chunks)").keyed(
-            "cli.qrels_or_span_qrels")
+        raise InvalidParameterError(_("give either --qrels or --span-qrels (with --chunks)"))
     if span_qrels is not None:
         from rankscope.data.chunking import Chunking
         from rankscope.data.spans import SpanQrels
 
         if chunks is None:
-            raise InvalidParameterError("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's ids)"
-                                        ).keyed("cli.span_qrels_needs_chunks")
+            raise InvalidParameterError(_("--span-qrels needs --chunks (chunk_id, doc_id, start, end of the run's "
+                                          "ids)"))
         if provenance is not None:
-            raise InvalidParameterError("--provenance goes with --qrels").keyed("cli.provenance_with_qrels")
+            raise InvalidParameterError(_("--provenance goes with --qrels"))
         judgments: object = SpanQrels.from_file(span_qrels)
         plain: object = None
         chunking = Chunking.from_file(chunks)
     else:
         if chunks is not None:
-            raise InvalidParameterError("--chunks goes with --span-qrels").keyed("cli.chunks_with_span_qrels")
+            raise InvalidParameterError(_("--chunks goes with --span-qrels"))
         with swapped_inputs(qrels, [run_path]):
             judgments, plain, source_note = read_judgments(qrels, provenance, metrics=metric)  # type: ignore[arg-type]
         chunking = None
@@ -204,7 +203,7 @@ def evaluate_command(
     elif fmt is OutputFormat.csv:
         _print_csv(result, per_query)
         for n in result.notices:  # the JSON holds them; CSV has no place for a sentence
-            print_lines([say("note", lang.value, text=n.text(lang.value))], lang.value, err=True)
+            print_lines([_("note: {text}", text=n.text(lang.value)).text(lang.value)], lang.value, err=True)
     else:
         _print_table(result, per_query, verdict, tags.get(result.run_name))
     print_lines(float32_notices([result], lang.value), lang.value, err=fmt is not OutputFormat.table)
@@ -219,10 +218,10 @@ def evaluate_command(
         shown = plain if type(judgments).__name__ == "SubtopicQrels" else judgments  # the documents' qrels
         written = write_report(result, path, lang=lang.value, qrels=None if chunking is not None else shown,
                                runs=loaded, scenario=scenario)
-        print_lines([say("report_written", lang.value, path=written)], lang.value, err=True)
+        print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
         result.save(save)
-        print_lines([say("saved", lang.value, path=save)], lang.value, err=True)
+        print_lines([_("evaluation saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 
 def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
@@ -236,16 +235,16 @@ def _files(files: list[Path] | None, qrels: Path | None, run: list[Path] | None,
         return qrels, expand_runs([*run, *(files or [])])
     if files:
         if qrels is not None or run or span_qrels is not None:
-            raise InvalidParameterError("give the files either positionally (QRELS RUN) or with --qrels/--span-qrels "
-                                        "and --run, not both").keyed("files_twice")
+            raise InvalidParameterError(_("give the files either positionally (QRELS RUN) or with "
+                                          "--qrels/--span-qrels and --run, not both"))
         if len(files) != 2:
             given = " ".join(map(str, files))
-            raise InvalidParameterError(f"rankscope evaluate QRELS RUN takes two files, got {len(files)}: "
-                                        + given).keyed("two_files", n=len(files), files=given)
+            raise InvalidParameterError(_("rankscope evaluate QRELS RUN takes two files, got {n}: {files}",
+                                          n=len(files), files=given))
         return files[0], [files[1]]
     if not run:
-        raise InvalidParameterError("no run given: add --run FILE, or give both files as trec_eval takes them: "
-                                    "rankscope evaluate QRELS RUN").keyed("no_run")
+        raise InvalidParameterError(_("no run given: add --run FILE, or give both files as trec_eval takes them: "
+                                      "rankscope evaluate QRELS RUN"))
     return qrels, expand_runs(run)
 
 
@@ -274,43 +273,47 @@ def _print_table(result: EvaluationResult, per_query: bool, verdict: dict[str, A
     from rich.text import Text
 
     from rankscope.choices import term
-    from rankscope.errors import Said
     from rankscope.report.fit import fit
     from rankscope.report.run_terminal import BAND_STYLES, print_run_verdict
     from rankscope.report.wrap import print_prose
 
     lang = verdict["lang"]
-    run = say("run_named", lang, name=result.run_name, tag=tag) if tag else result.run_name
-    table = Table(title=say("run_title", lang, run=run), title_justify="left")
-    table.add_column(say("query", lang) if per_query else say("metric", lang))
+    run = _("{name} (TREC tag {tag})", name=result.run_name, tag=tag).text(lang) if tag else result.run_name
+    table = Table(title=_("run {run}", run=run).text(lang), title_justify="left")
+    table.add_column(gettext("query", lang) if per_query else gettext("metric", lang))
     if per_query:
         for label in result.labels:
             table.add_column(label, justify="right")
         for qid, row in result.per_query.to_dict().items():
             table.add_row(qid, *(f"{v:.4f}" for v in row.values()))
-        table.add_row(f"[bold]{say('all', lang)}[/bold]", *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
+        table.add_row(f"[bold]{gettext('all', lang)}[/bold]",
+                      *(f"[bold]{v:.4f}[/bold]" for v in result.mean().values()))
     else:
-        table.add_column(say("value", lang), justify="right")
-        table.add_column(say("rating", lang))
+        table.add_column(gettext("value", lang), justify="right")
+        table.add_column(gettext("rating", lang))
         for label, v in result.mean().items():
             r = verdict["ratings"][label]
             table.add_row(label, f"{v:.4f}", Text(r["level_name"], style=BAND_STYLES.get(r["level"], "")) if r else "–")
     q = result.queries
     console = Console()
     console.print(fit(table))
-    summary = say("summary", lang, evaluated=Said.counted("engine.n_queries", q.evaluated),
-                  missing=term(result.policies.missing, lang, "missing"),
-                  missing_from_run=Said.counted("cli.n_qrels_queries", q.missing_from_run),
-                  not_in_qrels=Said.counted("cli.n_run_queries", q.not_in_qrels))
+    summary = _("{evaluated} evaluated (missing={missing}); {missing_from_run} missing from the run; "
+                "{not_in_qrels} not in the qrels", evaluated=ngettext("{n} query", "{n} queries", q.evaluated),
+                missing=term(result.policies.missing, lang, "missing"),
+                missing_from_run=ngettext("{n} qrels query", "{n} qrels queries", q.missing_from_run),
+                not_in_qrels=ngettext("{n} run query", "{n} run queries", q.not_in_qrels)).text(lang)
     summary += "".join(("；" if lang == "zh" else "; ") + n.text(lang) for n in result.notices)
     print_prose(console, summary, rest="    ")
     spans = result.spans
     if spans is not None:
         from rankscope.data.span_rules import SpanCoverage
 
-        text = (say("spans", lang, chunking=spans["chunking"], rule=spans["chunk_rule"])
+        text = (_("span judgments on chunking {chunking!r}; chunk qrels by rule {rule}; ", chunking=spans["chunking"],
+                  rule=spans["chunk_rule"]).text(lang)
                 + SpanCoverage(**spans["coverage"]).message(lang)
-                + (say("spans_untouched", lang, n=spans["queries_without_chunk"])
+                + (ngettext(" {n} query has no span any chunk touches.",
+                            " {n} queries have no span any chunk touches.",
+                            spans["queries_without_chunk"]).text(lang)
                    if spans["queries_without_chunk"] else ""))
         print_prose(console, text, rest="    ")
     print_run_verdict(verdict, console)

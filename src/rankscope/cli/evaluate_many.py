@@ -17,13 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from rankscope.choices import JUDGED_K
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import N_, _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.engine import EvaluationResult, Evaluator
 
 __all__ = ["expand_runs", "evaluate_runs", "named", "print_runs", "with_tag", "write_per_query"]
 
-COUNTS = ("evaluated", "missing_from_run", "not_in_qrels", "float32_reordered", "no_relevant")
+#: the query counts of each run and their column heads (English, said through the catalog)
+COUNT_HEADS = {"evaluated": N_("evaluated"), "missing_from_run": N_("missing"), "not_in_qrels": N_("not in qrels"),
+               "float32_reordered": N_("float32 reordered"), "no_relevant": N_("no relevant")}
+COUNTS = tuple(COUNT_HEADS)
 
 
 def expand_runs(runs: Sequence[Path | str]) -> list[Path]:
@@ -54,7 +58,7 @@ def evaluate_runs(
                               relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
                               score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
     if engine != "local":
-        raise InvalidParameterError(f"--engine must be local or ray, got {engine!r}").keyed("cli.engine", engine=engine)
+        raise InvalidParameterError(_("--engine must be local or ray, got {engine!r}", engine=engine))
     from rankscope._threads import worker_count
     from rankscope.engine.stream import DEFAULT_MEMORY_LIMIT, parse_size
 
@@ -125,28 +129,30 @@ def print_runs(results: Sequence[EvaluationResult], tags: dict[str, str], fmt: s
     from rich.table import Table
 
     from rankscope.choices import term
-    from rankscope.cli.messages import print_lines, say
+    from rankscope.cli.messages import print_lines
 
     n = len(results)
-    table = Table(title=say(f"many.title.{'one' if n == 1 else 'other'}", lang, n=n), title_justify="left")
-    table.add_column(say("many.run", lang), no_wrap=True)
+    table = Table(title=ngettext("{n} run", "{n} runs", n).text(lang), title_justify="left")
+    table.add_column(_("run").text(lang), no_wrap=True)
     # a count that is 0 for every run is said once under the table, so that the table fits a terminal
     shown = [c for c in COUNTS if c == "evaluated" or any(getattr(r.queries, c) for r in results)]
-    zero = [say(f"many.{c}", lang) for c in COUNTS if c not in shown]
+    zero = [gettext(COUNT_HEADS[c], lang) for c in COUNTS if c not in shown]
     for label in labels:
         table.add_column(label, justify="right", no_wrap=True)
     for c in shown:
-        table.add_column(say(f"many.{c}", lang), justify="right")
+        table.add_column(gettext(COUNT_HEADS[c], lang), justify="right")
     table.add_column(f"judged@{JUDGED_K}", justify="right", no_wrap=True)
     for name, r in zip(names, results):
-        cell = f"{name}\n{say('tag_line', lang, tag=tags[name])}" if name in tags else name  # the tag below
+        cell = f"{name}\n{_('(TREC tag {tag})', tag=tags[name]).text(lang)}" if name in tags else name  # the tag below
         table.add_row(cell, *(f"{v:.4f}" for v in r.mean().values()), *(str(getattr(r.queries, c)) for c in shown),
                       _judged(r, "{:.3f}"))
     from rankscope.report.fit import fit
 
     Console().print(fit(table))
-    lines = [say("many.all_zero", lang, counts=Items(tuple(zero)))] if zero else []
-    print_lines([*lines, say("many.policies", lang, missing=term(results[0].policies.missing, lang, "missing"))],
+    lines = [_("{counts}: 0 for every run", counts=Items(tuple(zero))).text(lang)] if zero else []
+    print_lines([*lines, _("policies: missing={missing}; 'missing' = qrels queries absent from the run, 'not in "
+                           "qrels' = run queries without judgments",
+                           missing=term(results[0].policies.missing, lang, "missing")).text(lang)],
                 lang)
 
 
@@ -174,15 +180,15 @@ def evaluate_command_many(
     from rankscope.engine import Evaluator
 
     if qrels is None:
-        raise InvalidParameterError("give --qrels").keyed("cli.many.needs_qrels")
+        raise InvalidParameterError(_("give --qrels"))
     paths = expand_runs(runs)
     for p in paths:
         if str(p).startswith("-"):
-            raise InvalidParameterError(f"unknown option {p}").keyed("cli.many.unknown_option", option=str(p))
+            raise InvalidParameterError(_("unknown option {option}", option=str(p)))
     from rankscope.cli.judgments import read_judgments, result_lines
-    from rankscope.cli.messages import float32_notices, print_lines, say
+    from rankscope.cli.messages import float32_notices, print_lines
 
-    judgments, _, source_note = read_judgments(qrels, provenance, metrics=metric)
+    judgments, __, source_note = read_judgments(qrels, provenance, metrics=metric)
     if source_note:
         print_lines([source_note], lang, err=True)
     ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
@@ -194,8 +200,9 @@ def evaluate_command_many(
     lines = []
     if per_query_dir is not None:
         written = write_per_query(results, per_query_dir)
-        lines.append(say(f"many.per_query_written.{'one' if len(written) == 1 else 'other'}", lang, n=len(written),
-                         folder=per_query_dir))
+        lines.append(ngettext("per-query values of {n} run written to {folder}",
+                              "per-query values of {n} runs written to {folder}", len(written),
+                              folder=per_query_dir).text(lang))
     lines += float32_notices(results, lang)
     for r in results:  # ids that never match, mostly unjudged, model labels, condensed lists
         lines += result_lines(r, lang)[1]

@@ -10,6 +10,7 @@ import typer
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import Depth, LangOption, RelevanceLevel
+from rankscope.i18n import _
 
 
 def parse_params(given: list[str] | None) -> dict[str, float]:
@@ -22,7 +23,7 @@ def parse_params(given: list[str] | None) -> dict[str, float]:
         except ValueError:
             number = float("nan")
         if not sep or not name.strip() or number != number:
-            fail(f"--param takes name=value with a number, e.g. k=60; got {text!r}", key="cli.fuse.param", given=text)
+            fail(_("--param takes name=value with a number, e.g. k=60; got {given!r}", given=text))
         out[name.strip()] = int(number) if number.is_integer() and name.strip() in ("n_segments", "w") else number
     return out
 
@@ -34,8 +35,7 @@ def parse_weights(text: str | None) -> list[float] | None:
     try:
         return [float(x) for x in text.split(",")]
     except ValueError:
-        fail(f"--weights takes numbers separated by commas, e.g. 0.3,0.7; got {text!r}", key="cli.fuse.weights",
-             given=text)
+        fail(_("--weights takes numbers separated by commas, e.g. 0.3,0.7; got {given!r}", given=text))
 
 
 @app.command("fuse")
@@ -78,25 +78,23 @@ def fuse_command(
       rankscope fuse bm25.trec e5.trec -o h.trec --method posfuse --qrels q.txt
     """
     from rankscope.cli.compare_cmd import run_names
-    from rankscope.interpret.i18n import message
     from rankscope.io import read_qrels, read_run, write_run
     from rankscope.retrieval.fusion import fuse, get_method
 
     assert lang is not None  # settled by user_errors
     lg = lang.value
     if len(runs) < 2:
-        fail(f"give two or more run files to fuse, got {len(runs)}", key="cli.fuse.two_runs", n=len(runs))
+        fail(_("give two or more run files to fuse, got {n}", n=len(runs)))
     spec = get_method(method)
     named = dict(zip(run_names(runs), (read_run(p) for p in runs)))
     kwargs: dict[str, Any] = dict(parse_params(param))
     if spec.supervised and qrels is None:
-        fail(f"{spec.name} is trained on judgments: give --qrels", key="cli.fuse.needs_qrels", method=spec.name)
+        fail(_("{method} is trained on judgments: give --qrels", method=spec.name))
     if qrels is not None and not spec.supervised:
-        fail(f"{spec.name} learns nothing from judgments: leave out --qrels", key="cli.fuse.no_qrels",
-             method=spec.name)
+        fail(_("{method} learns nothing from judgments: leave out --qrels", method=spec.name))
     fused = fuse(named, spec.name, norm=None if norm.lower() == "none" else norm, weights=parse_weights(weights),
                  depth=depth, name=name, qrels=read_qrels(qrels) if qrels is not None else None,
                  relevance_level=relevance_level, **kwargs)
     write_run(fused, output)
-    print_lines([message("fuse.written", lg, method=spec.name, n=len(runs), path=str(output),
-                         queries=len(fused.query_ids), rows=len(fused))], lg)
+    print_lines([_("{method} of {n} runs -> {path}: {queries} queries, {rows} rows", method=spec.name, n=len(runs),
+                   path=str(output), queries=len(fused.query_ids), rows=len(fused)).text(lg)], lg)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rankscope.errors import RankscopeError, WrongKindError
+from rankscope.i18n import _
 
 __all__ = ["swapped_inputs"]
 
@@ -95,24 +96,21 @@ def swapped_inputs(qrels: Path | None, runs: Sequence[Path], *, min_runs: int = 
             judgments = next((r for r in runs if _holds_qrels(r)), None)
             fixed = None if judgments is None else _swapped(qrels, judgments)
             if judgments is not None and fixed is not None:
-                raise RankscopeError(f"the qrels and the run are swapped: {qrels} is a run and {judgments} holds "
-                                     f"judgments; type: {fixed}").keyed(
-                    "swapped_qrels_run", run=qrels, qrels=judgments, retype=fixed) from None
-            raise RankscopeError(f"{qrels} is a run (query Q0 doc rank score tag), not qrels; give the judgments "
-                                 "(query iter doc relevance) as qrels").keyed("run_as_qrels_plain", run=qrels) from None
+                raise RankscopeError(_("the qrels and the run are swapped: {run} is a run and {qrels} holds "
+                                       "judgments; type: {retype}", run=qrels, qrels=judgments, retype=fixed)) from None
+            raise RankscopeError(_("{run} is a run (query Q0 doc rank score tag), not qrels; give the judgments "
+                                   "(query iter doc relevance) as qrels", run=qrels)) from None
         run = next((r for r in runs if _same(exc.source, r)), None)
         if exc.looks_like == "qrels" and run is not None:
             if qrels is not None and _holds_run(qrels):
                 fixed = _swapped(qrels, run)
                 if fixed is not None:
-                    raise RankscopeError(f"the qrels and the run are swapped: {qrels} is a run and {run} holds "
-                                         f"judgments; type: {fixed}").keyed(
-                        "swapped_qrels_run", run=qrels, qrels=run, retype=fixed) from None
+                    raise RankscopeError(_("the qrels and the run are swapped: {run} is a run and {qrels} holds "
+                                           "judgments; type: {retype}", run=qrels, qrels=run, retype=fixed)) from None
             fixed = None if qrels is not None else _moved_to_qrels(run, len(runs) - 1, min_runs)
             if fixed is not None:
-                raise RankscopeError(f"{run} holds judgments (query iter doc relevance), not a run; give them as "
-                                     f"qrels: {fixed}").keyed("qrels_as_run", qrels=run, retype=fixed) from None
-            raise RankscopeError(f"{run} holds judgments (query iter doc relevance), not a run; give a run file "
-                                 "(query Q0 doc rank score tag) in its place").keyed("qrels_as_run_plain",
-                                                                                     qrels=run) from None
+                raise RankscopeError(_("{qrels} holds judgments (query iter doc relevance), not a run; give them "
+                                       "as qrels: {retype}", qrels=run, retype=fixed)) from None
+            raise RankscopeError(_("{qrels} holds judgments (query iter doc relevance), not a run; give a run file "
+                                   "(query Q0 doc rank score tag) in its place", qrels=run)) from None
         raise

@@ -33,9 +33,9 @@ from rankscope.cli.llm_options import (
     Timeout,
     price_line,
     prompt_lang,
-    say,
 )
-from rankscope.errors import Items, Said
+from rankscope.errors import Items
+from rankscope.i18n import N_, _, gettext, ngettext
 
 
 class JudgePrompt(str, Enum):
@@ -110,7 +110,6 @@ def judge_command(
     """
     assert lang is not None  # settled by user_errors
     from rankscope.cli.messages import print_lines
-    from rankscope.cli.messages import say as say_cli
     from rankscope.labels.batch import judge_pairs, plan_judging
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
@@ -118,10 +117,10 @@ def judge_command(
     from rankscope.labels.texts import read_texts
 
     if out is None and not dry_run:
-        fail("give --out FILE (or --dry-run)", key="labels.out_needed")
+        fail(_("give --out FILE (or --dry-run)"))
     limit = failure_limit(max_failures)
     if max_cost is not None and (price_in is None or price_out is None):
-        fail("--max-cost needs --price-in and --price-out", key="labels.max_cost_needs_prices")
+        fail(_("--max-cost needs --price-in and --price-out"))
     settings = JudgeSettings(
         Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries, max_wait=max_wait),
         model, lang=prompt_lang(ctx, lang), prompt_name=prompt.value, parse_retries=parse_retries,
@@ -137,14 +136,21 @@ def judge_command(
             typer.echo(json.dumps({"dry_run": True, "model": model, "prompt": settings.prompt.id,
                                    **plan.to_dict(price_in, price_out)}, indent=2))
             return
-        print_lines([say("judge.dry_run", said, model=model, prompt=settings.prompt.id, pairs=plan.items,
-                         distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
-                         truncated=plan.truncated, chars=max_doc_chars), prompt_note(settings, said),
-                     say("tokens", said, tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
-                         price=price_line(plan.cost(price_in, price_out), said)),
+        print_lines([_("dry run ({model}, prompt {prompt}): {pairs} pairs, {distinct} distinct texts, {cached} in "
+                       "the cache, {calls} calls to make; {missing} pairs without text, {truncated} documents cut "
+                       "at {chars} characters", model=model, prompt=settings.prompt.id, pairs=plan.items,
+                       distinct=plan.distinct, cached=plan.cached, calls=plan.calls, missing=len(plan.missing),
+                       truncated=plan.truncated, chars=max_doc_chars).text(said), prompt_note(settings, said),
+                     _("estimated tokens: ~{tokens_in} in, ~{tokens_out} out; {price}; nothing was sent",
+                       tokens_in=plan.tokens_in, tokens_out=plan.tokens_out,
+                       price=price_line(plan.cost(price_in, price_out), said)).text(said),
                      tokenizer_line(plan.tokenizer, model, said),
-                     say("judge.retries", said, tokens=plan.retry_in_max, retries=parse_retries),
-                     *([say("judge.retries_seen", said, ratio=plan.observed_ratio)] if plan.observed_ratio else [])],
+                     _("not in the estimate: re-asks after unreadable replies (at most {tokens} more input tokens "
+                       "if every reply needed all {retries} re-asks) and HTTP retries of failed calls",
+                       tokens=plan.retry_in_max, retries=parse_retries).text(said),
+                     *([_("the cached answers of this prompt used {ratio:.2f} input tokens (as the endpoint "
+                          "reported them, retries included) per token counted here",
+                          ratio=plan.observed_ratio).text(said)] if plan.observed_ratio else [])],
                     said)
         return
     assert out is not None
@@ -173,18 +179,20 @@ def judge_command(
         print_lines([*_summary(report, settings, out, side, db, said), prompt_note(settings, said)]
                     + ([] if stopped is None else [stopped.text(said)]), said)
     if report.failed:
-        text = say("judge.failed", said, failed=report.failed, pairs=report.plan.items,
-                   kinds=_kinds(report.errors).text(said), side=side)
-        print_lines([say_cli("warning_line", said, text=text)], said, err=True)
+        text = _("{failed} of {pairs} pairs have no grade ({kinds}); they are listed in {side}", failed=report.failed,
+                 pairs=report.plan.items, kinds=_kinds(report.errors).text(said), side=side).text(said)
+        print_lines([_("rankscope: warning: {text}", text=text).text(said)], said, err=True)
     stop = []
     if over:
-        stop.append(say("judge.too_many_failures", said, failed=report.failed, pairs=report.plan.items,
-                        allowed=allowed, given=max_failures))
+        stop.append(_("{failed} of {pairs} pairs have no grade, more than --max-failures {given} allows "
+                      "({allowed}): the labels are written, but look at the failures before using them",
+                      failed=report.failed, pairs=report.plan.items, allowed=allowed, given=max_failures).text(said))
     if report.not_sent:
-        stop.append(say("judge.max_cost_reached", said, n=report.not_sent, cost=report.cost(price_in, price_out),
-                        limit=max_cost))
+        stop.append(_("the calls cost {cost:.4g}, reaching --max-cost {limit:g}: {n} pairs were not sent (the "
+                      "answers so far are cached; run again with a higher limit to judge the rest)", n=report.not_sent,
+                      cost=report.cost(price_in, price_out), limit=max_cost).text(said))
     if stop:
-        print_lines([say_cli("error", said, message=t) for t in stop], said, err=True)
+        print_lines([_("rankscope: error: {message}", message=t).text(said) for t in stop], said, err=True)
         raise typer.Exit(1)
 
 
@@ -200,8 +208,7 @@ def failure_limit(text: str) -> tuple[int | None, float]:
     m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*%", t)
     share = float(m.group(1)) / 100 if m else float(t) if re.fullmatch(r"0?\.\d+|1(?:\.0*)?", t) else None
     if share is None or not 0 <= share <= 1:
-        fail(f"--max-failures must be a count (5) or a share (10%, 0.1), got {text!r}", key="labels.max_failures",
-             value=text)
+        fail(_("--max-failures must be a count (5) or a share (10%, 0.1), got {value!r}", value=text))
     assert share is not None
     return None, share
 
@@ -209,31 +216,40 @@ def failure_limit(text: str) -> tuple[int | None, float]:
 def tokenizer_line(tokenizer: str, model: str, lang: str) -> str:
     """Which tokenizer counted the dry run's tokens (or that they are a character estimate)."""
     if tokenizer == "estimate":
-        return say("tokenizer.estimate", lang, model=model)
-    return say("tokenizer.exact", lang, tokenizer=tokenizer, model=model)
+        return _("tokens estimated from characters (no tokenizer of {model} is installed for offline use): one per "
+                 "CJK character and one per 4.5 others, often {error} off", model=model,
+                 error=gettext("10-20%", lang)).text(lang)
+    return _("tokens counted with {tokenizer}, the tokenizer of {model}", tokenizer=tokenizer, model=model).text(lang)
 
 
 def prompt_note(settings: Any, lang: str) -> str:
     """What the prompt is: rankscope's own, or UMBRELA's published one reproduced exactly (and what differs)."""
     p = settings.prompt
     if p.name != "umbrela":
-        return say("judge.prompt.own", lang, prompt=p.id)
+        return _("prompt {prompt}: rankscope's own wording after UMBRELA, not UMBRELA's prompt, so UMBRELA's "
+                 "published agreement with TREC assessors is not a figure of this prompt (--prompt umbrela sends "
+                 "UMBRELA's)", prompt=p.id).text(lang)
     given = settings.max_tokens
     if given is not None and given != p.params.get("max_tokens"):
-        return say("judge.prompt.umbrela_changed", lang, prompt=p.id, max_tokens=given,
-                   published=p.params.get("max_tokens"))
-    return say("judge.prompt.umbrela", lang, prompt=p.id)
+        return _("prompt {prompt}: the published UMBRELA prompt (castorini/umbrela, qrel_zeroshot_bing), but with "
+                 "max_tokens {max_tokens} where UMBRELA sends {published}: not an exact reproduction", prompt=p.id,
+                 max_tokens=given, published=p.params.get("max_tokens")).text(lang)
+    return _("prompt {prompt}: the published UMBRELA prompt and request (castorini/umbrela, qrel_zeroshot_bing), "
+             "reproduced exactly; asking again after an unreadable reply is rankscope's addition (--parse-retries "
+             "0 for none)", prompt=p.id).text(lang)
 
 
 #: the kinds of failure a judgment records (the part of its error before the first colon) that are said in words
-KINDS = ("missing text", "unreadable reply", "timeout", "connection", "rate_limited", "bad_response", "max cost")
+KINDS = {"missing text": N_("missing text"), "unreadable reply": N_("unreadable reply"), "timeout": N_("timeout"),
+         "connection": N_("connection"), "rate_limited": N_("rate_limited"), "bad_response": N_("bad_response"),
+         "max cost": N_("not sent (max cost)")}
 
 
 def _kinds(errors: dict[str, int]) -> Items:
     """How many judgments failed in each way, most first: ``1 missing text, 1 unreadable reply``."""
     return Items(tuple(
-        Said("labels.judge.failure", (("n", n), ("kind", Said(f"labels.judge.kind.{k.replace(' ', '_')}")
-                                                  if k in KINDS else k)))
+        _("{n} {kind}", n=n,
+          kind=_(KINDS[k]) if k in KINDS else k)
         for k, n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))))
 
 
@@ -243,14 +259,20 @@ def _summary(report: Any, settings: Any, out: Path, side: Path, db: Path | None,
     hist: dict[int, int] = {}
     for g in report.labels.qrels.grades.tolist():
         hist[g] = hist.get(g, 0) + 1
-    grades = Items(tuple(Said("labels.judge.grade_count", (("grade", g), ("n", n))) for g, n in sorted(hist.items())))
-    lines = [say("judge.summary", lang, pairs=report.plan.items, model=settings.model, prompt=settings.prompt.id,
-                 graded=c["model"], failed=report.failed, from_cache=report.from_cache, judged_now=report.judged_now),
-             say("judge.grades", lang, grades=grades.text(lang))]
+    grades = Items(tuple(_("{grade}: {n}", grade=g, n=n) for g, n in sorted(hist.items())))
+    lines = [_("judged {pairs} pairs with {model} (prompt {prompt}): {graded} graded, {failed} failed; "
+               "{from_cache} from the cache, {judged_now} judged now", pairs=report.plan.items, model=settings.model,
+               prompt=settings.prompt.id, graded=c["model"], failed=report.failed, from_cache=report.from_cache,
+               judged_now=report.judged_now).text(lang),
+             _("grades: {grades}", grades=grades.text(lang)).text(lang)]
     if report.plan.truncated:
-        lines.append(say("judge.truncated", lang, n=report.plan.truncated, chars=settings.max_doc_chars))
-    lines.append(say("judge.usage", lang, calls=report.http_calls, tokens_in=report.tokens_in,
-                     tokens_out=report.tokens_out))
-    lines.append(say("judge.files_cache", lang, out=out, side=side, cache=db) if db
-                 else say("judge.files", lang, out=out, side=side))
+        lines.append(ngettext("{n} document was cut at {chars} characters",
+                              "{n} documents were cut at {chars} characters",
+                              report.plan.truncated, chars=settings.max_doc_chars).text(lang))
+    lines.append(_("{calls} HTTP calls, {tokens_in} input and {tokens_out} output tokens (as the endpoint reported "
+                   "them)", calls=report.http_calls, tokens_in=report.tokens_in,
+                   tokens_out=report.tokens_out).text(lang))
+    lines.append(_("qrels -> {out}; provenance -> {side}; cache: {cache}", out=out, side=side,
+                   cache=db).text(lang) if db
+                 else _("qrels -> {out}; provenance -> {side}", out=out, side=side).text(lang))
     return lines

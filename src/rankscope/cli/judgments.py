@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rankscope.i18n import _
+
 __all__ = ["read_judgments", "result_lines"]
 
 def read_judgments(qrels: Path, provenance: Path | None = None,
@@ -22,13 +24,12 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
     When ``metrics`` ask for a diversity measure the file is read as subtopic judgments (ndeval's
     ``topic subtopic docno judgment``), their derived document qrels beside them."""
     from rankscope.cli.app import command_lang
-    from rankscope.interpret.i18n import message
     from rankscope.labels.provenance import read_labels, sidecar_path
 
     if metrics:
         from rankscope.measures import parse_metrics
 
-        if any(m.spec.family == "diversity" for _, m in parse_metrics(list(metrics))):
+        if any(m.spec.family == "diversity" for __, m in parse_metrics(list(metrics))):
             from rankscope.io.subtopics import read_subtopic_qrels
 
             sub = read_subtopic_qrels(qrels)
@@ -42,19 +43,19 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
         return q, q, None
     labels = read_labels(qrels, sidecar=side)
     c = labels.counts()
-    key = "labels.provenance_note_failed" if c["failed"] else "labels.provenance_note"
-    note = message(key, lang or command_lang(), side=side, **c)
-    return labels, labels.qrels, note
+    note = (_("labels with provenance from {side}: {human} human, {model} model, {failed} failed judgments "
+               "(unjudged)", side=side, **c) if c["failed"]
+            else _("labels with provenance from {side}: {human} human, {model} model", side=side, **c))
+    return labels, labels.qrels, note.text(lang or command_lang())
 
 
 def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:
     """judged@k of the result's run, and its warnings (queries missing from the run too: they are scored 0 or left
     out, which can change the conclusion); run queries the qrels lack are said on the query-count line only."""
     from rankscope.interpret.coverage import judged_line
-    from rankscope.interpret.i18n import message
 
     judged = judged_line({result.run_name: result.judged.to_dict()}, lang) if result.judged is not None else ""
     # queries the run lacks are counted on the summary line and warned about here, as compare and check do
-    warnings = [message("cli.warning", lang, text=w.text(lang)) for w in result.warnings()
+    warnings = [_("warning: {text}", text=w.text(lang)).text(lang) for w in result.warnings()
                 if w.kind != "not_in_qrels"]
     return ([judged] if judged else []), warnings

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from rankscope.choices import Lang  # declared once, with the library and the service
 from rankscope.cli.app import fail
+from rankscope.i18n import _, gettext
 
 DEFAULT_CACHE = Path(".rankscope") / "labels.sqlite"
 
@@ -66,14 +67,12 @@ def run_files(ctx: typer.Context, runs: list[Path] | None, required: bool = True
     extra = [Path(a) for a in ctx.args]
     stray = [a for a in ctx.args if a.startswith("-")]
     if stray:
-        fail(f"no such option: {stray[0]} (see '{ctx.command_path} --help')", key="labels.no_such_option",
-             option=stray[0], command=ctx.command_path)
+        fail(_("no such option: {option} (see '{command} --help')", option=stray[0], command=ctx.command_path))
     files = [*(runs or []), *extra]
     if extra and not runs:
-        fail(f"unexpected argument {ctx.args[0]!r}; give run files with --runs A B C",
-             key="labels.unexpected_argument", value=ctx.args[0])
+        fail(_("unexpected argument {value!r}; give run files with --runs A B C", value=ctx.args[0]))
     if required and not files:
-        fail("give the run files with --runs A B C", key="labels.runs_needed")
+        fail(_("give the run files with --runs A B C"))
     return files
 
 
@@ -86,15 +85,8 @@ def prompt_lang(ctx: typer.Context, lang: Lang | None) -> str:
     return lang.value if given and lang is not None else "en"
 
 
-def say(key: str, lang: str = "en", **values: Any) -> str:
-    """The message ``labels.<key>`` of the LLM commands (``judge``, ``synth``, ``agreement``) in ``lang``."""
-    from rankscope.interpret.i18n import message
-
-    return message(f"labels.{key}", lang, **values)
-
-
 def price_line(cost: float | None, lang: str = "en") -> str:
     """The cost part of a dry-run summary."""
     if cost is None:
-        return say("price_none", lang)
-    return say("price", lang, cost=cost)
+        return gettext("give --price-in and --price-out (per million tokens) for a cost estimate", lang)
+    return _("estimated cost {cost:.4f} (at the given prices per million tokens)", cost=cost).text(lang)

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 
-__all__ = ["user_error_message", "float32_notices", "say", "print_lines"]
+__all__ = ["user_error_message", "float32_notices", "print_lines"]
 
 
 def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> None:
@@ -39,33 +40,21 @@ def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> No
         print_prose(console, text, first=indent, rest=indent + "    ")
 
 
-def say(key: str, lang: str = "en", **values: Any) -> str:
-    """The command-line message ``cli.<key>`` in ``lang``.
-
-    >>> say("report_written", "zh", path="out.html")
-    '报告已写入 out.html'
-    """
-    from rankscope.interpret.i18n import message
-
-    return message(f"cli.{key}", lang, **values)
-
-
 def user_error_message(exc: BaseException, lang: str = "en") -> str | None:
     """The message to print after ``rankscope: error:`` for ``exc`` in ``lang``, or ``None`` when it is not a user
     mistake."""
-    from rankscope.interpret.i18n import message
 
     if isinstance(exc, RankscopeError):
         return exc.text(lang)
     if isinstance(exc, FileNotFoundError):
         folder = _missing_folder(exc.filename)
         if folder is None:
-            return message("error.no_such_file", lang, path=exc.filename)
-        return message("error.no_such_folder", lang, path=exc.filename, folder=folder)
+            return _("{path}: no such file", path=exc.filename).text(lang)
+        return _("{path}: no such file (folder {folder} does not exist)", path=exc.filename, folder=folder).text(lang)
     if isinstance(exc, IsADirectoryError):
-        return message("error.is_a_directory", lang, path=exc.filename)
+        return _("{path}: is a directory", path=exc.filename).text(lang)
     if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
-        where = message("error.where", lang, source=exc.filename) if exc.filename else ""
+        where = _("{source}: ", source=exc.filename).text(lang) if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     return None
 
@@ -80,11 +69,13 @@ def _missing_folder(filename: object) -> Path | None:
 
 def float32_notices(results: Iterable[Any], lang: str = "en") -> list[str]:
     """One line per result whose ranking float32 rounding changed (``queries.float32_reordered > 0``)."""
-    from rankscope.interpret.i18n import message
 
     out = []
     for res in results:
         n = int(getattr(res.queries, "float32_reordered", 0))
         if n:
-            out.append(message("notice.float32_reordered", lang, run=res.run_name, n=n, total=res.queries.evaluated))
+            out.append(_("note: {run}: float32 score rounding (trec_eval's rule) changed the ranking of {n} of "
+                         "{total} queries: their scores equal as float32 tie and are ordered by doc id "
+                         "(--score-precision float64 ranks by the full scores)", run=res.run_name, n=n,
+                         total=res.queries.evaluated).text(lang))
     return out

@@ -8,9 +8,13 @@ import typer
 
 from rankscope.cli.app import app, load_plugins, user_errors
 from rankscope.cli.options import LangOption
+from rankscope.i18n import N_, NC_, gettext
 
 #: the table's columns: message ``cli.metrics.<column>``
-COLUMNS = ("metric", "cutoff", "ir_measures", "trec_eval", "aliases", "summary")
+#: the table's column heads (English, said through the catalog)
+COLUMNS = (N_("metric"), N_("cutoff"), "ir_measures", "trec_eval", N_("aliases"), N_("what it measures"))
+#: whether a metric takes a cutoff
+CUTOFFS = {"none": NC_("cutoff", "none"), "optional": NC_("cutoff", "optional"), "required": NC_("cutoff", "required")}
 
 
 @app.command("metrics")
@@ -33,7 +37,6 @@ def metrics_command(
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.cli.messages import say
     from rankscope.measures import all_specs
     from rankscope.report.fit import fit
     from rankscope.report.wrap import Prose
@@ -41,10 +44,10 @@ def metrics_command(
     lg = lang.value
     table = Table()
     for col in COLUMNS:
-        table.add_column(say(f"metrics.{col}", lg))
+        table.add_column(gettext(col, lg))
     for spec in all_specs():
         trec = ", ".join(spec.trec_spellings())
         summary = spec.summary_in(lg)  # a plugin metric's own summary when it has no translation
-        table.add_row(spec.name, say(f"metrics.cutoff.{spec.cutoff}", lg), spec.ir_measures or "", trec,
+        table.add_row(spec.name, gettext(CUTOFFS[spec.cutoff], lg, context="cutoff"), spec.ir_measures or "", trec,
                       ", ".join(spec.aliases), Prose(summary))  # wrapped by word (Chinese too)
     Console().print(fit(table))

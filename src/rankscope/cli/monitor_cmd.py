@@ -11,6 +11,7 @@ import typer
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption
+from rankscope.i18n import N_, _, gettext, ngettext
 
 __all__ = ["monitor_app"]
 
@@ -41,8 +42,8 @@ def _get(server: str, token: str | None, path: str) -> Any:
         with _client(server, token) as c:
             r = c.get(path)
     except httpx.HTTPError as exc:
-        fail(f"cannot reach the service at {server} ({exc}); start it with `rankscope serve` or pass --server",
-             key="cli.monitor.unreachable", server=server, reason=exc)
+        fail(_("cannot reach the service at {server} ({reason}); start it with `rankscope serve` or pass --server",
+               server=server, reason=exc))
     _check(r)
     return r.json()
 
@@ -54,8 +55,7 @@ def _check(r: Any) -> None:
         detail = r.json().get("detail")
     except ValueError:
         detail = r.text[:200]
-    fail(f"the service answered {r.status_code}: {detail}", key="cli.monitor.refused", status=r.status_code,
-         detail=detail)
+    fail(_("the service answered {status}: {detail}", status=r.status_code, detail=detail))
 
 
 def _find(server: str, token: str | None, monitor: str) -> dict[str, Any]:
@@ -68,7 +68,20 @@ def _find(server: str, token: str | None, monitor: str) -> dict[str, Any]:
     names = [m["name"] for m in rows]
     close = difflib.get_close_matches(monitor, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (monitors: {', '.join(names) or 'none'})"
-    fail(f"no monitor {monitor!r}{hint}", key="cli.monitor.unknown", name=monitor, hint=hint)
+    fail(_("no monitor {name!r}{hint}", name=monitor, hint=hint))
+
+
+#: a monitor's kind and status as the service says them, in words
+_KINDS = {"canary": N_("canary"), "traffic": N_("traffic")}
+_STATUSES = {"ok": N_("ok"), "alert": N_("ALERT"), "paused": N_("paused"), "no data": N_("no data yet")}
+
+
+def _kind(m: dict[str, Any], lang: str) -> str:
+    return gettext(_KINDS[m["kind"]], lang) if m["kind"] in _KINDS else str(m["kind"])
+
+
+def _status(m: dict[str, Any], lang: str) -> str:
+    return gettext(_STATUSES[m["status"]], lang) if m["status"] in _STATUSES else str(m["status"])
 
 
 def _num(v: Any, fmt: str = ".4f") -> str:
@@ -77,20 +90,20 @@ def _num(v: Any, fmt: str = ".4f") -> str:
 
 def _latest(m: dict[str, Any]) -> str:
     from rankscope.cli.app import command_lang
-    from rankscope.cli.messages import say
 
     lang = command_lang()
     latest = m.get("latest")
     if not latest:
-        return say("monitor.no_data", lang)
+        return gettext("no round or window checked yet", lang)
     if m["kind"] == "canary":
         metrics = ", ".join(f"{k} {_num(iv.get('mean'))}" for k, iv in (latest.get("metrics") or {}).items())
         return f"{latest.get('label')}: {metrics}"
     parts = []
     for version, w in latest.items():
         s = w.get("signals") or {}
-        parts.append(say("monitor.window_line", lang, version=version, events=s.get("events", 0),
-                         empty=_num(s.get("empty_rate"), ".3f"), p95=_num(s.get("latency_p95"), ".1f")))
+        parts.append(_("{version}: {events} events, empty {empty}, p95 {p95} ms", version=version,
+                       events=s.get("events", 0), empty=_num(s.get("empty_rate"), ".3f"),
+                       p95=_num(s.get("latency_p95"), ".1f")).text(lang))
     return "; ".join(parts)
 
 
@@ -106,19 +119,17 @@ def list_command(server: ServerOption = DEFAULT_SERVER, token: TokenOption = Non
 
       rankscope monitor list --server http://127.0.0.1:8080 --json
     """
-    from rankscope.cli.messages import say
-
     rows = _get(server, token, "/api/v1/monitors")
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     lg = lang.value if lang is not None else "en"
     if not rows:
-        typer.echo(say("monitor.none", lg))
+        typer.echo(gettext("No monitor: create one with POST /api/v1/monitors (docs/monitoring.md).", lg))
         return
-    print_lines([say("monitor.list_line", lg, id=m["id"], name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
-                     status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg), alerts=len(m["alerts"]),
-                     latest=_latest(m)) for m in rows], lg)
+    print_lines([_("{id}  {name}  [{kind}]  {status}  open alerts: {alerts}  latest: {latest}", id=m["id"],
+                   name=m["name"], kind=_kind(m, lg), status=_status(m, lg), alerts=len(m["alerts"]),
+                   latest=_latest(m)).text(lg) for m in rows], lg)
 
 
 @monitor_app.command("status")
@@ -135,25 +146,26 @@ def status_command(monitor: Annotated[str, typer.Argument(help="the monitor's na
 
       rankscope monitor status 3 --json
     """
-    from rankscope.cli.messages import say
-
     m = _find(server, token, monitor)
     if as_json:
         typer.echo(json.dumps(m, ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        lines = [say("monitor.status_head", lg, name=m["name"], kind=say(f"monitor.kind_{m['kind']}", lg),
-                     status=say(f"monitor.status_{m['status'].replace(' ', '_')}", lg)),
-                 say("monitor.latest", lg, latest=_latest(m))]
+        lines = [_("{name} ({kind}): {status}", name=m["name"], kind=_kind(m, lg), status=_status(m, lg)).text(lg),
+                 _("latest: {latest}", latest=_latest(m)).text(lg)]
         for a in m["alerts"]:
             alerts = _get(server, token, f"/api/v1/monitors/{m['id']}/alerts")
             detail: dict[str, Any] = next((x["detail"] for x in alerts if x["id"] == a["id"]), {})
             text = (detail.get("text") or {}).get(lg) or a.get("text") or ""
-            lines.append(say("monitor.alert_line", lg, rule=(detail.get("rule_text") or {}).get(lg, a["rule"]),
-                             opened=a["opened"], text=text))
+            lines.append(_("alert since {opened}: {rule}\n  {text}", rule=(detail.get("rule_text") or {}).get(lg,
+                                                                                                              a["rule"]),
+                           opened=a["opened"], text=text).text(lg))
         if m.get("missed"):
-            lines.append(say("monitor.missed", lg, n=m["missed"]))
-        lines += [say("monitor.rejected", lg, n=n, reason=reason) for reason, n in (m.get("rejected") or {}).items()]
+            lines.append(ngettext("{n} scheduled round was missed (see the monitor's page for when and why)",
+                                  "{n} scheduled rounds were missed (see the monitor's page for when and why)",
+                                  m["missed"]).text(lg))
+        lines += [ngettext("{n} event rejected: {reason}", "{n} events rejected: {reason}", n, reason=reason).text(lg)
+                  for reason, n in (m.get("rejected") or {}).items()]
         print_lines(lines, lg)  # wrapped to the terminal, never inside a number or a name
     if m["alerts"]:
         raise typer.Exit(1)
@@ -176,14 +188,12 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
     """
     import sys
 
-    from rankscope.cli.messages import say
 
     m = _find(server, token, monitor)
     if m["kind"] != "traffic":
-        fail(f"monitor {m['name']!r} is a canary: events go to a traffic monitor", key="cli.monitor.not_traffic",
-             name=m["name"])
+        fail(_("monitor {name!r} is a canary: events go to a traffic monitor", name=m["name"]))
     if str(file) != "-" and not file.is_file():
-        fail(f"no such file: {file}", key="cli.monitor.no_file", path=str(file))
+        fail(_("no such file: {path}", path=str(file)))
     stream = sys.stdin if str(file) == "-" else file.open(encoding="utf-8", errors="replace")
     accepted = rejected = 0
     problems: list[dict[str, Any]] = []
@@ -208,10 +218,13 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
                               ensure_ascii=False, indent=2))
     else:
         lg = lang.value if lang is not None else "en"
-        lines = [say("monitor.ingested", lg, accepted=accepted, rejected=rejected, name=m["name"]),
+        lines = [ngettext("{n} event stored in {name}, {rejected} rejected",
+                          "{n} events stored in {name}, {rejected} rejected", accepted, rejected=rejected,
+                          name=m["name"]).text(lg),
                  *(f"  {file}:{problem['where']}: {problem['problem']}" for problem in problems[:20])]
         if len(problems) > 20:
-            lines.append(say("monitor.more_problems", lg, n=len(problems) - 20))
+            lines.append(ngettext("  ... and {n} more rejected line", "  ... and {n} more rejected lines",
+                                  len(problems) - 20).text(lg))
         print_lines(lines, lg)
     if rejected and not accepted:
         raise typer.Exit(2)
@@ -224,8 +237,8 @@ def _send(client: Any, monitor_id: int, lines: list[str], first: int) -> tuple[i
         r = client.post(f"/api/v1/monitors/{monitor_id}/events", content="\n".join(lines).encode("utf-8"),
                         headers={"content-type": "application/x-ndjson"})
     except httpx.HTTPError as exc:
-        fail(f"sending events failed ({exc}); what was sent before is stored, and sending again stores each event "
-             "once", key="cli.monitor.send_failed", reason=exc)
+        fail(_("sending events failed ({reason}); what was sent before is stored, and sending again stores each "
+               "event once", reason=exc))
     if r.status_code not in (200, 422):
         _check(r)
     body = r.json()

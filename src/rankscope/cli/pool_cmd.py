@@ -11,6 +11,7 @@ import typer
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.llm_options import RUNS_CONTEXT, Format, Output, RunFiles, run_files
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _, gettext, pgettext
 
 if TYPE_CHECKING:
     from rankscope.labels.pool import Pool
@@ -86,7 +87,7 @@ def pool_command(
         audit = _write_audit(pool, audit_sample, seed, audit_out, out)
     if combined_out is not None:
         if labels is None:
-            fail("--combined-out needs --qrels and/or --judged", key="combined_needs_labels")
+            fail(_("--combined-out needs --qrels and/or --judged"))
         labels.write(combined_out)
     if fmt is Output.json:
         data = pool.to_dict(per_query)
@@ -99,11 +100,11 @@ def pool_command(
         said = lang.value if lang is not None else "en"
         _print(pool, labels, merged, out, combined_out, said)
         if audit is not None:
-            from rankscope.cli.llm_options import say as say_labels
             from rankscope.cli.messages import print_lines
 
-            print_lines([say_labels("pool.audit", said, n=len(audit[0].sampled), frame=len(audit[0].frame),
-                                    seed=seed, documents=audit[2], out=audit[1])], said)
+            print_lines([_("audit: {n} of the pool's {frame} queries drawn at random (seed {seed}), {documents} "
+                           "documents for people to judge -> {out} (sample beside it)", n=len(audit[0].sampled),
+                           frame=len(audit[0].frame), seed=seed, documents=audit[2], out=audit[1]).text(said)], said)
 
 
 def _write_audit(pool: Pool, n: int, seed: int, audit_out: Path | None, out: Path | None) -> tuple[Any, Path, int]:
@@ -114,7 +115,7 @@ def _write_audit(pool: Pool, n: int, seed: int, audit_out: Path | None, out: Pat
 
     if audit_out is None:
         if out is None:
-            fail("--audit-sample needs --audit-out or --out", key="labels.audit_out_needed")
+            fail(_("--audit-sample needs --audit-out or --out"))
         audit_out = out.with_name(out.stem + ".audit" + (out.suffix or ".jsonl"))
     sample = draw_audit(pool.table["query_id"].to_pylist(), n, seed=seed)
     chosen = set(sample.sampled)
@@ -131,29 +132,33 @@ def _print(pool: Pool, labels: Any, merged: dict[str, int] | None, out: Path | N
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.cli.messages import print_lines, say
+    from rankscope.cli.messages import print_lines
     from rankscope.report.fit import fit
 
     k = pool.depth
     has_model = labels is not None and (labels.counts()["model"] > 0 or labels.counts()["failed"] > 0)
-    table = Table(title=say("pool.title", lang, k=k), title_justify="left")
-    columns = [say("pool.run", lang), say("pool.queries", lang), say("pool.top", lang, k=k), say("pool.judged", lang),
+    table = Table(title=_("judged@{k} before judging", k=k).text(lang), title_justify="left")
+    columns = [_("run").text(lang), pgettext("column", "queries").text(lang), _("top-{k} docs", k=k).text(lang),
+               gettext("judged", lang),
                f"judged@{k}", *([f"model@{k}"] if has_model else []), ""]
     for i, col in enumerate(columns):
         table.add_column(col, justify="left" if i in (0, len(columns) - 1) else "right")
     for s in pool.summaries:
-        flag = say("pool.mostly_unjudged", lang) if s.mostly_unjudged else ""
+        flag = gettext("mostly unjudged: its scores may be underestimated", lang) if s.mostly_unjudged else ""
         model = [f"{s.model_at_k:.3f}"] if has_model and s.model_at_k is not None else []
         table.add_row(s.run, str(s.queries), str(s.retrieved), str(s.judged), f"{s.judged_at_k:.3f}", *model, flag)
     console = Console()
     console.print(fit(table))
     lines = []
     if labels is not None:
-        lines.append(say("pool.labels", lang, **labels.counts()))
+        lines.append(_("labels: {human} human, {model} model, {failed} failed model judgments (counted as unjudged)",
+                       **labels.counts()).text(lang))
     if merged is not None:
-        lines.append(say("pool.combined", lang, **merged))
-    where = say("pool.out", lang, out=out) if out else say("pool.no_out", lang)
-    lines.append(say("pool.summary", lang, n=len(pool), queries=pool.queries, k=k, where=where))
+        lines.append(_("combined: {overridden} model labels replaced by a human label ({disagreements} of them "
+                       "with another grade)", **merged).text(lang))
+    where = _(" -> {out}", out=out).text(lang) if out else gettext(" (give --out to write it)", lang)
+    lines.append(_("pool: {n} documents to judge over {queries} queries (depth {k}){where}", n=len(pool),
+                   queries=pool.queries, k=k, where=where).text(lang))
     if combined is not None:
-        lines.append(say("pool.combined_out", lang, out=combined))
+        lines.append(_("combined labels -> {out} (+ provenance sidecar)", out=combined).text(lang))
     print_lines(lines, lang)

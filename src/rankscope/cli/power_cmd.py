@@ -12,7 +12,7 @@ from rankscope.choices import term
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption, RelevanceLevel
-from rankscope.errors import Said
+from rankscope.i18n import _, gettext
 
 
 class Alternative(str, Enum):
@@ -58,28 +58,31 @@ def power_command(
 
       rankscope power bm25.trec dense.trec --qrels qrels.txt -m ndcg@10 --delta 0.02
     """
-    from rankscope.interpret.i18n import message
     from rankscope.stats.power import SD_ZERO, estimate, queries_needed
 
     assert lang is not None  # settled by user_errors
     lg = lang.value
     alt = alternative.value
     out: list[str] = []
-    warn = {SD_ZERO: message("power.sd_zero", lg)}
+    warn = {SD_ZERO: gettext("the per-query differences do not vary (their standard deviation is 0: every query "
+                             "differs by the same amount): the t-test's power formula is degenerate and any 2 "
+                             "queries 'detect' the difference; check the runs", lg)}
     if sd is not None and runs:
-        fail("give either two runs or --sd, not both", key="cli.power.both")
+        fail(_("give either two runs or --sd, not both"))
     if delta is None:
-        why = Said("power.observed")
-        fail(f"--delta is required: {why}", key="cli.power.delta_required", why=why)
+        why = _("give the difference to detect (delta): the smallest difference that matters to you; power at the "
+                'observed difference ("observed power") only restates the p-value')
+        fail(_("--delta is required: {why}", why=why))
     if sd is not None:
         n = queries_needed(sd, delta, alpha, power, alt)
         if sd == 0:
-            print_lines([message("power.warning", lg, text=warn[SD_ZERO])], lg, err=True)
-        print_lines([message("power.needed_sd", lg, n=n, sd=f"{sd:g}", delta=f"{delta:g}", alpha=f"{alpha:g}",
-                             power=f"{power:g}", alt=term(alt, lg))], lg)
+            print_lines([_("warning: {text}", text=warn[SD_ZERO]).text(lg)], lg, err=True)
+        print_lines([_("queries needed: {n} (sd of per-query differences {sd}, delta {delta}, alpha {alpha}, power "
+                       "{power}, {alt} paired t-test)", n=n, sd=f"{sd:g}", delta=f"{delta:g}", alpha=f"{alpha:g}",
+                       power=f"{power:g}", alt=term(alt, lg)).text(lg)], lg)
         return
     if not runs or len(runs) != 2 or qrels is None:
-        fail("give two run files and --qrels, or --sd and --delta", key="cli.power.inputs")
+        fail(_("give two run files and --qrels, or --sd and --delta"))
     from rankscope.cli.compare_cmd import run_stem
     from rankscope.comparison import aligned_scores
     from rankscope.engine import Evaluator
@@ -87,12 +90,14 @@ def power_command(
 
     ev = Evaluator(read_qrels(qrels), [metric], relevance_level=relevance_level)
     a, b = (ev.evaluate(read_run(p), name=f"run{i}") for i, p in enumerate(runs))
-    _, scores = aligned_scores([a, b])
+    __, scores = aligned_scores([a, b])
     est = estimate(scores[1, :, 0] - scores[0, :, 0], delta, alpha, power, alt)
-    print_lines([message("power.warning", lg, text=warn.get(w, w)) for w in est.warnings], lg, err=True)
-    out.append(message("power.measured", lg, metric=metric, n=est.n, diff=f"{est.mean_diff:+.4f}",
-                       b=run_stem(runs[1]), a=run_stem(runs[0]), sd=f"{est.sd_diff:.4f}"))
-    out.append(message("power.current", lg, delta=f"{est.delta:+.4f}", n=est.n, power=f"{est.current_power:.3f}"))
-    out.append(message("power.needed", lg, power=f"{power:g}", alpha=f"{alpha:g}", alt=term(alt, lg),
-                       n=est.queries_needed))
+    print_lines([_("warning: {text}", text=warn.get(w, w)).text(lg) for w in est.warnings], lg, err=True)
+    out.append(_("metric {metric}: {n} queries, mean difference {diff} ({b} - {a}), sd of per-query differences "
+                 "{sd}", metric=metric, n=est.n, diff=f"{est.mean_diff:+.4f}", b=run_stem(runs[1]),
+                 a=run_stem(runs[0]), sd=f"{est.sd_diff:.4f}").text(lg))
+    out.append(_("power to detect {delta} with {n} queries: {power}", delta=f"{est.delta:+.4f}", n=est.n,
+                 power=f"{est.current_power:.3f}").text(lg))
+    out.append(_("queries needed for power {power} at alpha {alpha} ({alt}): {n}", power=f"{power:g}",
+                 alpha=f"{alpha:g}", alt=term(alt, lg), n=est.queries_needed).text(lg))
     print_lines(out, lg)

@@ -32,6 +32,7 @@ import typer
 
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
+from rankscope.i18n import _, ngettext
 
 DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
@@ -64,24 +65,22 @@ def load_object(spec: str) -> Any:
 
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        fail(f"--retriever must be module:object (e.g. myretriever:search), got {spec!r}", key="cli.retriever_spec",
-             spec=spec)
+        fail(_("--retriever must be module:object (e.g. myretriever:search), got {spec!r}", spec=spec))
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        fail(f"cannot import {module_name!r} for --retriever: {exc}", key="cli.retriever_import", module=module_name,
-             exc=exc)
+        fail(_("cannot import {module!r} for --retriever: {exc}", module=module_name, exc=exc))
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             names = [n for n in dir(obj) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=1)
             if close:
-                fail(f"{module_name!r} has no {part!r} (did you mean {close[0]!r}?)",
-                     key="cli.retriever_no_attr_suggest", module=module_name, name=part, close=close[0])
-            fail(f"{module_name!r} has no {part!r}", key="cli.retriever_no_attr", module=module_name, name=part)
+                fail(_("{module!r} has no {name!r} (did you mean {close!r}?)", module=module_name, name=part,
+                       close=close[0]))
+            fail(_("{module!r} has no {name!r}", module=module_name, name=part))
         obj = getattr(obj, part)
     return obj() if inspect.isclass(obj) else obj
 
@@ -227,18 +226,17 @@ def run_command(
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
-        raise InvalidParameterError("--testset is required (a .json, .jsonl test set or a BEIR folder)").keyed(
-            "run_needs_testset")
+        raise InvalidParameterError(_("--testset is required (a .json, .jsonl test set or a BEIR folder)"))
     if out == Path():
-        raise InvalidParameterError("--out is required (the TREC run file to write)").keyed("run_needs_out")
+        raise InvalidParameterError(_("--out is required (the TREC run file to write)"))
     if (system is None) == (retriever is None):
-        raise InvalidParameterError("give a baseline (bm25, dense, hybrid, openai) or --retriever module:object, one "
-                                    "of them").keyed("run_one_system")
+        raise InvalidParameterError(_("give a baseline (bm25, dense, hybrid, openai) or --retriever module:object, "
+                                      "one of them"))
     remote: dict[str, Any] | None = None
     if system is System.openai:
         if base_url is None or model is None:
-            raise InvalidParameterError("openai embeds through an OpenAI-compatible endpoint: give --base-url and "
-                                        "--model (the endpoint's embedding model)").keyed("run_openai_needs")
+            raise InvalidParameterError(_("openai embeds through an OpenAI-compatible endpoint: give --base-url "
+                                          "and --model (the endpoint's embedding model)"))
         remote = {"base_url": base_url, "api_key_env": api_key_env, "dimensions": dimensions,
                   "query_prefix": query_prefix, "doc_prefix": doc_prefix,
                   "cache": False if no_embeddings_cache else (embeddings_cache or True)}
@@ -252,9 +250,9 @@ def run_command(
         else:
             assert system is not None
             if ts.corpus is None:
-                raise InvalidParameterError(f"{system.value} needs the documents: pass --corpus FILE, or a test set "
-                                            "with a corpus (JSON with \"corpus\", or a BEIR folder)").keyed(
-                                                "run_needs_corpus", system=system.value)
+                raise InvalidParameterError(_("{system} needs the documents: pass --corpus FILE, or a test set "
+                                              'with a corpus (JSON with "corpus", or a BEIR folder)',
+                                              system=system.value))
             r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show,
                           remote=remote)
         run_name = name or (system.value if system is not None else None)
@@ -272,15 +270,15 @@ def run_command(
     if json_out is not None:
         json_out.write_text(json.dumps(ev.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     from rankscope.cli.messages import print_lines
-    from rankscope.interpret.i18n import message
 
     lg = lang.value if lang is not None else "en"
     read_as = []
     if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
         from rankscope.data.testset_io import format_name
 
-        read_as = [f"{testset}: {message('testset.read_as', lg, format=format_name(ts.format, lg))}"]
-    written = message("retriever.run_written", lg, out=out, n=len(ev.doc_run))
+        read_as = [f"{testset}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"]
+    written = ngettext("run written to {out} ({n} row)", "run written to {out} ({n} rows)", len(ev.doc_run),
+                       out=out).text(lg)
     if qrels_out is not None:
-        written += message("retriever.qrels_written", lg, out=qrels_out)
+        written += _("; judgments to {out}", out=qrels_out).text(lg)
     print_lines([*read_as, *ev.summary(lg).splitlines(), written], lg)

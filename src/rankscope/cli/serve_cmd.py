@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, fail, user_errors
-from rankscope.cli.messages import say
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _
 
 
 @app.command("serve")
@@ -86,27 +86,25 @@ def serve_command(
 
     if token_file is not None:
         if token is not None:
-            fail("give the token once: --token (or RANKSCOPE_TOKEN) or --token-file", key="cli.serve.token_twice")
+            fail(_("give the token once: --token (or RANKSCOPE_TOKEN) or --token-file"))
         try:
             token = read_token_file(token_file)
         except RankscopeError as exc:
-            fail(str(exc), key="said", said=exc)
+            fail(_("{said}", said=exc))
     if token is not None:
         try:
             check_token(token)
         except RankscopeError as exc:
-            fail(f"--token: {exc}", key="cli.serve.bad_token", reason=exc)
+            fail(_("--token: {reason}", reason=exc))
     if not is_loopback(host) and not token:
-        fail(f"refusing to listen on {host} without a token: anyone who can reach it could read and delete "
-             "your evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1",
-             key="cli.serve.no_token", host=host)
+        fail(_("refusing to listen on {host} without a token: anyone who can reach it could read and delete your "
+               "evaluations; pass --token TOKEN (or RANKSCOPE_TOKEN), or bind to 127.0.0.1", host=host))
     try:
         import uvicorn
 
         from rankscope.service.app import create_app
     except ImportError as exc:
-        fail(f"the service needs the server extra: pip install 'rankscope[server]' ({exc})",
-             key="cli.serve.needs_extra", exc=exc)
+        fail(_("the service needs the server extra: pip install 'rankscope[server]' ({exc})", exc=exc))
     entries = [e for item in allow_retriever or [] for e in item.split(",") if e.strip()]
     settings = Settings(db_url=db or default_db_url(), token=token, workers=workers,
                         max_upload_bytes=int(max_upload_mb * 1024 * 1024), lease_seconds=lease_seconds,
@@ -120,7 +118,8 @@ def serve_command(
                         monitor_workers=monitor_workers)
     application = create_app(settings)
     assert lang is not None  # settled by user_errors
-    typer.echo(say("serve.started", lang.value, host=host, port=port, db=_safe(settings.db_url)), err=True)
+    typer.echo(_("rankscope: serving on http://{host}:{port}/ (API at /api/v1, database {db})", host=host, port=port,
+                 db=_safe(settings.db_url)).text(lang.value), err=True)
     uvicorn.run(application, host=host, port=port, log_level="warning")
 
 

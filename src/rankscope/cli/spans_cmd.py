@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from rankscope.cli.app import app, user_errors
-from rankscope.cli.messages import print_lines, say
+from rankscope.cli.messages import print_lines
 from rankscope.cli.options import LangOption
+from rankscope.i18n import _
 
 spans_app = typer.Typer(help="Span judgments: derive chunk qrels for a chunking, write chunk tables.",
                         no_args_is_help=True)
@@ -43,7 +44,8 @@ def to_qrels_command(
     qrels = SpanQrels.from_file(span_qrels).to_qrels(Chunking.from_file(chunks), rule)
     write_qrels(qrels, out)
     lg = lang.value if lang is not None else "en"
-    print_lines([say("spans.qrels_written", lg, n=len(qrels), queries=len(qrels.queries), out=out, rule=qrels.rule)
+    print_lines([_("{n} chunk judgments of {queries} queries written to {out} (rule {rule}); ", n=len(qrels),
+                   queries=len(qrels.queries), out=out, rule=qrels.rule).text(lg)
                  + qrels.coverage.message(lg)], lg, err=True)
 
 
@@ -74,14 +76,13 @@ def split_command(
 
     ts = TestSet.from_file(testset)
     if ts.corpus is None:
-        raise InvalidParameterError(f"test set {ts.name!r} has no corpus to split").keyed("cli.no_corpus_to_split",
-                                                                                          name=ts.name)
+        raise InvalidParameterError(_("test set {name!r} has no corpus to split", name=ts.name))
     chunking = split(ts.corpus, spec)
     chunking.to_file(out)
     s = chunking.summary()
     lg = lang.value if lang is not None else "en"
-    lines = [say("spans.chunks_written", lg, chunks=s["chunks"], documents=s["documents"], size=f"{s['mean_size']:.0f}",
-                 out=out)]
+    lines = [_("{chunks} chunks of {documents} documents (mean {size} characters) written to {out}",
+               chunks=s["chunks"], documents=s["documents"], size=f"{s['mean_size']:.0f}", out=out).text(lg)]
     spans = SpanQrels.from_file(span_qrels, corpus=ts.corpus) if span_qrels is not None else ts.spans
     if spans is not None:
         lines.append(spans.coverage(chunking).message(lg))

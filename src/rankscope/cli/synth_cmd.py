@@ -31,8 +31,8 @@ from rankscope.cli.llm_options import (
     Timeout,
     price_line,
     prompt_lang,
-    say,
 )
+from rankscope.i18n import _
 
 
 @app.command("synth")
@@ -102,14 +102,13 @@ def synth_command(
     from rankscope.cli.app import fail
     from rankscope.cli.judge_cmd import tokenizer_line
     from rankscope.cli.messages import print_lines
-    from rankscope.cli.messages import say as say_cli
     from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
     from rankscope.labels.synth import plan_synth, synthesize
     from rankscope.labels.texts import read_texts
 
     if out is None and not dry_run:
-        fail("give --out FILE (or --dry-run)", key="labels.out_needed")
+        fail(_("give --out FILE (or --dry-run)"))
     said, prompt = lang.value, prompt_lang(ctx, lang)
     gen = JudgeSettings(Endpoint(base_url, api_key_env=api_key_env, timeout=timeout, retries=retries,
                                  max_wait=max_wait), model, lang=prompt, prompt_name="synth",
@@ -128,10 +127,13 @@ def synth_command(
         if fmt is Output.json:
             typer.echo(json.dumps({"dry_run": True, **plan, "estimated_cost": cost}, indent=2))
             return
-        print_lines([say("synth.dry_run", said, chunks=plan["chunks_available"], min_chars=min_chars,
-                         calls=plan["calls"], n=n, candidates=plan["candidates"]),
-                     say("tokens", said, tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
-                         price=price_line(cost, said)), tokenizer_line(plan["tokenizer"], model, said)], said)
+        print_lines([_("dry run: {chunks} chunks of at least {min_chars} characters; about {calls} calls for {n} "
+                       "questions (generation + judge, {candidates} candidates; more if many are rejected; cached "
+                       "answers are free)", chunks=plan["chunks_available"], min_chars=min_chars, calls=plan["calls"],
+                       n=n, candidates=plan["candidates"]).text(said),
+                     _("estimated tokens: ~{tokens_in} in, ~{tokens_out} out; {price}; nothing was sent",
+                       tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"],
+                       price=price_line(cost, said)).text(said), tokenizer_line(plan["tokenizer"], model, said)], said)
         return
     assert out is not None
     result = synthesize(texts, n, gen, judge=judge, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars,
@@ -150,12 +152,17 @@ def synth_command(
         typer.echo(json.dumps({"out": str(out), "report": str(report), **result.to_dict()["settings"],
                                "counts": c}, ensure_ascii=False, indent=2))
     else:
-        print_lines([say("synth.summary", said, accepted=c["accepted"], n=n, candidates=c["candidates"], out=out),
-                     say("synth.rejected", said, pointing=c["not_standalone"], copies=c["verbatim_copy"],
-                         near=c["near_duplicate"],
-                         unanswerable=c["unanswerable"], judge_failed=c["judge_failed"],
-                         generation_failed=c["generation_failed"], surplus=c["surplus"],
-                         short=c["short_chunks_skipped"], min_chars=min_chars, report=report)], said)
+        print_lines([_("{accepted} of {n} questions from {candidates} candidate chunks -> {out}",
+                       accepted=c["accepted"], n=n, candidates=c["candidates"], out=out).text(said),
+                     _("rejected: {pointing} not standalone (pointing at their chunk), {copies} copying their "
+                       "chunk, {near} near-duplicates, {unanswerable} unanswerable per the judge, {judge_failed} "
+                       "judge failures, {generation_failed} generation failures, {surplus} good but not needed; "
+                       "{short} chunks shorter than {min_chars} characters skipped; details in {report}",
+                       pointing=c["not_standalone"], copies=c["verbatim_copy"], near=c["near_duplicate"],
+                       unanswerable=c["unanswerable"], judge_failed=c["judge_failed"],
+                       generation_failed=c["generation_failed"], surplus=c["surplus"], short=c["short_chunks_skipped"],
+                       min_chars=min_chars, report=report).text(said)], said)
     if c["accepted"] < n:
-        text = say("synth.shortfall", said, accepted=c["accepted"], n=n, report=report)
-        print_lines([say_cli("warning_line", said, text=text)], said, err=True)
+        text = _("only {accepted} of {n} questions were accepted (raise --max-candidates or check {report})",
+                 accepted=c["accepted"], n=n, report=report).text(said)
+        print_lines([_("rankscope: warning: {text}", text=text).text(said)], said, err=True)

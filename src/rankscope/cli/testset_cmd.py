@@ -13,6 +13,10 @@ import typer
 
 from rankscope.cli.app import app, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
+from rankscope.i18n import NC_, _, gettext, ngettext
+
+#: how grave a problem of a test set's records is
+_SEVERITIES = {"warning": NC_("severity", "warning"), "error": NC_("severity", "error")}
 
 testset_app = typer.Typer(help="Inspect test sets (queries + judgments).", no_args_is_help=True)
 app.add_typer(testset_app, name="testset")
@@ -77,56 +81,60 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from rankscope.interpret.i18n import colon, message, paren
+    from rankscope.i18n import colon, paren
     from rankscope.report.fit import fit
     from rankscope.report.wrap import print_prose
 
-    def m(key: str, **values: Any) -> str:
-        return message(f"testset.{key}", lang, **values)
-
-    table = Table(title=m("title", name=audit.name), title_justify="left")
-    table.add_column(m("check"))
-    table.add_column(m("count"), justify="right")
-    table.add_column(m("examples"))
+    table = Table(title=_("test set {name}", name=audit.name).text(lang), title_justify="left")
+    table.add_column(gettext("check", lang))
+    table.add_column(gettext("count", lang), justify="right")
+    table.add_column(gettext("examples", lang))
     if fmt is not None:
         from rankscope.data.testset_io import format_name
 
-        table.add_row(m("format"), "", format_name(fmt, lang))
-    table.add_row(m("queries"), str(audit.queries), "")
-    table.add_row(m("judged"), str(audit.judged_queries), m("judgments", n=audit.judgments))
+        table.add_row(gettext("format", lang), "", format_name(fmt, lang))
+    table.add_row(_("queries").text(lang), str(audit.queries), "")
+    table.add_row(gettext("judged queries", lang), str(audit.judged_queries),
+                  ngettext("{n} judgment", "{n} judgments", audit.judgments).text(lang))
     if audit.with_answers:
-        table.add_row(m("with_answers"), str(audit.with_answers), "")
+        table.add_row(gettext("queries with reference answers", lang), str(audit.with_answers), "")
     if audit.corpus_size is not None:
-        table.add_row(m("corpus"), str(audit.corpus_size), "")
+        table.add_row(gettext("corpus documents", lang), str(audit.corpus_size), "")
     table.add_section()
     dup_ids = [" = ".join(g) for g in audit.duplicates]
-    table.add_row(m("duplicates"), str(len(audit.duplicates)), _ids(dup_ids, 4, lang))
+    table.add_row(gettext("duplicate queries (groups)", lang), str(len(audit.duplicates)), _ids(dup_ids, 4, lang))
     near = [f"{a} ~ {b}{paren(f'{s:.2f}', lang)}" for a, b, s in audit.near_duplicates]
-    table.add_row(m("near", t=f"{audit.near_threshold:g}"), str(len(near)), _ids(near, 4, lang))
-    table.add_row(m("empty"), str(len(audit.empty)), _ids(audit.empty, lang=lang))
-    note = m("have_answers", n=len(audit.no_relevant_with_answers)) if audit.no_relevant_with_answers else ""
-    table.add_row(m("no_relevant"), str(len(audit.no_relevant)), _ids(audit.no_relevant, lang=lang) + note)
+    table.add_row(_("near-duplicate pairs (≥ {t})", t=f"{audit.near_threshold:g}").text(lang), str(len(near)),
+                  _ids(near, 4, lang))
+    table.add_row(gettext("empty queries", lang), str(len(audit.empty)), _ids(audit.empty, lang=lang))
+    note = _("; {n} have answers",
+             n=len(audit.no_relevant_with_answers)).text(lang) if audit.no_relevant_with_answers else ""
+    table.add_row(gettext("queries without a relevant id", lang), str(len(audit.no_relevant)),
+                  _ids(audit.no_relevant, lang=lang) + note)
     if audit.corpus_size is not None:
         miss = [f"{q}:{d}" for q, d in audit.missing_from_corpus]
-        table.add_row(m("missing_corpus"), str(len(miss)), _ids(miss, 4, lang))
+        table.add_row(gettext("relevant ids missing from corpus", lang), str(len(miss)), _ids(miss, 4, lang))
     if audit.load_issues:
         from rankscope.data.testset import Where
 
         table.add_section()
         for issue in audit.load_issues:
             where = f"{Where(issue.where).text(lang)}{colon(lang)}" if issue.where else ""
-            table.add_row(f"{m('severity.' + issue.severity)}{colon(lang)}{issue.field or m('record')}",
+            severity = gettext(_SEVERITIES[issue.severity], lang, context="severity")
+            table.add_row(f"{severity}{colon(lang)}{issue.field or gettext('record', lang)}",
                           str(issue.count), f"{where}{issue.reason(lang)}")
     table.add_section()
     for grade, n in sorted(audit.grades.items()):
-        table.add_row(m("grade", grade=grade), str(n), "")
+        table.add_row(_("judgments with grade {grade}", grade=grade).text(lang), str(n), "")
     if audit.relevant_per_query:
         r = audit.relevant_per_query
-        table.add_row(m("per_query"), "", m("per_query_stats", min=f"{r['min']:g}", median=f"{r['median']:g}",
-                                              mean=f"{r['mean']:.2f}", max=f"{r['max']:g}"))
+        table.add_row(gettext("relevant ids per query", lang), "",
+                      _("min {min}, median {median}, mean {mean}, max {max}", min=f"{r['min']:g}",
+                        median=f"{r['median']:g}", mean=f"{r['mean']:.2f}", max=f"{r['max']:g}").text(lang))
     console = Console()
     console.print(fit(table))
-    print_prose(console, m("problems", n=audit.problems) if audit.problems else m("no_problem"))
+    print_prose(console, ngettext("{n} problem found", "{n} problems found", audit.problems).text(lang)
+                if audit.problems else gettext("no problem found", lang))
 
 
 class ConvertFormat(str, Enum):
@@ -172,12 +180,11 @@ def convert_command(
     else:
         ts.to_beir(target, split=split)
     from rankscope.cli.messages import print_lines
-    from rankscope.errors import Said
-    from rankscope.interpret.i18n import message
 
     lg = lang.value if lang is not None else "en"
     if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
-        print_lines([f"{source}: {message('testset.read_as', lg, format=format_name(ts.format, lg))}"], lg)
-    print_lines([message("testset.converted", lg, queries=Said.counted("engine.n_queries", len(ts)),
-                         judgments=Said.counted("testset.n_judgments", len(ts.qrels)), target=target, fmt=fmt.value)],
+        print_lines([f"{source}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"], lg)
+    print_lines([_("{queries}, {judgments} -> {target} ({fmt})", queries=ngettext("{n} query", "{n} queries", len(ts)),
+                   judgments=ngettext("{n} judgment", "{n} judgments",
+                                      len(ts.qrels)), target=target, fmt=fmt.value).text(lg)],
                 lg)

@@ -11,6 +11,7 @@ import typer
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.messages import print_lines
 from rankscope.cli.options import Depth, LangOption, PairedTest, QrelsFile, RelevanceLevel
+from rankscope.i18n import _
 
 
 def parse_grid(given: list[str] | None) -> dict[str, list[Any]]:
@@ -21,8 +22,7 @@ def parse_grid(given: list[str] | None) -> dict[str, list[Any]]:
         key = key.strip()
         items = [v.strip() for v in values.split(",") if v.strip()]
         if not sep or not key or not items:
-            fail(f"--grid takes KEY=V1,V2,... e.g. k=10,60 or weights=0.3/0.7,0.5/0.5; got {text!r}",
-                 key="cli.tune.grid", given=text)
+            fail(_("--grid takes KEY=V1,V2,... e.g. k=10,60 or weights=0.3/0.7,0.5/0.5; got {given!r}", given=text))
         try:
             if key == "norm":
                 out[key] = [None if v.lower() == "none" else v for v in items]
@@ -31,8 +31,7 @@ def parse_grid(given: list[str] | None) -> dict[str, list[Any]]:
             else:
                 out[key] = [float(v) for v in items]
         except ValueError:
-            fail(f"--grid takes KEY=V1,V2,... e.g. k=10,60 or weights=0.3/0.7,0.5/0.5; got {text!r}",
-                 key="cli.tune.grid", given=text)
+            fail(_("--grid takes KEY=V1,V2,... e.g. k=10,60 or weights=0.3/0.7,0.5/0.5; got {given!r}", given=text))
     return out
 
 
@@ -90,7 +89,7 @@ def tune_command(
     assert lang is not None  # settled by user_errors
     lg = lang.value
     if len(runs) < 2:
-        fail(f"give two or more run files to fuse, got {len(runs)}", key="cli.fuse.two_runs", n=len(runs))
+        fail(_("give two or more run files to fuse, got {n}", n=len(runs)))
     named = dict(zip(run_names(runs), (read_run(p) for p in runs)))
     result = tune(read_qrels(qrels), named, method, parse_grid(grid), search=search, trials=trials, metric=metric,
                   folds=folds, seed=seed, nested=nested, alpha=alpha, test=test.value, depth=depth,

@@ -17,14 +17,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rankscope.cli.messages import say
+from rankscope.i18n import N_, _, gettext, pgettext
 
 __all__ = ["usage_line", "usage_lang"]
 
 #: commands whose ``--lang`` is the language of the prompts they write, not of what they print
 PROMPT_LANG = ("judge", "synth")
 #: the range checks of an option's ``min=`` / ``max=`` (pydantic's error types)
-RANGES = ("greater_than_equal", "less_than_equal", "greater_than", "less_than")
+#: pydantic's range errors of an option's min= / max=
+RANGES = {"greater_than_equal": N_("Invalid value for {option}: Input should be greater than or equal to {bound}"),
+          "less_than_equal": N_("Invalid value for {option}: Input should be less than or equal to {bound}"),
+          "greater_than": N_("Invalid value for {option}: Input should be greater than {bound}"),
+          "less_than": N_("Invalid value for {option}: Input should be less than {bound}")}
 
 
 def usage_lang(args: list[str]) -> str:
@@ -52,7 +56,8 @@ def usage_line(exc: Any, lang: str, args: list[str]) -> str:
         return f"rankscope: error: {' '.join(exc.format_message().split())}{hint}"
     path = ctx.command_path if ctx is not None else "rankscope" + (
         f" {args[0]}" if args and not args[0].startswith("-") else "")
-    return say("error", lang, message=_said(exc, lang) + say("usage.hint", lang, command=path))
+    return _("rankscope: error: {message}",
+             message=_said(exc, lang) + _(" (see '{command} --help')", command=path).text(lang)).text(lang)
 
 
 def _said(exc: Any, lang: str) -> str:
@@ -61,38 +66,43 @@ def _said(exc: Any, lang: str) -> str:
     option = getattr(exc, "option_name", None)
     if name == "NoSuchOption":
         found = sorted(getattr(exc, "possibilities", None) or [])
-        return say("usage.no_such_option", lang, option=option) + (
-            say("usage.possible", lang, options="、".join(found) if lang == "zh" else ", ".join(found))
+        return _("No such option: {option}", option=option).text(lang) + (
+            _(" (Possible options: {options})",
+              options="、".join(found) if lang == "zh" else ", ".join(found)).text(lang)
             if found else "")
     if name == "BadOptionUsage" and exc.message.endswith("requires an argument."):
-        return say("usage.needs_value", lang, option=option)
+        return _("Option {option!r} requires an argument.", option=option).text(lang)
     if name == "BadOptionUsage" and exc.message.endswith("does not take a value."):  # --flag=value
-        return say("usage.no_value", lang, option=option)
+        return _("Option {option!r} does not take a value.", option=option).text(lang)
     param = getattr(exc, "param", None)
     if name == "MissingParameter" and param is not None:
-        kind = "argument" if getattr(param, "param_type_name", "") == "argument" else "option"
-        return say(f"usage.missing_{kind}", lang, name=param.get_error_hint())
+        name = param.get_error_hint()
+        return (_("Missing argument {name}.", name=name) if getattr(param, "param_type_name", "") == "argument"
+                else _("Missing option {name}.", name=name)).text(lang)
     if name == "BadParameter" and param is not None:
         errors = exc.__cause__.errors() if hasattr(exc.__cause__, "errors") else [{}]
         kind, given = errors[0].get("type"), errors[0].get("input")
         choices = getattr(getattr(param, "type_descriptor", None), "choices", None)
         if choices and kind == "value_error":
             listed = ("、" if lang == "zh" else ", ").join(repr(getattr(c, "value", c)) for c in choices)
-            return say("usage.bad_choice", lang, option=param.get_error_hint(), value=repr(given), choices=listed)
+            return _("Invalid value for {option}: {value} is not one of {choices}.", option=param.get_error_hint(),
+                     value=repr(given), choices=listed).text(lang)
         if kind in ("float_parsing", "int_parsing", "int_from_float"):
-            return say(f"usage.{kind.split('_')[0]}", lang, option=param.get_error_hint(), value=repr(given))
+            return _("Invalid value for {option}: {value} is not a number" if kind == "float_parsing"
+                     else "Invalid value for {option}: {value} is not an integer", option=param.get_error_hint(),
+                     value=repr(given)).text(lang)
         bounds = errors[0].get("ctx") or {}
         if kind in RANGES and len(bounds) == 1:  # min= / max= of an option: --port 0, --block-rows 0
-            return say(f"usage.{kind}", lang, option=param.get_error_hint(), bound=next(iter(bounds.values())))
-        return say("usage.bad_value", lang, option=param.get_error_hint(), reason=exc.message)
+            return _(RANGES[kind], option=param.get_error_hint(), bound=next(iter(bounds.values()))).text(lang)
+        return _("Invalid value for {option}: {reason}", option=param.get_error_hint(), reason=exc.message).text(lang)
     command = re.fullmatch(r"No such command '(.+?)'\.(?: Did you mean (.+)\?)?", exc.message)
     if command:
-        return say("usage.no_such_command", lang, command=repr(command[1])) + (
-            say("usage.did_you_mean", lang, suggestions=command[2]) if command[2] else "")
+        return _("No such command {command}.", command=repr(command[1])).text(lang) + (
+            _(" Did you mean {suggestions}?", suggestions=command[2]).text(lang) if command[2] else "")
     extra = re.fullmatch(r"Got unexpected extra arguments? \((.*)\)", exc.message)
     if extra:
-        return say("usage.extra", lang, args=extra[1])
+        return _("Got unexpected extra arguments ({args})", args=extra[1]).text(lang)
     if exc.message == "Missing command.":  # a group given options but no command
-        return say("usage.missing_command", lang)
-    return say("usage.other", lang, reason=" ".join(exc.format_message().split()))
+        return gettext("Missing command.", lang)
+    return pgettext("usage error", "{reason}", reason=" ".join(exc.format_message().split())).text(lang)
 

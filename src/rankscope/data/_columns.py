@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.errors import ParseError, RankscopeError, Said
+from rankscope.errors import Message, ParseError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["take", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode", "as_float_array",
            "as_int_array", "to_numpy", "arrow_ints", "positions"]
@@ -120,14 +121,14 @@ def to_numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype, count=n, offset=values.offset * itemsize)
 
 
-def as_string_array(values: Any, field: str | Said, keep_chunks: bool = False) -> Any:
+def as_string_array(values: Any, field: str | Message, keep_chunks: bool = False) -> Any:
     """Return ``values`` as an Arrow string array; integers are converted, nulls refused.
 
     With ``keep_chunks``, a chunked string column (what ``pa.array`` makes of a
     large numpy string array, or a CSV reader returns) stays a ``ChunkedArray``:
     combining the chunks would copy every string.  A pandas column backed by Arrow
     (``pd.ArrowDtype``, ``string[pyarrow]``) is used as it is, without a copy.  ``field`` names the column in
-    errors (a :class:`~rankscope.errors.Said` is said in the reader's language).
+    errors (a :class:`~rankscope.i18n.Message` is said in the reader's language).
     """
     if type(values).__module__.startswith("pandas"):  # a Series, or a pandas array
         arr = getattr(values, "array", values)
@@ -136,8 +137,7 @@ def as_string_array(values: Any, field: str | Said, keep_chunks: bool = False) -
         if keep_chunks and values.num_chunks > 1 and pa.types.is_string(values.type):
             if values.null_count:
                 first = int(np.flatnonzero(to_numpy(values.is_null()))[0])
-                raise ParseError(f"{field} is missing (null) in row {first}").keyed("data.null_in_row", field=field,
-                                                                                     row=first)
+                raise ParseError(_("{field} is missing (null) in row {row}", field=field, row=first))
             return values
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
@@ -156,21 +156,20 @@ def as_string_array(values: Any, field: str | Said, keep_chunks: bool = False) -
     elif not pa.types.is_string(values.type):
         if pa.types.is_null(values.type) and len(values) == 0:
             return pa.array([], type=pa.string())
-        raise RankscopeError(f"{field}: ids must be strings or integers, got Arrow type {values.type}").keyed(
-            "data.ids_arrow_type", field=field, type=str(values.type))
+        raise RankscopeError(_("{field}: ids must be strings or integers, got Arrow type {type}", field=field,
+                               type=str(values.type)))
     if values.null_count:
         first = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ParseError(f"{field} is missing (null) in row {first}").keyed("data.null_in_row", field=field, row=first)
+        raise ParseError(_("{field} is missing (null) in row {row}", field=field, row=first))
     return values
 
 
-def _id_text(value: Any, field: str | Said) -> str:
+def _id_text(value: Any, field: str | Message) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return str(value)
-    raise RankscopeError(f"{field}: ids must be strings or integers, got {value!r}").keyed("data.ids_type",
-                                                                                             field=field, value=value)
+    raise RankscopeError(_("{field}: ids must be strings or integers, got {value!r}", field=field, value=value))
 
 
 def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
@@ -225,7 +224,7 @@ def encode_sorted(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.nd
         change = to_numpy(pc.not_equal(values.slice(1), values.slice(0, n - 1)))
         starts = np.flatnonzero(np.concatenate(([True], change)))
         if len(starts) < n // 2:
-            head_codes, uniq_sorted, _ = encode_sorted(values.take(arrow_ints(starts)))
+            head_codes, uniq_sorted, __ = encode_sorted(values.take(arrow_ints(starts)))
             lengths = np.diff(np.append(starts, n))
             grouped = len(uniq_sorted) == len(starts)
             return np.repeat(head_codes, lengths), uniq_sorted, starts if grouped else None
@@ -240,33 +239,31 @@ def encode_sorted(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.nd
     return codes, uniq[order], block_starts(codes)
 
 
-def as_float_array(values: Any, field: str | Said) -> np.ndarray:
+def as_float_array(values: Any, field: str | Message) -> np.ndarray:
     """Return ``values`` as float64, refusing NaN and infinities."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
-            raise ParseError(f"{field} is missing (null)").keyed("data.null_values", field=field)
+            raise ParseError(_("{field} is missing (null)", field=field))
         values = to_numpy(values)
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise RankscopeError(f"{field} must be numeric ({exc})").keyed("data.not_numeric", field=field,
-                                                                       reason=str(exc)) from None
+        raise RankscopeError(_("{field} must be numeric ({reason})", field=field, reason=str(exc))) from None
     if arr.ndim != 1:
-        raise RankscopeError(f"{field} must be one-dimensional, got shape {arr.shape}").keyed(
-            "data.not_1d", field=field, shape=arr.shape)
+        raise RankscopeError(_("{field} must be one-dimensional, got shape {shape}", field=field, shape=arr.shape))
     bad = ~np.isfinite(arr)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ParseError(f"{field} is not a finite number ({arr[row]!r}) in row {row}").keyed(
-            "data.not_finite", field=field, value=arr[row], row=row)
+        raise ParseError(_("{field} is not a finite number ({value!r}) in row {row}", field=field, value=arr[row],
+                           row=row))
     return arr
 
 
-def as_int_array(values: Any, field: str | Said) -> np.ndarray:
+def as_int_array(values: Any, field: str | Message) -> np.ndarray:
     """Return ``values`` as int64, refusing fractional values."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
-            raise ParseError(f"{field} is missing (null)").keyed("data.null_values", field=field)
+            raise ParseError(_("{field} is missing (null)", field=field))
         values = to_numpy(values)
     arr = np.asarray(values)
     if arr.dtype.kind in "iu":
@@ -274,10 +271,9 @@ def as_int_array(values: Any, field: str | Said) -> np.ndarray:
     try:
         f = arr.astype(np.float64)
     except (TypeError, ValueError) as exc:
-        raise RankscopeError(f"{field} must be integers ({exc})").keyed("data.not_integers", field=field,
-                                                                        reason=str(exc)) from None
+        raise RankscopeError(_("{field} must be integers ({reason})", field=field, reason=str(exc))) from None
     if f.size and (not np.isfinite(f).all() or (f != np.round(f)).any()):
         bad = int(np.flatnonzero(~np.isfinite(f) | (f != np.round(f)))[0])
-        raise ParseError(f"{field} must be an integer, got {arr[bad]!r} in row {bad}").keyed(
-            "data.not_integer_row", field=field, value=arr[bad], row=bad)
+        raise ParseError(_("{field} must be an integer, got {value!r} in row {row}", field=field, value=arr[bad],
+                           row=bad))
     return f.astype(np.int64)

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.data._places import Where, said
-from rankscope.errors import EmptyInputError, Items, ParseError, Said
+from rankscope.data._places import Where
+from rankscope.errors import EmptyInputError, Items, Message, ParseError
+from rankscope.i18n import _
 
 __all__ = ["FIELDS", "Locator", "record_columns", "check_offsets", "doc_lengths", "int_column", "str_column"]
 
@@ -34,20 +35,20 @@ FIELDS: dict[str, tuple[str, ...]] = {
 class Locator:
     """Names where row ``i`` came from: a line of a text file (``lines``), else a record (or a table row).
 
-    ``source`` is a file, or a name said in the reader's language (a :class:`~rankscope.errors.Said`:
+    ``source`` is a file, or a name said in the reader's language (a :class:`~rankscope.i18n.Message`:
     ``LlamaIndex nodes``).
 
-    >>> bad = "must be an integer, got 'x'", said("error.data.must_be_int", value="x")
-    >>> str(Locator("spans.csv", [2, 3]).error(1, "end", *bad))
+    >>> bad = _("must be an integer, got {value!r}", value="x")
+    >>> str(Locator("spans.csv", [2, 3]).error(1, "end", bad))
     "spans.csv:3: field 'end': must be an integer, got 'x'"
-    >>> error = Locator(None).error(0, "start", *bad, more=2)
+    >>> error = Locator(None).error(0, "start", bad, more=2)
     >>> print(error)
     record 1, field 'start': must be an integer, got 'x' (and 2 more)
     >>> print(error.text("zh"))
     第 1 条记录，字段 'start'：必须是整数，实际为 'x'（另有 2 个）
     """
 
-    def __init__(self, source: str | Said | None = None, lines: np.ndarray | Sequence[int] | None = None,
+    def __init__(self, source: str | Message | None = None, lines: np.ndarray | Sequence[int] | None = None,
                  unit: str = "record", labels: Sequence[str] | None = None) -> None:
         self.source = source
         self.lines = None if lines is None else np.asarray(lines)
@@ -60,29 +61,25 @@ class Locator:
             return f"line {int(self.lines[row])}"
         return self.labels[row] if self.labels is not None else f"{self.unit} {row + 1}"
 
-    def error(self, row: int, field: str | None, message: str, what: Said, more: int = 0) -> ParseError:
-        """The error of row ``row`` (0-based), field ``field``: ``message`` (``what`` in other languages); ``more``
-        other rows have the same problem."""
-        text = f"field {field!r}: {message}" if field else message
-        tail = f" (and {more} more)" if more else ""
+    def error(self, row: int, field: str | None, what: Message, more: int = 0) -> ParseError:
+        """The error of row ``row`` (0-based), field ``field``: ``what``; ``more`` other rows have the same
+        problem."""
         prefix = self.labels[row] if self.labels is not None else None
         if self.lines is None and prefix is None:
             prefix = f"{self.unit} {row + 1}"
-        if prefix:
-            text = f"{prefix}{',' if field else ':'} {text}"
         line = int(self.lines[row]) if self.lines is not None else None
-        values: dict[str, Any] = {"said": what, "more": said("error.data.and_more", n=more) if more else ""}
+        values: dict[str, Any] = {"said": what, "more": _(" (and {n} more)", n=more) if more else ""}
         if field:
             values["field"] = repr(field)
         if prefix:
             values["where"] = Where(prefix)
-        key = ("error.data.at_field" if field else "error.data.at") if prefix else \
-            ("error.data.in_field" if field else "error.data.said_more")
-        if isinstance(self.source, Said):  # a name, not a file: said with the message
-            return ParseError(f"{self.source}: {text}{tail}", line=line).keyed(
-                "data.named", source=self.source, said=Said(key, tuple(values.items())))
-        return ParseError(f"{text}{tail}", source=self.source, line=line).keyed(
-            "said", said=Said(key, tuple(values.items())))
+            said = _("{where}, field {field}: {said}{more}", **values) if field else _("{where}: {said}{more}",
+                                                                                       **values)
+        else:
+            said = _("field {field}: {said}{more}", **values) if field else _("{said}{more}", **values)
+        if isinstance(self.source, Message):  # a name, not a file: said with the message
+            return ParseError(_("{source}: {said}", source=self.source, said=said), line=line)
+        return ParseError(said, source=self.source, line=line)
 
 
 def _key(record: Mapping[str, Any], field: str) -> str | None:
@@ -102,22 +99,22 @@ def record_columns(records: Iterable[Any], required: Sequence[str], optional: Ma
         n += 1
         if not isinstance(rec, Mapping):
             fields = Items(tuple(required))
-            raise locate.error(i, None, f"expected an object with fields {fields}, got {type(rec).__name__}",
-                               said("error.data.expected_fields", fields=fields, type=type(rec).__name__))
+            raise locate.error(i, None, _("expected an object with fields {fields}, got {type}", fields=fields,
+                                 type=type(rec).__name__))
         for field in required:
             key = _key(rec, field)
             if key is None or rec[key] is None:
                 names, here = Items(FIELDS[field]), Items(tuple(map(str, rec)))
-                raise locate.error(i, None, f"no {field!r} field (accepted names: {names}; keys here: {here})",
-                                   said("error.data.no_field", field=repr(field), names=names, keys=here))
+                raise locate.error(i, None, _("no {field} field (accepted names: {names}; keys here: {keys})",
+                                     field=repr(field), names=names, keys=here))
             cols[field].append(rec[key])
         for field, default in optional.items():
             key = _key(rec, field)
             cols[field].append(default if key is None or rec[key] is None else rec[key])
     if n == 0:
         if locate.source:
-            raise EmptyInputError(f"{locate.source}: no records").keyed("data.no_records_in", source=locate.source)
-        raise EmptyInputError("no records").keyed("data.no_records")
+            raise EmptyInputError(_("{source}: no records", source=locate.source))
+        raise EmptyInputError(_("no records"))
     return cols
 
 
@@ -130,8 +127,7 @@ def str_column(values: Sequence[Any], field: str, locate: Locator) -> np.ndarray
         elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
             out[i] = str(int(v))
         else:
-            raise locate.error(i, field, f"must be a string or an integer, got {v!r}",
-                               said("error.data.must_be_id", value=v))
+            raise locate.error(i, field, _("must be a string or an integer, got {value!r}", value=v))
     return out
 
 
@@ -141,25 +137,23 @@ def int_column(values: Any, field: str, locate: Locator) -> np.ndarray:
         flags = [i for i, v in enumerate(values) if isinstance(v, (bool, np.bool_))]
         if flags:
             value = values[flags[0]]
-            raise locate.error(flags[0], field, f"must be an integer, got {value!r}",
-                               said("error.data.must_be_int", value=value), len(flags) - 1)
+            raise locate.error(flags[0], field, _("must be an integer, got {value!r}", value=value), len(flags) - 1)
     arr = np.asarray(values)
     if arr.dtype.kind == "b":
-        raise locate.error(0, field, f"must be an integer, got {bool(arr[0])!r}",
-                           said("error.data.must_be_int", value=bool(arr[0])))
+        raise locate.error(0, field, _("must be an integer, got {value!r}", value=bool(arr[0])))
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
         bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
         if len(bad):
             value = float(arr[bad[0]])
-            raise locate.error(int(bad[0]), field, f"must be an integer, got {value!r}",
-                               said("error.data.must_be_int", value=value), len(bad) - 1)
+            raise locate.error(int(bad[0]), field, _("must be an integer, got {value!r}", value=value), len(bad) - 1)
         return arr.astype(np.int64)
     out = np.empty(len(arr), dtype=np.int64)
     for i, v in enumerate(arr.tolist()):
         if isinstance(v, bool):
-            raise locate.error(i, field, f"must be an integer, got {v!r}", said("error.data.must_be_int", value=v))
+            raise locate.error(i, field, _("must be an integer, got {value!r}",
+                                                                             value=v))
         if isinstance(v, int):
             out[i] = v
             continue
@@ -172,7 +166,7 @@ def int_column(values: Any, field: str, locate: Locator) -> np.ndarray:
                 continue
             except ValueError:
                 pass
-        raise locate.error(i, field, f"must be an integer, got {v!r}", said("error.data.must_be_int", value=v))
+        raise locate.error(i, field, _("must be an integer, got {value!r}", value=v))
     return out
 
 
@@ -187,14 +181,15 @@ def check_offsets(doc: np.ndarray, start: np.ndarray, end: np.ndarray, locate: L
     bad = np.flatnonzero(start < 0)
     if len(bad):
         value = int(start[bad[0]])
-        raise locate.error(int(bad[0]), "start", f"must be >= 0, got {value}",
-                           said("error.data.not_negative", value=value), len(bad) - 1)
+        raise locate.error(int(bad[0]), "start", _("must be >= 0, got {value}", value=value), len(bad) - 1)
     bad = np.flatnonzero(end <= start)
     if len(bad):
         i = int(bad[0])
         s, e = int(start[i]), int(end[i])
-        raise locate.error(i, "end", f"a {what} needs start < end (end exclusive), got start {s}, end {e}",
-                           said(f"error.data.{what}_start_end", start=s, end=e), len(bad) - 1)
+        said = _("a span needs start < end (end exclusive), got start {start}, end {end}", start=s, end=e) \
+            if what == "span" else \
+            _("a chunk needs start < end (end exclusive), got start {start}, end {end}", start=s, end=e)
+        raise locate.error(i, "end", said, len(bad) - 1)
     if lengths is None:
         return
     known = np.fromiter((d in lengths for d in doc.tolist()), dtype=bool, count=len(doc))
@@ -203,17 +198,16 @@ def check_offsets(doc: np.ndarray, start: np.ndarray, end: np.ndarray, locate: L
         i = int(bad[0])
         name = str(doc[i])
         close = Items(tuple(difflib.get_close_matches(name, list(lengths), n=3, cutoff=0.6)), quote=True)
-        hint = f"; did you mean {close}?" if close.items else ""
-        raise locate.error(i, "doc_id", f"unknown document {name!r} (not in the corpus){hint}",
-                           said("error.data.unknown_doc_suggest" if close.items else "error.data.unknown_doc",
-                                doc=name, close=close), len(bad) - 1)
+        said = _("unknown document {doc!r} (not in the corpus); did you mean {close}?", doc=name, close=close) \
+            if close.items else _("unknown document {doc!r} (not in the corpus)", doc=name)
+        raise locate.error(i, "doc_id", said, len(bad) - 1)
     size = np.fromiter((lengths[d] for d in doc.tolist()), dtype=np.int64, count=len(doc))
     bad = np.flatnonzero(end > size)
     if len(bad):
         i = int(bad[0])
         e, name, n = int(end[i]), str(doc[i]), int(size[i])
-        raise locate.error(i, "end", f"{e} is past the end of document {name!r} ({n} characters)",
-                           said("error.data.past_end", end=e, doc=name, size=n), len(bad) - 1)
+        raise locate.error(i, "end", _("{end} is past the end of document {doc!r} ({size} characters)", end=e, doc=name,
+                                       size=n), len(bad) - 1)
 
 
 def sort_rows(*keys: np.ndarray) -> np.ndarray:

@@ -19,10 +19,10 @@ import pyarrow.compute as pc
 
 from rankscope._threads import thread_map
 from rankscope.data._columns import arrow_ints, as_string_array, block_starts, encode, encode_sorted, positions
-from rankscope.data._places import said
 from rankscope.data._segments import sort_segments
 from rankscope.data._strings import fingerprint, fingerprint_alongside
 from rankscope.errors import DuplicateEntryError, RankscopeError
+from rankscope.i18n import N_, _
 
 T = TypeVar("T", bound="IdTable")
 
@@ -164,6 +164,7 @@ class IdTable:
 
     __slots__ = ("_dcode", "_doc_ids", "_docs", "_fp", "_starts", "qcode", "query_ids", "values")
     _value_name = "value"
+    _value_words = N_("values")
 
     query_ids: np.ndarray
     qcode: np.ndarray
@@ -187,14 +188,12 @@ class IdTable:
         return new
 
     def _init_columns(self, query: Any, doc: Any, values: np.ndarray) -> None:
-        q = as_string_array(query, said("error.data.field.query_id"), keep_chunks=True)
-        d = as_string_array(doc, said("error.data.field.doc_id"), keep_chunks=True)
+        q = as_string_array(query, _("query id"), keep_chunks=True)
+        d = as_string_array(doc, _("doc id"), keep_chunks=True)
         if not (len(q) == len(d) == len(values)):
-            raise RankscopeError(
-                f"columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
-                f"{len(values)} {self._value_name}s"
-            ).keyed("data.columns_differ", queries=len(q), docs=len(d), values=len(values),
-                    what=said(f"error.data.column.{self._value_name}"))
+            raise RankscopeError(_("columns differ in length: {queries} query ids, {docs} doc ids, {values} {what}",
+                                   queries=len(q), docs=len(d), values=len(values),
+                                   what=_(self._value_words)))
         self._docs, self._dcode, self._doc_ids, self._fp = d, None, None, None
         self.values = values
         if len(d) < _FINGERPRINT_MIN_ROWS:
@@ -317,9 +316,12 @@ class IdTable:
         keys = self._pair_keys()
         first = int(np.flatnonzero(keys == keys[row])[0])
         qid, did = self.query_ids[self.qcode[row]], self.doc_ids[int(self.dcode[row])].as_py()
+        values = {"query": qid, "doc": did, "first": first, "row": row}
         raise DuplicateEntryError(
-            f"duplicate {kind} entry for query {qid!r}, document {did!r} (rows {first} and {row})",
-        ).keyed(f"data.duplicate_{kind}_entry", query=qid, doc=did, first=first, row=row).with_rows(first, row)
+            _("duplicate run entry for query {query!r}, document {doc!r} (rows {first} and {row})", **values)
+            if kind == "run" else
+            _("duplicate qrels entry for query {query!r}, document {doc!r} (rows {first} and {row})", **values)
+        ).with_rows(first, row)
 
     def _keep_rows(self: T, keep: np.ndarray) -> T:
         """A copy holding only the rows ``keep`` (a boolean mask or row indices)."""

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.data._places import Where, said
+from rankscope.data._places import Where
 from rankscope.data._spantable import (
     Locator,
     check_offsets,
@@ -38,7 +38,8 @@ from rankscope.data._spantable import (
     record_columns,
     str_column,
 )
-from rankscope.errors import InvalidParameterError, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, Message, RankscopeError
+from rankscope.i18n import _, ngettext
 
 __all__ = ["Chunking"]
 
@@ -66,10 +67,9 @@ class Chunking:
         self.start = int_column(starts, "start", locate)
         self.end = int_column(ends, "end", locate)
         if not (len(self.chunk) == len(self.doc) == len(self.start) == len(self.end)):
-            raise InvalidParameterError(f"chunk columns differ in length: {len(self.chunk)} chunk ids, "
-                                        f"{len(self.doc)} doc ids, {len(self.start)} starts, {len(self.end)} ends"
-                                        ).keyed("data.chunk_columns_differ", chunks=len(self.chunk),
-                                                docs=len(self.doc), starts=len(self.start), ends=len(self.end))
+            raise InvalidParameterError(_("chunk columns differ in length: {chunks} chunk ids, {docs} doc ids, "
+                                          "{starts} starts, {ends} ends", chunks=len(self.chunk), docs=len(self.doc),
+                                          starts=len(self.start), ends=len(self.end)))
         lengths = None
         if corpus is not None and all(isinstance(v, int) for v in corpus.values()):
             lengths, corpus = doc_lengths(corpus), None
@@ -84,8 +84,9 @@ class Chunking:
                 dup = str(uniq[rep[0]])
                 rows = np.flatnonzero(self.chunk == dup)
                 also = locate.where(int(rows[0]))
-                raise locate.error(int(rows[1]), "chunk_id", f"chunk id {dup!r} occurs twice (also {also})",
-                                   said("error.data.duplicate_chunk", id=dup, also=Where(also)), len(rep) - 1)
+                raise locate.error(int(rows[1]), "chunk_id",
+                                   _("chunk id {id!r} occurs twice (also {also})", id=dup, also=Where(also)),
+                                   len(rep) - 1)
         self._doc_ids, self.dcode = codes(self.doc)
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "chunking"
@@ -93,7 +94,7 @@ class Chunking:
     # -- building ---------------------------------------------------------------------
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], *, corpus: Mapping[str, str] | None = None,
-                     name: str | None = None, source: str | Said | None = None) -> Chunking:
+                     name: str | None = None, source: str | Message | None = None) -> Chunking:
         """Build from mappings with ``chunk_id``, ``doc_id``, ``start``, ``end`` (aliases as in
         :data:`rankscope.data._spantable.FIELDS`: ``node_id``, ``ref_doc_id``, ``start_char_idx`` ...).
 
@@ -136,7 +137,7 @@ class Chunking:
             node = getattr(node, "node", node)  # NodeWithScore
             records.append({"chunk_id": node.node_id, "doc_id": node.ref_doc_id,
                             "start": node.start_char_idx, "end": node.end_char_idx})
-        return cls.from_records(records, corpus=corpus, name=name, source=said("error.data.source.llamaindex"))
+        return cls.from_records(records, corpus=corpus, name=name, source=_("LlamaIndex nodes"))
 
     @classmethod
     def from_langchain(cls, documents: Iterable[Any], *, doc_id_key: str = "source", id_key: str | None = None,
@@ -154,7 +155,7 @@ class Chunking:
             start = meta.get("start_index")
             records.append({"chunk_id": ident, "doc_id": meta.get(doc_id_key), "start": start,
                             "end": None if start is None else int(start) + len(doc.page_content)})
-        return cls.from_records(records, corpus=corpus, name=name, source=said("error.data.source.langchain"))
+        return cls.from_records(records, corpus=corpus, name=name, source=_("LangChain documents"))
 
     @classmethod
     def from_hits(cls, hits: Iterable[Any], *, corpus: Mapping[str, str] | None = None,
@@ -169,9 +170,8 @@ class Chunking:
             loc = hit_location(hit)
             if loc is None:
                 ident = getattr(hit, "id", "?")
-                raise RankscopeError(f"hit {i + 1} ({ident!r}) carries no document offsets "
-                                     "(metadata 'ref_doc_id'/'doc_id' + 'start_char_idx'/'start_index')").keyed(
-                    "data.hit_no_place", n=i + 1, id=ident)
+                raise RankscopeError(_("hit {n} ({id!r}) carries no document offsets (metadata "
+                                       "'ref_doc_id'/'doc_id' + 'start_char_idx'/'start_index')", n=i + 1, id=ident))
             ids.append(hit.id)
             places.append(loc)
         return cls.from_places(ids, places, corpus=corpus, name=name)
@@ -191,8 +191,8 @@ class Chunking:
                 continue
             got = (str(loc[0]), int(loc[1]), int(loc[2]))
             if seen.setdefault(cid, got) != got:
-                raise RankscopeError(f"chunk {cid!r} was returned at two places: {seen[cid]} and {got}").keyed(
-                    "data.chunk_two_places", id=cid, first=seen[cid], second=got)
+                raise RankscopeError(_("chunk {id!r} was returned at two places: {first} and {second}", id=cid,
+                                       first=seen[cid], second=got))
         return cls(list(seen), [v[0] for v in seen.values()], [v[1] for v in seen.values()],
                    [v[2] for v in seen.values()], corpus=corpus, name=name)
 
@@ -234,13 +234,12 @@ class Chunking:
         """``{chunk_id: text}`` cut from ``corpus`` (default: the corpus the chunking was built with)."""
         corpus = corpus if corpus is not None else self.corpus
         if corpus is None:
-            raise InvalidParameterError("chunk texts need the corpus: pass corpus= (doc id -> text)").keyed(
-                "data.chunk_texts_need_corpus")
+            raise InvalidParameterError(_("chunk texts need the corpus: pass corpus= (doc id -> text)"))
         missing = sorted(set(self.doc_ids) - set(corpus))
         if missing:
-            raise InvalidParameterError(f"{len(missing)} document(s) of the chunking are not in the corpus, "
-                                        f"e.g. {missing[0]!r}").keyed("data.chunk_docs_missing", n=len(missing),
-                                                                      id=missing[0])
+            raise InvalidParameterError(ngettext("{n} document of the chunking is not in the corpus, e.g. {id!r}",
+                                                 "{n} documents of the chunking are not in the corpus, e.g. {id!r}",
+                                                 len(missing), id=missing[0]))
         return {c: corpus[d][s:e] for c, d, s, e in zip(self.chunk.tolist(), self.doc.tolist(),
                                                       self.start.tolist(), self.end.tolist())}
 

@@ -2,9 +2,8 @@
 
 A notice is kept with the data it describes (``Run.notices``), then with every
 result computed from it (``EvaluationResult.notices``), and shown in every output:
-the terminal summary line, JSON, reports, the gate.  Its sentence comes from the
-message files (``notice.<kind>`` in ``interpret/messages/<lang>.json``), so that it
-reads the same everywhere and in every language.
+the terminal summary line, JSON, reports, the gate.  Its sentence is said from the
+values (:data:`SENTENCES`), so that it reads the same everywhere and in every language.
 
 >>> n = InputNotice("rank_column", "run.tsv", (("column", 3), ("best", 1)))
 >>> n.text()
@@ -19,7 +18,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["InputNotice"]
+from rankscope.i18n import N_, _
+
+__all__ = ["InputNotice", "SENTENCES"]
+
+#: the sentence of each kind of notice (English, said through the catalog)
+SENTENCES: dict[str, str] = {
+    "rank_column": N_("{source}: column {column} read as rank, {best} = best"),
+}
 
 
 @dataclass(frozen=True)
@@ -33,9 +39,7 @@ class InputNotice:
 
     def text(self, lang: str = "en") -> str:
         """The notice as one sentence in ``lang``."""
-        from rankscope.interpret.i18n import message  # the message files; data/ imports nothing else of rankscope
-
-        return message(f"notice.{self.kind}", lang, source=self.source, **dict(self.values))
+        return _(SENTENCES[self.kind], source=self.source, **dict(self.values)).text(lang)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """JSON-ready: kind, source, the values and the sentence (``message``)."""

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from rankscope.data._columns import as_int_array
-from rankscope.data._places import said
 from rankscope.data._table import IdTable, MappingColumns
+from rankscope.i18n import N_, _
 
 __all__ = ["Qrels"]
 
@@ -34,9 +34,10 @@ class Qrels(IdTable):
 
     __slots__ = ()
     _value_name = "relevance"
+    _value_words = N_("relevances")
 
     def __init__(self, query: Any, doc: Any, grade: Any) -> None:
-        self._init_columns(query, doc, as_int_array(grade, said("error.data.field.grade")))
+        self._init_columns(query, doc, as_int_array(grade, _("relevance grade")))
         dups = self._duplicate_rows()
         if len(dups):
             self._raise_duplicate(int(dups[0]), "qrels")
@@ -57,7 +58,7 @@ class Qrels(IdTable):
         """Build from ``{query_id: {doc_id: grade}}``."""
         cols = MappingColumns.of(data)
         if cols is not None:  # plain dicts of plain ids: no pair can repeat
-            return cls._from_columns(cols, as_int_array(list(cols.values()), said("error.data.field.grade")))
+            return cls._from_columns(cols, as_int_array(list(cols.values()), _("relevance grade")))
         qs, ds, vs = cls._flatten_mapping(data)
         return cls(qs, ds, vs)
 

@@ -9,10 +9,10 @@ from typing import Any, Literal
 import numpy as np
 
 from rankscope.data._columns import as_float_array, block_starts
-from rankscope.data._places import said
 from rankscope.data._table import IdTable, MappingColumns
 from rankscope.data.notices import InputNotice
 from rankscope.errors import RankscopeError
+from rankscope.i18n import N_, _
 
 __all__ = ["Run", "DuplicatePolicy"]
 
@@ -21,8 +21,7 @@ DuplicatePolicy = Literal["error", "keep_best"]
 
 def _check_policy(duplicates: str) -> None:
     if duplicates not in ("error", "keep_best"):
-        raise RankscopeError(f"duplicates must be 'error' or 'keep_best', got {duplicates!r}").keyed(
-            "data.duplicates_policy", value=duplicates)
+        raise RankscopeError(_("duplicates must be 'error' or 'keep_best', got {value!r}", value=duplicates))
 
 
 def _scores(cols: MappingColumns) -> np.ndarray:
@@ -33,7 +32,7 @@ def _scores(cols: MappingColumns) -> np.ndarray:
     except (TypeError, ValueError):
         arr = None
     if arr is None or not np.isfinite(arr).all():
-        return as_float_array(list(cols.values()), said("error.data.field.score"))
+        return as_float_array(list(cols.values()), _("score"))
     return arr
 
 
@@ -60,6 +59,7 @@ class Run(IdTable):
 
     __slots__ = ("_notices", "name")
     _value_name = "score"
+    _value_words = N_("scores")
     name: str
 
     def __init__(
@@ -72,7 +72,7 @@ class Run(IdTable):
         duplicates: DuplicatePolicy = "error",
     ) -> None:
         _check_policy(duplicates)
-        self._init_columns(query, doc, as_float_array(score, said("error.data.field.score")))
+        self._init_columns(query, doc, as_float_array(score, _("score")))
         self.name = name or "run"
         self._notices: tuple[InputNotice, ...] = ()
         self._settle_duplicates(duplicates)
@@ -142,8 +142,8 @@ class Run(IdTable):
             return cls.from_ranked_lists(data, name, duplicates=duplicates)  # type: ignore[arg-type]
         if any(not isinstance(v, Mapping) for v in data.values()):
             shape = "{doc: score}"
-            raise RankscopeError(f"run: every query must map to either {shape} or a ranked list, not a mix").keyed(
-                "data.run_mixed", shape=shape)
+            raise RankscopeError(_("run: every query must map to either {shape} or a ranked list, not a mix",
+                                   shape=shape))
         qs, ds, vs = cls._flatten_mapping(data)  # type: ignore[arg-type]
         return cls(qs, ds, vs, name, duplicates=duplicates)
 
@@ -163,8 +163,7 @@ class Run(IdTable):
         vs: list[float] = []
         for q, docs in data.items():
             if isinstance(docs, (str, bytes)):
-                raise RankscopeError(f"run: query {q!r} maps to a string, expected a list of doc ids").keyed(
-                    "data.run_string_list", query=q)
+                raise RankscopeError(_("run: query {query!r} maps to a string, expected a list of doc ids", query=q))
             n = len(docs)
             qs.extend([q] * n)
             ds.extend(docs)

@@ -33,14 +33,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rankscope.data._places import place_error, said
+from rankscope.data._places import place_error
 from rankscope.data._spantable import Locator
 from rankscope.data.spans import SpanQrels
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
+from rankscope.i18n import N_, Message, _, gettext, ngettext
 
 __all__ = ["BuildReport", "SpanBuild", "evidence_spans", "locate_answers", "squad_spans"]
 
 MAX_EXAMPLES = 5
+#: the line of each builder's report: its head, then each count said
+_BUILDS = {"answers": N_("Answer location: "), "squad": N_("SQuAD-style offsets: ")}
+_COUNTS: dict[str, Callable[[int], Message]] = {
+    "answers": lambda n: ngettext("{n} answer", "{n} answers", n),
+    "found_once": lambda n: _("{n} found once", n=n),
+    "found_several": lambda n: _("{n} found several times", n=n),
+    "not_found": lambda n: _("{n} not found", n=n),
+    "exact": lambda n: _("{n} exactly at their offset", n=n),
+    "shifted": lambda n: _("{n} moved onto the document text (context stored at another position)", n=n),
+    "relocated": lambda n: ngettext("{n} offset wrong, placed at the nearest occurrence",
+                                    "{n} offsets wrong, placed at the nearest occurrence", n),
+    "failed": lambda n: _("{n} failed (text not in the context)", n=n),
+    "merged": lambda n: ngettext("{n} identical span merged", "{n} identical spans merged", n),
+    "spans": lambda n: ngettext("{n} span", "{n} spans", n),
+    "questions_without_span": lambda n: ngettext("{n} question without a span", "{n} questions without a span", n),
+    "queries_without_span": lambda n: ngettext("{n} query without a span", "{n} queries without a span", n),
+    "context_not_found": lambda n: ngettext("{n} context not found in the corpus",
+                                            "{n} contexts not found in the corpus", n),
+}
 
 
 @dataclass
@@ -62,11 +82,9 @@ class BuildReport:
         return {"kind": self.kind, "counts": dict(self.counts), "examples": list(self.examples)}
 
     def message(self, lang: str = "en") -> str:
-        """One line with every count (English or Chinese labels)."""
-        from rankscope.interpret.i18n import message
-
-        parts = [message(f"spans.count.{k}", lang, n=v) for k, v in self.counts.items()]
-        return message(f"spans.build.{self.kind}", lang) + ("; " if lang == "en" else "；").join(parts)
+        """One line with every count, in ``lang``."""
+        parts = [_COUNTS[k](v).text(lang) for k, v in self.counts.items()]
+        return gettext(_BUILDS[self.kind], lang) + ("; " if lang == "en" else "；").join(parts)
 
 
 @dataclass
@@ -101,12 +119,12 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
         where = label if line is None else ""
         if not isinstance(evidence, list):
             kind, shape = type(evidence).__name__, "{doc_id, start, end}"
-            raise place_error(f"'evidence' must be a list of {shape} objects, got {kind}",
-                              said("error.data.evidence_not_list", shape=shape, type=kind), source, where, line)
+            raise place_error(_("'evidence' must be a list of {shape} objects, got {type}", shape=shape, type=kind),
+                              source, where, line)
         for j, ev in enumerate(evidence):
             if not isinstance(ev, Mapping):
                 kind = type(ev).__name__
-                raise place_error(f"expected an object, got {kind}", said("error.not_an_object", type=kind), source,
+                raise place_error(_("expected an object, got {type}", type=kind), source,
                                   f"{where + ', ' if where else ''}evidence {j + 1}", line)
             recs.append({**ev, "query_id": qid})
             labels.append(f"{where + ', ' if where else ''}evidence {j + 1}")
@@ -127,8 +145,9 @@ def evidence_spans(items: Sequence[tuple[str, Any, str]], corpus: Mapping[str, s
             doc, s, e = str(cols["doc_id"][i]), int(cols["start"][i]), int(cols["end"][i])
             if corpus[doc][s:e] != text:
                 held = corpus[doc][s:e]
-                raise locate.error(i, "text", f"{text!r} differs from the document's text at [{s}, {e}): {held!r}",
-                                   said("error.data.evidence_text", text=text, start=s, end=e, held=held))
+                raise locate.error(i, "text",
+                                   _("{text!r} differs from the document's text at [{start}, {end}): {held!r}",
+                                     text=text, start=s, end=e, held=held))
     return spans
 
 
@@ -160,18 +179,14 @@ def locate_answers(testset: Any, *, scope: str = "judged", multiple: str = "all"
     ``spans`` (after merging identical ones) and ``queries_without_span``.
     """
     if scope not in ("judged", "corpus"):
-        raise InvalidParameterError(f"scope must be 'judged' or 'corpus', got {scope!r}").keyed(
-            "data.answer_scope", value=scope)
+        raise InvalidParameterError(_("scope must be 'judged' or 'corpus', got {value!r}", value=scope))
     if multiple not in ("all", "first", "skip"):
-        raise InvalidParameterError(f"multiple must be 'all', 'first' or 'skip', got {multiple!r}").keyed(
-            "data.answer_multiple", value=multiple)
+        raise InvalidParameterError(_("multiple must be 'all', 'first' or 'skip', got {value!r}", value=multiple))
     corpus = getattr(testset, "corpus", None)
     if corpus is None:
-        raise InvalidParameterError(f"test set {testset.name!r} has no corpus to find the answers in").keyed(
-            "data.answers_no_corpus", name=testset.name)
+        raise InvalidParameterError(_("test set {name!r} has no corpus to find the answers in", name=testset.name))
     if not testset.has_answers:
-        raise EmptyInputError(f"test set {testset.name!r} has no reference answers to locate").keyed(
-            "data.no_answers", name=testset.name)
+        raise EmptyInputError(_("test set {name!r} has no reference answers to locate", name=testset.name))
     relevant: dict[str, list[str]] = {}
     for q, docs in testset.judgments().items():
         relevant[q] = [d for d, g in docs.items() if g >= 1 and d in corpus]
@@ -222,13 +237,12 @@ def _squad_data(data: Any) -> list[Any]:
         try:
             data = json.loads(decode(read_bytes(data), str(data)))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(data), line=exc.lineno).keyed(
-                "invalid_json", reason=exc.msg) from None
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(data), line=exc.lineno) from None
     if isinstance(data, Mapping):
         data = data.get("data")
     if not isinstance(data, list):
         shape = "{'data': [{'title', 'paragraphs': [{'context', 'qas'}]}]}"
-        raise InvalidParameterError(f"SQuAD-style data is {shape}").keyed("data.squad_shape", shape=shape)
+        raise InvalidParameterError(_("SQuAD-style data is {shape}", shape=shape))
     return data
 
 
@@ -329,7 +343,7 @@ def squad_spans(data: Any, *, corpus: Mapping[str, str] | None = None,
     report.counts["spans"] = len(found)
     report.counts["questions_without_span"] = without
     if not found:
-        raise EmptyInputError("no answer of the SQuAD-style data could be placed").keyed("data.squad_none_placed")
+        raise EmptyInputError(_("no answer of the SQuAD-style data could be placed"))
     spans = _spans_of(found)
     if corpus is not None:
         spans.validate(corpus)

@@ -41,6 +41,7 @@ import numpy as np
 from rankscope.data._intervals import merge, overlap_pairs
 from rankscope.data.qrels import Qrels
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 if TYPE_CHECKING:
     from rankscope.data.chunking import Chunking
@@ -64,14 +65,11 @@ class ChunkRule:
 
     def __post_init__(self) -> None:
         if self.kind not in ("chars", "fraction"):
-            raise InvalidParameterError(f"a chunk rule is 'chars' or 'fraction', got {self.kind!r}").keyed(
-                "data.rule_kind", value=self.kind)
+            raise InvalidParameterError(_("a chunk rule is 'chars' or 'fraction', got {value!r}", value=self.kind))
         if self.kind == "chars" and (self.value < 1 or self.value != int(self.value)):
-            raise InvalidParameterError(f"rule chars>=N needs a whole number N >= 1, got {self.value!r}").keyed(
-                "data.rule_chars", value=self.value)
+            raise InvalidParameterError(_("rule chars>=N needs a whole number N >= 1, got {value!r}", value=self.value))
         if self.kind == "fraction" and not 0 < self.value <= 1:
-            raise InvalidParameterError(f"rule fraction>=F needs 0 < F <= 1, got {self.value!r}").keyed(
-                "data.rule_fraction", value=self.value)
+            raise InvalidParameterError(_("rule fraction>=F needs 0 < F <= 1, got {value!r}", value=self.value))
 
     @classmethod
     def parse(cls, rule: str | ChunkRule) -> ChunkRule:
@@ -79,8 +77,7 @@ class ChunkRule:
         if isinstance(rule, ChunkRule):
             return rule
         if not isinstance(rule, str):
-            raise InvalidParameterError(f"rule must be a string such as 'chars>=20', got {rule!r}").keyed(
-                "data.rule_type", value=rule)
+            raise InvalidParameterError(_("rule must be a string such as 'chars>=20', got {value!r}", value=rule))
         text = rule.strip().lower()
         if text in ("any", "overlap"):
             return cls("chars", 1.0)
@@ -88,13 +85,13 @@ class ChunkRule:
             return cls("fraction", 1.0)
         m = _RULE.match(text)
         if m is None:
-            raise InvalidParameterError(f"unknown chunk rule {rule!r}; use 'any', 'contains', 'chars>=N' "
-                                        "or 'fraction>=F'").keyed("data.rule_unknown", rule=rule)
+            raise InvalidParameterError(_("unknown chunk rule {rule!r}; use 'any', 'contains', 'chars>=N' or "
+                                          "'fraction>=F'", rule=rule))
         try:
             value = float(m.group(2))
         except ValueError:
-            raise InvalidParameterError(f"unknown chunk rule {rule!r}: {m.group(2)!r} is not a number").keyed(
-                "data.rule_not_number", rule=rule, value=m.group(2)) from None
+            raise InvalidParameterError(_("unknown chunk rule {rule!r}: {value!r} is not a number", rule=rule,
+                                          value=m.group(2))) from None
         return cls(m.group(1), value)
 
     def __str__(self) -> str:
@@ -143,12 +140,12 @@ class SpanCoverage:
 
     def message(self, lang: str = "en") -> str:
         """One sentence for reports (English or Chinese)."""
-        from rankscope.interpret.i18n import message
 
-        text = message("spans.coverage", lang, spans=self.spans, contained=self.contained, cut=self.cut,
-                       partial=self.partial, outside=self.outside)
+        text = _("{spans} judged spans: {contained} inside one chunk, {cut} cut by a chunk boundary, {partial} "
+                 "partly outside every chunk, {outside} outside every chunk.", spans=self.spans,
+                 contained=self.contained, cut=self.cut, partial=self.partial, outside=self.outside).text(lang)
         if self.unmatched:
-            text += message("spans.unmatched", lang, n=self.unmatched)
+            text += _(" {n} of them make no chunk relevant under the rule.", n=self.unmatched).text(lang)
         return text
 
     def __repr__(self) -> str:
@@ -214,9 +211,9 @@ def _coverage(spans: SpanQrels, chunking: Chunking, pairs: _Pairs) -> SpanCovera
     whole[span_of_pair[pairs.overlap == length[span_of_pair]]] = True
     # covered by the union of the document's chunks
     base_c = chunking.dcode * pairs.stride
-    us, ue, _ = merge(base_c + chunking.start, base_c + chunking.end)
+    us, ue, __ = merge(base_c + chunking.start, base_c + chunking.end)
     base_s = pairs.span_doc[pairs.span_rows] * pairs.stride
-    ja, _, jov = overlap_pairs(base_s + spans.start[pairs.span_rows], base_s + spans.end[pairs.span_rows], us, ue)
+    ja, __, jov = overlap_pairs(base_s + spans.start[pairs.span_rows], base_s + spans.end[pairs.span_rows], us, ue)
     covered = np.zeros(n, dtype=np.int64)
     np.add.at(covered, pairs.span_rows[ja], jov)
     contained = int((relevant & whole).sum())

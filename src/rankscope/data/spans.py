@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankscope.data._places import Where, said
+from rankscope.data._places import Where
 from rankscope.data._spantable import (
     Locator,
     check_offsets,
@@ -41,6 +41,7 @@ from rankscope.data._spantable import (
     str_column,
 )
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 if TYPE_CHECKING:
     from rankscope.data.chunking import Chunking
@@ -76,9 +77,9 @@ class SpanQrels:
         e = int_column(ends, "end", locate)
         g = np.ones(len(q), dtype=np.int64) if grades is None else int_column(grades, "grade", locate)
         if not (len(q) == len(d) == len(s) == len(e) == len(g)):
-            raise InvalidParameterError(f"span columns differ in length: {len(q)} query ids, {len(d)} doc ids, "
-                                        f"{len(s)} starts, {len(e)} ends, {len(g)} grades").keyed(
-                "data.span_columns_differ", queries=len(q), docs=len(d), starts=len(s), ends=len(e), grades=len(g))
+            raise InvalidParameterError(_("span columns differ in length: {queries} query ids, {docs} doc ids, "
+                                          "{starts} starts, {ends} ends, {grades} grades", queries=len(q), docs=len(d),
+                                          starts=len(s), ends=len(e), grades=len(g)))
         check_offsets(d, s, e, locate, doc_lengths(corpus) if corpus is not None else None)
         order = sort_rows(q.astype(str), d.astype(str), s, e) if len(q) else np.empty(0, dtype=np.int64)
         self.query, self.doc, self.start, self.end, self.grade = q[order], d[order], s[order], e[order], g[order]
@@ -91,10 +92,9 @@ class SpanQrels:
                 first, again = sorted(int(order[j]) for j in (i, i + 1))
                 also = locate.where(first)
                 qid, doc, start, end = str(self.query[i]), str(self.doc[i]), int(self.start[i]), int(self.end[i])
-                raise locate.error(again, None, f"query {qid!r} judges the span {doc!r} [{start}, {end}) twice "
-                                                f"(also {also})",
-                                   said("error.data.duplicate_span", query=qid, doc=doc, start=start, end=end,
-                                        also=Where(also)))
+                raise locate.error(again, None,
+                                   _("query {query!r} judges the span {doc!r} [{start}, {end}) twice (also {also})",
+                                     query=qid, doc=doc, start=start, end=end, also=Where(also)))
         self._query_ids, self._query_code = codes(self.query)
         self._doc_ids, self._doc_code = codes(self.doc)
 
@@ -216,7 +216,7 @@ class SpanQrels:
 
     def validate(self, corpus: Mapping[str, Any]) -> SpanQrels:
         """Check every document is in ``corpus`` and every span ends inside it; returns ``self``."""
-        check_offsets(self.doc, self.start, self.end, Locator(said("error.data.source.span_judgments")),
+        check_offsets(self.doc, self.start, self.end, Locator(_("span judgments")),
                       doc_lengths(corpus))
         return self
 

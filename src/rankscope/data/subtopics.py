@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import DuplicateEntryError, EmptyInputError, InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["SubtopicQrels"]
 
@@ -43,25 +44,23 @@ class SubtopicQrels:
                 raw = np.asarray([int(x) for x in raw])
             self.grade = raw.astype(np.int64)
         except (TypeError, ValueError):
-            raise InvalidParameterError("subtopic judgments: every grade must be an integer").keyed(
-                "data.subtopic_grade") from None
+            raise InvalidParameterError(_("subtopic judgments: every grade must be an integer")) from None
         n = len(self.query)
         if not (len(self.subtopic) == len(self.doc) == len(self.grade) == n):
-            raise InvalidParameterError("subtopic judgments: query, subtopic, doc and grade columns differ in length"
-                                        ).keyed("data.subtopic_lengths")
+            raise InvalidParameterError(_("subtopic judgments: query, subtopic, doc and grade columns differ in "
+                                          "length"))
         if n == 0:
-            raise EmptyInputError("the subtopic judgments hold no judgment").keyed("data.subtopic_empty")
+            raise EmptyInputError(_("the subtopic judgments hold no judgment"))
         key = np.char.add(np.char.add(self.query.astype(str), "\x00"),
                           np.char.add(np.char.add(self.subtopic.astype(str), "\x00"), self.doc.astype(str)))
         order = np.argsort(key, kind="stable")
         same = np.flatnonzero(key[order][1:] == key[order][:-1])
         if len(same):
             first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-            raise DuplicateEntryError(
-                f"subtopic judgments: query {self.query[second]!r}, subtopic {self.subtopic[second]!r}, doc "
-                f"{self.doc[second]!r} is judged twice (rows {first + 1} and {second + 1})").keyed(
-                "data.subtopic_duplicate", query=self.query[second], subtopic=self.subtopic[second],
-                doc=self.doc[second], first=first + 1, second=second + 1).with_rows(first, second)
+            raise DuplicateEntryError(_("subtopic judgments: query {query!r}, subtopic {subtopic!r}, doc {doc!r} "
+                                        "is judged twice (rows {first} and {second})", query=self.query[second],
+                                        subtopic=self.subtopic[second], doc=self.doc[second], first=first + 1,
+                                        second=second + 1)).with_rows(first, second)
 
     # -- constructors ---------------------------------------------------------------
     @classmethod
@@ -71,9 +70,8 @@ class SubtopicQrels:
         rows = [tuple(r[f] for f in _FIELDS) if isinstance(r, Mapping) else tuple(r) for r in records]
         bad = next((i for i, r in enumerate(rows) if len(r) != 4), None)
         if bad is not None:
-            raise InvalidParameterError(f"subtopic judgment {bad + 1} has {len(rows[bad])} fields, expected 4 "
-                                        "(query, subtopic, doc, grade)").keyed(
-                "data.subtopic_fields", n=bad + 1, got=len(rows[bad]))
+            raise InvalidParameterError(_("subtopic judgment {n} has {got} fields, expected 4 (query, subtopic, "
+                                          "doc, grade)", n=bad + 1, got=len(rows[bad])))
         cols = list(zip(*rows)) if rows else [(), (), (), ()]
         return cls(cols[0], cols[1], cols[2], cols[3])
 
@@ -95,7 +93,7 @@ class SubtopicQrels:
         try:
             return np.asarray([int(s) for s in ids], dtype=np.int64)
         except ValueError:
-            _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+            __, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
             return first[inverse.ravel()].astype(np.int64)
 
     def subtopics_per_query(self) -> dict[str, int]:

@@ -30,10 +30,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from rankscope.data._places import Where, said
+from rankscope.data._places import Where
 from rankscope.data.qrels import Qrels
 from rankscope.data.spans import SpanQrels
-from rankscope.errors import DuplicateEntryError, InvalidParameterError, Items, RankscopeError, RankscopeWarning, Said
+from rankscope.errors import (
+    DuplicateEntryError,
+    InvalidParameterError,
+    Items,
+    Message,
+    RankscopeError,
+    RankscopeWarning,
+)
+from rankscope.i18n import _, ngettext, say
 
 __all__ = ["Query", "TestSet", "LoadIssue", "TestSetWarning"]
 
@@ -62,32 +70,23 @@ class LoadIssue:
     source: str
     where: str
     field: str | None
-    message: str
+    message: Message | str
     severity: str = "warning"
     count: int = 1
-    key: str | None = None
-    values: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.source}: {self.where}: {self.message}" if self.where else f"{self.source}: {self.message}"
 
-    def said(self) -> Said | None:
-        """What was found, without the place: message ``warning.testset.<key>`` (``None`` when not keyed)."""
-        return None if self.key is None else Said(f"warning.testset.{self.key}", self.values)
-
     def reason(self, lang: str = "en") -> str:
-        """What was found in ``lang``, without the place (the English :attr:`message`)."""
-        said = self.said()
-        return self.message if lang == "en" or said is None else said.text(lang)
+        """What was found in ``lang``, without the place."""
+        return str(say(self.message, lang))
 
     def warning(self) -> TestSetWarning:
-        """The finding as a warning, keyed ``warning.testset.placed`` (source, where, what was found; a finding made
-        without a key says its English message as it is)."""
-        found = self.said() or said("warning.testset.problem", said=self.message)
+        """The finding as a warning (source, where, what was found)."""
+        found = self.message
         if not self.where:
-            return TestSetWarning(str(self)).keyed("testset.placed_file", source=self.source, said=found)
-        return TestSetWarning(str(self)).keyed("testset.placed", source=self.source, where=Where(self.where),
-                                               said=found)
+            return TestSetWarning(_("{source}: {said}", source=self.source, said=found))
+        return TestSetWarning(_("{source}: {where}: {said}", source=self.source, where=Where(self.where), said=found))
 
     def text(self, lang: str = "en") -> str:
         """The finding as one sentence in ``lang``."""
@@ -95,7 +94,7 @@ class LoadIssue:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"source": self.source, "where": self.where, "field": self.field, "message": self.message,
+        return {"source": self.source, "where": self.where, "field": self.field, "message": str(self.message),
                 "severity": self.severity, "count": self.count}
 
 
@@ -117,8 +116,8 @@ class Query:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not isinstance(self.text, str):
-            raise InvalidParameterError(f"a query needs a string id and text, got {self.id!r}, {self.text!r}").keyed(
-                "data.query_types", id=self.id, text=self.text)
+            raise InvalidParameterError(_("a query needs a string id and text, got {id!r}, {text!r}", id=self.id,
+                                          text=self.text))
         if isinstance(self.answers, str):
             object.__setattr__(self, "answers", (self.answers,))
         elif not isinstance(self.answers, tuple):
@@ -133,9 +132,9 @@ class Query:
         return (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
 
 
-def check_id(value: Any, what: str | Said) -> str:
+def check_id(value: Any, what: str | Message) -> str:
     """``value`` as an id string; a null, empty or non-scalar id raises :class:`RankscopeError` naming ``what`` (a
-    :class:`~rankscope.errors.Said` is said in the reader's language).
+    :class:`~rankscope.i18n.Message` is said in the reader's language).
 
     >>> check_id(7, "relevant_ids")
     '7'
@@ -143,23 +142,22 @@ def check_id(value: Any, what: str | Said) -> str:
     Traceback (most recent call last):
     rankscope.errors.RankscopeError: relevant_ids item 0: null id
     >>> try:
-    ...     check_id(None, said("error.data.what_field", field="'id'"))
+    ...     check_id(None, _("field {field}", field="'id'"))
     ... except RankscopeError as exc:
     ...     print(exc.text("zh"))
     字段 'id'：编号为空值（null）
     """
     if value is None:
-        raise RankscopeError(f"{what}: null id").keyed("data.null_id", what=what)
+        raise RankscopeError(_("{what}: null id", what=what))
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise RankscopeError(f"{what}: an id must be a string or an integer, got {value!r}").keyed(
-            "data.id_type", what=what, value=value)
+        raise RankscopeError(_("{what}: an id must be a string or an integer, got {value!r}", what=what, value=value))
     text = str(value)
     if not text.strip():
-        raise RankscopeError(f"{what}: empty id {text!r}").keyed("data.empty_id", what=what, text=text)
+        raise RankscopeError(_("{what}: empty id {text!r}", what=what, text=text))
     return text
 
 
-def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: Said,
+def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: Message,
                fields: tuple[str, str] = ("relevant", "grades")) -> dict[str, int]:
     """Merge a list of relevant ids and/or a ``{doc: grade}`` mapping into ``{doc: grade}``.
 
@@ -168,20 +166,20 @@ def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: Said,
     """
     out: dict[str, Any] = {}
     rel_field, grade_field = fields
-    grades = {check_id(d, said("error.data.what_key", where=where, field=grade_field, key=d)): g
+    grades = {check_id(d, _("{where}: {field} key {key!r}", where=where, field=grade_field, key=d)): g
               for d, g in dict(grades or {}).items()}
     if isinstance(relevant, Mapping):
-        grades = {**{check_id(d, said("error.data.what_key", where=where, field=rel_field, key=d)): g
+        grades = {**{check_id(d, _("{where}: {field} key {key!r}", where=where, field=rel_field, key=d)): g
                      for d, g in relevant.items()}, **grades}
         relevant = []
     if isinstance(relevant, (str, int)) or relevant is None:
         relevant = [] if relevant is None else [relevant]
     if not isinstance(relevant, Iterable):
         kind = type(relevant).__name__
-        raise RankscopeError(f"{where}: {rel_field} must be a list of ids, got {kind}").keyed(
-            "data.relevant_not_list", where=where, field=rel_field, type=kind)
+        raise RankscopeError(_("{where}: {field} must be a list of ids, got {type}", where=where, field=rel_field,
+                               type=kind))
     for i, doc in enumerate(relevant):
-        doc = check_id(doc, said("error.data.what_item", where=where, field=rel_field, i=i))
+        doc = check_id(doc, _("{where}: {field} item {i}", where=where, field=rel_field, i=i))
         out[doc] = grades.get(doc, 1)
     for doc, grade in grades.items():
         out.setdefault(doc, grade)
@@ -189,8 +187,8 @@ def _grades_of(relevant: Any, grades: Mapping[str, Any] | None, where: Said,
         if isinstance(grade, float) and grade.is_integer():
             out[doc] = int(grade)
         elif isinstance(grade, bool) or not isinstance(grade, int):
-            raise RankscopeError(f"{where}: the grade of {doc!r} must be an integer, got {grade!r}").keyed(
-                "data.grade_not_int", where=where, doc=doc, grade=grade)
+            raise RankscopeError(_("{where}: the grade of {doc!r} must be an integer, got {grade!r}", where=where,
+                                   doc=doc, grade=grade))
     return out
 
 
@@ -234,11 +232,9 @@ class TestSet:
         by_id: dict[str, Query] = {}
         for q in self.queries:
             if not isinstance(q, Query):
-                raise InvalidParameterError(f"queries must be Query objects, got {type(q).__name__}").keyed(
-                    "data.not_query", type=type(q).__name__)
+                raise InvalidParameterError(_("queries must be Query objects, got {type}", type=type(q).__name__))
             if q.id in by_id:
-                raise DuplicateEntryError(f"test set: query id {q.id!r} occurs twice").keyed(
-                    "data.duplicate_query_id", id=q.id)
+                raise DuplicateEntryError(_("test set: query id {id!r} occurs twice", id=q.id))
             by_id[q.id] = q
         self._by_id = by_id
         if qrels is None:
@@ -246,11 +242,13 @@ class TestSet:
         self.qrels: Qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
         stray = sorted(set(self.qrels.queries) - set(by_id))
         if stray:
-            more = said("error.data.and_more", n=len(stray) - 3) if len(stray) > 3 else ""
+            more = _(" (and {n} more)", n=len(stray) - 3) if len(stray) > 3 else ""
             shown = Items(tuple(stray[:3]), quote=True)
-            raise RankscopeError(
-                f"test set: judgments for {len(stray)} query id(s) that are not among the queries: {shown}{more}"
-            ).keyed("data.stray_judgments", n=len(stray), ids=shown, more=more)
+            raise RankscopeError(ngettext("test set: judgments for {n} query id that is not among the queries: "
+                                          "{ids}{more}",
+                                          "test set: judgments for {n} query ids that are not among the queries: "
+                                          "{ids}{more}",
+                                          len(stray), ids=shown, more=more))
         self.corpus: dict[str, str] | None = dict(corpus) if corpus is not None else None
         self.name = name or "testset"
         self.spans: SpanQrels | None = _checked_spans(spans, by_id, self.corpus)
@@ -339,8 +337,8 @@ class TestSet:
         for label, seq in (("relevant", relevant), ("grades", grades), ("ids", ids), ("answers", answers),
                            ("metadata", metadata)):
             if seq is not None and len(seq) != n:
-                raise InvalidParameterError(f"from_annotations: {label} has {len(seq)} entries for {n} queries").keyed(
-                    "data.annotations_length", label=label, n=len(seq), queries=n)
+                raise InvalidParameterError(_("from_annotations: {label} has {n} entries for {queries} queries",
+                                              label=label, n=len(seq), queries=n))
         built: list[Query] = []
         judg: dict[str, dict[str, int]] = {}
         for i, item in enumerate(queries):
@@ -357,7 +355,7 @@ class TestSet:
             built.append(q)
             rel = relevant[i] if relevant is not None else None
             g = grades[i] if grades is not None else None
-            docs = _grades_of(rel, g, said("error.data.query", id=q.id))
+            docs = _grades_of(rel, g, _("query {id!r}", id=q.id))
             if docs:
                 judg[q.id] = docs
         return cls(built, judg, corpus, name)
@@ -434,12 +432,14 @@ def _checked_spans(spans: Any, queries: Mapping[str, Query], corpus: Mapping[str
     if spans is None:
         return None
     if not isinstance(spans, SpanQrels):
-        raise InvalidParameterError(f"spans must be SpanQrels, got {type(spans).__name__}").keyed(
-            "data.spans_type", type=type(spans).__name__)
+        raise InvalidParameterError(_("spans must be SpanQrels, got {type}", type=type(spans).__name__))
     stray = sorted(set(spans.queries) - set(queries))
     if stray:
-        raise RankscopeError(f"test set: span judgments for {len(stray)} query id(s) that are not among the "
-                             f"queries, e.g. {stray[0]!r}").keyed("data.stray_spans", n=len(stray), id=stray[0])
+        raise RankscopeError(ngettext("test set: span judgments for {n} query id that is not among the queries, e.g. "
+                                      "{id!r}",
+                                      "test set: span judgments for {n} query ids that are not among the queries, "
+                                      "e.g. {id!r}",
+                                      len(stray), id=stray[0]))
     return spans.validate(corpus) if corpus is not None else spans
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.data.testset import TestSet
+from rankscope.i18n import _
 
 __all__ = ["TestSetAudit", "audit_testset", "query_key"]
 
@@ -181,8 +182,7 @@ def audit_testset(ts: TestSet, *, near_threshold: float = 0.8, relevance_level: 
     from rankscope.errors import InvalidParameterError
 
     if not 0 < near_threshold <= 1:
-        raise InvalidParameterError(f"near_threshold must be within (0, 1], got {near_threshold!r}").keyed(
-            "data.near_threshold", value=near_threshold)
+        raise InvalidParameterError(_("near_threshold must be within (0, 1], got {value!r}", value=near_threshold))
     ids = ts.query_ids
     keys = [query_key(q.text) for q in ts.queries]
     groups: dict[str, list[str]] = {}

@@ -76,9 +76,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from rankscope.data._places import Where, place_error, said, said_of
+from rankscope.data._places import Where, place_error
 from rankscope.data.qrels import Qrels
-from rankscope.errors import EmptyInputError, Items, ParseError, RankscopeError, Said
+from rankscope.errors import EmptyInputError, Items, Message, ParseError, RankscopeError
+from rankscope.i18n import N_, _, gettext, ngettext
 
 if TYPE_CHECKING:
     from rankscope.data.testset import LoadIssue, TestSet
@@ -103,9 +104,10 @@ _KNOWN = frozenset(k for keys in RECORD_KEYS.values() for k in keys)
 _WRAPPER_KEYS = ("name", "queries", "corpus")
 #: the formats read: code -> English name (message ``testset.format.<code>`` in other languages)
 FORMATS: dict[str, str] = {
-    "json": "rankscope JSON", "jsonl": "rankscope JSONL", "beir": "BEIR folder",
-    "llamaindex": "LlamaIndex retrieval dataset (EmbeddingQAFinetuneDataset)",
-    "llamaindex-rag": "LlamaIndex LabelledRagDataset", "ragas": "RAGAS test set", "ragas-0.1": "RAGAS 0.1 test set",
+    "json": N_("rankscope JSON"), "jsonl": N_("rankscope JSONL"), "beir": N_("BEIR folder"),
+    "llamaindex": N_("LlamaIndex retrieval dataset (EmbeddingQAFinetuneDataset)"),
+    "llamaindex-rag": N_("LlamaIndex LabelledRagDataset"), "ragas": N_("RAGAS test set"),
+    "ragas-0.1": N_("RAGAS 0.1 test set"),
 }
 _LLAMAINDEX_KEYS = ("queries", "corpus", "relevant_docs", "mode")
 #: per format of records: (query text key, reference answer key, reference contexts key, other known keys kept in the
@@ -151,16 +153,15 @@ class Reader:
         self.issues: list[LoadIssue] = []
         self._unknown: dict[tuple[str, str], list[Any]] = {}  # (source, key) -> [first where, count, known, line]
 
-    def problem(self, message: str, where: str, field: str | None, line: int | None = None,
-                source: str | None = None, *, what: Said) -> None:
-        """A value that cannot be used: raised (``what`` says ``message`` in other languages), or kept when lenient."""
+    def problem(self, what: Message | str, where: str, field: str | None, line: int | None = None,
+                source: str | None = None) -> None:
+        """A value that cannot be used: raised, or kept when lenient."""
         from rankscope.data.testset import LoadIssue
 
         src = source or self.source
         if not self.lenient:
-            raise place_error(message, what, src, where if line is None else None, line)
-        self.issues.append(LoadIssue(src, where, field, message, severity="error", key="problem",
-                                     values=(("said", what),)))
+            raise place_error(what, src, where if line is None else None, line)
+        self.issues.append(LoadIssue(src, where, field, what, severity="error"))
 
     def unknown(self, keys: Any, known: Any, where: str, line: int | None = None, source: str | None = None) -> None:
         for key in keys:
@@ -172,22 +173,21 @@ class Reader:
         from rankscope.data.testset import LoadIssue, TestSetWarning
 
         for (src, key), (where, count, known, line) in self._unknown.items():
-            records = Said.counted("n_records", count)
-            message = (f"unknown key {key!r} in {records} (first: {where}) is not used for scoring"
-                       f"{suggest(key, known)}")
+            records = ngettext("{n} record", "{n} records", count)
             close = closest(key, known)
+            values = {"field": repr(key), "records": records, "first": Where(where), "close": repr(close)}
             if self.strict:
-                raise ParseError(f"{message}; rename it, or read without --strict to ignore it", source=src,
-                                 line=line).keyed("unknown_key_strict" + ("_suggest" if close else ""),
-                                                  field=repr(key), records=records, where=Where(where),
-                                                  close=repr(close))
-            issue = LoadIssue(src, where, key, message, count=count,
-                              key="unknown_key" + ("_suggest" if close else ""),
-                              values=(("field", repr(key)), ("records", records), ("first", Where(where)),
-                                      ("close", repr(close))))
+                raise ParseError(_("unknown key {field} in {records} (first: {first}) is not used for scoring (did you "
+                                   "mean {close}?); rename it, or read without --strict to ignore it", **values)
+                                 if close else
+                                 _("unknown key {field} in {records} (first: {first}) is not used for scoring; rename "
+                                   "it, or read without --strict to ignore it", **values), source=src, line=line)
+            message = _("unknown key {field} in {records} (first: {first}) is not used for scoring (did you mean "
+                        "{close}?)", **values) if close else \
+                _("unknown key {field} in {records} (first: {first}) is not used for scoring", **values)
+            issue = LoadIssue(src, where, key, message, count=count)
             self.issues.append(issue)
-            warnings.warn(TestSetWarning(f"{src}: {message}").keyed("testset.placed_file", source=src,
-                                                                    said=issue.said()), stacklevel=4)
+            warnings.warn(TestSetWarning(_("{source}: {said}", source=src, said=message)), stacklevel=4)
         self._unknown.clear()
         return self.issues
 
@@ -199,8 +199,8 @@ def _pick(record: Mapping[str, Any], keys: tuple[str, ...], where: str) -> tuple
         return None, None
     for other in found[1:]:
         if record[other] != record[found[0]]:
-            raise RankscopeError(f"both {found[0]!r} and {other!r} given ({where}); keep one of them").keyed(
-                "data.both_keys", first=found[0], other=other, where=Where(where))
+            raise RankscopeError(_("both {first!r} and {other!r} given ({where}); keep one of them", first=found[0],
+                                   other=other, where=Where(where)))
     return found[0], record[found[0]]
 
 
@@ -216,37 +216,35 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
     reader = reader or Reader(source)
     where = where or (f"line {line}" if line is not None else f"record {index}")
 
-    def error(message: str, field: str | None, what: Said) -> None:
-        reader.problem(message, where, field, line, what=what)
+    def error(field: str | None, what: Message | str) -> None:
+        reader.problem(what, where, field, line)
 
     if not isinstance(record, Mapping):
-        error(f"expected an object, got {type(record).__name__}", None,
-              said("error.not_an_object", type=type(record).__name__))
+        error(None, _("expected an object, got {type}", type=type(record).__name__))
         return None
     try:
-        _, text = _pick(record, _TEXT, where)
+        __, text = _pick(record, _TEXT, where)
         id_key, qid_raw = _pick(record, _ID, where)
         rel_key, relevant = _pick(record, _RELEVANT, where)
         grade_key, grades = _pick(record, _GRADES, where)
-        _, answers_raw = _pick(record, _ANSWERS, where)
+        __, answers_raw = _pick(record, _ANSWERS, where)
     except RankscopeError as exc:
-        error(str(exc), None, said_of(exc))
+        error(None, exc.message)
         return None
     if text is None:
         keys = Items(_TEXT)
-        error(f"no query text (keys tried: {keys})", None, said("error.no_query_text", keys=keys))
+        error(None, _("no query text (keys tried: {keys})", keys=keys))
         return None
     if not isinstance(text, str):
-        error(f"the query text must be a string, got {text!r}", None,
-              said("error.query_text_not_string", value=repr(text)))
+        error(None, _("the query text must be a string, got {value}", value=repr(text)))
         return None
     if id_key is None:
         qid = f"q{index + 1}"
     else:
         try:
-            qid = check_id(qid_raw, said("error.data.what_field", field=repr(id_key)))
+            qid = check_id(qid_raw, _("field {field}", field=repr(id_key)))
         except RankscopeError as exc:
-            error(str(exc), id_key, said_of(exc))
+            error(id_key, exc.message)
             return None
     reader.unknown(record.keys(), _KNOWN, where, line)
     meta = dict(record.get("metadata") or {}) if isinstance(record.get("metadata"), Mapping) else {}
@@ -256,15 +254,14 @@ def parse_record(record: Any, index: int, source: str, line: int | None = None,
         if key not in _KNOWN:
             meta.setdefault(str(key), record[key])
     if grades is not None and not isinstance(grades, Mapping):
-        error(f"{grade_key} must map doc ids to grades", grade_key,
-              said("error.data.grades_not_mapping", field=grade_key))
+        error(grade_key, _("{field} must map doc ids to grades", field=grade_key))
         grades = None
     try:
-        docs = _grades_of(relevant, grades, said("error.data.query", id=qid),
+        docs = _grades_of(relevant, grades, _("query {id!r}", id=qid),
                           (rel_key or "relevant", grade_key or "grades"))
     except (RankscopeError, TypeError) as exc:  # a TypeError's text is Python's, shown as it is
-        error(str(exc), rel_key if rel_key and rel_key in str(exc) else grade_key,
-              said_of(exc) if isinstance(exc, RankscopeError) else said("error.said", said=str(exc)))
+        error(rel_key if rel_key and rel_key in str(exc) else grade_key,
+              exc.message if isinstance(exc, RankscopeError) else _("{said}", said=str(exc)))
         docs = _grades_lenient(relevant, grades) if reader.lenient else {}
     answers = _answers_tuple(answers_raw) if isinstance(answers_raw, (str, list, tuple)) or answers_raw is None \
         else _answers_tuple([answers_raw])
@@ -314,14 +311,13 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
 
     kept = [r for r in records if r is not None]
     if not kept and not reader.lenient:
-        raise EmptyInputError(f"{source}: the test set holds no query").keyed("data.no_query", source=source)
+        raise EmptyInputError(_("{source}: the test set holds no query", source=source))
     if reader.lenient:  # drop repeated ids so that every other finding can still be listed
         seen: set[str] = set()
         unique = []
         for q, docs in kept:
             if q.id in seen:
-                reader.problem(f"query id {q.id!r} occurs twice", "", "id",
-                               what=said("error.data.duplicate_query", id=q.id))
+                reader.problem(_("query id {id!r} occurs twice", id=q.id), "", "id")
                 continue
             seen.add(q.id)
             unique.append((q, docs))
@@ -334,17 +330,16 @@ def _build(records: list[tuple[Any, dict[str, int]] | None], corpus: Mapping[str
             gs.append(g)
     issues = reader.finish()
     try:
-        return TestSet([q for q, _ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans, format=fmt)
+        return TestSet([q for q, __ in kept], Qrels(qs, ds, gs), corpus, name, issues, spans=spans, format=fmt)
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=source).keyed("said", said=said_of(exc)) from None
+        raise ParseError(_("{said}", said=exc.message), source=source) from None
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)).keyed("data.not_utf8",
-                                                                                   reason=exc.reason) from None
+        raise ParseError(_("not UTF-8 text ({reason})", reason=exc.reason), source=str(path)) from None
 
 
 def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dict[str, str]:
@@ -353,14 +348,14 @@ def _check_corpus(corpus: Mapping[Any, Any], reader: Reader, source: str) -> dic
     out: dict[str, str] = {}
     for i, (doc, text) in enumerate(corpus.items()):
         try:
-            doc_id = check_id(doc, said("error.data.what_corpus_entry", i=i))
+            doc_id = check_id(doc, _("corpus entry {i}", i=i))
         except RankscopeError as exc:
-            reader.problem(str(exc), "corpus", "corpus", source=source, what=said_of(exc))
+            reader.problem(exc.message, "corpus", "corpus", source=source)
             continue
         if not isinstance(text, str):
             kind = type(text).__name__
-            reader.problem(f"corpus entry {doc_id!r}: the text must be a string, got {kind}", "corpus", "corpus",
-                           source=source, what=said("error.data.corpus_text_type", id=doc_id, type=kind))
+            reader.problem(_("corpus entry {id!r}: the text must be a string, got {type}",
+                                                 id=doc_id, type=kind), "corpus", "corpus", source=source)
             continue
         out[doc_id] = text
     return out
@@ -376,8 +371,7 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
     try:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno).keyed(
-            "invalid_json", reason=exc.msg) from None
+        raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=exc.lineno) from None
     if isinstance(data, Mapping) and isinstance(data.get("queries"), Mapping):
         return _read_llamaindex(data, path, reader, name, corpus)
     if isinstance(data, Mapping) and isinstance(data.get("examples"), list) and "queries" not in data:
@@ -388,20 +382,21 @@ def read_json(path: str | Path, name: str | None = None, *, strict: bool = False
         if "queries" not in data:
             first = str(next(iter(data), ""))
             close = closest(first, ["queries"])
-            message = f"expected a list of records or an object with a 'queries' list{suggest(first, ['queries'])}"
             if close:
-                raise ParseError(message, source=str(path)).keyed("data.json_shape_suggest", close=close)
-            raise ParseError(message, source=str(path)).keyed("data.json_shape")
+                raise ParseError(_("expected a list of records or an object with a 'queries' list (did you mean "
+                                   "{close!r}?)", close=close),
+                                 source=str(path))
+            raise ParseError(_("expected a list of records or an object with a 'queries' list"), source=str(path))
         reader.unknown(data.keys(), _WRAPPER_KEYS, "the top-level object")
         own_corpus = data.get("corpus")
         if own_corpus is not None and not isinstance(own_corpus, Mapping):
-            raise ParseError("'corpus' must map doc ids to texts", source=str(path)).keyed("data.corpus_not_mapping")
+            raise ParseError(_("'corpus' must map doc ids to texts"), source=str(path))
         if own_corpus is not None:
             own_corpus = _check_corpus(own_corpus, reader, str(path))
         name = name or data.get("name")
         data = data["queries"]
     if not isinstance(data, list):
-        raise ParseError("expected a list of records", source=str(path)).keyed("data.not_records")
+        raise ParseError(_("expected a list of records"), source=str(path))
     fmt = _sniff_records(data)
     if fmt is not None:
         return _read_context_records(data, fmt, path, reader, name, corpus if corpus is not None else own_corpus)
@@ -454,21 +449,22 @@ def _read_llamaindex(data: Mapping[str, Any], path: Path, reader: Reader, name: 
     source = str(path)
     mode = data.get("mode")
     if mode not in (None, "text"):
-        raise ParseError(f"a LlamaIndex dataset of mode {mode!r}: only text datasets (mode 'text') can be read",
-                         source=source).keyed("data.llamaindex_mode", mode=repr(mode))
+        raise ParseError(_("a LlamaIndex dataset of mode {mode}: only text datasets (mode 'text') can be read",
+                           mode=repr(mode)),
+                         source=source)
     reader.unknown(data.keys(), _LLAMAINDEX_KEYS, "the top-level object")
     corpus, relevant = data.get("corpus"), data.get("relevant_docs") or {}
     if corpus is not None and not isinstance(corpus, Mapping):
-        raise ParseError("'corpus' must map doc ids to texts", source=source).keyed("data.corpus_not_mapping")
+        raise ParseError(_("'corpus' must map doc ids to texts"), source=source)
     if not isinstance(relevant, Mapping):
         kind = type(relevant).__name__
-        raise ParseError(f"'relevant_docs' must map query ids to lists of node ids, got {kind}", source=source).keyed(
-            "data.llamaindex_relevant_shape", type=kind)
+        raise ParseError(_("'relevant_docs' must map query ids to lists of node ids, got {type}", type=kind),
+                         source=source)
     queries = data["queries"]
     for j, qid in enumerate(relevant):
         if qid not in queries:
-            reader.problem(f"judgments for query {qid!r}, which is not in 'queries'", f"relevant_docs, entry {j}",
-                           "relevant_docs", what=said("error.data.llamaindex_stray_query", id=str(qid)))
+            reader.problem(_("judgments for query {id!r}, which is not in 'queries'", id=str(qid)),
+                           f"relevant_docs, entry {j}", "relevant_docs")
     records = [parse_record({"id": qid, "query": text, "relevant_docs": relevant.get(qid)}, i, source,
                             reader=reader, where=f"queries, entry {i}")
                for i, (qid, text) in enumerate(queries.items())]
@@ -516,15 +512,15 @@ def _read_context_records(raw: list[Any], fmt: str, path: Path, reader: Reader, 
         where = f"line {line}" if line is not None else f"record {i}"
         converted, texts = _from_context_record(rec, fmt)
         if fmt == "ragas" and isinstance(rec, Mapping) and isinstance(rec.get("user_input"), list):
-            reader.problem("a multi-turn sample (user_input is a list of messages) has no single query to retrieve "
-                           "for", where, "user_input", line, what=said("error.data.ragas_multi_turn"))
+            reader.problem(_("a multi-turn sample (user_input is a list of messages) has no single query to "
+                             "retrieve for"), where, "user_input", line)
             records.append(None)
             contexts.append(None)
             continue
         if texts is not None and (not isinstance(texts, list) or not all(isinstance(t, str) for t in texts)):
             kind = type(texts).__name__
-            reader.problem(f"{context_key} must be a list of texts, got {kind}", where, context_key, line,
-                           what=said("error.data.contexts_not_texts", field=context_key, type=kind))
+            reader.problem(_("{field} must be a list of texts, got {type}", field=context_key, type=kind), where,
+                           context_key, line)
             texts = None
         records.append(parse_record(converted, i, source, line, reader=reader))
         contexts.append(texts)
@@ -620,10 +616,10 @@ def _judge_contexts(records: list[tuple[Any, dict[str, int]] | None], contexts: 
                     rec[1].setdefault(doc, 1)
         made = sum(d.startswith(_CONTEXT_PREFIX) for d in built)
         if made:
-            note(LoadIssue(source, "", "corpus", f"no corpus given: the corpus is the test set's distinct reference "
-                           f"contexts ({made}), with ids made from their text (ctx-...); give the corpus the test set "
-                           "was made from to judge its document ids", count=made, key="contexts_as_corpus",
-                           values=(("n", made),)))
+            note(LoadIssue(source, "", "corpus", _("no corpus given: the corpus is the test set's distinct "
+                                                   "reference contexts ({n}), with ids made from their text (ctx-...); "
+                                                   "give the corpus the test set was made from to judge its document "
+                                                   "ids", n=made), count=made))
         return built or None
     texts_all = [t for i in todo for t in contexts[i] or []]
     found, equal = match_contexts(texts_all, corpus)
@@ -647,14 +643,14 @@ def _judge_contexts(records: list[tuple[Any, dict[str, int]] | None], contexts: 
     total = len(texts_all)
     if unmatched:
         first = where(unmatched[0])
-        note(LoadIssue(source, "", "reference_contexts", f"reference contexts in no corpus document: {len(unmatched)} "
-                       f"of {total} (first: {first}); their queries are judged on the others; give the corpus the "
-                       "test set was made from", count=len(unmatched), key="contexts_unmatched",
-                       values=(("n", len(unmatched)), ("total", total), ("first", Where(first)))))
+        note(LoadIssue(source, "", "reference_contexts",
+                       _("reference contexts in no corpus document: {n} of {total} (first: {first}); their queries "
+                         "are judged on the others; give the corpus the test set was made from", n=len(unmatched),
+                         total=total, first=Where(first)), count=len(unmatched)))
     if inside:
-        note(LoadIssue(source, "", "reference_contexts", f"reference contexts found only inside longer corpus "
-                       f"documents: {inside} of {total}; those documents are judged relevant", count=inside,
-                       key="contexts_inside", values=(("n", inside), ("total", total))))
+        note(LoadIssue(source, "", "reference_contexts",
+                       _("reference contexts found only inside longer corpus documents: {n} of {total}; those "
+                         "documents are judged relevant", n=inside, total=total), count=inside))
     return dict(corpus)
 
 
@@ -673,26 +669,26 @@ def read_corpus(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def add(obj: Any, where: str, line: int | None) -> None:
-        def fail(message: str, what: Said) -> ParseError:  # after ``where`` (record 3) when there is no line
-            return place_error(message, what, str(path), None if line else where, line)
+        def fail(what: Message | str) -> ParseError:  # after ``where`` (record 3) when there is no line
+            return place_error(what, str(path), None if line else where, line)
 
         if not isinstance(obj, Mapping):
-            raise fail("expected an object", said("error.data.expected_object"))
+            raise fail(_("expected an object"))
         key = next((k for k in _DOC_ID_KEYS if k in obj), None)
         if key is None:
             keys = Items(_DOC_ID_KEYS)
-            raise fail(f"no id (keys tried: {keys})", said("error.no_doc_id", keys=keys))
+            raise fail(_("no id (keys tried: {keys})", keys=keys))
         try:
-            doc = check_id(obj[key], said("error.data.what_field", field=repr(key)))
+            doc = check_id(obj[key], _("field {field}", field=repr(key)))
         except RankscopeError as exc:
-            raise fail(str(exc), said_of(exc)) from None
+            raise fail(exc.message) from None
         title = str(obj.get("title") or "").strip()
         text = obj.get("text", obj.get("contents", obj.get("content")))
         if not isinstance(text, str):
             keys = Items(("text", "contents", "content"))
-            raise fail(f"no text (keys tried: {keys})", said("error.no_doc_text", keys=keys))
+            raise fail(_("no text (keys tried: {keys})", keys=keys))
         if doc in out:
-            raise fail(f"document id {doc!r} occurs twice", said("error.data.duplicate_doc", id=doc))
+            raise fail(_("document id {id!r} occurs twice", id=doc))
         out[doc] = f"{title} {text}" if title and text else (title or text)
 
     if suffix in (".jsonl", ".ndjson"):
@@ -702,8 +698,7 @@ def read_corpus(path: str | Path) -> dict[str, str]:
         try:
             data = json.loads(_read_text(path))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno).keyed(
-                "invalid_json", reason=exc.msg) from None
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=exc.lineno) from None
         if isinstance(data, Mapping) and all(isinstance(v, str) for v in data.values()):
             for i, (doc, text) in enumerate(data.items()):
                 add({"id": doc, "text": text}, f"entry {i}", None)
@@ -712,8 +707,9 @@ def read_corpus(path: str | Path) -> dict[str, str]:
                 add(obj, f"record {i}", None)
         else:
             mapping, record = "{id: text}", "{id, text}"
-            raise ParseError(f"a JSON corpus is {mapping} or a list of {record} records", source=str(path)).keyed(
-                "data.corpus_json_shape", mapping=mapping, record=record)
+            raise ParseError(_("a JSON corpus is {mapping} or a list of {record} records", mapping=mapping,
+                               record=record),
+                             source=str(path))
     elif suffix in (".tsv", ".csv", ".txt"):
         import csv
 
@@ -731,9 +727,9 @@ def read_corpus(path: str | Path) -> dict[str, str]:
                     continue
                 add(dict(zip(cols, row)), f"line {line_no}", line_no)
     else:
-        raise ParseError("a corpus file is .jsonl, .json, .tsv or .csv", source=str(path)).keyed("data.corpus_suffix")
+        raise ParseError(_("a corpus file is .jsonl, .json, .tsv or .csv"), source=str(path))
     if not out:
-        raise EmptyInputError(f"{path}: the corpus holds no document").keyed("data.empty_corpus", source=str(path))
+        raise EmptyInputError(_("{source}: the corpus holds no document", source=str(path)))
     return out
 
 
@@ -762,11 +758,7 @@ def format_name(fmt: str | None, lang: str = "en") -> str:
     >>> format_name("llamaindex"), format_name("ragas", "zh")
     ('LlamaIndex retrieval dataset (EmbeddingQAFinetuneDataset)', 'RAGAS 测试集')
     """
-    if fmt is None:
-        return ""
-    from rankscope.interpret.i18n import message
-
-    return message(f"testset.format.{fmt}", lang)
+    return "" if fmt is None else gettext(FORMATS[fmt], lang)
 
 
 def _records(ts: TestSet) -> list[dict[str, Any]]:
@@ -806,11 +798,10 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     yield line_no, json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
-                        "invalid_json", reason=exc.msg) from None
+                    raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path),
+                                     line=line_no) from None
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)).keyed("data.not_utf8",
-                                                                                   reason=exc.reason) from None
+        raise ParseError(_("not UTF-8 text ({reason})", reason=exc.reason), source=str(path)) from None
 
 
 def _jsonl_objects(path: Path, reader: Reader, known: tuple[str, ...]) -> list[tuple[int, str, dict[str, Any]]]:
@@ -820,12 +811,11 @@ def _jsonl_objects(path: Path, reader: Reader, known: tuple[str, ...]) -> list[t
     out = []
     for line_no, obj in _json_lines(path):
         if not isinstance(obj, dict) or "_id" not in obj:
-            raise ParseError("expected an object with an '_id'", source=str(path), line=line_no).keyed(
-                "data.expected_id_object")
+            raise ParseError(_("expected an object with an '_id'"), source=str(path), line=line_no)
         try:
-            ident = check_id(obj["_id"], said("error.data.what_field", field="'_id'"))
+            ident = check_id(obj["_id"], _("field {field}", field="'_id'"))
         except RankscopeError as exc:
-            reader.problem(str(exc), f"line {line_no}", "_id", line_no, source=str(path), what=said_of(exc))
+            reader.problem(exc.message, f"line {line_no}", "_id", line_no, source=str(path))
             continue
         reader.unknown(obj.keys(), known, f"line {line_no}", line_no, source=str(path))
         out.append((line_no, ident, obj))
@@ -847,19 +837,19 @@ def _beir_qrels(path: Path, reader: Reader) -> Qrels:
             ),
         )
     except pa.ArrowInvalid as exc:
-        raise ParseError(f"malformed BEIR qrels ({exc})", source=str(path)).keyed("data.beir_malformed",
-                                                                                  reason=str(exc)) from None
+        raise ParseError(_("malformed BEIR qrels ({reason})", reason=str(exc)), source=str(path)) from None
     missing = {"query-id", "corpus-id", "score"} - set(table.column_names)
     if missing:
-        raise ParseError(f"BEIR qrels need the header 'query-id corpus-id score', missing {sorted(missing)}",
-                         source=str(path), line=1).keyed("data.beir_header", missing=sorted(missing))
+        raise ParseError(_("BEIR qrels need the header 'query-id corpus-id score', missing {missing}",
+                           missing=sorted(missing)),
+                         source=str(path),
+                         line=1)
     keep = None
     for column in ("query-id", "corpus-id"):  # null or blank ids, vectorised; the line is row + 2
         col = table.column(column)
         blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True).to_numpy(zero_copy_only=False)
         for row in np.flatnonzero(blank)[:20].tolist():
-            reader.problem(f"empty {column}", f"line {row + 2}", column, row + 2, source=str(path),
-                           what=said("error.data.empty_column", column=column))
+            reader.problem(_("empty {column}", column=column), f"line {row + 2}", column, row + 2, source=str(path))
         keep = ~blank if keep is None else keep & ~blank
     if keep is not None and not keep.all():
         table = table.filter(pa.array(keep))
@@ -881,7 +871,7 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None, 
     qrels = _beir_qrels(qrels_path, reader)
     judged = set(qrels.queries)
     queries = []
-    for _, qid, obj in _jsonl_objects(folder / "queries.jsonl", reader, _BEIR_QUERY_KEYS):
+    for __, qid, obj in _jsonl_objects(folder / "queries.jsonl", reader, _BEIR_QUERY_KEYS):
         if qid in judged:
             nested = obj.get("metadata")
             meta = dict(nested) if isinstance(nested, Mapping) else {}
@@ -892,14 +882,14 @@ def read_beir(folder: str | Path, split: str = "test", name: str | None = None, 
     corpus_path = folder / "corpus.jsonl"
     if corpus_path.exists():
         corpus = {}
-        for _, doc, obj in _jsonl_objects(corpus_path, reader, _BEIR_CORPUS_KEYS):
+        for __, doc, obj in _jsonl_objects(corpus_path, reader, _BEIR_CORPUS_KEYS):
             title, text = str(obj.get("title") or "").strip(), str(obj.get("text") or "")
             corpus[doc] = f"{title} {text}" if title and text else (title or text)
     issues = reader.finish()
     try:
         return TestSet(queries, qrels, corpus, name or folder.name, issues, format="beir")
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=str(folder)).keyed("said", said=said_of(exc)) from None
+        raise ParseError(_("{said}", said=exc.message), source=str(folder)) from None
 
 
 def write_beir(ts: TestSet, folder: str | Path, split: str = "test") -> None:

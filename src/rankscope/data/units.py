@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["UNIT_NAMES", "check_unit", "token_offsets", "TokenIndex"]
 
@@ -50,8 +51,7 @@ def check_unit(unit: str) -> str:
     if not isinstance(unit, str) or not (unit in ("chars", "words", "jieba") or
                                          (unit.startswith(("hf:", "tiktoken:")) and len(unit.split(":", 1)[1]))):
         names = Items(UNIT_NAMES)
-        raise InvalidParameterError(f"unknown unit {unit!r}; use one of {names}").keyed("data.unknown_unit",
-                                                                                        unit=unit, names=names)
+        raise InvalidParameterError(_("unknown unit {unit!r}; use one of {names}", unit=unit, names=names))
     return unit
 
 
@@ -60,49 +60,49 @@ def _tokenizer(unit: str) -> Callable[[str], tuple[list[int], list[int]]]:
     if unit == "words":
         def words(text: str) -> tuple[list[int], list[int]]:
             found = [(m.start(), m.end()) for m in _WORDS.finditer(text)]
-            return [s for s, _ in found], [e for _, e in found]
+            return [s for s, __ in found], [e for __, e in found]
         return words
     if unit == "jieba":
         try:
             import jieba
         except ImportError:
-            raise InvalidParameterError("unit 'jieba' needs jieba: pip install 'rankscope[bm25]'").keyed(
-                "data.unit_needs", unit="jieba", package="jieba", install="pip install 'rankscope[bm25]'") from None
+            raise InvalidParameterError(_("unit {unit!r} needs {package}: {install}", unit="jieba", package="jieba",
+                                          install="pip install 'rankscope[bm25]'")) from None
         jieba.setLogLevel(60)
 
         def seg(text: str) -> tuple[list[int], list[int]]:
             found = [(s, e) for w, s, e in jieba.tokenize(text) if w.strip()]
-            return [s for s, _ in found], [e for _, e in found]
+            return [s for s, __ in found], [e for __, e in found]
         return seg
     if unit.startswith("hf:"):
         try:
             from transformers import AutoTokenizer
         except ImportError:
-            raise InvalidParameterError(f"unit {unit!r} needs transformers: pip install transformers").keyed(
-                "data.unit_needs", unit=unit, package="transformers", install="pip install transformers") from None
+            raise InvalidParameterError(_("unit {unit!r} needs {package}: {install}", unit=unit,
+                                          package="transformers", install="pip install transformers")) from None
         try:
             tok = AutoTokenizer.from_pretrained(unit[3:])
         except (OSError, ValueError) as exc:
-            raise InvalidParameterError(f"cannot load tokenizer {unit[3:]!r} ({exc})").keyed(
-                "data.tokenizer_load", name=unit[3:], reason=str(exc)) from None
+            raise InvalidParameterError(_("cannot load tokenizer {name!r} ({reason})", name=unit[3:],
+                                          reason=str(exc))) from None
 
         def hf(text: str) -> tuple[list[int], list[int]]:
             enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
             found = [(s, e) for s, e in enc["offset_mapping"] if e > s]
-            return [s for s, _ in found], [e for _, e in found]
+            return [s for s, __ in found], [e for __, e in found]
         return hf
     if unit.startswith("tiktoken:"):
         try:
             import tiktoken
         except ImportError:
-            raise InvalidParameterError(f"unit {unit!r} needs tiktoken: pip install tiktoken").keyed(
-                "data.unit_needs", unit=unit, package="tiktoken", install="pip install tiktoken") from None
+            raise InvalidParameterError(_("unit {unit!r} needs {package}: {install}", unit=unit, package="tiktoken",
+                                          install="pip install tiktoken")) from None
         name = unit.split(":", 1)[1]
         try:
             enc = tiktoken.get_encoding(name)
         except Exception as exc:  # tiktoken raises several types (missing file, network)
-            raise InvalidParameterError(f"cannot load tiktoken encoding {name!r} ({exc})").keyed(
-                "data.encoding_load", name=name, reason=str(exc)) from None
+            raise InvalidParameterError(_("cannot load tiktoken encoding {name!r} ({reason})", name=name,
+                                          reason=str(exc))) from None
 
         def tk(text: str) -> tuple[list[int], list[int]]:
             ids = enc.encode(text, disallowed_special=())
@@ -145,9 +145,8 @@ class TokenIndex:
         self.doc_ids = list(doc_ids) if doc_ids is not None else list(corpus)
         missing = [d for d in self.doc_ids if d not in corpus]
         if missing:
-            raise InvalidParameterError(f"token units need the text of every document; {len(missing)} missing, "
-                                        f"e.g. {missing[0]!r}").keyed("data.token_units_missing", n=len(missing),
-                                                                      id=missing[0])
+            raise InvalidParameterError(_("token units need the text of every document; {n} missing, e.g. {id!r}",
+                                          n=len(missing), id=missing[0]))
         starts: list[np.ndarray] = []
         ends: list[np.ndarray] = []
         counts = np.zeros(len(self.doc_ids), dtype=np.int64)

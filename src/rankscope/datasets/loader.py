@@ -29,6 +29,7 @@ from typing import Any
 from rankscope.data.qrels import Qrels
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["load_dataset", "list_datasets", "dataset_info"]
 
@@ -53,9 +54,8 @@ def dataset_info(name: str) -> dict[str, Any]:
     catalog = _catalog()
     if name not in catalog:
         names = Items(tuple(sorted(catalog)))
-        raise InvalidParameterError(
-            f"unknown dataset {name!r}; bundled datasets: {names} (run `rankscope datasets list`)"
-        ).keyed("core.unknown_dataset", name=name, names=names)
+        raise InvalidParameterError(_("unknown dataset {name!r}; bundled datasets: {names} (run `rankscope "
+                                      "datasets list`)", name=name, names=names))
     return {"name": name, **catalog[name]}
 
 

@@ -15,6 +15,7 @@ from rankscope.engine.prepare import PolicyCounts, QrelsIndex, prepare
 from rankscope.engine.result import EvaluationResult, PerQueryScores
 from rankscope.engine.scoring import score
 from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeWarning
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 from rankscope.measures.parse import parse_metric, parse_metrics
 
@@ -110,50 +111,46 @@ class Evaluator:
             if self.subtopics.single_subtopic == len(self.subtopics.judgments.queries) and diverse:
                 import warnings
 
-                warnings.warn(RankscopeWarning(
-                    "every query of the subtopic judgments has a single subtopic: diversity measures then reduce "
-                    "to their one-intent forms; is this an ordinary qrels file (its second column unused)?"
-                ).keyed("engine.one_subtopic"), stacklevel=2)
+                warnings.warn(RankscopeWarning(_("every query of the subtopic judgments has a single subtopic: "
+                                                 "diversity measures then reduce to their one-intent forms; is "
+                                                 "this an ordinary qrels file (its second column unused)?")),
+                          stacklevel=2)
         if isinstance(qrels, SpanQrels):
             from rankscope.engine.spans import SpanSource
 
             self.spans = SpanSource(qrels, chunking, rule)
             qrels = self.spans.qrels
         elif chunking is not None:
-            raise InvalidParameterError("chunking= goes with span judgments: pass SpanQrels as the qrels").keyed(
-                "engine.chunking_without_spans")
+            raise InvalidParameterError(_("chunking= goes with span judgments: pass SpanQrels as the qrels"))
         self.qrels = as_qrels(qrels)
         if len(self.qrels) == 0:
-            raise EmptyInputError("the qrels hold no judgment").keyed("no_judgment")
+            raise EmptyInputError(_("the qrels hold no judgment"))
         if not pairs:
-            raise InvalidParameterError("no metric given").keyed("engine.no_metric_given")
+            raise InvalidParameterError(_("no metric given"))
         for label, m in pairs:
             if m.spec.text:
                 trec_name = m.spec.trec[0].name if m.spec.trec else m.name
-                raise InvalidParameterError(
-                    f"{label} is string-valued and has no numeric score; use `rankscope trec_eval -q -m "
-                    f"{trec_name}` to see it"
-                ).keyed("engine.string_valued", label=label, trec_name=trec_name)
-        self.labels = tuple(label for label, _ in pairs)
-        self.measures = tuple(m for _, m in pairs)
+                raise InvalidParameterError(_("{label} is string-valued and has no numeric score; use `rankscope "
+                                              "trec_eval -q -m {trec_name}` to see it", label=label,
+                                              trec_name=trec_name))
+        self.labels = tuple(label for label, __ in pairs)
+        self.measures = tuple(m for __, m in pairs)
         self.diagnostics = tuple(parse_metric(d) for d in DIAGNOSTICS) if diagnostics else ()
         if self.spans is None:
             needs = [label for label, m in pairs if m.spec.family == "span"]
             if needs:
-                raise InvalidParameterError(
-                    f"{needs[0]} needs span judgments: evaluate(span_qrels, run, metrics, chunking=chunking) "
-                    "(SpanQrels + Chunking), or --span-qrels and --chunks on the command line").keyed(
-                    "engine.needs_spans", label=needs[0])
+                raise InvalidParameterError(_("{label} needs span judgments: evaluate(span_qrels, run, metrics, "
+                                              "chunking=chunking) (SpanQrels + Chunking), or --span-qrels and "
+                                              "--chunks on the command line", label=needs[0]))
         if self.subtopics is None and diverse:
-            raise InvalidParameterError(
-                f"{diverse[0]} needs subtopic judgments (query subtopic doc grade, as ndeval reads them), and "
-                "these qrels have none: evaluate(read_subtopic_qrels(path), run, metrics) or pass the qrels file's "
-                "path; on the command line --qrels with that file").keyed("engine.needs_subtopic_qrels",
-                                                                         label=diverse[0])
+            raise InvalidParameterError(_("{label} needs subtopic judgments (query subtopic doc grade, as ndeval "
+                                          "reads them), and these qrels have none: "
+                                          "evaluate(read_subtopic_qrels(path), run, metrics) or pass the qrels "
+                                          "file's path; on the command line --qrels with that file", label=diverse[0]))
         if self.spans is not None and self.policies.unjudged == "condense":
-            raise InvalidParameterError(
-                "unjudged='condense' needs judgments of documents: with span judgments every chunk outside the "
-                "judged text is unjudged, and condensing would drop them all").keyed("engine.condense_spans")
+            raise InvalidParameterError(_("unjudged='condense' needs judgments of documents: with span judgments "
+                                          "every chunk outside the judged text is unjudged, and condensing would "
+                                          "drop them all"))
         self.index = QrelsIndex(self.qrels, model=model)
         self._ceilings: Ceilings | None = None  # what a perfect ranking reaches: scored on the first run
 
@@ -201,10 +198,9 @@ class Evaluator:
                 return streamed
         run = as_run(run, name=name, duplicates=self.policies.duplicates)
         if len(run) == 0 and not allow_empty:
-            raise EmptyInputError(
-                f"the run {run.name!r} holds no ranking (no query with a document): there is nothing to score; "
-                "hint: check that the run file is the one you meant, or, for a live retriever, that it answered"
-            ).keyed("engine.empty_run", run=run.name)
+            raise EmptyInputError(_("the run {run!r} holds no ranking (no query with a document): there is nothing "
+                                    "to score; hint: check that the run file is the one you meant, or, for a live "
+                                    "retriever, that it answered", run=run.name))
         prepared, counts = prepare(self.index, run, self.policies)
         top = prepared.top_counts
         assert top is not None

@@ -31,7 +31,8 @@ from rankscope.engine.policies import Policies
 from rankscope.engine.prepared import Prepared
 from rankscope.engine.ranking import Ranking
 from rankscope.engine.small import SMALL_ROWS, prepare_small
-from rankscope.errors import NoOverlapError, Said
+from rankscope.errors import NoOverlapError
+from rankscope.i18n import _, ngettext
 from rankscope.measures.kernel_input import KernelInput, count_relevant
 
 __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
@@ -309,16 +310,17 @@ def _no_overlap(run: Run, run_q: np.ndarray, qrels_q: np.ndarray) -> NoOverlapEr
 
     rel = id_relation(run_q, qrels_q) if len(qrels_q) else None
     if rel is not None and rel[0] == "prefix":
-        hint = Said("error.hint.query_prefix", (("prefix", repr(rel[1])),))
+        hint = _("hint: the query ids differ by the prefix {prefix}: strip it from one side", prefix=repr(rel[1]))
     else:
-        hint = Said("error.hint.query_suffix" if rel is not None else "error.hint.query_exact")
+        hint = (_("hint: the run's query ids extend the qrels' ones (a suffix): strip it from the run")
+                if rel is not None else _("hint: check that the run answers the topics of these qrels (query ids "
+                                          "are compared as exact strings)"))
     qrels_example = qrels_q[0] if len(qrels_q) else None
-    n_run, n_qrels = Said.counted("engine.n_queries", len(run_q)), Said.counted("engine.n_queries", len(qrels_q))
-    return NoOverlapError(
-        f"run {run.name!r} and the qrels have no query in common (run: {n_run} such as "
-        f"{run_q[0]!r}; qrels: {n_qrels} such as {qrels_example!r}); {hint}").keyed(
-        "no_common_query", run=repr(run.name), n_run=n_run, run_example=repr(run_q[0]), n_qrels=n_qrels,
-        qrels_example=repr(qrels_example), hint=hint)
+    n_run = ngettext("{n} query", "{n} queries", len(run_q))
+    n_qrels = ngettext("{n} query", "{n} queries", len(qrels_q))
+    return NoOverlapError(_("run {run} and the qrels have no query in common (run: {n_run} such as {run_example}; "
+                            "qrels: {n_qrels} such as {qrels_example}); {hint}", run=repr(run.name), n_run=n_run,
+                            run_example=repr(run_q[0]), n_qrels=n_qrels, qrels_example=repr(qrels_example), hint=hint))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from rankscope.data.notices import InputNotice
 from rankscope.engine.judged import JudgedAtK
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
-from rankscope.errors import InvalidParameterError, Items, MetricNotFoundError, NotFoundError, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, MetricNotFoundError, NotFoundError, RankscopeError
+from rankscope.i18n import _, ngettext
 from rankscope.measures.base import Measure
 
 __all__ = ["EvaluationResult", "PerQueryScores", "aggregate"]
@@ -72,8 +73,7 @@ def metric_column(metric: str | Measure, labels: tuple[str, ...], measures: tupl
         known = measures if measures is not None else tuple(_measure_of(lb) for lb in labels)
         if wanted in known:
             return known.index(wanted)
-    raise MetricNotFoundError(metric, labels).keyed(
-        "engine.no_such_metric", metric=str(metric), held=Items(labels) if labels else Said("measures.none"))
+    raise MetricNotFoundError(metric, labels)
 
 
 @dataclass(frozen=True)
@@ -121,9 +121,8 @@ class PerQueryScores:
         """All metric values of one query."""
         hit = np.flatnonzero(self.query_ids == query_id)
         if len(hit) == 0:
-            n = Said.counted("engine.n_queries", len(self.query_ids))
-            raise NotFoundError(f"no query {query_id!r} in this result ({n})").keyed(
-                "engine.no_such_query", query_id=query_id, n=n)
+            n = ngettext("{n} query", "{n} queries", len(self.query_ids))
+            raise NotFoundError(_("no query {query_id!r} in this result ({n})", query_id=query_id, n=n))
         return {m: float(v) for m, v in zip(self.metrics, self.values[int(hit[0])])}
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -237,8 +236,8 @@ class EvaluationResult:
 
         obj = load(path)
         if not isinstance(obj, cls):
-            raise InvalidParameterError(f"{path} holds a saved {type(obj).__name__}, not an EvaluationResult").keyed(
-                "engine.not_a_result", path=str(path), type=type(obj).__name__)
+            raise InvalidParameterError(_("{path} holds a saved {type}, not an EvaluationResult", path=str(path),
+                                          type=type(obj).__name__))
         return obj
 
     def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 from rankscope.measures.kernel_input import KernelInput
 
@@ -58,8 +59,8 @@ def score(data: KernelInput, measures: Sequence[Measure]) -> np.ndarray:
             view = complete
         values = np.asarray(spec.kernel(view, m), dtype=object if spec.text else np.float64)
         if values.shape != (data.n,):
-            raise InvalidParameterError(f"metric {m} returned shape {values.shape}, expected ({data.n},)").keyed(
-                "engine.kernel_shape", metric=str(m), shape=values.shape, n=data.n)
+            raise InvalidParameterError(_("metric {metric} returned shape {shape}, expected ({n},)", metric=str(m),
+                                          shape=values.shape, n=data.n))
         out[:, j] = values
         column[m] = j
     return out

@@ -28,6 +28,7 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.span_rules import ChunkRule
 from rankscope.data.spans import SpanQrels
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.measures._spans import SpanArrays, SpanInput
 
 if TYPE_CHECKING:
@@ -43,14 +44,12 @@ class SpanSource:
 
     def __init__(self, spans: SpanQrels, chunking: Any, rule: str | ChunkRule = "any") -> None:
         if not isinstance(spans, SpanQrels):
-            raise InvalidParameterError(f"span judgments must be SpanQrels, got {type(spans).__name__}").keyed(
-                "engine.not_span_qrels", type=type(spans).__name__)
+            raise InvalidParameterError(_("span judgments must be SpanQrels, got {type}", type=type(spans).__name__))
         if not isinstance(chunking, Chunking):
-            raise InvalidParameterError("span judgments need chunking= (a rankscope Chunking: chunk id -> "
-                                        f"document, start, end), got {type(chunking).__name__}").keyed(
-                "engine.needs_chunking", type=type(chunking).__name__)
+            raise InvalidParameterError(_("span judgments need chunking= (a rankscope Chunking: chunk id -> "
+                                          "document, start, end), got {type}", type=type(chunking).__name__))
         if len(spans) == 0:
-            raise InvalidParameterError("the span judgments hold no span").keyed("engine.no_span")
+            raise InvalidParameterError(_("the span judgments hold no span"))
         self.spans = spans
         self.chunking = chunking
         self.rule = ChunkRule.parse(rule)
@@ -92,11 +91,10 @@ class SpanSource:
         unknown = np.flatnonzero(row < 0)
         if len(unknown):
             examples = Items(tuple(docs[int(i)].as_py() for i in unknown[:3]), quote=True)
-            raise InvalidParameterError(
-                f"{len(unknown)} of {len(row)} retrieved ids are not chunks of chunking {self.chunking.name!r} "
-                f"(e.g. {examples}); span measures need the place of every retrieved chunk: use the chunk ids "
-                "of that chunking in the run").keyed("engine.not_chunks", n=len(unknown), total=len(row),
-                                                      chunking=self.chunking.name, examples=examples)
+            raise InvalidParameterError(_("{n} of {total} retrieved ids are not chunks of chunking {chunking!r} "
+                                          "(e.g. {examples}); span measures need the place of every retrieved "
+                                          "chunk: use the chunk ids of that chunking in the run", n=len(unknown),
+                                          total=len(row), chunking=self.chunking.name, examples=examples))
         ch = self.chunking
         arrays = SpanArrays(
             n=prepared.n, span_q=pos[keep], span_doc=self.span_doc[keep], span_start=self.spans.start[keep],

@@ -48,7 +48,8 @@ from rankscope.engine.judged import JUDGED_K, JudgedAtK, TopCounts, judged_at_k
 from rankscope.engine.prepare import PolicyCounts, _query_positions, prepare
 from rankscope.engine.result import EvaluationResult
 from rankscope.engine.scoring import score
-from rankscope.errors import InvalidParameterError, NoOverlapError, Said
+from rankscope.errors import InvalidParameterError, NoOverlapError
+from rankscope.i18n import _, ngettext
 from rankscope.measures.kernel_input import count_relevant
 
 if TYPE_CHECKING:
@@ -90,12 +91,11 @@ def parse_size(value: int | str) -> int:
     else:
         m = _SIZE.match(str(value))
         if m is None:
-            raise InvalidParameterError(f"memory limit {value!r}: expected a size such as 1GiB, 512MB or 2G").keyed(
-                "engine.memory_limit", value=value)
+            raise InvalidParameterError(_("memory limit {value!r}: expected a size such as 1GiB, 512MB or 2G",
+                                          value=value))
         size = int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
     if size <= 0:
-        raise InvalidParameterError(f"memory limit must be positive, got {value!r}").keyed(
-            "engine.memory_limit_positive", value=value)
+        raise InvalidParameterError(_("memory limit must be positive, got {value!r}", value=value))
     return size
 
 
@@ -124,8 +124,7 @@ class StreamScorer:
 
     def __init__(self, evaluator: Evaluator) -> None:
         if evaluator.spans is not None:
-            raise InvalidParameterError("span judgments are scored with the whole run in memory, not in blocks").keyed(
-                "engine.spans_not_streamed")
+            raise InvalidParameterError(_("span judgments are scored with the whole run in memory, not in blocks"))
         self.ev = evaluator
         self.index = evaluator.index
         n = len(self.index.query_ids)
@@ -247,17 +246,17 @@ class StreamScorer:
         n = len(index.query_ids)
         if self.rows and not self.seen.any():
             qrels_example = index.query_ids[0] if n else None
-            n_run, n_qrels = Said.counted("engine.n_queries", self.run_queries), Said.counted("engine.n_queries", n)
-            raise NoOverlapError(
-                f"run {run_name!r} and the qrels have no query in common "
-                f"(run: {n_run} such as {self.foreign_example!r}; qrels: {n_qrels} such as {qrels_example!r})"
-            ).keyed("engine.no_common_query", run=run_name, n_run=n_run, run_example=self.foreign_example,
-                    n_qrels=n_qrels, qrels_example=qrels_example)
+            n_run, n_qrels = ngettext("{n} query", "{n} queries", self.run_queries), ngettext("{n} query",
+                                                                                          "{n} queries", n)
+            raise NoOverlapError(_("run {run!r} and the qrels have no query in common (run: {n_run} such as "
+                                   "{run_example!r}; qrels: {n_qrels} such as {qrels_example!r})", run=run_name,
+                                   n_run=n_run, run_example=self.foreign_example, n_qrels=n_qrels,
+                                   qrels_example=qrels_example))
         if ev.policies.missing == "zero":
             evaluated = np.ones(n, dtype=bool)
             if not self.seen.all():  # the queries the run never ranked score as empty rankings
                 empty = Run(pa.array([], pa.string()), pa.array([], pa.string()), np.empty(0), run_name)
-                prepared, _ = prepare(index, empty, ev.policies)
+                prepared, __ = prepare(index, empty, ev.policies)
                 missing = ~self.seen
                 self.values[missing] = score(prepared.data, self.measures)[missing]
         else:
@@ -331,8 +330,7 @@ def evaluate_path(
     if not streamable(path, fmt):
         return None
     if block_rows is not None and (not isinstance(block_rows, int) or block_rows < 1):
-        raise InvalidParameterError(f"block_rows must be a positive int, got {block_rows!r}").keyed(
-            "engine.block_rows", value=block_rows)
+        raise InvalidParameterError(_("block_rows must be a positive int, got {value!r}", value=block_rows))
     rows = block_rows or block_rows_for(memory_limit, len(evaluator.qrels))
     source = run_blocks(path, fmt, block_rows=rows, name=name, duplicates=evaluator.policies.duplicates)
     return evaluate_source(evaluator, source)

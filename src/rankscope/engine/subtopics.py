@@ -17,6 +17,7 @@ import numpy as np
 
 from rankscope.data.subtopics import SubtopicQrels
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._subtopics import SubtopicInput
 
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ class SubtopicSource:
 
     def __init__(self, judgments: SubtopicQrels) -> None:
         if not isinstance(judgments, SubtopicQrels):
-            raise InvalidParameterError(f"subtopic judgments must be SubtopicQrels, got {type(judgments).__name__}"
-                                        ).keyed("engine.not_subtopic_qrels", type=type(judgments).__name__)
+            raise InvalidParameterError(_("subtopic judgments must be SubtopicQrels, got {type}",
+                                          type=type(judgments).__name__))
         self.judgments = judgments
         self.qrels = judgments.to_qrels()
         per_query = judgments.subtopics_per_query()

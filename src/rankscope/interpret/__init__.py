@@ -1,9 +1,8 @@
 """Interpretation of metric values: rating bands, scenario presets, plain-language explanations.
 
 The bands, advice, scenario presets, benchmark figures and production standards are
-transcribed from seed 000 into data files next to this package (``bands.json``,
-``presets.json``), with the original Chinese text and an English translation;
-the sentences of :mod:`~rankscope.interpret.explain` live in ``messages/<lang>.json``.
+kept in data files next to this package (``bands.json``, ``presets.json``); every
+text is said in the reader's language through the catalog of :mod:`rankscope.i18n`.
 """
 
 from rankscope.interpret.analysis import (
@@ -14,7 +13,7 @@ from rankscope.interpret.analysis import (
 )
 from rankscope.interpret.bands import Band, Rating, band_table, rate
 from rankscope.interpret.explain import explain, explain_result
-from rankscope.interpret.i18n import LANGS, check_lang, message
+from rankscope.interpret.i18n import LANGS, check_lang
 from rankscope.interpret.presets import (
     Scenario,
     get_scenario,
@@ -36,7 +35,6 @@ __all__ = [
     "failing_queries",
     "first_relevant_ranks",
     "get_scenario",
-    "message",
     "rate",
     "scenario_names",
     "standard_names",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
@@ -122,15 +123,14 @@ def rate(metric: str | Measure, value: float, lang: str = "en") -> Rating | None
         return None
     v = float(value)
     if math.isnan(v):
-        raise InvalidParameterError(f"cannot rate {metric}: the value is NaN").keyed("core.rate_nan",
-                                                                                    metric=str(metric))
+        raise InvalidParameterError(_("cannot rate {metric}: the value is NaN", metric=str(metric)))
     v = round(v, 10)
     for band in table:
         if band.contains(v):
             return Rating(str(metric), float(value), band.level, level_name(band.level, lang),
                           band.advice_in(lang), band)
-    raise InvalidParameterError(f"{metric} = {value!r} is outside every band (expected a value in [0, 1])").keyed(
-        "core.rate_outside", metric=str(metric), value=value)
+    raise InvalidParameterError(_("{metric} = {value!r} is outside every band (expected a value in [0, 1])",
+                                  metric=str(metric), value=value))
 
 
 def metric_profile(metric: str | Measure, lang: str = "en") -> dict[str, str] | None:

@@ -19,8 +19,8 @@ What each run's top 10 rests on (:class:`~rankscope.engine.judged.JudgedAtK`) ad
 - ``model_labels``: the share of its top k judged by a model (labels with provenance);
 - ``condensed``: the evaluation removed unjudged documents before ranking (``unjudged="condense"``).
 
-:func:`coverage_warnings` turns the counts into :class:`DataWarning` values; their
-text comes from ``messages/<lang>.json`` (``warning.*`` keys), so the terminal, JSON,
+:func:`coverage_warnings` turns the counts into :class:`DataWarning` values; each says
+itself from its values (:data:`SENTENCES`) in the reader's language, so the terminal, JSON,
 Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 
 >>> w = DataWarning("missing_zero", 20, 50, "bm25")
@@ -35,14 +35,68 @@ Markdown, HTML, LaTeX, the gate and the service all say the same thing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.interpret.i18n import message
+from rankscope.i18n import N_, Message, _, ngettext
 
-__all__ = ["DataWarning", "plain_value", "said_value", "coverage_warnings", "counts_dict", "judged_warnings",
-           "result_warnings", "judged_line"]
+__all__ = ["DataWarning", "coverage_warnings", "counts_dict", "judged_warnings", "result_warnings", "judged_line"]
+
+
+#: the sentence of each kind of warning, from its values (``count`` chooses the plural form)
+SENTENCES: dict[str, Callable[..., Message]] = {
+    "missing_zero": lambda **v: ngettext(
+        "{system} has no ranking for {count} of the {total} qrels queries: it is scored 0 (missing=zero), which can "
+        "change the conclusion.",
+        "{system} has no ranking for {count} of the {total} qrels queries: they are scored 0 (missing=zero), which "
+        "can change the conclusion.", v["count"], **v),
+    "missing_ignore": lambda **v: ngettext(
+        "{system} has no ranking for {count} of the {total} qrels queries: it is left out (missing=ignore).",
+        "{system} has no ranking for {count} of the {total} qrels queries: they are left out (missing=ignore).",
+        v["count"], **v),
+    "not_in_qrels": lambda **v: ngettext(
+        "{system} ranks {count} query that is not in the qrels: it is not evaluated.",
+        "{system} ranks {count} queries that are not in the qrels: they are not evaluated.", v["count"], **v),
+    "intersection": lambda **v: ngettext(
+        "The runs are compared on the {count} query all of them answered, out of {total} in the qrels.",
+        "The runs are compared on the {count} queries all of them answered, out of {total} in the qrels.",
+        v["count"], **v),
+    "no_relevant": lambda **v: ngettext(
+        "{count} of the {total} queries has no document judged relevant at relevance level {level}: every run scores "
+        "0 on it with most metrics, and it is not a failure of a system.",
+        "{count} of the {total} queries have no document judged relevant at relevance level {level}: every run "
+        "scores 0 on them with most metrics, and they are not failures of a system.", v["count"], **v),
+    "nothing_judged": lambda **v: _(
+        "{system}: none of the documents it retrieved is judged for its query, so every score is 0 because the ids "
+        "do not match, not because retrieval failed. {cause} Example, query {query_id!r}: the run has {run_doc!r}, "
+        "the qrels judge {qrels_doc!r}.", **v),
+    "mostly_unjudged": lambda **v: _(
+        "{system}: only {share} of its top-{k} documents are judged (judged@{k} = {value}, {count} of {total}): "
+        "unjudged documents count as non-relevant, so if the qrels were pooled from other systems this run may look "
+        "worse than it is. Judge its pool (rankscope pool, rankscope judge) or score condensed lists "
+        '(unjudged="condense"; command line: --unjudged condense).', **v),
+    "model_labels": lambda **v: _(
+        "{system}: {share} of its top-{k} documents are judged by a model (model@{k}; {human} by people): its "
+        "scores rest on model labels that far.", **v),
+    "condensed": lambda **v: _(
+        "Condensed lists (unjudged=condense): unjudged documents were removed before ranking, so scores are usually "
+        "higher than, and not comparable with, scores that keep them.", **v),
+}
+#: the likely cause of ids that never match (``nothing_judged``)
+CAUSES: dict[str, str] = {
+    "chunk": N_("The run's ids look like chunk ids of the judged documents (chunk ids against document-id qrels): "
+                "fold the chunks into documents (rankscope.retrieval.fold_chunks) or judge spans (--span-qrels with "
+                "--chunks)."),
+    "prefix": N_("The ids differ by a prefix, {prefix!r}, that one side has and the other lacks: strip it or add it."),
+    "queries": N_("The run's document ids are judged, but under other queries: the query ids of the run and the "
+                  "qrels do not line up."),
+    "elsewhere": N_("{found} of the {total} document ids looked at in the run are judged in the qrels, but only for "
+                    "other queries: either the query ids of the run and the qrels do not line up, or the ids come "
+                    "from two collections and coincide."),
+    "collection": N_("None of the run's document ids occurs in the qrels: the run and the qrels probably come from a "
+                     "different collection (or corpus version)."),
+}
 
 
 @dataclass(frozen=True)
@@ -51,8 +105,8 @@ class DataWarning:
 
     ``k`` and ``value`` carry a judged@k (or model@k) share; ``info`` the example ids and the
     likely cause of a ``nothing_judged`` warning.  Kind ``retriever`` is a retriever evaluation's warning
-    in a comparison of retrievers (``info``: its message ``key``, its ``english`` text and its values),
-    said as ``system: text``.
+    in a comparison of retrievers (``info``: ``said``, its message as :meth:`~rankscope.i18n.Message.to_dict`
+    writes it), said as ``system: text``.
     """
 
     kind: str
@@ -67,18 +121,16 @@ class DataWarning:
     def text(self, lang: str = "en") -> str:
         """The warning as one sentence in ``lang``."""
         if self.kind == "retriever":  # a retriever evaluation's notice, named by the retriever
-            info = {k: said_value(v) for k, v in self.info}
-            key, english = info.pop("key", ""), info.pop("english", "")
-            inner = message(f"warning.{key}", lang, **info) if key else str(english)
-            return message("warning.retriever_notice", lang, system=self.system or "", text=inner)
+            said = Message.from_dict(dict(self.info)["said"])
+            return _("{system}: {text}", system=self.system or "", text=said).text(lang)
         values: dict[str, Any] = {"system": self.system or "", "count": self.count, "total": self.total,
                                   "level": self.level, "k": self.k, **dict(self.info)}
         if self.value is not None:  # 3 digits: a share just below one half never shows as 0.50
             values["value"] = f"{self.value:.3f}"
             values["share"] = f"{self.value:.1%}"
         if "cause" in values:
-            values["cause"] = message(f"warning.cause.{values['cause']}", lang, **values)
-        return message(f"warning.{self.kind}", lang, **values)
+            values["cause"] = _(CAUSES[values["cause"]], **values)
+        return SENTENCES[self.kind](**values).text(lang)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """JSON-ready: the fields and the sentence (``message``)."""
@@ -86,9 +138,8 @@ class DataWarning:
                                "relevance_level": self.level}
         if self.k is not None:
             out.update(k=self.k, value=self.value)
-        if self.info:  # a value that says itself (a retriever notice's word) as its English text
-            out["info"] = {k: v if v is None or isinstance(v, (str, int, float, bool)) else str(said_value(v))
-                           for k, v in self.info}
+        if self.info:
+            out["info"] = dict(self.info)
         out["message"] = self.text(lang)
         return out
 
@@ -96,33 +147,8 @@ class DataWarning:
     def from_dict(cls, d: dict[str, Any]) -> DataWarning:
         """Back from :meth:`to_dict` (a stored report's warnings, shown again in another language)."""
         return cls(d["kind"], int(d["count"]), int(d["total"]), d.get("system"), d.get("relevance_level"),
-                   d.get("k"), d.get("value"), tuple((str(a), str(b)) for a, b in (d.get("info") or {}).items()))
-
-
-def plain_value(value: Any) -> Any:
-    """A warning's value as JSON data: a phrase said in the reader's language (:class:`~rankscope.errors.Said`)
-    becomes ``{"said": key, "values": {...}}``, which :func:`said_value` turns back into the phrase.
-
-    >>> from rankscope.errors import Said
-    >>> said_value(plain_value(Said.counted("retriever.n_attempts", 3))).text("en")
-    '3 attempts'
-    """
-    from rankscope.errors import Said
-
-    if isinstance(value, Said):
-        return {"said": value.key, "values": {k: plain_value(v) for k, v in value.values}}
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
-
-
-def said_value(value: Any) -> Any:
-    """The phrase :func:`plain_value` stored (any other value unchanged)."""
-    from rankscope.errors import Said
-
-    if isinstance(value, dict) and "said" in value:
-        return Said(str(value["said"]), tuple((k, said_value(v)) for k, v in (value.get("values") or {}).items()))
-    return value
+                   d.get("k"), d.get("value"),
+                   tuple((str(a), b if isinstance(b, dict) else str(b)) for a, b in (d.get("info") or {}).items()))
 
 
 def counts_dict(counts: Any) -> dict[str, int]:
@@ -222,8 +248,9 @@ def judged_line(judged: Mapping[str, Any], lang: str = "en") -> str | None:
         part = f"{system} {'–' if value is None else f'{value:.3f}'}"
         model = d.get(f"model@{k}")
         if model is not None:
-            part += f" ({message('report.judged_model', lang, k=k, value=f'{model:.3f}')})"
+            part += f" ({_('model@{k} {value}', k=k, value=f'{model:.3f}').text(lang)})"
         parts.append(part)
     if k is None:
         return None
-    return message("report.judged_runs", lang, k=k, values=("、" if lang == "zh" else ", ").join(parts))
+    return _("Judged share of each run's top {k} (judged@{k}; unjudged documents count as non-relevant): {values}.",
+             k=k, values=("、" if lang == "zh" else ", ").join(parts)).text(lang)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
@@ -64,7 +65,7 @@ class Scenario:
 
     def metrics(self) -> list[str]:
         """Metrics to evaluate: the recommended ones, else (none given) the benchmark's."""
-        return list(self.recommended) if self.recommended else [m for m, _ in self.benchmark]
+        return list(self.recommended) if self.recommended else [m for m, __ in self.benchmark]
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,7 @@ def get_scenario(name: str) -> Scenario:
         return _scenarios()[name]
     except KeyError:
         known = Items(tuple(scenario_names()))
-        raise InvalidParameterError(f"unknown scenario {name!r}; known: {known}").keyed(
-            "core.unknown_scenario", name=name, known=known) from None
+        raise InvalidParameterError(_("unknown scenario {name!r}; known: {known}", name=name, known=known)) from None
 
 
 def standard_names() -> list[str]:
@@ -118,7 +118,7 @@ def standard_names() -> list[str]:
 
 def standard_requirements(name: str) -> list[Requirement]:
     """The requirements of a named standard: ``[(metric, ">=", threshold), ...]``."""
-    kind, _, key = name.partition(":")
+    kind, __, key = name.partition(":")
     if kind == "production":
         tiers = load_data("presets.json")["production_standards"]["tiers"]
         if key in tiers:
@@ -127,13 +127,11 @@ def standard_requirements(name: str) -> list[Requirement]:
         if _scenarios()[key].benchmark:
             return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
         metrics, known = Items(tuple(_scenarios()[key].recommended)), Items(tuple(standard_names()))
-        raise InvalidParameterError(
-            f"there is no standard {name!r}: seed 000 gives no benchmark figures for the scenario {key!r} "
-            f"(it only recommends the metrics {metrics}); known: {known}"
-        ).keyed("core.no_benchmark", name=name, key=key, metrics=metrics, known=known)
+        raise InvalidParameterError(_("there is no standard {name!r}: seed 000 gives no benchmark figures for the "
+                                      "scenario {key!r} (it only recommends the metrics {metrics}); known: {known}",
+                                      name=name, key=key, metrics=metrics, known=known))
     known = Items(tuple(standard_names()))
-    raise InvalidParameterError(f"unknown standard {name!r}; known: {known}").keyed("core.unknown_standard",
-                                                                                      name=name, known=known)
+    raise InvalidParameterError(_("unknown standard {name!r}; known: {known}", name=name, known=known))
 
 
 def _by_measure(values: Mapping[str, float]) -> dict[Measure, float]:

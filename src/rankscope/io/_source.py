@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from rankscope.errors import ParseError
+from rankscope.i18n import _
 
 __all__ = ["read_bytes", "decode", "text_lines", "GZIP_MAGIC", "UTF8_BOM", "MAX_LAYERS", "DEFAULT_MAX_DECOMPRESSED",
            "decompression_limit", "max_decompressed", "inflate", "open_inflated", "Budget"]
@@ -61,8 +62,8 @@ def max_decompressed() -> int | None:
         except ValueError:
             from rankscope.errors import InvalidParameterError
 
-            raise InvalidParameterError(f"{ENV_LIMIT} must be a number of megabytes, got {env!r}").keyed(
-                "io.bad_limit_env", name=ENV_LIMIT, value=env) from None
+            raise InvalidParameterError(_("{name} must be a number of megabytes, got {value!r}", name=ENV_LIMIT,
+                                          value=env)) from None
         return int(mb * (1 << 20)) if mb > 0 else None
     return DEFAULT_MAX_DECOMPRESSED
 
@@ -89,9 +90,9 @@ class Budget:
     def __call__(self, n: int) -> None:
         self.used += n
         if self.limit is not None and self.used > self.limit:
-            raise ParseError(f"more than {self.limit} bytes once decompressed (the decompression limit; raise it "
-                             f"with {ENV_LIMIT})", source=self.source).keyed("io.too_large_inflated",
-                                                                            limit=self.limit, env=ENV_LIMIT)
+            raise ParseError(_("more than {limit} bytes once decompressed (the decompression limit; raise it with "
+                               "{env})", limit=self.limit, env=ENV_LIMIT),
+                             source=self.source)
 
 
 def _peek(chunks: Iterable[bytes], n: int) -> tuple[bytes, Iterator[bytes]]:
@@ -139,9 +140,9 @@ def _inflate_one(chunks: Iterable[bytes], source: str, count: Callable[[int], No
             count(len(tail))
             yield tail
     except zlib.error as exc:
-        raise ParseError(f"corrupt gzip data ({exc})", source=source).keyed("corrupt_gzip", reason=exc) from None
+        raise ParseError(_("corrupt gzip data ({reason})", reason=exc), source=source) from None
     if fed and not d.eof:
-        raise ParseError("truncated gzip data", source=source).keyed("io.truncated_gzip")
+        raise ParseError(_("truncated gzip data"), source=source)
 
 
 def inflate(chunks: Iterable[bytes], source: str, count: Callable[[int], None] | None = None,
@@ -166,8 +167,7 @@ def inflate(chunks: Iterable[bytes], source: str, count: Callable[[int], None] |
     depth = 0
     while head == GZIP_MAGIC:
         if depth == layers:
-            raise ParseError(f"gzip data compressed more than {layers} times", source=source).keyed(
-                "io.too_many_layers", n=layers)
+            raise ParseError(_("gzip data compressed more than {n} times", n=layers), source=source)
         depth += 1
         head, stream = _peek(_inflate_one(stream, source, counter), 2)
     return stream, depth
@@ -209,13 +209,13 @@ class _Inflated(io.RawIOBase):
 def _open_raw(p: Path) -> BinaryIO:
     try:
         if p.is_dir():
-            raise ParseError("is a directory, expected a file", source=str(p)).keyed("directory_not_file")
+            raise ParseError(_("is a directory, expected a file"), source=str(p))
         return open(p, "rb")
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
+        raise ParseError(_("no such file"), source=str(p)) from None
     except OSError as exc:
         reason = str(exc.strerror or exc)
-        raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read", reason=reason) from None
+        raise ParseError(_("cannot read file ({reason})", reason=reason), source=str(p)) from None
 
 
 def open_inflated(path: str | Path, raw: BinaryIO | None = None) -> BinaryIO:
@@ -238,7 +238,7 @@ def open_inflated(path: str | Path, raw: BinaryIO | None = None) -> BinaryIO:
         return fh
     if head != GZIP_MAGIC:
         return fh
-    pieces, _ = inflate(_read_chunks(fh), str(p))
+    pieces, __ = inflate(_read_chunks(fh), str(p))
     return io.BufferedReader(_Inflated(pieces, fh), CHUNK)  # type: ignore[return-value]
 
 
@@ -265,15 +265,14 @@ def read_bytes(path: str | Path) -> bytes:
             else:
                 fh.seek(0)
                 out = io.BytesIO()
-                pieces, _ = inflate(_read_chunks(fh), str(p))
+                pieces, __ = inflate(_read_chunks(fh), str(p))
                 for piece in pieces:
                     out.write(piece)
                 data = out.getvalue()  # the buffer itself, not a copy
                 del out
         except OSError as exc:
             reason = str(exc.strerror or exc)
-            raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read",
-                                                                                 reason=reason) from None
+            raise ParseError(_("cannot read file ({reason})", reason=reason), source=str(p)) from None
     return data[3:] if data[:3] == UTF8_BOM else data
 
 
@@ -283,8 +282,9 @@ def decode(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=source, line=line).keyed(
-            "not_utf8", reason=exc.reason, byte=exc.start) from None
+        raise ParseError(_("not UTF-8 text ({reason} at byte {byte})", reason=exc.reason, byte=exc.start),
+                         source=source,
+                         line=line) from None
     return text
 
 

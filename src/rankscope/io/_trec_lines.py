@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.errors import EmptyInputError, ParseError, Said, WrongKindError
+from rankscope.errors import EmptyInputError, ParseError, WrongKindError
+from rankscope.i18n import _
 
 __all__ = ["Kind", "Columns", "parse_lines", "parse_score", "parse_grade", "empty_error", "WIDTH"]
 
@@ -50,24 +51,30 @@ class Columns:
 
 def empty_error(source: str) -> EmptyInputError:
     """The error for a file without a single data line."""
-    return EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
+    return EmptyInputError(_("{source}: no entries (empty file)", source=source))
 
 
 def width_error(kind: str, parts: list[str], text: str, source: str, line: int) -> ParseError:
     """The error for a line with the wrong number of columns (a line of the other kind says so)."""
-    lo, hi, _ = WIDTH[kind]
+    lo, hi, __ = WIDTH[kind]
     layout = "query iter doc relevance" if kind == "qrels" else "query Q0 doc rank score tag"
-    said = Said("error.bad_width" if hi == lo else "error.bad_width_min",
-                (("want", lo), ("layout", layout), ("got", len(parts)), ("text", repr(text.strip()[:80]))))
+    values = {"want": lo, "layout": layout, "got": len(parts), "text": repr(text.strip()[:80])}
+    said = _("expected {want} whitespace-separated columns ({layout}), got {got}: {text}", **values) if hi == lo \
+        else _("expected at least {want} whitespace-separated columns ({layout}), got {got}: {text}", **values)
     other = other_kind(kind, parts)
     if other is not None:
-        return WrongKindError(f"{said}; {KIND_HINT[other]}", looks_like=other, source=source, line=line).keyed(
-            "wrong_kind", said=said, hint=KIND_HINT[other])
-    return ParseError(str(said), source=source, line=line).keyed("said", said=said)
+        return WrongKindError(_("{said}; {hint}", said=said, hint=KIND_HINT[other]),
+                              looks_like=other,
+                              source=source,
+                              line=line)
+    return ParseError(said, source=source, line=line)
 
 
 #: what a line of the other kind looks like, said in the error
-KIND_HINT = {kind: Said(f"error.hint.looks_like_{kind}") for kind in ("run", "qrels")}
+KIND_HINT = {"run": _("this looks like a run (query Q0 doc rank score tag), not qrels: are the qrels and the run "
+                      "swapped?"),
+             "qrels": _("this looks like qrels (query iter doc relevance), not a run: are the qrels and the run "
+                        "swapped?")}
 
 
 def other_kind(kind: str, parts: list[str]) -> str | None:
@@ -100,11 +107,9 @@ def parse_score(token: str, source: str, line: int) -> float:
         except ValueError:
             value = None
     if value is None:
-        raise ParseError(f"score must be a number, got {token!r}", source=source, line=line).keyed(
-            "bad_score", value=repr(token))
+        raise ParseError(_("score must be a number, got {value}", value=repr(token)), source=source, line=line)
     if not np.isfinite(value):
-        raise ParseError(f"score must be a finite number, got {token!r}", source=source, line=line).keyed(
-            "score_not_finite", value=repr(token))
+        raise ParseError(_("score must be a finite number, got {value}", value=repr(token)), source=source, line=line)
     return value
 
 
@@ -115,12 +120,12 @@ def parse_grade(token: str, source: str, line: int) -> int:
     -1
     """
     if not _INT.fullmatch(token):
-        raise ParseError(f"relevance must be an integer, got {token!r}", source=source, line=line).keyed(
-            "bad_grade", value=repr(token))
+        raise ParseError(_("relevance must be an integer, got {value}", value=repr(token)), source=source, line=line)
     value = int(token)
     if not -(2**63) <= value < 2**63:
-        raise ParseError(f"relevance out of the 64-bit range, got {token!r}", source=source, line=line).keyed(
-            "grade_range", value=repr(token))
+        raise ParseError(_("relevance out of the 64-bit range, got {value}", value=repr(token)),
+                         source=source,
+                         line=line)
     return value
 
 

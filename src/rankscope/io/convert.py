@@ -25,6 +25,7 @@ from typing import Any
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.io.tables import find_column, qrels_from_table, run_from_table
 
 __all__ = ["as_qrels", "as_run", "find_column"]
@@ -47,8 +48,8 @@ def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, Run):
-        raise RankscopeError(f"got the run {obj.name!r} where qrels are expected: are the qrels and the run swapped? "
-                             "The judgments come first: evaluate(qrels, run)").keyed("io.run_as_qrels", name=obj.name)
+        raise RankscopeError(_("got the run {name!r} where qrels are expected: are the qrels and the run swapped? "
+                               "The judgments come first: evaluate(qrels, run)", name=obj.name))
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_qrels
 
@@ -66,10 +67,8 @@ def as_qrels(obj: Any) -> Qrels:
         if all(hasattr(r, "query_id") and hasattr(r, "doc_id") and hasattr(r, "relevance") for r in rows):
             return Qrels([r.query_id for r in rows], [r.doc_id for r in rows], [r.relevance for r in rows])
     shape = "{query: {doc: grade}}"
-    raise RankscopeError(
-        f"cannot use a {type(obj).__name__} as qrels; expected Qrels, a path, {shape}, "
-        "a DataFrame/Arrow table, a ranx Qrels or ir_measures Qrel records"
-    ).keyed("io.not_qrels", type=type(obj).__name__, shape=shape)
+    raise RankscopeError(_("cannot use a {type} as qrels; expected Qrels, a path, {shape}, a DataFrame/Arrow "
+                           "table, a ranx Qrels or ir_measures Qrel records", type=type(obj).__name__, shape=shape))
 
 
 def _qrels_from_lists(obj: Mapping[Any, Any]) -> Qrels:
@@ -78,8 +77,8 @@ def _qrels_from_lists(obj: Mapping[Any, Any]) -> Qrels:
     for q, docs in obj.items():
         if isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
             shape = "{doc: grade}"
-            raise RankscopeError(f"qrels: query {q!r} maps to {docs!r}; expected {shape} or a list of docs").keyed(
-                "io.qrels_maps_to", query=q, docs=docs, shape=shape)
+            raise RankscopeError(_("qrels: query {query!r} maps to {docs!r}; expected {shape} or a list of docs",
+                                   query=q, docs=docs, shape=shape))
         docs = list(docs)
         qs.extend([q] * len(docs))
         ds.extend(docs)
@@ -94,8 +93,8 @@ def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "
             obj.name = name
         return obj
     if isinstance(obj, Qrels):
-        raise RankscopeError("got qrels where a run is expected: are the qrels and the run swapped? "
-                             "The judgments come first: evaluate(qrels, run)").keyed("io.qrels_as_run")
+        raise RankscopeError(_("got qrels where a run is expected: are the qrels and the run swapped? The "
+                               "judgments come first: evaluate(qrels, run)"))
     if isinstance(obj, (str, Path)):
         from rankscope.io.formats import read_run
 
@@ -112,7 +111,6 @@ def as_run(obj: Any, name: str | None = None, *, duplicates: DuplicatePolicy = "
             scores = [r.score for r in rows]
             return Run([r.query_id for r in rows], [r.doc_id for r in rows], scores, name, duplicates=duplicates)
     shapes = ("{query: {doc: score}}", "{query: [doc, ...]}")
-    raise RankscopeError(
-        f"cannot use a {type(obj).__name__} as a run; expected Run, a path, {shapes[0]}, "
-        f"{shapes[1]}, a DataFrame/Arrow table, a ranx Run or ir_measures ScoredDoc records"
-    ).keyed("io.not_run", type=type(obj).__name__, shape=shapes[0], lists=shapes[1])
+    raise RankscopeError(_("cannot use a {type} as a run; expected Run, a path, {shape}, {lists}, a "
+                           "DataFrame/Arrow table, a ranx Run or ir_measures ScoredDoc records",
+                           type=type(obj).__name__, shape=shapes[0], lists=shapes[1]))

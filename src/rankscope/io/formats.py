@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.data import Qrels, Run
-from rankscope.errors import InvalidParameterError, Items, ParseError, Said
+from rankscope.errors import InvalidParameterError, Items, ParseError
+from rankscope.i18n import _, pgettext
 from rankscope.io import jsonfmt, tabular, trec
 from rankscope.io._source import GZIP_MAGIC, open_inflated
 from rankscope.io.tables import DOC, GRADE, QUERY, RANK, SCORE
@@ -77,6 +78,10 @@ _SUFFIXES = {
 _HEADER_WORDS = {c.lower() for c in QUERY + DOC + GRADE + SCORE + RANK}
 
 
+#: the kinds of file, said in an error
+_KIND = {"qrels": pgettext("kind of file", "qrels"), "run": pgettext("kind of file", "run")}
+
+
 def detect_format(path: str | Path) -> str:
     """The format of ``path``: from its name, else from its first bytes (see module doc).
 
@@ -101,9 +106,9 @@ def _head(p: Path, size: int = 1 << 16) -> bytes:
             with open_inflated(p) as fh:
                 head = fh.read(size)
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
+        raise ParseError(_("no such file"), source=str(p)) from None
     except (OSError, EOFError) as exc:
-        raise ParseError(f"cannot read file ({exc})", source=str(p)).keyed("io.cannot_read", reason=str(exc)) from None
+        raise ParseError(_("cannot read file ({reason})", reason=str(exc)), source=str(p)) from None
     return head
 
 
@@ -147,18 +152,19 @@ def _check(kind: str, fmt: str | None, path: str | Path, options: dict[str, Any]
     if fmt is None:
         fmt = detect_format(path)
         if fmt not in readers:
-            raise ParseError("is a folder; a run must be a file", source=str(path)).keyed("folder_not_run")
+            raise ParseError(_("is a folder; a run must be a file"), source=str(path))
     fmt = fmt.lower()
     if fmt not in readers:
         choices = Items(tuple(readers))
-        raise InvalidParameterError(f"unknown {kind} format {fmt!r}; choose one of: {choices}").keyed(
-            "unknown_format", kind=Said(f"error.io.kind.{kind}"), format=repr(fmt), choices=choices)
+        raise InvalidParameterError(_("unknown {kind} format {format}; choose one of: {choices}",
+                                      kind=_KIND[kind], format=repr(fmt), choices=choices))
     allowed = _OPTIONS[kind].get(fmt, {"name", "duplicates"} if kind == "run" else set())
     unknown = sorted(set(options) - allowed)
     if unknown:
-        names, ok = Items(tuple(unknown)), Items(tuple(sorted(allowed))) if allowed else Said("error.io.none")
-        raise InvalidParameterError(f"option(s) {names} not supported for {fmt} {kind}; supported: {ok}").keyed(
-            "io.unsupported_options", options=names, format=fmt, kind=Said(f"error.io.kind.{kind}"), supported=ok)
+        names, ok = Items(tuple(unknown)), Items(tuple(sorted(allowed))) if allowed else _("none")
+        raise InvalidParameterError(_("option(s) {options} not supported for {format} {kind}; supported: "
+                                      "{supported}", options=names, format=fmt, kind=_KIND[kind],
+                                      supported=ok))
     return fmt
 
 
@@ -190,9 +196,9 @@ def read_run(path: str | Path, format: str | None = None, **options: Any) -> Run
             delimiter = "\t" if b"\t" in first else " "
             return tabular.read_csv_run(path, delimiter=delimiter, header=False, **options)
         if options.pop("columns", None) is not None:
-            raise InvalidParameterError(f"{path}: columns= is for 3-column runs (qid, docid, rank|score); a "
-                                        "6-column TREC run is read as trec_eval reads it (score column)").keyed(
-                "io.columns_for_3", path=str(path))
+            raise InvalidParameterError(_("{path}: columns= is for 3-column runs (qid, docid, rank|score); a "
+                                          "6-column TREC run is read as trec_eval reads it (score column)",
+                                          path=str(path)))
     return _RUN_READERS[fmt](path, **options)
 
 
@@ -204,8 +210,8 @@ def _writer_format(path: str | Path, format: str | None) -> str:
     choices = ("trec", *_WRITERS)
     if fmt not in choices:
         listed = Items(choices)
-        raise InvalidParameterError(f"unknown output format {fmt!r}; choose one of: {listed}").keyed(
-            "io.unknown_output_format", format=fmt, choices=listed)
+        raise InvalidParameterError(_("unknown output format {format!r}; choose one of: {choices}", format=fmt,
+                                      choices=listed))
     return fmt
 
 

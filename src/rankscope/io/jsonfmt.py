@@ -32,15 +32,17 @@ from rankscope.errors import (
     DuplicateEntryError,
     DuplicateLineError,
     EmptyInputError,
+    Message,
     ParseError,
     RankscopeError,
-    Said,
 )
+from rankscope.i18n import _
 from rankscope.io._source import decode, read_bytes, text_lines
 from rankscope.io._trec_fast import line_numbers
 from rankscope.io.tables import (
     DOC,
     GRADE,
+    MUST_BE,
     QUERY,
     RANK,
     SCORE,
@@ -78,40 +80,42 @@ def load_json(path: str | Path, source: str | None = None) -> Any:
     source = source or str(path)
     text = decode(read_bytes(path), source)
     if not text.strip():
-        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
+        raise EmptyInputError(_("{source}: no entries (empty file)", source=source))
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno).keyed(
-            "invalid_json_column", reason=exc.msg, column=exc.colno) from None
+        raise ParseError(_("invalid JSON: {reason} (column {column})", reason=exc.msg, column=exc.colno),
+                         source=source,
+                         line=exc.lineno) from None
 
 
-def _error(said: Said, source: str, where: Said | int) -> ParseError:
+def _error(said: Message, source: str, where: Message | int) -> ParseError:
     """The error ``said`` at ``where``: a line number, or a place such as "query 'q1', document 'd1'"."""
     if isinstance(where, int):
-        return ParseError(str(said), source=source, line=where).keyed("said", said=said)
-    return ParseError(f"{where}: {said}", source=source).keyed("at_place", where=where, said=said)
+        return ParseError(said, source=source, line=where)
+    return ParseError(_("{where}: {said}", where=where, said=said), source=source)
 
 
-def _number(v: Any, what: str, where: Said | int, source: str, integer: bool) -> float | int:
+def _number(v: Any, what: str, where: Message | int, source: str, integer: bool) -> float | int:
     ok = isinstance(v, (int, float)) and not isinstance(v, bool)
     if ok and integer and isinstance(v, float):
         ok = v.is_integer()
         v = int(v) if ok else v
     if not ok:
         kind = "integer" if integer else "number"
-        raise _error(Said(f"error.io.must_be_{kind}", (("what", what_said(what)), ("value", v))), source, where)
+        raise _error(_(MUST_BE[kind], what=what_said(what), value=v), source, where)
     if not math.isfinite(v):
-        raise _error(Said("error.io.must_be_finite", (("what", what_said(what)), ("value", v))), source, where)
+        raise _error(_("{what} must be a finite number, got {value!r}", what=what_said(what), value=v), source, where)
     return v
 
 
-def _id(v: Any, what: str, where: Said | int, source: str) -> str:
+def _id(v: Any, what: str, where: Message | int, source: str) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
-    raise _error(Said("error.io.must_be_id", (("what", what_said(what)), ("value", v))), source, where)
+    raise _error(_("{what} must be a string or an integer, got {value!r}", what=what_said(what), value=v), source,
+                 where)
 
 
 def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], list[str], list[Any]]:
@@ -124,30 +128,29 @@ def _flatten(obj: dict[str, Any], source: str, kind: str) -> tuple[list[str], li
             for d, v in docs.items():
                 qs.append(q)
                 ds.append(d)
-                place = Said("error.io.where_query_doc", (("query", q), ("doc", d)))
+                place = _("query {query!r}, document {doc!r}", query=q, doc=d)
                 vs.append(_number(v, what, place, source, kind == "qrels"))
         elif isinstance(docs, list):
             n = len(docs)
             for i, d in enumerate(docs):
                 qs.append(q)
-                ds.append(_id(d, "doc id", Said("error.io.where_query_position", (("query", q), ("position", i + 1))),
+                ds.append(_id(d, "doc id", _("query {query!r}, position {position}", query=q, position=i + 1),
                               source))
                 vs.append(1 if kind == "qrels" else float(n - i))
         else:
             shape = f"{{doc: {what}}}"
-            raise ParseError(
-                f"query {q!r} maps to a {type(docs).__name__}; expected {shape} or a list of doc ids",
-                source=source,
-            ).keyed("io.query_maps_to", query=q, type=type(docs).__name__, shape=shape)
+            raise ParseError(_("query {query!r} maps to a {type}; expected {shape} or a list of doc ids", query=q,
+                               type=type(docs).__name__, shape=shape),
+                             source=source)
     if not qs:
-        raise EmptyInputError(f"{source}: no entries").keyed("io.no_entries", source=source)
+        raise EmptyInputError(_("{source}: no entries", source=source))
     return qs, ds, vs
 
 
 def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: str) -> pa.Table:
     """Normalise records to a (query_id, doc_id, value) table; errors name the line (or the record)."""
     if not obj:
-        raise EmptyInputError(f"{source}: no entries").keyed("io.no_entries", source=source)
+        raise EmptyInputError(_("{source}: no entries", source=source))
     keys: dict[str, None] = {}
     for rec in obj:
         if isinstance(rec, dict):
@@ -164,12 +167,12 @@ def _records_table(obj: list[Any], source: str, lines: list[int] | None, kind: s
     ds: list[str] = []
     vs: list[Any] = []
     for i, rec in enumerate(obj):
-        where: Said | int = lines[i] if lines is not None else Said("error.io.where_record", (("n", i + 1),))
+        where: Message | int = lines[i] if lines is not None else _("record {n}", n=i + 1)
         if not isinstance(rec, dict):
-            raise _error(Said("error.io.not_json_object", (("type", type(rec).__name__),)), source, where)
+            raise _error(_("expected a JSON object, got {type}", type=type(rec).__name__), source, where)
         for key in (q, d, v):
             if key not in rec:
-                raise _error(Said("error.io.missing_key", (("key", key), ("keys", list(rec)))), source, where)
+                raise _error(_("missing {key!r} (keys: {keys})", key=key, keys=list(rec)), source, where)
         qs.append(_id(rec[q], "query id", where, source))
         ds.append(_id(rec[d], "doc id", where, source))
         vs.append(_number(rec[v], vname, where, source, integer))
@@ -185,8 +188,9 @@ def read_json_qrels(path: str | Path) -> Qrels:
         return qrels_from_table(_records_table(obj, source, None, "qrels"), source)
     if not isinstance(obj, dict):
         shape = "{query: {doc: grade}}"
-        raise ParseError(f"expected a JSON object {shape} or a list, got {type(obj).__name__}", source=source).keyed(
-            "io.json_shape", shape=shape, type=type(obj).__name__)
+        raise ParseError(_("expected a JSON object {shape} or a list, got {type}", shape=shape,
+                           type=type(obj).__name__),
+                         source=source)
     qs, ds, vs = _flatten(obj, source, "qrels")
     return _build(lambda: Qrels(qs, ds, np.asarray(vs, dtype=np.int64)), source, "qrels", qs, ds)
 
@@ -315,8 +319,9 @@ def read_json_run(
         return run_from_table(table, source, name=name, duplicates=duplicates)
     if not isinstance(obj, dict):
         shape = "{query: {doc: score}}"
-        raise ParseError(f"expected a JSON object {shape} or a list, got {type(obj).__name__}", source=source).keyed(
-            "io.json_shape", shape=shape, type=type(obj).__name__)
+        raise ParseError(_("expected a JSON object {shape} or a list, got {type}", shape=shape,
+                           type=type(obj).__name__),
+                         source=source)
     qs, ds, vs = _flatten(obj, source, "run")
     return _build(lambda: Run(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates), source, "run",
                   qs, ds)
@@ -328,9 +333,9 @@ def _build(make: Any, source: str, kind: str, qs: list[str], ds: list[str]) -> A
         return make()
     except DuplicateEntryError as exc:
         said: Any = exc if exc.rows is None else duplicate_said(kind, qs, ds, exc.rows[1])
-        raise DuplicateLineError(str(exc).split(" (rows")[0], source=source).keyed("said", said=said) from None
+        raise DuplicateLineError(_("{said}", said=said), source=source) from None
     except RankscopeError as exc:
-        raise ParseError(str(exc), source=source).keyed("said", said=exc) from None
+        raise ParseError(_("{said}", said=exc), source=source) from None
 
 
 def _stem(path: str | Path) -> str:
@@ -350,10 +355,10 @@ def _jsonl_table(path: str | Path, kind: str) -> tuple[pa.Table, Any]:
         return table, lambda: line_numbers(data)
     numbered = _json_lines(data, source)
     if not numbered:
-        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
-    lines = [i for i, _ in numbered]
+        raise EmptyInputError(_("{source}: no entries (empty file)", source=source))
+    lines = [i for i, __ in numbered]
     numbers = np.asarray(lines)
-    return _records_table([rec for _, rec in numbered], source, lines, kind), lambda: numbers
+    return _records_table([rec for __, rec in numbered], source, lines, kind), lambda: numbers
 
 
 def load_json_lines(path: str | Path, source: str | None = None) -> list[tuple[int, Any]]:
@@ -379,8 +384,9 @@ def _json_lines(data: bytes, source: str) -> list[tuple[int, Any]]:
         try:
             out.append((i, json.loads(text)))
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i).keyed(
-                "invalid_json_column", reason=exc.msg, column=exc.colno) from None
+            raise ParseError(_("invalid JSON: {reason} (column {column})", reason=exc.msg, column=exc.colno),
+                             source=source,
+                             line=i) from None
     return out
 
 

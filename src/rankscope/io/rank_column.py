@@ -33,12 +33,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankscope.errors import InvalidParameterError, Items, ParseError, Said
+from rankscope.errors import InvalidParameterError, Items, ParseError
+from rankscope.i18n import _
 
 __all__ = ["third_column", "check_columns", "COLUMNS_HINT"]
 
 #: how to say which the third column is (said in the reader's language)
-COLUMNS_HINT = Said("error.io.rank_or_score")
+COLUMNS_HINT = _("--columns qid,docid,rank (or qid,docid,score) / read_run(..., columns=['qid', 'docid', 'rank'])")
 
 
 def _query_codes(query: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -83,12 +84,11 @@ def third_column(
     shown = sv[starts[q]:starts[q] + min(n_q, 6)]
     listed = Items((*(int(x) for x in shown), *(("…",) if n_q > 6 else ())))
     qid = (query if isinstance(query, pa.Array) else query.combine_chunks())[row].as_py()
-    raise ParseError(
-        f"column 3 holds integers that are neither ranks (1..n or 0..n-1 increasing down the file in every query) "
-        f"nor scores (decreasing down the file): query {qid!r} has {listed}; say which it is with {COLUMNS_HINT}",
-        source=source,
-        line=int(lines()[row]) if lines is not None else None,
-    ).keyed("ambiguous_rank_column", qid=repr(qid), listed=listed, hint=COLUMNS_HINT)
+    raise ParseError(_("column 3 holds integers that are neither ranks (1..n or 0..n-1 increasing down the file in "
+                       "every query) nor scores (decreasing down the file): query {qid} has {listed}; say which it "
+                       "is with {hint}", qid=repr(qid), listed=listed, hint=COLUMNS_HINT),
+                     source=source,
+                     line=int(lines()[row]) if lines is not None else None)
 
 
 def check_columns(columns: str | Sequence[str], width: int | None = None) -> list[str]:
@@ -108,23 +108,23 @@ def check_columns(columns: str | Sequence[str], width: int | None = None) -> lis
 
     names = [c.strip() for c in columns.split(",")] if isinstance(columns, str) else [str(c).strip() for c in columns]
     known = {c.lower() for c in QUERY + DOC + SCORE + RANK} | {"_"}
-    hint = Said("error.io.columns_hint")  # a run needs a query column (query_id, qid, ...), ...
+    hint = _("a run needs a query column (query_id, qid, ...), a doc column (doc_id, docid, pid, ...) and a score "
+             "(score, ...) or rank (rank, position) column, e.g. columns='qid,docid,rank'")
     for name in names:
         if name.lower() not in known:
-            raise InvalidParameterError(f"columns: {name!r} is not a known column name; {hint}").keyed(
-                "io.columns_unknown", name=name, hint=hint)
+            raise InvalidParameterError(_("columns: {name!r} is not a known column name; {hint}", name=name, hint=hint))
     lower = [n.lower() for n in names]
     listed = ",".join(names)
     for group in (QUERY, DOC):
         if not any(n in group for n in lower):
             what = group[0].split("_")[0]  # query, doc
-            raise InvalidParameterError(f"columns: {listed} lacks a {what} column; {hint}").keyed(
-                f"io.columns_no_{what}", names=listed, hint=hint)
+            raise InvalidParameterError(_("columns: {names} lacks a query column; {hint}", names=listed, hint=hint)
+                                        if what == "query" else
+                                        _("columns: {names} lacks a doc column; {hint}", names=listed, hint=hint))
     if not any(n in SCORE + RANK for n in lower):
-        raise InvalidParameterError(f"columns: {listed} names neither a score nor a rank column; {hint}").keyed(
-            "io.columns_no_value", names=listed, hint=hint)
+        raise InvalidParameterError(_("columns: {names} names neither a score nor a rank column; {hint}", names=listed,
+                                      hint=hint))
     if width is not None and len(names) != width:
-        raise InvalidParameterError(f"columns: {len(names)} names given ({listed}), but the file has "
-                                    f"{width} columns (use _ for a column to skip)").keyed(
-            "io.columns_width", n=len(names), names=listed, width=width)
+        raise InvalidParameterError(_("columns: {n} names given ({names}), but the file has {width} columns (use _ "
+                                      "for a column to skip)", n=len(names), names=listed, width=width))
     return names

@@ -35,6 +35,7 @@ import numpy as np
 
 from rankscope.data._spantable import Locator
 from rankscope.errors import EmptyInputError, InvalidParameterError, Items, ParseError
+from rankscope.i18n import _
 from rankscope.io._source import decode, read_bytes, text_lines
 
 if TYPE_CHECKING:
@@ -52,17 +53,16 @@ def table_format(path: str | Path, format: str | None = None) -> str:
     if format is not None:
         if format not in _FORMATS:
             formats = Items(_FORMATS)
-            raise InvalidParameterError(f"format must be one of {formats}, got {format!r}").keyed(
-                "io.span_format", formats=formats, format=format)
+            raise InvalidParameterError(_("format must be one of {formats}, got {format!r}", formats=formats,
+                                          format=format))
         return format
     name = str(path).lower().removesuffix(".gz")
     for suffix, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"), (".csv", "csv"),
                         (".tsv", "tsv"), (".parquet", "parquet")):
         if name.endswith(suffix):
             return fmt
-    raise InvalidParameterError(f"cannot tell the format of {str(path)!r} from its name; "
-                                f"use a .jsonl, .json, .csv, .tsv or .parquet file or pass format=").keyed(
-        "io.span_format_unknown", path=str(path))
+    raise InvalidParameterError(_("cannot tell the format of {path!r} from its name; use a .jsonl, .json, .csv, "
+                                  ".tsv or .parquet file or pass format=", path=str(path)))
 
 
 def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
@@ -76,19 +76,16 @@ def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
         try:
             table = pq.read_table(pa.BufferReader(read_bytes(path)))
         except (pa.ArrowInvalid, OSError) as exc:
-            raise ParseError(f"not a readable Parquet file ({exc})", source=source).keyed("io.not_parquet",
-                                                                                         reason=str(exc)) from None
+            raise ParseError(_("not a readable Parquet file ({reason})", reason=str(exc)), source=source) from None
         return table.to_pylist(), Locator(source, unit="row")
     text = decode(read_bytes(path), source)
     if fmt == "json":
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno).keyed(
-                "invalid_json", reason=exc.msg) from None
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=source, line=exc.lineno) from None
         if not isinstance(obj, list):
-            raise ParseError(f"expected a JSON list of records, got {type(obj).__name__}", source=source).keyed(
-                "io.not_json_list", type=type(obj).__name__)
+            raise ParseError(_("expected a JSON list of records, got {type}", type=type(obj).__name__), source=source)
         return obj, Locator(source)
     if fmt == "jsonl":
         recs, lines = [], []
@@ -98,21 +95,24 @@ def _records(path: str | Path, format: str | None) -> tuple[list[Any], Locator]:
             try:
                 recs.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=i).keyed(
-                    "invalid_json_column", reason=exc.msg, column=exc.colno) from None
+                raise ParseError(_("invalid JSON: {reason} (column {column})", reason=exc.msg, column=exc.colno),
+                                 source=source,
+                                 line=i) from None
             lines.append(i)
         return recs, Locator(source, np.asarray(lines, dtype=np.int64))
     reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
     rows = [(reader.line_num, r) for r in reader if any(c.strip() for c in r)]
     if not rows:
-        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
+        raise EmptyInputError(_("{source}: no entries (empty file)", source=source))
     header = [h.strip() for h in rows[0][1]]
     recs, lines = [], []
     for line_no, r in rows[1:]:
         if len(r) != len(header):
             names = Items(tuple(header))
-            raise ParseError(f"expected {len(header)} columns ({names}), got {len(r)}", source=source,
-                             line=line_no).keyed("io.header_width", want=len(header), names=names, got=len(r))
+            raise ParseError(_("expected {want} columns ({names}), got {got}", want=len(header), names=names,
+                               got=len(r)),
+                             source=source,
+                             line=line_no)
         recs.append({h: _cell(v) for h, v in zip(header, r)})
         lines.append(line_no)
     return recs, Locator(source, np.asarray(lines, dtype=np.int64))
@@ -130,8 +130,8 @@ def _table_records(table: Any) -> list[dict[str, Any]]:
         return table.to_pylist()
     if hasattr(table, "to_dict"):  # pandas
         return list(table.to_dict(orient="records"))
-    raise InvalidParameterError(f"expected a pandas DataFrame or an Arrow table, got {type(table).__name__}").keyed(
-        "io.not_a_table", type=type(table).__name__)
+    raise InvalidParameterError(_("expected a pandas DataFrame or an Arrow table, got {type}",
+                                  type=type(table).__name__))
 
 
 def read_span_qrels(path: str | Path, *, corpus: Mapping[str, Any] | None = None,
@@ -180,8 +180,7 @@ def write_table(records: list[dict[str, Any]], path: str | Path, format: str | N
     except InvalidParameterError:
         fmt = "jsonl"
     if str(path).lower().endswith(".gz"):
-        raise InvalidParameterError("writing .gz span / chunk files is not supported; write the plain file").keyed(
-            "io.no_gz_writing")
+        raise InvalidParameterError(_("writing .gz span / chunk files is not supported; write the plain file"))
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq

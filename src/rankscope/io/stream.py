@@ -46,6 +46,7 @@ from rankscope.data._columns import to_numpy
 from rankscope.data._strings import fingerprint
 from rankscope.data.run import DuplicatePolicy
 from rankscope.errors import DuplicateEntryError, EmptyInputError, ParseError
+from rankscope.i18n import _
 from rankscope.io._source import GZIP_MAGIC, UTF8_BOM, decode, open_inflated, text_lines
 from rankscope.io._trec_fast import fast_columns
 from rankscope.io._trec_lines import Columns, empty_error, parse_lines
@@ -280,10 +281,10 @@ def _open_bytes(path: str | Path) -> tuple[BinaryIO, BinaryIO]:
     try:
         raw = open(p, "rb")  # noqa: SIM115 - closed by the caller
     except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)).keyed("no_such_file_here") from None
+        raise ParseError(_("no such file"), source=str(p)) from None
     except OSError as exc:
         reason = str(exc.strerror or exc)
-        raise ParseError(f"cannot read file ({reason})", source=str(p)).keyed("io.cannot_read", reason=reason) from None
+        raise ParseError(_("cannot read file ({reason})", reason=reason), source=str(p)) from None
     head = raw.read(3)
     raw.seek(0)
     if head[:2] == GZIP_MAGIC:  # every layer, counted against the decompression limit
@@ -363,10 +364,8 @@ class _TrecPieces(_Pieces):
         except ParseError as exc:
             if exc.line is None:
                 raise
-            # the same message, keyed as the piece's was (an unkeyed reason is shown as it is)
-            key, values = (exc.key, exc.values) if exc.key else ("said", {"said": exc.reason})
             line = exc.line + self._lines_before(offset)
-            raise ParseError(exc.reason, source=self.source, line=line).keyed(key, **values) from None
+            raise ParseError(exc.reason, source=self.source, line=line) from None
 
     def _lines_before(self, offset: int) -> int:
         """Newlines in the file's bytes before ``offset`` (counted again from the start: errors only)."""
@@ -386,7 +385,7 @@ class _TrecPieces(_Pieces):
         rows = np.asarray(rows, dtype=np.int64)
         out = np.zeros(len(rows), dtype=np.int64)
         first_row, lines_before = 0, 0
-        for _, data in self._pieces(1 << 22):
+        for __, data in self._pieces(1 << 22):
             cols = self._parse(data, 0) if data.size else None
             n = len(cols.values) if cols is not None else 0
             inside = (rows >= first_row) & (rows < first_row + n)
@@ -465,9 +464,9 @@ class _TablePieces(_Pieces):
             with pa.memory_map(str(self.path)) as mm:
                 return self._ipc(mm).schema
         except (pa.ArrowInvalid, OSError) as exc:
-            what = "Parquet" if self.fmt == "parquet" else "Arrow IPC / Feather"
-            raise ParseError(f"not a readable {what} file ({exc})", source=self.source).keyed(
-                "io.not_parquet" if self.fmt == "parquet" else "io.not_arrow", reason=str(exc)) from None
+            raise ParseError(_("not a readable Parquet file ({reason})", reason=str(exc)) if self.fmt == "parquet"
+                             else _("not a readable Arrow IPC / Feather file ({reason})", reason=str(exc)),
+                             source=self.source) from None
 
     @staticmethod
     def _ipc(mm: Any) -> Any:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rankscope.data.subtopics import SubtopicQrels
 from rankscope.errors import DuplicateEntryError, DuplicateLineError, ParseError
+from rankscope.i18n import _
 from rankscope.io._source import decode, read_bytes, text_lines
 
 __all__ = ["read_subtopic_qrels"]
@@ -34,23 +35,25 @@ def read_subtopic_qrels(path: str | Path) -> SubtopicQrels:
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != 4:
-            raise ParseError(f"expected 4 fields (topic subtopic docno judgment), got {len(fields)}",
-                             source=source, line=no).keyed("io.subtopic_fields", n=len(fields))
+            raise ParseError(_("expected 4 fields (topic subtopic docno judgment), got {n}", n=len(fields)),
+                             source=source,
+                             line=no)
         try:
             int(fields[3])
         except ValueError:
-            raise ParseError(f"judgment must be an integer, got {fields[3]!r}", source=source, line=no).keyed(
-                "io.subtopic_grade", token=fields[3]) from None
+            raise ParseError(_("judgment must be an integer, got {token!r}", token=fields[3]), source=source,
+                             line=no) from None
         rows.append(fields)
         numbers.append(no)
     if not rows:
-        raise ParseError("no subtopic judgment in the file", source=source).keyed("io.subtopic_none")
+        raise ParseError(_("no subtopic judgment in the file"), source=source)
     cols = list(zip(*rows))
     try:
         return SubtopicQrels(cols[0], cols[1], cols[2], [int(g) for g in cols[3]])
     except DuplicateEntryError as exc:
         first, second = exc.rows or (0, 0)
-        raise DuplicateLineError(f"{cols[0][second]} {cols[1][second]} {cols[2][second]} is judged twice (first "
-                                 f"at line {numbers[first]})", source=source, line=numbers[second]).keyed(
-            "io.subtopic_twice", query=cols[0][second], subtopic=cols[1][second], doc=cols[2][second],
-            first=numbers[first]) from None
+        raise DuplicateLineError(_("{query} {subtopic} {doc} is judged twice (first at line {first})",
+                                   query=cols[0][second], subtopic=cols[1][second], doc=cols[2][second],
+                                   first=numbers[first]),
+                                 source=source,
+                                 line=numbers[second]) from None

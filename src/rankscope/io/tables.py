@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, DuplicateLineError, ParseError, RankscopeError, Said
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, Message, ParseError, RankscopeError
+from rankscope.i18n import N_, _
 
 __all__ = [
     "QUERY",
@@ -61,21 +62,32 @@ def find_column(columns: list[str], choices: tuple[str, ...], what: str, source:
     """
     col = _maybe_column(columns, choices)
     if col is None:
-        raise ParseError(f"no {what} column among {columns}; expected one of {list(choices)}", source=source).keyed(
-            "io.no_column", what=what_said(what), columns=columns, choices=list(choices))
+        raise ParseError(_("no {what} column among {columns}; expected one of {choices}", what=what_said(what),
+                           columns=columns, choices=list(choices)),
+                         source=source)
     return col
 
 
-def what_said(what: str) -> Said:
+#: the names of a table's values, said in the reader's language (:func:`what_said`)
+_WHAT = {"query id": N_("query id"), "doc id": N_("doc id"), "relevance": N_("relevance"), "score": N_("score"),
+         "rank": N_("rank")}
+#: a value that is not of its kind: kind -> message
+MUST_BE = {"integer": N_("{what} must be an integer, got {value!r}"),
+           "number": N_("{what} must be a number, got {value!r}"),
+           "finite": N_("{what} must be a finite number, got {value!r}"),
+           "id": N_("{what} must be a string or an integer, got {value!r}")}
+
+
+def what_said(what: str) -> Message:
     """A value's name (``query id``, ``doc id``, ``relevance``, ``score``, ``rank``) in the reader's language.
 
     >>> what_said("doc id").text("zh")
     '文档编号'
     """
-    return Said(f"error.io.what.{what.replace(' ', '_')}")
+    return _(_WHAT[what])
 
 
-def duplicate_said(kind: str, query: Any, doc: Any, row: int) -> Said:
+def duplicate_said(kind: str, query: Any, doc: Any, row: int) -> Message:
     """The repeated (query, doc) pair at ``row`` of the columns ``query`` and ``doc`` of qrels or a run (``kind``),
     in the reader's language: "duplicate run entry for query 'q1', document 'd1'"."""
 
@@ -83,14 +95,16 @@ def duplicate_said(kind: str, query: Any, doc: Any, row: int) -> Said:
         value = col[row]
         return value.as_py() if hasattr(value, "as_py") else value
 
-    return Said(f"error.io.duplicate_{kind}", (("query", at(query)), ("doc", at(doc))))
+    if kind == "qrels":
+        return _("duplicate qrels entry for query {query!r}, document {doc!r}", query=at(query), doc=at(doc))
+    return _("duplicate run entry for query {query!r}, document {doc!r}", query=at(query), doc=at(doc))
 
 
-def place_said(where: dict[str, Any]) -> Said:
+def place_said(where: dict[str, Any]) -> Message:
     """Where a row is, from a row locator: "line 3" of a file or "row 3" of a table."""
     if "line" in where:
-        return Said("error.io.line_n", (("n", where["line"]),))
-    return Said("error.io.row_n", (("n", where["row"]),))
+        return _("line {n}", n=where["line"])
+    return _("row {n}", n=where["row"])
 
 
 def _maybe_column(columns: list[str], choices: tuple[str, ...]) -> str | None:
@@ -110,7 +124,7 @@ def to_arrow(obj: Any) -> pa.Table:
     names = list(obj.columns)
     if all(type(n) is str for n in names) and len(set(names)) == len(names):
         # column by column: Table.from_pandas spends a millisecond on pandas metadata a small frame does not need
-        return pa.Table.from_arrays([_pandas_column(col) for _, col in obj.items()], names=names)
+        return pa.Table.from_arrays([_pandas_column(col) for __, col in obj.items()], names=names)
     return pa.Table.from_pandas(obj, preserve_index=False)
 
 
@@ -135,12 +149,11 @@ def _row_locator(
     return locate
 
 
-def _error(said: Said, where: dict[str, Any], cls: type[ParseError] = ParseError) -> ParseError:
+def _error(said: Message, where: dict[str, Any], cls: type[ParseError] = ParseError) -> ParseError:
     """The error ``said`` at a row of a table: at its file line, or after "row N: " (a table without lines)."""
     if "row" in where:
-        return cls(f"row {where['row']}: {said}", source=where["source"]).keyed("io.at_row", row=where["row"],
-                                                                                  said=said)
-    return cls(str(said), source=where["source"], line=where.get("line")).keyed("said", said=said)
+        return cls(_("row {row}: {said}", row=where["row"], said=said), source=where["source"])
+    return cls(said, source=where["source"], line=where.get("line"))
 
 
 def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dict[str, Any]]) -> pa.Array:
@@ -149,20 +162,21 @@ def _ids(col: pa.ChunkedArray | pa.Array, what: str, locate: Callable[[int], dic
         arr = arr.cast(arr.type.value_type)
     if arr.null_count:
         row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise _error(Said("error.io.value_missing", (("what", what_said(what)),)), locate(row))
+        raise _error(_("{what} is missing", what=what_said(what)), locate(row))
     if pa.types.is_floating(arr.type):
         vals = arr.to_numpy(zero_copy_only=False)
         frac = np.flatnonzero(vals != np.round(vals))
         if len(frac):
-            raise _error(Said("error.io.must_be_id", (("what", what_said(what)), ("value", float(vals[frac[0]])))),
+            raise _error(_("{what} must be a string or an integer, got {value!r}", what=what_said(what),
+                           value=float(vals[frac[0]])),
                          locate(int(frac[0])))
         arr = pa.array(vals.astype(np.int64))
     if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type) or str(arr.type) == "string_view":
         arr = arr.cast(pa.string())
     if not pa.types.is_string(arr.type):
-        raise ParseError(f"{what} column must hold strings or integers, got {arr.type}",
-                         source=locate(0)["source"]).keyed("io.id_column_type", what=what_said(what),
-                                                           type=str(arr.type))
+        raise ParseError(_("{what} column must hold strings or integers, got {type}", what=what_said(what),
+                           type=str(arr.type)),
+                         source=locate(0)["source"])
     return arr
 
 
@@ -172,25 +186,26 @@ def _numbers(
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if arr.null_count:
         row = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise _error(Said("error.io.value_missing", (("what", what_said(what)),)), locate(row))
+        raise _error(_("{what} is missing", what=what_said(what)), locate(row))
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
         arr = _parse_strings(arr, what, integer, locate)
     if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_boolean(arr.type)):
-        raise ParseError(f"{what} column must be numeric, got {arr.type}", source=locate(0)["source"]).keyed(
-            "io.number_column_type", what=what_said(what), type=str(arr.type))
+        raise ParseError(_("{what} column must be numeric, got {type}", what=what_said(what), type=str(arr.type)),
+                         source=locate(0)["source"])
     vals = arr.to_numpy(zero_copy_only=False)
     if integer:
         if vals.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(vals) | (vals != np.round(vals)))
             if len(bad):
                 bad_value = float(vals[bad[0]])
-                raise _error(Said("error.io.must_be_integer", (("what", what_said(what)), ("value", bad_value))),
+                raise _error(_("{what} must be an integer, got {value!r}", what=what_said(what), value=bad_value),
                              locate(int(bad[0])))
         return vals.astype(np.int64)
     vals = vals.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(vals))
     if len(bad):
-        raise _error(Said("error.io.must_be_finite", (("what", what_said(what)), ("value", float(vals[bad[0]])))),
+        raise _error(_("{what} must be a finite number, got {value!r}", what=what_said(what),
+                       value=float(vals[bad[0]])),
                      locate(int(bad[0])))
     return vals
 
@@ -206,10 +221,11 @@ def _parse_strings(arr: pa.Array, what: str, integer: bool, locate: Callable[[in
         try:
             pc.cast(pa.array([text.strip()]), target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            raise _error(Said(f"error.io.must_be_{kind}", (("what", what_said(what)), ("value", text))),
-                         locate(row)) from None
-    raise ParseError(f"{what} column cannot be read as {'an integer' if integer else 'a number'}",  # pragma: no cover
-                     source=locate(0)["source"]).keyed(f"io.column_not_{kind}", what=what_said(what))
+            raise _error(_(MUST_BE[kind], what=what_said(what), value=text), locate(row)) from None
+    raise ParseError(_("{what} column cannot be read as an integer",
+                       what=what_said(what)) if integer  # pragma: no cover
+                     else _("{what} column cannot be read as a number", what=what_said(what)),
+                     source=locate(0)["source"])
 
 
 def qrels_from_table(
@@ -264,10 +280,9 @@ def run_from_table(
     else:
         r = _maybe_column(cols, RANK)
         if r is None:
-            raise ParseError(
-                f"no score column among {cols}; expected one of {list(SCORE)} (or a rank column: {list(RANK)})",
-                source=source,
-            ).keyed("io.no_score_column", columns=cols, scores=list(SCORE), ranks=list(RANK))
+            raise ParseError(_("no score column among {columns}; expected one of {scores} (or a rank column: "
+                               "{ranks})", columns=cols, scores=list(SCORE), ranks=list(RANK)),
+                             source=source)
         scores = -_numbers(table.column(r), "rank", False, locate)
     qs, ds = _ids(table.column(q), "query id", locate), _ids(table.column(d), "doc id", locate)
     try:
@@ -282,6 +297,6 @@ def _duplicate(exc: DuplicateEntryError, locate: Callable[[int], dict[str, Any]]
     if exc.rows is None:
         return exc
     first, second = exc.rows
-    said = Said("error.io.first_at", (("said", duplicate_said(kind, query, doc, second)),
-                                      ("first", place_said(locate(first)))))
+    said = _("{said} (first at {first})", said=duplicate_said(kind, query, doc, second),
+             first=place_said(locate(first)))
     return cast(DuplicateLineError, _error(said, locate(second), DuplicateLineError)).with_rows(first, second)

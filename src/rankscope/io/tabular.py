@@ -34,7 +34,8 @@ import pyarrow.csv as pcsv
 from rankscope.data import Qrels, Run
 from rankscope.data.notices import InputNotice
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import EmptyInputError, InvalidParameterError, Items, ParseError, Said, WrongKindError
+from rankscope.errors import EmptyInputError, InvalidParameterError, Items, ParseError, WrongKindError
+from rankscope.i18n import _
 from rankscope.io._source import decode, read_bytes, text_lines
 from rankscope.io._trec_lines import KIND_HINT, other_kind
 from rankscope.io.jsonfmt import _stem
@@ -80,7 +81,7 @@ def _csv_table(
     lines = text_lines(text)
     first_no = next((i for i, s in enumerate(lines) if s.strip()), None)
     if first_no is None:
-        raise EmptyInputError(f"{source}: no entries (empty file)").keyed("empty_file", source=source)
+        raise EmptyInputError(_("{source}: no entries (empty file)", source=source))
     first = next(csv.reader([lines[first_no]], delimiter=delim))
     has_header = header if header is not None else any(c.strip().lower() in _KNOWN for c in first)
     value = "relevance" if kind == "qrels" else "score"
@@ -95,14 +96,19 @@ def _csv_table(
     elif len(first) == 3:
         names, guessed = ["query_id", "doc_id", value], True
     else:
-        said = Said("error.io.no_header_trec" if len(first) in (4, 6) else "error.io.no_header",
-                    (("value", value), ("got", len(first)), ("header", f"query_id{delim}doc_id{delim}{value}")))
+        values = {"value": value, "got": len(first), "header": f"query_id{delim}doc_id{delim}{value}"}
+        said = _("a CSV/TSV file without a header must have 3 columns (query, doc, {value}), got {got}; add a header "
+                 "such as {header} or read it with format='trec'", **values) if len(first) in (4, 6) else \
+            _("a CSV/TSV file without a header must have 3 columns (query, doc, {value}), got {got}; add a header "
+              "such as {header}", **values)
         # a CSV/TSV file without a header must have 3 columns (query, doc, score), got 4; add a header such as ...
         other = other_kind(kind, [c.strip() for c in first])
         if other is not None:
-            raise WrongKindError(f"{said}; {KIND_HINT[other]}", looks_like=other, source=source,
-                                 line=first_no + 1).keyed("wrong_kind", said=said, hint=KIND_HINT[other])
-        raise ParseError(str(said), source=source, line=first_no + 1).keyed("said", said=said)
+            raise WrongKindError(_("{said}; {hint}", said=said, hint=KIND_HINT[other]),
+                                 looks_like=other,
+                                 source=source,
+                                 line=first_no + 1)
+        raise ParseError(_("{said}", said=said), source=source, line=first_no + 1)
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),
@@ -120,7 +126,7 @@ def _csv_table(
         return _nonblank(lines)[skip:]
 
     if table.num_rows == 0:
-        raise EmptyInputError(f"{source}: no entries (only a header)").keyed("header_only", source=source)
+        raise EmptyInputError(_("{source}: no entries (only a header)", source=source))
     return table, row_lines, guessed
 
 
@@ -135,15 +141,16 @@ def _ragged(lines: list[str], delim: str, width: int, source: str, start: int, e
         fields = next(csv.reader([s], delimiter=delim))
         if len(fields) != width:
             text = repr(s.strip()[:80])
-            return ParseError(f"expected {width} columns, got {len(fields)}: {text}", source=source, line=i).keyed(
-                "bad_columns", want=width, got=len(fields), text=text)
-    return ParseError(f"cannot parse as CSV ({exc})", source=source).keyed("io.not_csv", reason=str(exc))
+            return ParseError(_("expected {want} columns, got {got}: {text}", want=width, got=len(fields), text=text),
+                              source=source,
+                              line=i)
+    return ParseError(_("cannot parse as CSV ({reason})", reason=str(exc)), source=source)
 
 
 def read_csv_qrels(path: str | Path, *, delimiter: str | None = None, header: bool | None = None) -> Qrels:
     """Read qrels from CSV (``delimiter=","``) or TSV (``.tsv``: tab); see module doc."""
     try:
-        table, lines, _ = _csv_table(path, "qrels", delimiter, header)
+        table, lines, __ = _csv_table(path, "qrels", delimiter, header)
     except _TrecLayout:
         return read_trec_qrels(path)
     return qrels_from_table(table, str(path), lines)
@@ -169,9 +176,9 @@ def read_csv_run(
         table, lines, guessed = _csv_table(path, "run", delimiter, header, columns)
     except _TrecLayout:
         if columns is not None:
-            raise InvalidParameterError(f"{source}: columns= is for 3-column runs (qid, docid, rank|score); a "
-                                        "6-column TREC run is read as trec_eval reads it (score column)").keyed(
-                "io.columns_for_3", path=source) from None
+            raise InvalidParameterError(_("{path}: columns= is for 3-column runs (qid, docid, rank|score); a "
+                                          "6-column TREC run is read as trec_eval reads it (score column)",
+                                          path=source)) from None
         return read_trec_run(path, name, duplicates=duplicates)
     notices: tuple[InputNotice, ...] = ()
     if guessed:
@@ -194,8 +201,7 @@ def _parquet(path: str | Path) -> pa.Table:
     try:
         return pq.read_table(pa.BufferReader(data))
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(f"not a readable Parquet file ({exc})", source=str(path)).keyed("io.not_parquet",
-                                                                                         reason=str(exc)) from None
+        raise ParseError(_("not a readable Parquet file ({reason})", reason=str(exc)), source=str(path)) from None
 
 
 def _arrow(path: str | Path) -> pa.Table:
@@ -209,13 +215,13 @@ def _arrow(path: str | Path) -> pa.Table:
     try:
         return ipc.open_stream(pa.BufferReader(data)).read_all()
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(f"not a readable Arrow IPC / Feather file ({exc})", source=str(path)).keyed(
-            "io.not_arrow", reason=str(exc)) from None
+        raise ParseError(_("not a readable Arrow IPC / Feather file ({reason})", reason=str(exc)),
+                         source=str(path)) from None
 
 
 def _nonempty(table: pa.Table, path: str | Path) -> pa.Table:
     if table.num_rows == 0:
-        raise EmptyInputError(f"{path}: no entries (empty table)").keyed("io.empty_table", path=str(path))
+        raise EmptyInputError(_("{path}: no entries (empty table)", path=str(path)))
     return table
 
 
@@ -254,10 +260,10 @@ def beir_qrels_path(path: str | Path, split: str = "test") -> Path:
     splits = sorted({f.stem for folder in (p / "qrels", p) if folder.is_dir() for f in folder.glob("*.tsv")})
     if splits:
         listed = Items(tuple(splits))
-        raise ParseError(f"no qrels for split {split!r}; available splits: {listed}", source=str(p)).keyed(
-            "io.no_split", split=split, splits=listed)
-    raise ParseError(f"no qrels for split {split!r}; no qrels/*.tsv found (is this a BEIR folder?)",
-                     source=str(p)).keyed("io.not_beir", split=split)
+        raise ParseError(_("no qrels for split {split!r}; available splits: {splits}", split=split, splits=listed),
+                         source=str(p))
+    raise ParseError(_("no qrels for split {split!r}; no qrels/*.tsv found (is this a BEIR folder?)", split=split),
+                     source=str(p))
 
 
 def read_beir_qrels(path: str | Path, *, split: str = "test") -> Qrels:

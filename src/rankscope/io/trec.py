@@ -28,7 +28,8 @@ import numpy as np
 
 from rankscope.data import Qrels, Run
 from rankscope.data.run import DuplicatePolicy
-from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError, Said
+from rankscope.errors import DuplicateEntryError, DuplicateLineError, InvalidParameterError
+from rankscope.i18n import _
 from rankscope.io._trec_fast import read_columns
 from rankscope.io.tables import duplicate_said
 
@@ -68,15 +69,15 @@ def at_line(exc: DuplicateEntryError, source: str, line_no: np.ndarray | None, k
     ``kind`` (``qrels`` or ``run``) and the ``query`` and ``doc`` columns the rows index say the repeated pair.
     """
     if exc.rows is None:
-        return DuplicateLineError(str(exc), source=source).keyed("said", said=exc)
+        return DuplicateLineError(_("{said}", said=exc), source=source)
     first, second = exc.rows
     numbers = np.arange(1, second + 2) if line_no is None else line_no
     first_line, second_line = int(numbers[first]), int(numbers[second])
     said = duplicate_said(kind, query, doc, second)
-    first_at = Said("error.io.line_n", (("n", first_line),))
-    msg = str(exc).split(" (rows")[0] + f" (first at {first_at})"
-    return DuplicateLineError(msg, source=source, line=second_line).keyed(  # type: ignore[return-value]
-        "io.first_at", said=said, first=first_at).with_rows(first, second)
+    first_at = _("line {n}", n=first_line)
+    return DuplicateLineError(_("{said} (first at {first})", said=said, first=first_at),
+                              source=source,
+                              line=second_line).with_rows(first, second)
 
 
 def write_trec_qrels(qrels: Qrels, path: str | Path) -> None:
@@ -95,15 +96,15 @@ def write_trec_run(run: Run, path: str | Path, tag: str | None = None) -> None:
     Scores are written with ``repr`` so that reading the file back gives the same floats.
     """
     docs = np.asarray(run.doc_column().to_pylist(), dtype=object)
-    _, doc_rank = np.unique(docs, return_inverse=True) if len(docs) else (None, np.empty(0, dtype=np.int64))
+    __, doc_rank = np.unique(docs, return_inverse=True) if len(docs) else (None, np.empty(0, dtype=np.int64))
     order = np.lexsort((-doc_rank.ravel(), -run.scores, run.qcode))
     qs = run.query_column()[order]
     starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]]) if len(qs) else np.empty(0, dtype=np.int64)
     rank = np.arange(len(qs)) - np.repeat(starts, np.diff(np.r_[starts, len(qs)])) + 1
     name = tag or run.name or "rankscope"
     if any(c.isspace() for c in name) or not name:
-        raise InvalidParameterError(f"a TREC run tag must be a non-empty word without whitespace, got {name!r}").keyed(
-            "io.bad_tag", tag=name)
+        raise InvalidParameterError(_("a TREC run tag must be a non-empty word without whitespace, got {tag!r}",
+                                      tag=name))
     with open(path, "w", encoding="utf-8") as fh:
         fh.writelines(
             f"{q} Q0 {d} {r} {s!r} {name}\n"

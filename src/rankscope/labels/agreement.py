@@ -69,6 +69,7 @@ import pyarrow.compute as pc
 
 from rankscope.data.qrels import Qrels
 from rankscope.errors import InvalidParameterError, Items, NoOverlapError
+from rankscope.i18n import _
 from rankscope.labels.provenance import Labels
 
 __all__ = ["WEIGHTS", "Interval", "LabelAgreement", "kappa_from_confusion", "label_agreement", "own_labels",
@@ -126,8 +127,7 @@ def _weights(k: int, weights: str) -> np.ndarray:
     if weights == "quadratic":
         return ((i - j) ** 2).astype(np.float64)
     choices = Items(WEIGHTS)
-    raise InvalidParameterError(f"weights must be one of {choices}, got {weights!r}").keyed(
-        "labels.weights", choices=choices, value=weights)
+    raise InvalidParameterError(_("weights must be one of {choices}, got {value!r}", choices=choices, value=weights))
 
 
 def kappa_from_confusion(confusion: np.ndarray, weights: str = "none") -> np.ndarray:
@@ -232,10 +232,9 @@ def own_labels(human: Qrels | Labels, model: Qrels | Labels) -> tuple[Qrels, Qre
         counts = model.counts()
         left["model_side_human_labels"] = counts["human"]
         if counts["model"] == 0 and counts["human"] > 0:
-            raise InvalidParameterError(
-                f"agreement: the judged labels hold no model label (their provenance says all {counts['human']} "
-                "are people's); give the labels rankscope judge wrote").keyed("labels.judged_no_model",
-                                                                              n=counts["human"])
+            raise InvalidParameterError(_("agreement: the judged labels hold no model label (their provenance says "
+                                          "all {n} are people's); give the labels rankscope judge wrote",
+                                          n=counts["human"]))
         m = model.of_source("model").qrels
         if counts["human"]:
             hp, own, people = _table(h), _table(m), _table(model.of_source("human").qrels)
@@ -243,12 +242,11 @@ def own_labels(human: Qrels | Labels, model: Qrels | Labels) -> tuple[Qrels, Qre
             overlap_people = hp.join(people, keys=["query_id", "doc_id"], join_type="inner",
                                      use_threads=False).num_rows
             if overlap_own == 0 and overlap_people > 0:
-                raise NoOverlapError(
-                    f"agreement: the judged labels hold {counts['human']} people's labels and {counts['model']} "
-                    "model labels, and no model label is on a pair the human labels judge: a combined file (human "
-                    "labels won where both judged) cannot measure the model; give the model's own labels (the file "
-                    "rankscope judge wrote)").keyed("labels.judged_is_combined", human=counts["human"],
-                                                    model=counts["model"])
+                raise NoOverlapError(_("agreement: the judged labels hold {human} people's labels and {model} "
+                                       "model labels, and no model label is on a pair the human labels judge: a "
+                                       "combined file (human labels won where both judged) cannot measure the "
+                                       "model; give the model's own labels (the file rankscope judge wrote)",
+                                       human=counts["human"], model=counts["model"]))
     assert isinstance(h, Qrels) and isinstance(m, Qrels)
     return h, m, left
 
@@ -279,14 +277,12 @@ def label_agreement(
     _weights(2, weights)
     if over not in ("queries", "pairs"):
         choices = Items(("queries", "pairs"))
-        raise InvalidParameterError(f"over must be one of {choices}, got {over!r}").keyed(
-            "labels.bootstrap_over", choices=choices, value=over)
+        raise InvalidParameterError(_("over must be one of {choices}, got {value!r}", choices=choices, value=over))
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise InvalidParameterError(f"resamples must be an integer >= 1, got {resamples!r}").keyed(
-            "labels.integer_at_least", name="resamples", low=1, value=resamples)
+        raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name="resamples", low=1,
+                                      value=resamples))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "labels.alpha", value=alpha)
+        raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     hq, mq, left = own_labels(human, model)
     h, m = _table(hq), _table(mq).rename_columns(["query_id", "doc_id", "model_grade"])
     both = h.join(m, keys=["query_id", "doc_id"], join_type="inner", use_threads=False)
@@ -295,8 +291,8 @@ def label_agreement(
     both = both.filter(pc.invert(negative_mask))
     n = both.num_rows
     if n == 0:
-        raise NoOverlapError("agreement: no (query, doc) pair is judged by both label sets "
-                             "(were the model labels made for this pool?)").keyed("labels.no_common_pair")
+        raise NoOverlapError(_("agreement: no (query, doc) pair is judged by both label sets (were the model "
+                               "labels made for this pool?)"))
     hg = both["grade"].to_numpy()
     mg = both["model_grade"].to_numpy()
     lo, hi = int(min(hg.min(), mg.min())), int(max(hg.max(), mg.max()))
@@ -305,7 +301,7 @@ def label_agreement(
     grades = np.arange(lo, hi + 1)
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     seed = None if isinstance(rng, np.random.Generator) else rng
-    _, qi = np.unique(both["query_id"].to_numpy(zero_copy_only=False), return_inverse=True)
+    __, qi = np.unique(both["query_id"].to_numpy(zero_copy_only=False), return_inverse=True)
     nq = int(qi.max()) + 1
     per_query = np.bincount(qi * k * k + (hg - lo) * k + (mg - lo), minlength=nq * k * k).reshape(nq, k * k)
     diff = np.bincount(qi, weights=(mg - hg).astype(np.float64), minlength=nq)

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from rankscope._progress import progress_bar
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.labels.cache import CacheKey, LabelCache
 from rankscope.labels.client import ChatClient, EndpointError, public_url
 from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens, utc_time
@@ -185,8 +186,8 @@ def _plan(work: _Work, hits: Mapping[CacheKey, Any], settings: JudgeSettings, co
     observed = None
     earlier = [(k, h) for k, h in hits.items() if getattr(h, "tokens_in", 0)]
     if count and earlier:
-        estimated = sum(prompt_tokens(prompt, *work.texts[k], counter) for k, _ in earlier)
-        observed = sum(h.tokens_in for _, h in earlier) / estimated if estimated else None
+        estimated = sum(prompt_tokens(prompt, *work.texts[k], counter) for k, __ in earlier)
+        observed = sum(h.tokens_in for __, h in earlier) / estimated if estimated else None
     return JudgePlan(items=len(work.pairs), distinct=len(work.texts), cached=len(work.texts) - len(todo),
                      calls=len(todo), missing=[(q, d, r) for (q, d), r in work.missing.items()],
                      tokens_in=sum(per_call), tokens_out=reply * len(todo),
@@ -219,11 +220,10 @@ def judge_pairs(
     the per-item function (``judge(query, doc, settings, client=...)``).
     """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise InvalidParameterError(f"concurrency must be an integer >= 1, got {concurrency!r}").keyed(
-            "labels.integer_at_least", name="concurrency", low=1, value=concurrency)
+        raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name="concurrency", low=1,
+                                      value=concurrency))
     if max_cost is not None and prices is None:
-        raise InvalidParameterError("a cost limit needs the prices per million input and output tokens").keyed(
-            "labels.max_cost_prices")
+        raise InvalidParameterError(_("a cost limit needs the prices per million input and output tokens"))
     work = _prepare(pairs, queries, corpus, settings)
     db, owned = _open_cache(cache)
     try:
@@ -238,9 +238,8 @@ def judge_pairs(
             chat = client or client_for(settings.endpoint, max_connections=concurrency)
             show = sys.stderr.isatty() if progress is None else bool(progress)
             from rankscope.choices import resolve_lang
-            from rankscope.interpret.i18n import message
 
-            label = message("labels.judge.progress", resolve_lang(), model=settings.model)
+            label = _("judging with {model}", model=settings.model).text(resolve_lang())
             with progress_bar(label, len(todo), show) as bar:
                 def one(key: CacheKey) -> Judgment:
                     return _with_cut(judge(*work.texts[key], settings, client=chat), key in work.truncated)
@@ -308,7 +307,7 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int,
                 pending[pool.submit(call, nxt)] = nxt
             if not pending:
                 break
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            finished, __ = wait(pending, return_when=FIRST_COMPLETED)
             fatal: EndpointError | None = None
             for fut in finished:
                 item = pending.pop(fut)
@@ -328,8 +327,8 @@ def parallel(todo: Iterable[K], call: Callable[[K], R], concurrency: int,
                         continue
                     done += 1
                     yield item, result
-                raise EndpointError(f"{fatal} ({done} answers of this batch were kept before it stopped; "
-                                    "run again to resume)").keyed("labels.endpoint_stopped", error=fatal, done=done)
+                raise EndpointError(_("{error} ({done} answers of this batch were kept before it stopped; run "
+                                      "again to resume)", error=fatal, done=done))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["CacheKey", "CachedAnswer", "LabelCache", "cache_key", "request_digest", "text_hash"]
 
@@ -123,12 +124,11 @@ class LabelCache:
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
                 self._db.commit()
             elif row[0] != str(SCHEMA_VERSION):
-                raise RankscopeError(f"{self.path}: label cache schema {row[0]}, this rankscope reads "
-                                     f"{SCHEMA_VERSION}; use another --cache file").keyed(
-                    "labels.cache_schema", path=str(self.path), found=row[0], reads=SCHEMA_VERSION)
+                raise RankscopeError(_("{path}: label cache schema {found}, this rankscope reads {reads}; use "
+                                       "another --cache file", path=str(self.path), found=row[0], reads=SCHEMA_VERSION))
         except sqlite3.DatabaseError as exc:
-            raise RankscopeError(f"{self.path}: not a rankscope label cache ({exc})").keyed(
-                "labels.not_a_cache", path=str(self.path), reason=str(exc)) from None
+            raise RankscopeError(_("{path}: not a rankscope label cache ({reason})", path=str(self.path),
+                                   reason=str(exc))) from None
 
     def __len__(self) -> int:
         with self._lock:

@@ -38,6 +38,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["ChatClient", "ChatError", "ChatReply", "Endpoint", "EndpointError", "api_key_from_env",
            "parse_retry_after", "public_url", "request_body"]
@@ -69,8 +70,7 @@ def api_key_from_env(var: str | None) -> str | None:
         return None
     key = os.environ.get(var, "").strip()
     if not key:
-        raise EndpointError(f"the environment variable {var} (named by --api-key-env) is not set or empty").keyed(
-            "labels.api_key_unset", var=var)
+        raise EndpointError(_("the environment variable {var} (named by --api-key-env) is not set or empty", var=var))
     return key
 
 
@@ -111,19 +111,18 @@ class Endpoint:
 
     def __post_init__(self) -> None:
         if not isinstance(self.base_url, str) or not self.base_url.startswith(("http://", "https://")):
-            raise EndpointError(f"base_url must start with http:// or https://, got {self.base_url!r}").keyed(
-                "labels.base_url_scheme", value=self.base_url)
+            raise EndpointError(_("base_url must start with http:// or https://, got {value!r}", value=self.base_url))
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
         if self.base_url.endswith("/chat/completions"):
             object.__setattr__(self, "base_url", self.base_url[: -len("/chat/completions")])
         for name in ("timeout", "backoff", "max_wait"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (name == "timeout" and v == 0):
-                raise InvalidParameterError(f"{name} must be a positive number of seconds, got {v!r}").keyed(
-                    "labels.seconds_positive", name=name, value=v)
+                raise InvalidParameterError(_("{name} must be a positive number of seconds, got {value!r}", name=name,
+                                              value=v))
         if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
-            raise InvalidParameterError(f"retries must be an integer >= 0, got {self.retries!r}").keyed(
-                "labels.integer_at_least", name="retries", low=0, value=self.retries)
+            raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name="retries", low=0,
+                                          value=self.retries))
 
     @property
     def url(self) -> str:
@@ -279,8 +278,8 @@ class ChatClient:
             if attempt <= ep.retries:
                 time.sleep(wait)
         if error.kind == "connection":
-            raise EndpointError(f"cannot reach {url}: {error} (check --base-url and that the server is up)").keyed(
-                "labels.unreachable", url=url, error=str(error))
+            raise EndpointError(_("cannot reach {url}: {error} (check --base-url and that the server is up)", url=url,
+                                  error=str(error)))
         raise error
 
     def _detail(self, resp: Any) -> str:
@@ -299,17 +298,16 @@ class ChatClient:
         ep = self.endpoint
         if status in (401, 403):
             if ep.api_key_env:
-                return EndpointError(f"{ep.url} refused the request (HTTP {status}): check the key in "
-                                     f"${ep.api_key_env}").keyed("labels.refused_key", url=ep.url, status=status,
-                                                                 var=ep.api_key_env)
-            return EndpointError(f"{ep.url} refused the request (HTTP {status}): check --api-key-env (no key was "
-                                 "sent)").keyed("labels.refused_no_key", url=ep.url, status=status)
-        hint = "check --base-url (it ends before /chat/completions, e.g. https://api.openai.com/v1) and --model"
+                return EndpointError(_("{url} refused the request (HTTP {status}): check the key in ${var}",
+                                       url=ep.url, status=status, var=ep.api_key_env))
+            return EndpointError(_("{url} refused the request (HTTP {status}): check --api-key-env (no key was "
+                                   "sent)", url=ep.url, status=status))
         if detail:
-            return EndpointError(f"HTTP 404 from {ep.url}: {detail}: {hint} {model!r}").keyed(
-                "labels.http_404_detail", url=ep.url, detail=detail, model=model)
-        return EndpointError(f"HTTP 404 from {ep.url}: {hint} {model!r}").keyed("labels.http_404", url=ep.url,
-                                                                                model=model)
+            return EndpointError(_("HTTP 404 from {url}: {detail}: check --base-url (it ends before "
+                                   "/chat/completions, e.g. https://api.openai.com/v1) and --model {model!r}",
+                                   url=ep.url, detail=detail, model=model))
+        return EndpointError(_("HTTP 404 from {url}: check --base-url (it ends before /chat/completions, e.g. "
+                               "https://api.openai.com/v1) and --model {model!r}", url=ep.url, model=model))
 
     @staticmethod
     def _reply(data: Any, attempt: int) -> ChatReply:

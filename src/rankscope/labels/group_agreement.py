@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from rankscope.data.qrels import Qrels
 from rankscope.errors import InvalidParameterError, NoOverlapError
+from rankscope.i18n import _
 from rankscope.labels.agreement import Interval, query_resamples
 
 __all__ = ["GroupAgreement", "fleiss_kappa", "group_agreement", "krippendorff_alpha"]
@@ -66,12 +67,12 @@ def krippendorff_alpha(data: np.ndarray,
     try:
         import krippendorff
     except ImportError:  # pragma: no cover - depends on the environment
-        raise InvalidParameterError("Krippendorff's alpha needs the krippendorff package: pip install "
-                                    "'rankscope[llm]'").keyed("labels.needs_krippendorff") from None
+        raise InvalidParameterError(_("Krippendorff's alpha needs the krippendorff package: pip install "
+                                      "'rankscope[llm]'")) from None
     values = np.asarray(data, dtype=np.float64)
     if np.unique(values[np.isfinite(values)]).size < 2:
         return float("nan")
-    return float(krippendorff.alpha(reliability_data=values, level_of_measurement=level))
+    return float(krippendorff.alpha(reliability_data=values, level_of_measurement=level))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,7 @@ def group_agreement(labels: Mapping[str, Qrels], *, resamples: int = 1000, alpha
     """Fleiss' κ and Krippendorff's α (ordinal) of the annotators ``{name: qrels}`` (three or more; two work too)."""
     names = list(labels)
     if len(names) < 2:
-        raise InvalidParameterError(f"group agreement needs at least 2 annotators, got {len(names)}").keyed(
-            "labels.group_two", n=len(names))
+        raise InvalidParameterError(_("group agreement needs at least 2 annotators, got {n}", n=len(names)))
     tables = []
     for i, name in enumerate(names):
         t = labels[name].to_arrow()
@@ -120,8 +120,7 @@ def group_agreement(labels: Mapping[str, Qrels], *, resamples: int = 1000, alpha
     graded = np.isfinite(data).sum(axis=0)
     shared = graded >= 2
     if not shared.any():
-        raise NoOverlapError("group agreement: no (query, doc) pair is graded by two annotators").keyed(
-            "labels.group_no_overlap")
+        raise NoOverlapError(_("group agreement: no (query, doc) pair is graded by two annotators"))
     levels = np.unique(grades)
     query_of = np.unique(np.array([k.split("\x00", 1)[0] for k in item_keys]), return_inverse=True)[1]
     all_graded = graded == len(names)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.labels.cache import CacheKey, cache_key
 from rankscope.labels.client import ChatClient, ChatError, Endpoint, request_body
 from rankscope.labels.parse import ReplyError, parse_grade
@@ -112,17 +113,16 @@ class JudgeSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
-            raise InvalidParameterError(f"model must be a non-empty name, got {self.model!r}").keyed(
-                "labels.model_name", value=self.model)
+            raise InvalidParameterError(_("model must be a non-empty name, got {value!r}", value=self.model))
         get_prompt(self.prompt_name, self.lang)  # validates both
         for name, low in (("parse_retries", 0), ("max_doc_chars", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise InvalidParameterError(f"{name} must be an integer >= {low}, got {v!r}").keyed(
-                    "labels.integer_at_least", name=name, low=low, value=v)
+                raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name=name, low=low,
+                                              value=v))
         if self.max_tokens is not None and (not isinstance(self.max_tokens, int) or self.max_tokens < 1):
-            raise InvalidParameterError(f"max_tokens must be a positive integer, got {self.max_tokens!r}").keyed(
-                "labels.positive_integer", name="max_tokens", value=self.max_tokens)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="max_tokens",
+                                          value=self.max_tokens))
 
     @property
     def prompt(self) -> Prompt:
@@ -205,7 +205,7 @@ def ask(client: ChatClient, model: str, prompt: Prompt, messages: list[dict[str,
     reply: str | None = None
     error = "no attempt"
     msgs = messages
-    for _ in range(parse_retries + 1):
+    for __ in range(parse_retries + 1):
         try:
             r = client.chat(model, msgs, temperature=0.0, max_tokens=max_tokens, params=prompt.params)
         except ChatError as exc:

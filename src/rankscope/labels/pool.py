@@ -47,6 +47,7 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.engine.judged import MOSTLY_UNJUDGED
 from rankscope.errors import EmptyInputError, InvalidParameterError, ParseError
+from rankscope.i18n import _
 from rankscope.labels.provenance import Labels
 
 __all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", "read_pool", "read_pool_records",
@@ -56,8 +57,7 @@ __all__ = ["MOSTLY_UNJUDGED", "Pool", "RunJudged", "build_pool", "judged_at_k", 
 
 def _check_k(k: Any, name: str = "k") -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(f"{name} must be an integer >= 1, got {k!r}").keyed(
-            "labels.integer_at_least", name=name, low=1, value=k)
+        raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name=name, low=1, value=k))
     return int(k)
 
 
@@ -144,7 +144,7 @@ def _judged_of(name: str, run: Run, k: int, labels: Qrels | Labels | None) -> Ru
     if qrels is not None and len(qrels):
         index = QrelsIndex(qrels, model=labels.model_mask() if isinstance(labels, Labels) else None)
         try:
-            prepared, _ = prepare(index, run, Policies(missing="ignore"), judged_k=k)
+            prepared, __ = prepare(index, run, Policies(missing="ignore"), judged_k=k)
         except NoOverlapError:  # no query of the run is labelled: nothing is judged
             prepared = None
         if prepared is not None and prepared.top_counts is not None:
@@ -177,12 +177,11 @@ def judged_at_k(run: Run, labels: Qrels | Labels | None, k: int = 10, name: str 
 
 def _named(runs: Mapping[str, Run] | Sequence[Run]) -> list[tuple[str, Run]]:
     items = list(runs.items()) if isinstance(runs, Mapping) else [(r.name, r) for r in runs]
-    names = [n for n, _ in items]
+    names = [n for n, __ in items]
     if len(set(names)) != len(names):
-        raise InvalidParameterError(f"runs need distinct names, got {names}").keyed("labels.run_names_distinct",
-                                                                                  names=names)
+        raise InvalidParameterError(_("runs need distinct names, got {names}", names=names))
     if not items:
-        raise EmptyInputError("pool: give at least one run").keyed("labels.pool_no_run")
+        raise EmptyInputError(_("pool: give at least one run"))
     return items
 
 
@@ -244,7 +243,7 @@ def build_pool(runs: Mapping[str, Run] | Sequence[Run], labels: Qrels | Labels |
     table = pa.table({"query_id": grouped["query_id"], "doc_id": grouped["doc_id"],
                       "best_rank": grouped["rank_min"], "runs": grouped["run_list"], "ranks": grouped["rank_list"]})
     table = table.sort_by([("query_id", "ascending"), ("best_rank", "ascending"), ("doc_id", "ascending")])
-    return Pool(table, depth, tuple(n for n, _ in items), tuple(summaries))
+    return Pool(table, depth, tuple(n for n, __ in items), tuple(summaries))
 
 
 def read_pool(path: str | Path) -> list[tuple[str, str]]:
@@ -276,10 +275,9 @@ def read_pool_records(path: str | Path) -> list[dict[str, Any]]:
                     seen.add(pair)
                     out.append(rec)
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)).keyed("labels.not_utf8",
-                                                                                reason=exc.reason) from None
+        raise ParseError(_("not UTF-8 text ({reason})", reason=exc.reason), source=str(p)) from None
     if not out:
-        raise EmptyInputError(f"{p}: the pool is empty").keyed("labels.pool_empty", path=str(p))
+        raise EmptyInputError(_("{path}: the pool is empty", path=str(p)))
     return out
 
 
@@ -287,30 +285,31 @@ def _pool_record(line: str, p: Path, line_no: int) -> dict[str, Any]:
     try:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=line_no).keyed("invalid_json",
-                                                                                        reason=exc.msg) from None
+        raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(p), line=line_no) from None
     if not isinstance(rec, dict):
-        raise ParseError("expected an object with 'query_id' and 'doc_id'", source=str(p), line=line_no).keyed(
-            "labels.pool_not_object")
+        raise ParseError(_("expected an object with 'query_id' and 'doc_id'"), source=str(p), line=line_no)
     out: dict[str, Any] = {}
     for key in ("query_id", "doc_id"):
         v = rec.get(key)
         if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v) == "":
-            raise ParseError(f"{key} must be a non-empty string, got {v!r}", source=str(p), line=line_no).keyed(
-                "labels.nonempty_string", name=key, value=v)
+            raise ParseError(_("{name} must be a non-empty string, got {value!r}", name=key, value=v),
+                             source=str(p),
+                             line=line_no)
         out[key] = str(v)
 
     def rank(v: Any, what: str) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ParseError(f"{what} must be an integer >= 1, got {v!r}", source=str(p), line=line_no).keyed(
-                "labels.integer_at_least", name=what, low=1, value=v)
+            raise ParseError(_("{name} must be an integer >= {low}, got {value!r}", name=what, low=1, value=v),
+                             source=str(p),
+                             line=line_no)
         return v
 
     best = rec.get("best_rank")
     out["best_rank"] = None if best is None else rank(best, "best_rank")
     runs = rec.get("runs") or {}
     if not isinstance(runs, dict):
-        raise ParseError(f"runs must be an object {{run: rank}}, got {runs!r}", source=str(p), line=line_no).keyed(
-            "labels.pool_runs_object", shape="{run: rank}", value=runs)
+        raise ParseError(_("runs must be an object {shape}, got {value!r}", shape="{run: rank}", value=runs),
+                         source=str(p),
+                         line=line_no)
     out["runs"] = {str(k): rank(v, f"runs[{k!r}]") for k, v in runs.items()}
     return out

@@ -68,6 +68,7 @@ import pyarrow.compute as pc
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.errors import InvalidParameterError, Items, ParseError, RankscopeError
+from rankscope.i18n import _
 from rankscope.labels.provenance import Labels
 
 __all__ = ["TARGETS", "AuditSample", "PPIEstimate", "PPIReport", "draw_audit", "ppi_mean", "prediction_powered",
@@ -93,8 +94,7 @@ class PPIEstimate:
 def _check_target(target: str) -> None:
     if target not in TARGETS:
         choices = Items(TARGETS)
-        raise InvalidParameterError(f"target must be one of {choices}, got {target!r}").keyed(
-            "labels.ppi_target", choices=choices, value=target)
+        raise InvalidParameterError(_("target must be one of {choices}, got {value!r}", choices=choices, value=target))
 
 
 def ppi_mean(yhat: np.ndarray, y: np.ndarray, audited: np.ndarray, *, frame: np.ndarray | None = None,
@@ -115,15 +115,13 @@ def ppi_mean(yhat: np.ndarray, y: np.ndarray, audited: np.ndarray, *, frame: np.
     frame = np.ones(big_n, dtype=bool) if frame is None else np.asarray(frame, dtype=bool)
     f = int(frame.sum())
     if n < 2 or y.shape[1] != n:
-        raise InvalidParameterError(f"PPI needs at least 2 audited queries, got {n}").keyed(
-            "labels.ppi_two_audited", n=n)
+        raise InvalidParameterError(_("PPI needs at least 2 audited queries, got {n}", n=n))
     delta = y - yhat[:, audited]
     model_only = yhat.mean(axis=1)
     if target == "population":
         if f != big_n:
-            raise InvalidParameterError("the population target needs an audit drawn from every query; this one was "
-                                        f"drawn from {f} of {big_n}").keyed("labels.ppi_population_frame", frame=f,
-                                                                            queries=big_n)
+            raise InvalidParameterError(_("the population target needs an audit drawn from every query; this one "
+                                          "was drawn from {frame} of {queries}", frame=f, queries=big_n))
         rest = np.ones(big_n, dtype=bool)
         rest[audited] = False
         z = float(stats.norm.ppf(1 - alpha / 2))
@@ -166,8 +164,8 @@ def draw_audit(pool_queries: Iterable[str], n: int, seed: int = 0) -> AuditSampl
     """
     frame = tuple(sorted(set(pool_queries)))
     if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= len(frame):
-        raise InvalidParameterError(f"the audit sample must be between 2 and the pool's {len(frame)} queries, "
-                                    f"got {n!r}").keyed("labels.audit_size", frame=len(frame), value=n)
+        raise InvalidParameterError(_("the audit sample must be between 2 and the pool's {frame} queries, got "
+                                      "{value!r}", frame=len(frame), value=n))
     pick = np.random.default_rng(seed).choice(len(frame), size=n, replace=False)
     return AuditSample(tuple(frame[i] for i in sorted(pick)), frame, int(seed))
 
@@ -183,18 +181,17 @@ def read_audit(path: str | Path) -> AuditSample:
     p = Path(path)
     side = p if p.name.endswith(".sample.json") else audit_sidecar(p)
     if not side.exists():
-        raise ParseError("no audit sample description beside this file (rankscope pool --audit-sample writes "
-                         f"{side.name})", source=str(p)).keyed("labels.no_audit_sample", name=side.name)
+        raise ParseError(_("no audit sample description beside this file (rankscope pool --audit-sample writes "
+                           "{name})", name=side.name),
+                         source=str(p))
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(side)).keyed("invalid_json",
-                                                                            reason=exc.msg) from None
+        raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(side)) from None
     ok = isinstance(data, dict) and all(isinstance(data.get(k), list) for k in ("sampled", "frame")) \
         and isinstance(data.get("seed"), int)
     if not ok or not set(data["sampled"]) <= set(data["frame"]):
-        raise ParseError("not an audit sample description (sampled, frame, seed)", source=str(side)).keyed(
-            "labels.bad_audit_sample")
+        raise ParseError(_("not an audit sample description (sampled, frame, seed)"), source=str(side))
     return AuditSample(tuple(map(str, data["sampled"])), tuple(map(str, data["frame"])), data["seed"])
 
 
@@ -269,19 +266,18 @@ def prediction_powered(
     missing = sorted(set(sampled) - set(queries))
     unjudged = sorted(set(sampled) - {str(q) for q in h.queries})
     if missing:
-        raise RankscopeError(f"audited query {missing[0]!r} is not among the queries the model labels and the runs "
-                             "evaluate").keyed("labels.audit_query_missing", query=missing[0])
+        raise RankscopeError(_("audited query {query!r} is not among the queries the model labels and the runs "
+                               "evaluate", query=missing[0]))
     if unjudged:
-        raise RankscopeError(f"audited query {unjudged[0]!r} is not in the human labels (have people judged the "
-                             "audit?)").keyed("labels.audit_query_unjudged", query=unjudged[0])
+        raise RankscopeError(_("audited query {query!r} is not in the human labels (have people judged the audit?)",
+                               query=unjudged[0]))
     if isinstance(model, Labels):
         outside = set(queries) - set(audit.frame)
         t = model.table.filter(pc.equal(model.table["source"], "model"))
         stray = sorted(set(t["query_id"].to_pylist()) & outside)
         if stray:
-            raise RankscopeError(f"the model labels judge query {stray[0]!r}, outside the frame the audit was drawn "
-                                 "from: the audit does not cover it").keyed("labels.audit_outside_frame",
-                                                                           query=stray[0])
+            raise RankscopeError(_("the model labels judge query {query!r}, outside the frame the audit was drawn "
+                                   "from: the audit does not cover it", query=stray[0]))
     ch = compare(_restrict(h, sampled), runs, wanted, **options)
     index = {q: i for i, q in enumerate(queries)}
     audited = np.array([index[q] for q in sampled])

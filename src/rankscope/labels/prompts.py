@@ -52,6 +52,7 @@ from typing import Any
 
 from rankscope.choices import LANGS  # declared once, with the library and the service
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["JUDGE_PROMPTS", "LANGS", "PROMPTS", "Prompt", "get_prompt"]
 
@@ -122,17 +123,15 @@ def get_prompt(name: str, lang: str = "en") -> Prompt:
     """
     if name not in PROMPTS:
         names = Items(PROMPTS)
-        raise InvalidParameterError(f"prompt must be one of {names}, got {name!r}").keyed(
-            "labels.prompt_name", choices=names, value=name)
+        raise InvalidParameterError(_("prompt must be one of {choices}, got {value!r}", choices=names, value=name))
     if lang not in LANGS:
         langs = Items(LANGS)
-        raise InvalidParameterError(f"lang must be one of {langs}, got {lang!r}").keyed(
-            "labels.prompt_lang", choices=langs, value=lang)
+        raise InvalidParameterError(_("lang must be one of {choices}, got {value!r}", choices=langs, value=lang))
     entry = _data()[name]
     if lang not in entry:
-        raise InvalidParameterError(f"the {name} prompt is published in English only; give --lang en for the prompt "
-                                    f"(messages follow RANKSCOPE_LANG) or use --prompt graded, which has a {lang} "
-                                    "version").keyed("labels.prompt_english_only", name=name, lang=lang)
+        raise InvalidParameterError(_("the {name} prompt is published in English only; give --lang en for the "
+                                      "prompt (messages follow RANKSCOPE_LANG) or use --prompt graded, which has a "
+                                      "{lang} version", name=name, lang=lang))
     texts = entry[lang]
     return Prompt(name, str(entry["version"]), lang, texts["system"], texts["user"], texts["retry"],
                   int(entry["reply_tokens"]), dict(entry.get("params", {})), str(entry.get("reply_example", "")))

@@ -65,7 +65,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankscope.data.qrels import Qrels
-from rankscope.errors import ParseError, RankscopeError, Said
+from rankscope.errors import ParseError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["SOURCES", "Combined", "Label", "Labels", "combine", "read_labels", "sidecar_path"]
 
@@ -126,13 +127,12 @@ class Labels:
         if pc.count_distinct(keys).as_py() != len(keys):
             counts = pc.value_counts(keys)
             dup = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py().split("\x00")
-            raise RankscopeError(f"labels: (query {dup[0]!r}, doc {dup[1]!r}) is labelled twice").keyed(
-                "labels.labelled_twice", query=dup[0], doc=dup[1])
+            raise RankscopeError(_("labels: (query {query!r}, doc {doc!r}) is labelled twice", query=dup[0],
+                                   doc=dup[1]))
         bad = pc.invert(pc.is_in(self.table["source"], value_set=pa.array(SOURCES)))
         if pc.any(bad).as_py():
             src = self.table["source"].filter(bad)[0].as_py()
-            raise RankscopeError(f"labels: source must be 'human' or 'model', got {src!r}").keyed(
-                "labels.bad_source", value=src)
+            raise RankscopeError(_("labels: source must be 'human' or 'model', got {value!r}", value=src))
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -225,32 +225,37 @@ def _read_sidecar(path: Path) -> pa.Table:
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
-                    "invalid_json", reason=exc.msg) from None
+                raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=line_no) from None
             if not isinstance(rec, dict) or not isinstance(rec.get("query_id"), str) \
                     or not isinstance(rec.get("doc_id"), str):
-                raise ParseError("expected an object with string 'query_id' and 'doc_id'", source=str(path),
-                                 line=line_no).keyed("labels.sidecar_not_object")
+                raise ParseError(_("expected an object with string 'query_id' and 'doc_id'"),
+                                 source=str(path),
+                                 line=line_no)
             grade = rec.get("grade")
             if grade is not None and (isinstance(grade, bool) or not isinstance(grade, int)):
-                raise ParseError(f"grade must be an integer or null, got {grade!r}", source=str(path),
-                                 line=line_no).keyed("labels.sidecar_grade", value=grade)
+                raise ParseError(_("grade must be an integer or null, got {value!r}", value=grade),
+                                 source=str(path),
+                                 line=line_no)
             if rec.get("source", "human") not in SOURCES:
-                raise ParseError(f"source must be 'human' or 'model', got {rec.get('source')!r}", source=str(path),
-                                 line=line_no).keyed("labels.sidecar_source", value=rec.get("source"))
+                raise ParseError(_("source must be 'human' or 'model', got {value!r}", value=rec.get("source")),
+                                 source=str(path),
+                                 line=line_no)
             for key in _STRINGS:
                 if rec.get(key) is not None and not isinstance(rec[key], str):
-                    raise ParseError(f"{key} must be a string or null, got {rec[key]!r}", source=str(path),
-                                     line=line_no).keyed("labels.sidecar_string", name=key, value=rec[key])
+                    raise ParseError(_("{name} must be a string or null, got {value!r}", name=key, value=rec[key]),
+                                     source=str(path),
+                                     line=line_no)
             for key in _INTS:
                 v = rec.get(key)
                 if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-                    raise ParseError(f"{key} must be an integer >= 0 or null, got {v!r}", source=str(path),
-                                     line=line_no).keyed("labels.sidecar_count", name=key, value=v)
+                    raise ParseError(_("{name} must be an integer >= 0 or null, got {value!r}", name=key, value=v),
+                                     source=str(path),
+                                     line=line_no)
             for key in _BOOLS:
                 if rec.get(key) is not None and not isinstance(rec[key], bool):
-                    raise ParseError(f"{key} must be true, false or null, got {rec[key]!r}", source=str(path),
-                                     line=line_no).keyed("labels.sidecar_bool", name=key, value=rec[key])
+                    raise ParseError(_("{name} must be true, false or null, got {value!r}", name=key, value=rec[key]),
+                                     source=str(path),
+                                     line=line_no)
             rows.append({k: rec.get(k, "human" if k == "source" else None) for k in SCHEMA.names})
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 
@@ -269,7 +274,7 @@ def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str |
     qrels = read_qrels(qrels_path)
     side = sidecar_path(qrels_path) if sidecar is None else Path(sidecar)
     if sidecar is not None and not side.exists():
-        raise ParseError("no such provenance file", source=str(side)).keyed("labels.no_provenance_file")
+        raise ParseError(_("no such provenance file"), source=str(side))
     if not side.exists():
         return Labels.from_qrels(qrels, source=source)
     prov = _read_sidecar(side)
@@ -281,12 +286,14 @@ def read_labels(qrels_path: str | Path, *, source: str = "human", sidecar: str |
     mismatch = pc.or_(pc.fill_null(mismatch, True), pc.fill_null(pc.not_equal(rel, grade), True))
     if pc.any(mismatch).as_py():
         row = joined.filter(mismatch).to_pylist()[0]
-        what = (Said("labels.mismatch.qrels_only") if row["grade"] is None else
-                Said("labels.mismatch.provenance_only") if row["relevance"] is None else
-                Said("labels.mismatch.grades", (("qrels", row["relevance"]), ("provenance", row["grade"]))))
-        raise ParseError(f"(query {row['query_id']!r}, doc {row['doc_id']!r}) {what}; the two files must be "
-                         "written together (rankscope judge / pool --combined-out)", source=str(side)).keyed(
-            "labels.sidecar_mismatch", query=row["query_id"], doc=row["doc_id"], what=what)
+        what = (_("is in the qrels but not in the provenance file") if row["grade"] is None else
+                _("is in the provenance file but not in the qrels") if row["relevance"] is None else
+                _("has grade {qrels} in the qrels and {provenance} in the provenance file", qrels=row["relevance"],
+                  provenance=row["grade"]))
+        raise ParseError(_("(query {query!r}, doc {doc!r}) {what}; the two files must be written together "
+                           "(rankscope judge / pool --combined-out)", query=row["query_id"], doc=row["doc_id"],
+                           what=what),
+                         source=str(side))
     return Labels(prov)
 
 

@@ -65,6 +65,7 @@ import pyarrow as pa
 from rankscope._progress import progress_bar
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
+from rankscope.i18n import _
 from rankscope.labels.batch import judge_pairs, parallel
 from rankscope.labels.cache import LabelCache
 from rankscope.labels.client import ChatClient
@@ -167,9 +168,9 @@ def sample_order(corpus: Mapping[str, str], *, chunk_to_doc: Any = None, seed: i
     else:
         from rankscope.retrieval.chunks import map_chunk_ids
 
-        mapped, _ = map_chunk_ids(pa.array(ids, type=pa.string()), chunk_to_doc)
+        mapped, __ = map_chunk_ids(pa.array(ids, type=pa.string()), chunk_to_doc)
         names = np.array([d if d is not None else c for d, c in zip(mapped.to_pylist(), ids)], dtype=object)
-        _, docs = np.unique(names, return_inverse=True)
+        _names, docs = np.unique(names, return_inverse=True)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(ids))  # random chunk order within a document
     d = docs[perm]
@@ -216,7 +217,7 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
     out: dict[str, Answer[tuple[str, str]]] = {}
     todo = []
     for c in chunks:
-        text, _ = settings.cut(corpus[c])
+        text, __ = settings.cut(corpus[c])
         hit = db.get(settings.key(prompt.messages(passage=text))) if db is not None else None
         if hit is not None:
             out[c] = Answer(parse_question(hit.reply), None, hit.reply, 0, 0, 0)
@@ -237,18 +238,14 @@ def _generate(chunks: list[str], corpus: Mapping[str, str], settings: JudgeSetti
 
 def _check(n: int, oversample: float, min_grade: int, max_copy: float, near: float) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}").keyed(
-            "labels.integer_at_least", name="n", low=1, value=n)
+        raise InvalidParameterError(_("{name} must be an integer >= {low}, got {value!r}", name="n", low=1, value=n))
     if not oversample >= 1:
-        raise InvalidParameterError(f"oversample must be >= 1, got {oversample!r}").keyed(
-            "labels.oversample", value=oversample)
+        raise InvalidParameterError(_("oversample must be >= 1, got {value!r}", value=oversample))
     if not 0 <= min_grade <= 3:
-        raise InvalidParameterError(f"min_grade must be 0-3, got {min_grade!r}").keyed(
-            "labels.min_grade", value=min_grade)
+        raise InvalidParameterError(_("min_grade must be 0-3, got {value!r}", value=min_grade))
     for name, v in (("max_copy", max_copy), ("near", near)):
         if not 0 < v <= 1:
-            raise InvalidParameterError(f"{name} must be in (0, 1], got {v!r}").keyed(
-                "labels.share", name=name, value=v)
+            raise InvalidParameterError(_("{name} must be in (0, 1], got {value!r}", name=name, value=v))
 
 
 def synthesize(
@@ -287,8 +284,7 @@ def synthesize(
     jud = judge if judge is not None else replace(generator, prompt_name="graded")
     order = sample_order(corpus, chunk_to_doc=chunk_to_doc, seed=seed, min_chars=min_chars)
     if not order:
-        raise EmptyInputError(f"synth: no chunk of at least {min_chars} characters in the corpus").keyed(
-            "labels.synth_no_chunk", n=min_chars)
+        raise EmptyInputError(_("synth: no chunk of at least {n} characters in the corpus", n=min_chars))
     limit = min(len(order), max_candidates if max_candidates is not None else 3 * n)
     db = cache if isinstance(cache, LabelCache) or cache is None else LabelCache(cache)
     chat = client or client_for(gen.endpoint, max_connections=concurrency)
@@ -302,9 +298,8 @@ def synthesize(
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
         from rankscope.choices import resolve_lang
-        from rankscope.interpret.i18n import message
 
-        with progress_bar(message("labels.synth.progress", resolve_lang(), model=gen.model), n, show) as bar:
+        with progress_bar(_("questions from {model}", model=gen.model).text(resolve_lang()), n, show) as bar:
             while len(accepted) < n and tried < limit:
                 need = n - len(accepted)
                 wave = order[tried: min(limit, tried + max(concurrency, math.ceil(need * oversample)))]
@@ -340,8 +335,8 @@ def synthesize(
                 if not survivors:
                     continue
                 ids = [f"cand{k}" for k in range(len(survivors))]
-                report = judge_pairs(list(zip(ids, [c for c, _, _ in survivors])),
-                                     dict(zip(ids, [q for _, q, _ in survivors])), corpus, jud, cache=db,
+                report = judge_pairs(list(zip(ids, [c for c, __, __ in survivors])),
+                                     dict(zip(ids, [q for __, q, __ in survivors])), corpus, jud, cache=db,
                                      concurrency=concurrency, progress=False, client=judge_chat)
                 grades = {r["query_id"]: (r["grade"], r["error"]) for r in report.labels.table.to_pylist()}
                 for cid, (c, q, a) in zip(ids, survivors):
@@ -367,7 +362,7 @@ def synthesize(
         "generator": gen.model, "prompt": gen.prompt.id, "judge": jud.model,
         "judge_prompt": jud.prompt.id, "judge_grade": g})
         for i, (c, q, a, g) in enumerate(accepted)]
-    ts = TestSet(queries, {q.id: {c: 1} for q, (c, _, _, _) in zip(queries, accepted)},
+    ts = TestSet(queries, {q.id: {c: 1} for q, (c, *_rest) in zip(queries, accepted)},
                  corpus=dict(corpus), name=name)
     settings = {"n": n, "seed": seed, "lang": gen.lang, "generator": gen.model, "generator_prompt": gen.prompt.id,
                 "judge": jud.model, "judge_prompt": jud.prompt.id, "min_grade": min_grade, "max_copy": max_copy,
@@ -383,7 +378,7 @@ def _twins(kept: list[str], fresh: list[str], near: float) -> list[str | None]:
     texts = [*kept, *fresh]
     pairs = near_duplicate_pairs([query_key(t) for t in texts], near) if len(texts) > 1 else []
     earlier: dict[int, list[int]] = {}
-    for i, j, _ in pairs:
+    for i, j, __ in pairs:
         earlier.setdefault(j, []).append(i)
     dropped: set[int] = set()
     out: list[str | None] = []

@@ -58,6 +58,7 @@ import pyarrow.compute as pc
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.errors import InvalidParameterError, NoOverlapError
+from rankscope.i18n import _
 from rankscope.labels.provenance import Labels
 
 __all__ = ["MetricRanking", "PairVerdict", "RankingAgreement", "kendall_tau_b", "ranking_agreement", "tau_ap"]
@@ -249,12 +250,10 @@ def ranking_agreement(
     hq, mq = set(h.queries), set(m.queries)
     common = sorted(hq & mq)
     if not common:
-        raise NoOverlapError("agreement: the human and the model labels share no query").keyed(
-            "labels.no_common_query")
+        raise NoOverlapError(_("agreement: the human and the model labels share no query"))
     n_runs = len(runs)
     if n_runs < 2:
-        raise InvalidParameterError(f"ranking agreement needs at least 2 runs, got {n_runs}").keyed(
-            "labels.ranking_two_runs", n=n_runs)
+        raise InvalidParameterError(_("ranking agreement needs at least 2 runs, got {n}", n=n_runs))
     keep = pa.array(common, type=pa.string())
     options: dict[str, Any] = {"test": test, "alpha": alpha, "correction": correction, "rng": rng,
                                "permutations": permutations, "relevance_level": relevance_level, "depth": depth}

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from rankscope.errors import ParseError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["read_texts"]
 
@@ -55,11 +56,9 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 if line.strip():
                     yield line_no, line
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)).keyed("labels.not_utf8",
-                                                                                   reason=exc.reason) from None
+        raise ParseError(_("not UTF-8 text ({reason})", reason=exc.reason), source=str(path)) from None
     except (gzip.BadGzipFile, EOFError) as exc:
-        raise ParseError(f"not a gzip file ({exc})", source=str(path)).keyed("labels.not_gzip",
-                                                                             reason=str(exc)) from None
+        raise ParseError(_("not a gzip file ({reason})", reason=str(exc)), source=str(path)) from None
 
 
 def _first_record(path: Path) -> Any:
@@ -67,14 +66,13 @@ def _first_record(path: Path) -> Any:
         try:
             return json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
-                "invalid_json", reason=exc.msg) from None
-    raise RankscopeError(f"{path}: the file is empty").keyed("labels.file_empty", path=str(path))
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=line_no) from None
+    raise RankscopeError(_("{path}: the file is empty", path=str(path)))
 
 
 def _add(out: dict[str, str], key: str, text: str, path: Path, line: int | None) -> None:
     if key in out:
-        raise ParseError(f"id {key!r} occurs twice", source=str(path), line=line).keyed("labels.id_twice", id=key)
+        raise ParseError(_("id {id!r} occurs twice", id=key), source=str(path), line=line)
     out[key] = text
 
 
@@ -84,11 +82,9 @@ def _beir_jsonl(path: Path) -> dict[str, str]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=line_no).keyed(
-                "invalid_json", reason=exc.msg) from None
+            raise ParseError(_("invalid JSON: {reason}", reason=exc.msg), source=str(path), line=line_no) from None
         if not isinstance(obj, dict) or "_id" not in obj:
-            raise ParseError("expected an object with an '_id'", source=str(path), line=line_no).keyed(
-                "labels.beir_not_object")
+            raise ParseError(_("expected an object with an '_id'"), source=str(path), line=line_no)
         title, text = str(obj.get("title") or "").strip(), str(obj.get("text") or "")
         _add(out, str(obj["_id"]), f"{title} {text}" if title and text else (title or text), path, line_no)
     return out
@@ -99,7 +95,7 @@ def _tsv(path: Path) -> dict[str, str]:
     for line_no, line in _lines(path):
         key, sep, text = line.rstrip("\r\n").partition("\t")
         if not sep:
-            raise ParseError("expected 'id<TAB>text'", source=str(path), line=line_no).keyed("labels.tsv_line")
+            raise ParseError(_("expected 'id<TAB>text'"), source=str(path), line=line_no)
         _add(out, key.strip(), text, path, line_no)
     return out
 
@@ -111,9 +107,8 @@ def _testset(path: Path, kind: Kind) -> dict[str, str]:
     if kind == "queries":
         return {q.id: q.text for q in ts.queries}
     if ts.corpus is None:
-        raise RankscopeError(f"{path}: this test set has no corpus; give the documents with --corpus "
-                             "(a BEIR corpus.jsonl or a test set with a 'corpus')").keyed("labels.testset_no_corpus",
-                                                                                        path=str(path))
+        raise RankscopeError(_("{path}: this test set has no corpus; give the documents with --corpus (a BEIR "
+                               "corpus.jsonl or a test set with a 'corpus')", path=str(path)))
     return dict(ts.corpus)
 
 
@@ -141,6 +136,5 @@ def read_texts(path: str | Path, kind: Kind) -> dict[str, str]:
         if isinstance(first, dict) and "_id" in first:
             return _beir_jsonl(p)
         if p.suffix == ".gz":
-            raise ParseError("a gzipped file must be BEIR JSONL (objects with '_id')", source=str(p), line=1).keyed(
-                "labels.gzip_not_beir")
+            raise ParseError(_("a gzipped file must be BEIR JSONL (objects with '_id')"), source=str(p), line=1)
     return _testset(p, kind)

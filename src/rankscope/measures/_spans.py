@@ -29,6 +29,7 @@ import numpy as np
 
 from rankscope.data._intervals import intersect_disjoint, merge, on_line, overlap_pairs, range_min, union_length
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["SpanArrays", "SpanInput", "span_counts", "omega_counts", "ratio"]
 
@@ -148,13 +149,13 @@ def omega_counts(a: SpanArrays, rel: int, graded: bool) -> tuple[np.ndarray, np.
     nd, stride = a.n_docs, a.stride
     # the union U of all chunks, per document (document line)
     cds, cde = on_line(a.chunk_doc, a.chunk_start, a.chunk_end, stride)
-    us, ue, _ = merge(cds, cde)
+    us, ue, __ = merge(cds, cde)
     reachable = np.zeros(a.n)
     layers, divisor = a.layers(rel, graded)
     for level, weight in layers:
         g, ps, pe = _merged(a, a.span_grade >= level, nd, stride)
         doc = (g % nd) * stride
-        ia, _, ov = overlap_pairs(doc + ps, doc + pe, us, ue)
+        ia, __, ov = overlap_pairs(doc + ps, doc + pe, us, ue)
         reachable += weight * np.bincount(g[ia] // nd, weights=ov.astype(np.float64), minlength=a.n)[:a.n]
     relevant = span_counts(a, 0, rel, graded)[1]
     # reachable pieces T = R ∩ U per (query, document), sorted by group then position
@@ -166,7 +167,7 @@ def omega_counts(a: SpanArrays, rel: int, graded: bool) -> tuple[np.ndarray, np.
     order = np.lexsort((t_start, t_group))
     t_group, t_start, t_end = t_group[order], t_start[order], t_end[order]
     # candidates: (group, chunk) pairs where the chunk overlaps R
-    ia, ib, _ = overlap_pairs(doc + ps, doc + pe, cds, cde)
+    ia, ib, __ = overlap_pairs(doc + ps, doc + pe, cds, cde)
     n_chunks = max(len(a.chunk_doc), 1)
     c_group, c_chunk = np.divmod(np.unique(g[ia] * n_chunks + ib), n_chunks)
     c_start = a.chunk_start[c_chunk].astype(np.int64)
@@ -187,7 +188,7 @@ def omega_counts(a: SpanArrays, rel: int, graded: bool) -> tuple[np.ndarray, np.
     lo = np.searchsorted(end_key, c_group * stride + need, side="left")
     hi = np.searchsorted(end_key, c_group * stride + c_end, side="left")
     cost = np.where(has_prev, np.inf, c_len)
-    for _ in range(len(cost) + 1):  # stops after (longest chain + 1) rounds
+    for _round in range(len(cost) + 1):  # stops after (longest chain + 1) rounds
         new = np.minimum(cost, c_len + range_min(cost, lo, hi))
         if np.array_equal(new, cost):
             break
@@ -250,8 +251,8 @@ class SpanInput:
         from rankscope.data.units import TokenIndex
 
         if self.corpus is None:
-            raise InvalidParameterError(f"unit {unit!r} needs the document texts: build the chunking with corpus= "
-                                        "(doc id -> text)").keyed("measures.unit_needs_texts", unit=unit)
+            raise InvalidParameterError(_("unit {unit!r} needs the document texts: build the chunking with corpus= "
+                                          "(doc id -> text)", unit=unit))
         index = TokenIndex(self.corpus, unit, self.doc_ids)
         a = self.chars
 

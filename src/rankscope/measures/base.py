@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError, Items, Said
+from rankscope.errors import InvalidParameterError, Items, Message
+from rankscope.i18n import NC_, _, pgettext
 from rankscope.measures.kernel_input import KernelInput
 
 __all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate", "TrecName", "TrecSyntax",
@@ -108,14 +109,13 @@ class Param:
                 if len(out) >= 2 and out[0] == out[-1] and out[0] in "'\"":
                     out = out[1:-1]
         except (TypeError, ValueError, OverflowError):  # int("1e400"), int("inf")
-            raise InvalidParameterError(
-                f"parameter {self.name!r} of metric {metric!r} must be {_type_said(self.type)}, got {value!r}"
-            ).keyed("measures.param_type", name=self.name, metric=metric, type=_type_said(self.type),
-                    value=value) from None
+            raise InvalidParameterError(_("parameter {name!r} of metric {metric!r} must be {type}, got {value!r}",
+                                          name=self.name, metric=metric, type=_type_said(self.type),
+                                          value=value)) from None
         if self.minimum is not None and out < self.minimum:
-            raise InvalidParameterError(
-                f"parameter {self.name!r} of metric {metric!r} must be >= {self.minimum:g}, got {value!r}"
-            ).keyed("measures.param_minimum", name=self.name, metric=metric, minimum=self.minimum, value=value)
+            raise InvalidParameterError(_("parameter {name!r} of metric {metric!r} must be >= {minimum:g}, got "
+                                          "{value!r}", name=self.name, metric=metric, minimum=self.minimum,
+                                          value=value))
         if self.validate is not None:
             self.validate(out)
         return out
@@ -224,26 +224,24 @@ class Measure:
         """Validate ``cutoff`` and ``params`` against ``spec``."""
         if cutoff is not None:
             if spec.cutoff == "none":
-                raise InvalidParameterError(f"metric {spec.name!r} takes no cutoff, got @{cutoff}").keyed(
-                    "measures.no_cutoff", name=spec.name, cutoff=cutoff)
+                raise InvalidParameterError(_("metric {name!r} takes no cutoff, got @{cutoff}", name=spec.name,
+                                              cutoff=cutoff))
             if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Integral):
-                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff!r}"
-                                            ).keyed("measures.cutoff_positive", name=spec.name, cutoff=cutoff)
+                raise InvalidParameterError(_("the cutoff of {name!r} must be a positive integer, got {cutoff!r}",
+                                              name=spec.name, cutoff=cutoff))
             cutoff = int(cutoff)  # numpy integers too
             if cutoff < 1:
-                raise InvalidParameterError(f"the cutoff of {spec.name!r} must be a positive integer, got {cutoff}"
-                                            ).keyed("measures.cutoff_positive", name=spec.name, cutoff=cutoff)
+                raise InvalidParameterError(_("the cutoff of {name!r} must be a positive integer, got {cutoff!r}",
+                                              name=spec.name, cutoff=cutoff))
         elif spec.cutoff == "required":
-            raise InvalidParameterError(f"metric {spec.name!r} needs a cutoff, e.g. {spec.name}@10").keyed(
-                "measures.needs_cutoff", name=spec.name)
+            raise InvalidParameterError(_("metric {name!r} needs a cutoff, e.g. {name}@10", name=spec.name))
         kept: dict[str, Any] = {}
         for key, value in params.items():
             p = spec.param_index.get(key)
             if p is None:
-                allowed = Items(tuple(spec.param_index)) if spec.param_index else Said("measures.none")
-                raise InvalidParameterError(
-                    f"metric {spec.name!r} has no parameter {key!r} (allowed: {allowed})"
-                ).keyed("measures.no_such_param", name=spec.name, key=key, allowed=allowed)
+                allowed = Items(tuple(spec.param_index)) if spec.param_index else _("none")
+                raise InvalidParameterError(_("metric {name!r} has no parameter {key!r} (allowed: {allowed})",
+                                              name=spec.name, key=key, allowed=allowed))
             v = p.coerce(spec.name, value)
             if v != p.default:
                 kept[key] = v
@@ -284,9 +282,14 @@ def builtin_summaries(lang: str) -> dict[str, str]:
     return dict(json.loads(path.read_text(encoding="utf-8")).get(lang, {}))
 
 
-def _type_said(kind: type) -> Said | str:
+#: a parameter's type as a reader's word
+_TYPES = {int: NC_("type", "int"), float: NC_("type", "float"), str: NC_("type", "str"),
+          bool: NC_("type", "bool (True or False)")}
+
+
+def _type_said(kind: type) -> Message | str:
     """A parameter's type as a reader's word (``int``: 整数 in Chinese); a plugin's other types by their name."""
-    return Said(f"measures.type.{kind.__name__}") if kind in (int, float, str, bool) else kind.__name__
+    return pgettext("type", _TYPES[kind]) if kind in _TYPES else kind.__name__
 
 
 _TRUE = {"true", "1", "yes"}

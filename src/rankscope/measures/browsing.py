@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._kernel import safe_div
 from rankscope.measures._trec_common import segmented_cumprod
 from rankscope.measures.base import Measure, MeasureSpec, Param
@@ -61,15 +62,15 @@ __all__: list[str] = []
 def _at_most_one(name: str):  # type: ignore[no-untyped-def]
     def check(value: float) -> None:
         if value > 1.0:
-            raise InvalidParameterError(f"parameter {name!r} is a probability: it must be <= 1, got {value!r}").keyed(
-                "measures.probability", name=name, value=value)
+            raise InvalidParameterError(_("parameter {name!r} is a probability: it must be <= 1, got {value!r}",
+                                          name=name, value=value))
     return check
 
 
 def _gain_kind(value: str) -> None:
     if value not in ("binary", "grade"):
-        raise InvalidParameterError(f"parameter 'gain' of metric 'rbp' must be 'binary' or 'grade', got {value!r}"
-                                    ).keyed("measures.rbp_gain", value=value)
+        raise InvalidParameterError(_("parameter 'gain' of metric 'rbp' must be 'binary' or 'grade', got {value!r}",
+                                      value=value))
 
 
 PERSISTENCE = Param("p", float, 0.8, "persistence: the probability of going on to the next document", minimum=0.0,
@@ -92,9 +93,8 @@ def _err(p: KernelInput, m: Measure) -> np.ndarray:
     top = int(m.param("max_grade"))
     if len(p.ideal_grade) and int(p.ideal_grade.max()) > top:
         worst = int(p.ideal_grade.max())
-        raise InvalidParameterError(
-            f"ERR: the qrels hold grade {worst}, above max_grade={top}; write err(max_grade={worst})"
-        ).keyed("measures.err_max_grade", grade=worst, max_grade=top)
+        raise InvalidParameterError(_("ERR: the qrels hold grade {grade}, above max_grade={max_grade}; write "
+                                      "err(max_grade={grade})", grade=worst, max_grade=top))
     keep = p.judged & (p.grade > 0)
     if m.cutoff is not None:
         keep &= p.rank < m.cutoff

@@ -41,6 +41,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure, MeasureSpec, Param
 from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
@@ -57,8 +58,8 @@ def _gains(p: KernelInput, m: Measure, first: int, last: int) -> np.ndarray:
     """The (queries first..last-1) x CWL_DEPTH matrix of gains, scaled to [0, 1] as cwl_eval reads them."""
     lo, hi = int(m.param("min_rel")), int(m.param("max_rel"))
     if hi <= lo:
-        raise InvalidParameterError(f"metric {m.name!r}: max_rel must be above min_rel, got min_rel={lo}, "
-                                    f"max_rel={hi}").keyed("measures.cwl_rel_range", metric=m.name, lo=lo, hi=hi)
+        raise InvalidParameterError(_("metric {metric!r}: max_rel must be above min_rel, got min_rel={lo}, "
+                                      "max_rel={hi}", metric=m.name, lo=lo, hi=hi))
     start, stop = p.offsets[first], p.offsets[last]
     keep = np.flatnonzero(p.judged[start:stop] & (p.rank[start:stop] < CWL_DEPTH)) + start
     grade = np.clip(np.maximum(p.grade[keep], 0), lo, hi).astype(np.float64)

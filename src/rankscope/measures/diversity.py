@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._subtopics import SubtopicInput, discount, repeated_products
 from rankscope.measures._trec_common import segmented_cumsum
 from rankscope.measures.base import Measure, MeasureSpec, Param
@@ -62,10 +63,9 @@ __all__: list[str] = []
 def _subtopics(p: KernelInput, m: Measure) -> SubtopicInput:
     si = p.subtopics
     if not isinstance(si, SubtopicInput):
-        raise InvalidParameterError(
-            f"{m} needs subtopic judgments (query subtopic doc grade, as ndeval reads them): "
-            "evaluate(read_subtopic_qrels(path), run, metrics), or --qrels with that file on the command line"
-        ).keyed("engine.needs_subtopics", label=str(m))
+        raise InvalidParameterError(_("{label} needs subtopic judgments (query subtopic doc grade, as ndeval reads "
+                                      "them): evaluate(read_subtopic_qrels(path), run, metrics), or --qrels with "
+                                      "that file on the command line", label=str(m)))
     return si
 
 
@@ -172,7 +172,7 @@ def _nrbp(p: KernelInput, m: Measure) -> np.ndarray:
 
 
 def _nnrbp(p: KernelInput, m: Measure) -> np.ndarray:
-    run, ideal, ok, _ = _nrbp_values(p, m)
+    run, ideal, ok, __ = _nrbp_values(p, m)
     out = np.zeros(p.n)
     found = ok & (ideal != 0)
     out[found] = run[found] / ideal[found]
@@ -183,7 +183,7 @@ def _map_ia(p: KernelInput, m: Measure) -> np.ndarray:
     si = _subtopics(p, m)
     level = p.level(m.param("rel"))
     covered = si.covered(level)
-    _, _, _, q, s, rank = _run_gains(p, si, 0.5, level)
+    __, __, __, q, s, rank = _run_gains(p, si, 0.5, level)
     width = int(si.subtopic.max(initial=0)) + 1
     pq, ps, n_rel = si.relevant_per_subtopic(level)
     group = np.searchsorted(pq * width + ps, q * width + s)  # (query, subtopic) of each ranked relevant pair
@@ -215,7 +215,7 @@ def _subtopic_recall(p: KernelInput, m: Measure) -> np.ndarray:
     si = _subtopics(p, m)
     level, k = p.level(m.param("rel")), int(m.cutoff or 0)
     covered = si.covered(level)
-    _, _, _, q, s, rank = _run_gains(p, si, 0.5, level)
+    __, __, __, q, s, rank = _run_gains(p, si, 0.5, level)
     top = rank < k
     width = int(si.subtopic.max(initial=0)) + 1
     pairs = np.unique(q[top] * width + s[top])

@@ -42,6 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._kernel import safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import JUDGED_ONLY
@@ -58,9 +59,8 @@ def parse_gains(text: str) -> tuple[tuple[int, float], ...]:
             g, v = part.split("=")
             out[int(float(g))] = float(v)
         except ValueError:
-            raise InvalidParameterError(
-                f"gain map {text!r}: expected grade=gain pairs such as '1=3,2=9', got {part!r}"
-            ).keyed("measures.gain_map", text=text, part=part) from None
+            raise InvalidParameterError(_("gain map {text!r}: expected grade=gain pairs such as '1=3,2=9', got "
+                                          "{part!r}", text=text, part=part)) from None
     return tuple(sorted(out.items()))
 
 
@@ -85,8 +85,8 @@ DCG_FORMS = ("log2", "exp-log2")
 
 def _dcg_form(value: str) -> None:
     if value not in DCG_FORMS:
-        raise InvalidParameterError(f"parameter 'dcg' must be 'log2' (gain = grade) or 'exp-log2' "
-                                    f"(gain = 2^grade - 1), got {value!r}").keyed("measures.dcg_form", value=value)
+        raise InvalidParameterError(_("parameter 'dcg' must be 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade "
+                                      "- 1), got {value!r}", value=value))
 
 
 DCG_FORM = Param("dcg", str, "log2", "gain of a grade g: 'log2' = g (trec_eval), 'exp-log2' = 2^g - 1 (Burges)",

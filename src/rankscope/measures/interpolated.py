@@ -37,6 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._trec_common import judged_rel, suffix_max
 from rankscope.measures.base import TENTHS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
@@ -82,10 +83,10 @@ def parse_levels(text: str) -> tuple[float, ...]:
     try:
         values = [float(v) for v in re.split(r"[,; ]", text) if v.strip()]
     except ValueError:
-        raise InvalidParameterError(f"recall levels must be comma-separated numbers, got {text!r}").keyed(
-            "measures.recall_levels", text=text) from None
+        raise InvalidParameterError(_("recall levels must be comma-separated numbers, got {text!r}",
+                                      text=text)) from None
     if not values:
-        raise InvalidParameterError(f"no recall level in {text!r}").keyed("measures.no_recall_level", text=text)
+        raise InvalidParameterError(_("no recall level in {text!r}", text=text))
     return tuple(sorted(values))
 
 

@@ -46,7 +46,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, Items, Keyed, Said, UnknownMetricError
+from rankscope.errors import InvalidParameterError, Message, RankscopeError, UnknownMetricError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure, MeasureSpec, TrecName
 from rankscope.measures.registry import generation, lookup_alias, suggest
 
@@ -66,16 +67,11 @@ class ParsedMetric(tuple[str, Measure]):
     __slots__ = ()
 
 
-def _unknown(text: str, reason: Said | Keyed | None = None) -> UnknownMetricError:
+def _unknown(text: str, reason: Message | RankscopeError | None = None) -> UnknownMetricError:
     """The error of a name that is no metric, with close matches; ``reason`` (said in the reader's language) says why,
     else it is an unknown name."""
     found = tuple(suggest(text))
-    if reason is None:
-        return UnknownMetricError(text, list(found)).keyed(
-            "unknown_metric_suggest" if found else "unknown_metric", name=text, suggestions=Items(found))
-    return UnknownMetricError(text, list(found), str(reason)).keyed(
-        "measures.unknown_reason_suggest" if found else "measures.unknown_reason", reason=reason,
-        suggestions=Items(found))
+    return UnknownMetricError(text, list(found), reason)
 
 
 def split_metric_list(text: str) -> list[str]:
@@ -117,7 +113,8 @@ def _parse_params(spec: MeasureSpec, text: str, original: str) -> dict[str, str]
             out[last] += "," + part
             continue
         if "=" not in part:
-            raise _unknown(original, Said("error.measures.malformed_param", (("part", part), ("metric", original))))
+            raise _unknown(original, _("malformed parameter {part!r} in metric {metric!r} (expected name=value)",
+                                       part=part, metric=original))
         k, v = (x.strip() for x in part.split("=", 1))
         out[k] = v
         last = k if k in spec.param_index else None
@@ -130,10 +127,9 @@ def _cutoff(text: str, original: str, name: str) -> int:
     except ValueError:
         value = 0.5
     if not value == value or value in (float("inf"), float("-inf")) or value != int(value) or value < 1:
-        raise InvalidParameterError(
-            f"the cutoff in {original!r} must be a positive integer, got {text!r} "
-            f"(several cutoffs are written {name}@1,3,5)"
-        ).keyed("measures.cutoff_in_name", original=original, text=text, name=name)
+        raise InvalidParameterError(_("the cutoff in {original!r} must be a positive integer, got {text!r} "
+                                      "(several cutoffs are written {name}@1,3,5)", original=original, text=text,
+                                      name=name))
     return int(value)
 
 
@@ -175,8 +171,7 @@ def _parse_plain(text: str) -> list[ParsedMetric] | None:
     at = m.group("at")
     if at is None and inner is not None:  # nDCG(cutoff=20): ir_measures' cutoff (an @ after it wins, as there)
         if spec.at_param:
-            raise InvalidParameterError(f"{text!r}: {spec.name} takes no cutoff=").keyed(
-                "measures.no_cutoff_param", metric=text, name=spec.name)
+            raise InvalidParameterError(_("{metric!r}: {name} takes no cutoff=", metric=text, name=spec.name))
         return [ParsedMetric((text, spec.measure(_cutoff(inner, text, m.group("name")), **params)))]
     if at is None:
         return [ParsedMetric((text, spec.measure(None, **params)))]
@@ -213,17 +208,15 @@ def _numbers(form: TrecName, raw: str) -> list[float]:
     try:
         return [float(v) for v in raw.split(",")]
     except ValueError:
-        raise InvalidParameterError(
-            f"parameters of measure '{form.name}' must be comma-separated numbers, got {raw!r}"
-        ).keyed("measures.trec_numbers", name=form.name, raw=raw) from None
+        raise InvalidParameterError(_("parameters of measure '{name}' must be comma-separated numbers, got {raw!r}",
+                                      name=form.name, raw=raw)) from None
 
 
 def _distinct(form: TrecName, values: list[Any], raw: str, trec_eval: bool) -> list[Any]:
     values = sorted(values)
     if len(set(values)) != len(values):
         if trec_eval:
-            raise InvalidParameterError(f"measure '{form.name}': duplicate cutoffs in {raw!r}").keyed(
-                "measures.trec_duplicate_cutoffs", name=form.name, raw=raw)
+            raise InvalidParameterError(_("measure '{name}': duplicate cutoffs in {raw!r}", name=form.name, raw=raw))
         values = sorted(set(values))
     return values
 
@@ -253,11 +246,9 @@ def expand_trec(
     """
     fixed = {p: (options or {})[opt] for p, opt in form.options if opt in (options or {})}
     if raw is not None and not raw.strip():
-        raise InvalidParameterError(f"improper measure '{form.name}.' (nothing after '.')").keyed(
-            "measures.trec_nothing_after_dot", name=form.name)
+        raise InvalidParameterError(_("improper measure '{name}.' (nothing after '.')", name=form.name))
     if raw is not None and form.syntax == "none" and not trec_eval:
-        raise InvalidParameterError(f"measure '{form.name}' takes no parameters, got {raw!r}").keyed(
-            "measures.trec_no_params", name=form.name, raw=raw)
+        raise InvalidParameterError(_("measure '{name}' takes no parameters, got {raw!r}", name=form.name, raw=raw))
     if form.syntax == "cutoffs":
         if raw is None:
             cuts = [int(c) for c in form.default]
@@ -266,12 +257,12 @@ def expand_trec(
             for part in raw.split(","):
                 hit = _ATOL.match(part)
                 if not hit:
-                    raise InvalidParameterError(f"cutoff {part!r} of measure '{form.name}' is not an integer").keyed(
-                        "measures.trec_cutoff_not_int", part=part, name=form.name)
+                    raise InvalidParameterError(_("cutoff {part!r} of measure '{name}' is not an integer", part=part,
+                                                  name=form.name))
                 cuts.append(int(hit.group()))
             if min(cuts) <= 0:
-                raise InvalidParameterError(f"measure '{form.name}': cutoffs must be positive, got {raw!r}").keyed(
-                    "measures.trec_cutoffs_positive", name=form.name, raw=raw)
+                raise InvalidParameterError(_("measure '{name}': cutoffs must be positive, got {raw!r}",
+                                              name=form.name, raw=raw))
             cuts = _distinct(form, cuts, raw, trec_eval)
         return [(f"{form.name}_{c}", spec.measure(c, **fixed)) for c in cuts]
     if form.syntax == "values":
@@ -281,13 +272,12 @@ def expand_trec(
     if form.syntax == "list" and raw is not None:
         values = _numbers(form, raw)
         if form.arity is not None and len(values) != form.arity:
-            raise InvalidParameterError(
-                f"measure '{form.name}' needs exactly {form.arity} parameters ({','.join(form.params)}), got {raw!r}"
-            ).keyed("measures.trec_arity", name=form.name, arity=form.arity, params=",".join(form.params), raw=raw)
+            raise InvalidParameterError(_("measure '{name}' needs exactly {arity} parameters ({params}), got "
+                                          "{raw!r}", name=form.name, arity=form.arity, params=",".join(form.params),
+                                          raw=raw))
         if len(values) > len(form.params):
-            raise InvalidParameterError(f"measure '{form.name}' takes at most {len(form.params)} parameters, "
-                                        f"got {raw!r}").keyed("measures.trec_too_many", name=form.name,
-                                                              n=len(form.params), raw=raw)
+            raise InvalidParameterError(_("measure '{name}' takes at most {n} parameters, got {raw!r}", name=form.name,
+                                          n=len(form.params), raw=raw))
         return [(label, spec.measure(None, **dict(zip(form.params, values)), **fixed))]
     if form.syntax == "text" and raw is not None:
         return [(label, spec.measure(None, **{form.params[0]: raw}, **fixed))]
@@ -300,14 +290,14 @@ def _parse_trec(text: str) -> list[Measure] | None:
         found = trec_form(m.group("base"))
         value = m.group("value")
         if found is not None and (found[1].syntax == "values" or (found[1].syntax == "cutoffs" and value.isdigit())):
-            return [measure for _, measure in expand_trec(*found, value)]
+            return [measure for __, measure in expand_trec(*found, value)]
     m = _TREC_DOT.match(text)
     if m:
         found = trec_form(m.group("base"))
         if found is None:
             return None
         try:
-            return [measure for _, measure in expand_trec(*found, m.group("params"))]
+            return [measure for __, measure in expand_trec(*found, m.group("params"))]
         except InvalidParameterError as exc:
             raise _unknown(text, exc) from None
     return None
@@ -341,11 +331,11 @@ def parse_metrics(names: str | Measure | Iterable[str | Measure]) -> list[Parsed
 
 def _parse_one(item: str | Measure) -> tuple[ParsedMetric, ...]:
     if isinstance(item, Measure):
-        _ = item.spec  # validates the name
+        __ = item.spec  # validates the name
         return (ParsedMetric((str(item), item)),)
     if not isinstance(item, str):
-        raise UnknownMetricError(repr(item), [], f"a metric name must be a string, got {type(item).__name__}").keyed(
-            "measures.name_not_string", type=type(item).__name__)
+        raise UnknownMetricError(repr(item), [], _("a metric name must be a string, got {type}",
+                                                   type=type(item).__name__))
     return _parse_text(item, generation())
 
 
@@ -354,7 +344,7 @@ def _parse_text(item: str, _generation: int) -> tuple[ParsedMetric, ...]:
     """Parse one text (a name or a comma-separated list); cached per registry generation."""
     parts = split_metric_list(item)
     if not parts:
-        raise UnknownMetricError(item, [], "empty metric name").keyed("measures.empty_name")
+        raise UnknownMetricError(item, [], _("empty metric name"))
     return tuple(pair for part in parts for pair in _parse_name(part))
 
 
@@ -384,7 +374,7 @@ def _parse_peer(text: str) -> list[ParsedMetric] | None:
     head = text.split("(")[0].split("@")[0]
     renamed = _RANX_NAMES.get(head.lower())
     if renamed is not None:
-        return [ParsedMetric((text, m)) for _, m in _parse_plain(renamed + text[len(head):]) or []] or None
+        return [ParsedMetric((text, m)) for __, m in _parse_plain(renamed + text[len(head):]) or []] or None
     if "-" in head or "α" in head:
         plain = _parse_plain(head.replace("α", "alpha").replace("-", "_") + text[len(head):])
         if plain is not None:
@@ -401,7 +391,7 @@ def _at_level(m: Measure, level: int, text: str) -> Measure:
     elif "gains" in spec.param_index and not params.get("gains"):
         params["gains"] = ",".join(f"{g}=0" for g in range(1, level))
     else:
-        raise _unknown(text, Said("error.measures.no_level", (("metric", spec.name),)))
+        raise _unknown(text, _("metric {metric!r} takes no relevance level (ranx's -lN)", metric=spec.name))
     return spec.measure(m.cutoff, **params)
 
 
@@ -435,6 +425,5 @@ def parse_metric(name: str | Measure) -> Measure:
     """
     pairs = _parse_one(name)
     if len(pairs) != 1:
-        raise InvalidParameterError(f"{name!r} denotes {len(pairs)} metrics; use parse_metrics").keyed(
-            "measures.several_metrics", name=name, n=len(pairs))
+        raise InvalidParameterError(_("{name!r} denotes {n} metrics; use parse_metrics", name=name, n=len(pairs)))
     return pairs[0][1]

@@ -13,7 +13,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, Items, UnknownMetricError
+from rankscope.errors import InvalidParameterError, UnknownMetricError
+from rankscope.i18n import _
 from rankscope.measures.base import Aggregate, CutoffRule, Kernel, MeasureSpec, Param
 
 __all__ = ["register", "register_metric", "get_spec", "all_specs", "lookup_alias", "unregister_metric"]
@@ -67,8 +68,8 @@ def register(spec: MeasureSpec) -> MeasureSpec:
             names.add(extra.lower())
     clash = sorted(n for n in names if n in _ALIASES)
     if spec.name in _SPECS or clash:
-        raise InvalidParameterError(f"metric {spec.name!r} is already registered (names taken: {clash})").keyed(
-            "measures.already_registered", name=spec.name, clash=clash)
+        raise InvalidParameterError(_("metric {name!r} is already registered (names taken: {clash})", name=spec.name,
+                                      clash=clash))
     global _generation
     _SPECS[spec.name] = spec
     for n in names:
@@ -112,9 +113,8 @@ def register_metric(
     >>> unregister_metric("rel_at_1")
     """
     if not name or not name.replace("_", "").isalnum() or not name[0].isalpha():
-        raise InvalidParameterError(
-            f"metric name must start with a letter and hold only letters, digits and '_', got {name!r}"
-        ).keyed("measures.bad_name", name=name)
+        raise InvalidParameterError(_("metric name must start with a letter and hold only letters, digits and '_', "
+                                      "got {name!r}", name=name))
     if isinstance(params, dict):
         plist = tuple(Param(k, type(v), v, "") for k, v in params.items())
     else:
@@ -142,8 +142,7 @@ def unregister_metric(name: str) -> None:
     """Remove a custom metric (built-in ones cannot be removed)."""
     spec = _SPECS.get(name)
     if spec is None or spec.builtin:
-        raise InvalidParameterError(f"{name!r} is not a registered custom metric").keyed(
-            "measures.not_custom", name=name)
+        raise InvalidParameterError(_("{name!r} is not a registered custom metric", name=name))
     global _generation
     del _SPECS[name]
     _generation += 1
@@ -163,8 +162,7 @@ def get_spec(name: str) -> MeasureSpec:
         return _SPECS[name]
     except KeyError:
         found = tuple(suggest(name))
-        raise UnknownMetricError(name, list(found)).keyed(
-            "unknown_metric_suggest" if found else "unknown_metric", name=name, suggestions=Items(found)) from None
+        raise UnknownMetricError(name, list(found)) from None
 
 
 def lookup_alias(name: str) -> MeasureSpec | None:

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures._spans import SpanArrays, omega_counts, ratio, span_counts
 from rankscope.measures.base import Measure, MeasureSpec, Param
 from rankscope.measures.counts import REL
@@ -84,8 +85,8 @@ class _Weight(Param):
     def coerce(self, metric: str, value: Any) -> Any:
         text = str(value).strip().lower()
         if text not in ("binary", "graded"):
-            raise InvalidParameterError(f"parameter 'weight' of metric {metric!r} must be 'binary' or 'graded', "
-                                        f"got {value!r}").keyed("measures.weight", metric=metric, value=value)
+            raise InvalidParameterError(_("parameter 'weight' of metric {metric!r} must be 'binary' or 'graded', "
+                                          "got {value!r}", metric=metric, value=value))
         return text
 
 
@@ -99,8 +100,8 @@ class _Unit(Param):
         try:
             return check_unit(str(value).strip())
         except InvalidParameterError as exc:
-            raise InvalidParameterError(f"parameter 'unit' of metric {metric!r}: {exc}").keyed(
-                "measures.unit", metric=metric, reason=exc) from None
+            raise InvalidParameterError(_("parameter 'unit' of metric {metric!r}: {reason}", metric=metric,
+                                          reason=exc)) from None
 
 
 WEIGHT = _Weight("weight", str, "binary",
@@ -110,9 +111,8 @@ UNIT = _Unit("unit", str, "chars", "chars, or a tokenizer: words, jieba, hf:NAME
 
 def _arrays(p: KernelInput, m: Measure) -> SpanArrays:
     if p.spans is None:
-        raise InvalidParameterError(f"{m} needs span judgments and a chunking: "
-                                    "evaluate(span_qrels, run, metrics, chunking=chunking)").keyed(
-            "measures.span_needs_chunking", metric=str(m))
+        raise InvalidParameterError(_("{metric} needs span judgments and a chunking: evaluate(span_qrels, run, "
+                                      "metrics, chunking=chunking)", metric=str(m)))
     return p.spans.arrays(m.param("unit"))
 
 
@@ -121,7 +121,7 @@ def _counts(p: KernelInput, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _recall(p: KernelInput, m: Measure) -> np.ndarray:
-    inter, relevant, _ = _counts(p, m)
+    inter, relevant, __ = _counts(p, m)
     return ratio(inter, relevant)
 
 
@@ -140,7 +140,7 @@ def _omega(p: KernelInput, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def _precision_omega(p: KernelInput, m: Measure) -> np.ndarray:
-    reach, _, cost = _omega(p, m)
+    reach, __, cost = _omega(p, m)
     return ratio(reach, cost)
 
 

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import Message, _
 
 __all__ = ["Rule", "RuleState", "Check", "check_sequential", "check_signal", "parse_rule", "rules_from_standard",
            "SIGNALS", "paired_differences", "ARMED_SHARE", "QUIET_SHARE", "metric_bounds"]
@@ -63,8 +64,8 @@ QUIET_SHARE = 0.02
 KINDS = ("drop", "below", "signal")
 
 
-def _bad(key: str, english: str, **values: Any) -> InvalidParameterError:
-    return InvalidParameterError(english).keyed(f"monitor.rule.{key}", **values)
+def _bad(message: Message, /) -> InvalidParameterError:
+    return InvalidParameterError(message)
 
 
 def metric_bounds(metric: str) -> tuple[float, float, bool]:
@@ -74,8 +75,8 @@ def metric_bounds(metric: str) -> tuple[float, float, bool]:
     m = parse_metric(metric)
     spec = m.spec
     if spec.bounds is None or spec.text:
-        raise _bad("unbounded", f"{metric}: a monitor watches metrics with known bounds (such as ndcg@10, "
-                   "precision@5, hit_rate@5, mrr); this one has none", metric=metric)
+        raise _bad(_("{metric}: a monitor watches metrics with known bounds (such as ndcg@10, precision@5, "
+                     "hit_rate@5, mrr); this one has none", metric=metric))
     lo, hi = spec.bounds
     return float(lo), float(hi), bool(spec.higher_is_better)
 
@@ -95,32 +96,29 @@ class Rule:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise _bad("kind", f"a rule's kind must be drop, below or signal, got {self.kind!r}", value=self.kind)
+            raise _bad(_("a rule's kind must be drop, below or signal, got {value!r}", value=self.kind))
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0 < self.alpha < 1:
-            raise _bad("alpha", f"alpha must be a number between 0 and 1, got {self.alpha!r}", value=self.alpha)
+            raise _bad(_("alpha must be a number between 0 and 1, got {value!r}", value=self.alpha))
         if isinstance(self.clear_after, bool) or not isinstance(self.clear_after, int) or self.clear_after < 1:
-            raise _bad("clear_after", f"clear_after must be a positive integer, got {self.clear_after!r}",
-                       value=self.clear_after)
+            raise _bad(_("clear_after must be a positive integer, got {value!r}", value=self.clear_after))
         if self.kind == "signal":
             if self.metric not in SIGNALS:
                 import difflib
 
                 close = difflib.get_close_matches(self.metric, list(SIGNALS), n=1)
-                raise _bad("signal", f"unknown signal {self.metric!r} (known: {', '.join(SIGNALS)})"
-                           + (f"; did you mean {close[0]!r}?" if close else ""),
-                           value=self.metric, known=", ".join(SIGNALS),
-                           hint=f"; did you mean {close[0]!r}?" if close else "")
+                raise _bad(_("unknown signal {value!r} (known: {known}){hint}", value=self.metric,
+                             known=", ".join(SIGNALS), hint=f"; did you mean {close[0]!r}?" if close else ""))
             if not _finite(self.threshold):
-                raise _bad("limit", f"the signal rule on {self.metric} needs a limit (a number)", metric=self.metric)
+                raise _bad(_("the signal rule on {metric} needs a limit (a number)", metric=self.metric))
             return
-        lo, hi, _ = metric_bounds(self.metric)
+        lo, hi, __ = metric_bounds(self.metric)
         if self.kind == "drop":
             if not _finite(self.margin) or not 0 <= float(self.margin) < hi - lo:  # type: ignore[arg-type]
-                raise _bad("margin", f"the drop rule on {self.metric} needs a margin between 0 and {hi - lo:g}, "
-                           f"got {self.margin!r}", metric=self.metric, high=hi - lo, value=self.margin)
+                raise _bad(_("the drop rule on {metric} needs a margin between 0 and {high:g}, got {value!r}",
+                             metric=self.metric, high=hi - lo, value=self.margin))
         elif not _finite(self.threshold) or not lo < float(self.threshold) <= hi:  # type: ignore[arg-type]
-            raise _bad("level", f"the level of {self.metric} must lie in ({lo:g}, {hi:g}], got {self.threshold!r}",
-                       metric=self.metric, low=lo, high=hi, value=self.threshold)
+            raise _bad(_("the level of {metric} must lie in ({low:g}, {high:g}], got {value!r}", metric=self.metric,
+                         low=lo, high=hi, value=self.threshold))
 
     @property
     def key(self) -> str:
@@ -131,7 +129,7 @@ class Rule:
     @property
     def bounds(self) -> tuple[float, float]:
         """The range of one observed value: the metric's, or (drop) of a difference of it."""
-        lo, hi, _ = metric_bounds(self.metric)
+        lo, hi, __ = metric_bounds(self.metric)
         return (lo - hi, hi - lo) if self.kind == "drop" else (lo, hi)
 
     @property
@@ -141,16 +139,17 @@ class Rule:
 
     def describe(self, lang: str = "en") -> str:
         """The rule in one phrase, in ``lang``."""
-        from rankscope.interpret.i18n import message
-
         if self.kind == "drop":
-            return message("monitor.rule.says_drop", lang, metric=self.metric, margin=f"{self.margin:g}")
+            return _("{metric} drops against the baseline by more than {margin}", metric=self.metric,
+                     margin=f"{self.margin:g}").text(lang)
         if self.kind == "below":
             source = f" ({self.source})" if self.source else ""
-            return message("monitor.rule.says_below", lang, metric=self.metric, level=f"{self.threshold:g}",
-                           source=source)
-        key = "monitor.rule.says_signal_above" if SIGNALS[self.metric] else "monitor.rule.says_signal_below"
-        return message(key, lang, signal=self.metric, limit=f"{self.threshold:g}")
+            return _("{metric} falls below {level}{source}", metric=self.metric, level=f"{self.threshold:g}",
+                     source=source).text(lang)
+        limit = f"{self.threshold:g}"
+        if SIGNALS[self.metric]:
+            return _("{signal} goes above {limit}", signal=self.metric, limit=limit).text(lang)
+        return _("{signal} goes below {limit}", signal=self.metric, limit=limit).text(lang)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -160,8 +159,8 @@ class Rule:
         known = {"kind", "metric", "threshold", "margin", "alpha", "source", "clear_after"}
         extra = sorted(set(data) - known)
         if extra:
-            raise _bad("field", f"unknown field {extra[0]!r} in a rule (known: {', '.join(sorted(known))})",
-                       name=extra[0], known=", ".join(sorted(known)))
+            raise _bad(_("unknown field {name!r} in a rule (known: {known})", name=extra[0],
+                         known=", ".join(sorted(known))))
         return cls(**{k: data[k] for k in known if k in data})
 
 
@@ -202,8 +201,7 @@ def parse_rule(text: str, alpha: float = 0.05) -> list[Rule]:
         if name in SIGNALS:
             if (op == "<=") != SIGNALS[name]:
                 side = "<=" if SIGNALS[name] else ">="
-                raise _bad("signal_side", f"{text!r}: write '{name} {side} LIMIT' for this signal", rule=text,
-                           name=name, op=side)
+                raise _bad(_("{rule!r}: write '{name} {op} LIMIT' for this signal", rule=text, name=name, op=side))
             return [Rule("signal", name, threshold=_num(value, text), alpha=alpha)]
         if op != ">=":
             from rankscope.errors import RankscopeError
@@ -213,20 +211,19 @@ def parse_rule(text: str, alpha: float = 0.05) -> list[Rule]:
                 parse_metric(name)
             except RankscopeError:  # neither a metric nor a signal: say which signals there are
                 return [Rule("signal", name, threshold=_num(value, text), alpha=alpha)]
-            raise _bad("metric_side", f"{text!r}: a metric rule reads METRIC >= LEVEL (alert when it falls below)",
-                       rule=text)
+            raise _bad(_("{rule!r}: a metric rule reads METRIC >= LEVEL (alert when it falls below)", rule=text))
         return [Rule("below", name, threshold=_num(value, text), alpha=alpha)]
-    raise _bad("syntax", f"cannot read the rule {text!r}: write production:good, 'ndcg@10 >= 0.5', "
-               "'drop ndcg@10 0.05' or 'empty_rate <= 0.05'", rule=text)
+    raise _bad(_("cannot read the rule {rule!r}: write production:good, 'ndcg@10 >= 0.5', 'drop ndcg@10 0.05' or "
+                 "'empty_rate <= 0.05'", rule=text))
 
 
 def _num(value: str, text: str) -> float:
     try:
         x = float(value)
     except ValueError:
-        raise _bad("number", f"{text!r}: {value!r} is not a number", rule=text, value=value) from None
+        raise _bad(_("{rule!r}: {value!r} is not a number", rule=text, value=value)) from None
     if not math.isfinite(x):
-        raise _bad("number", f"{text!r}: {value!r} is not a number", rule=text, value=value)
+        raise _bad(_("{rule!r}: {value!r} is not a number", rule=text, value=value))
     return x
 
 
@@ -285,22 +282,24 @@ class Check:
 
     def text(self, lang: str = "en") -> str:
         """What the check says, in one sentence: the size of the drop, its bound, the evidence, the guarantee."""
-        from rankscope.interpret.i18n import message
 
         r = self.rule
         if self.value is None:
-            return message("monitor.check.no_data", lang, rule=r.describe(lang))
+            return _("{rule}: no value to check", rule=r.describe(lang)).text(lang)
         if r.kind == "signal":
-            return message("monitor.check.signal", lang, signal=r.metric, value=f"{self.value:.4g}",
-                           limit=f"{r.threshold:g}")
+            return _("{signal} is {value} (limit {limit}; an observed value, not a test)", signal=r.metric,
+                     value=f"{self.value:.4g}", limit=f"{r.threshold:g}").text(lang)
         level = f"{100 * (1 - r.alpha):.6g}%"
         if r.kind == "drop":
-            return message("monitor.check.drop", lang, metric=r.metric, n=self.n, diff=f"{self.value:+.4f}",
-                           level=level, bound=f"{self.bound:+.4f}" if self.bound is not None else "–",
-                           margin=f"{r.margin:g}", p=f"{self.p_value:.3g}", alpha=f"{r.alpha:g}")
-        return message("monitor.check.below", lang, metric=r.metric, n=self.n, mean=f"{self.value:.4f}",
-                       level=level, bound=f"{self.bound:.4f}" if self.bound is not None else "–",
-                       threshold=f"{r.threshold:g}", p=f"{self.p_value:.3g}", alpha=f"{r.alpha:g}")
+            return _("{metric} changed by {diff} on average over {n} queries against the baseline; this round's "
+                     "mean difference is at most {bound} ({level} betting bound); margin {margin}; anytime-valid p "
+                     "= {p} (alarm at alpha = {alpha})", metric=r.metric, n=self.n, diff=f"{self.value:+.4f}",
+                     level=level, bound=f"{self.bound:+.4f}" if self.bound is not None else "–",
+                     margin=f"{r.margin:g}", p=f"{self.p_value:.3g}", alpha=f"{r.alpha:g}").text(lang)
+        return _("{metric} is {mean} on average over {n} queries, at most {bound} ({level} betting bound); level "
+                 "{threshold}; anytime-valid p = {p} (alarm at alpha = {alpha})", metric=r.metric, n=self.n,
+                 mean=f"{self.value:.4f}", level=level, bound=f"{self.bound:.4f}" if self.bound is not None else "–",
+                 threshold=f"{r.threshold:g}", p=f"{self.p_value:.3g}", alpha=f"{r.alpha:g}").text(lang)
 
 
 def paired_differences(current: Mapping[str, float | None], baseline: Mapping[str, float | None],
@@ -329,7 +328,7 @@ def check_sequential(rule: Rule, state: RuleState, values: Sequence[float] | np.
     from rankscope.stats.betting import betting_bound, betting_evalue
 
     if rule.kind not in ("drop", "below"):
-        raise _bad("not_sequential", f"{rule.key}: only drop and below rules are tested", rule=rule.key)
+        raise _bad(_("{rule}: only drop and below rules are tested", rule=rule.key))
     v = np.asarray(values, dtype=np.float64).ravel()
     if not v.size:
         return Check(rule, label, state.firing, False, False, None)
@@ -372,7 +371,7 @@ def check_signal(rule: Rule, state: RuleState, value: float | None, *, label: st
     """Check a ``signal`` rule on one observed value (None: no data) and update ``state``: firing while the value is
     beyond the limit, cleared after ``clear_after`` values within it."""
     if rule.kind != "signal":
-        raise _bad("not_signal", f"{rule.key}: not a signal rule", rule=rule.key)
+        raise _bad(_("{rule}: not a signal rule", rule=rule.key))
     if value is None or not math.isfinite(value):
         return Check(rule, label, state.firing, False, False, None)
     limit = float(rule.threshold or 0.0)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import Message, _
 
 __all__ = [
     "Hit", "RetrievalEvent", "EventRejected", "Rejection", "parse_event", "parse_jsonl", "parse_time",
@@ -64,7 +65,7 @@ REASONS = ("malformed", "not_an_object", "unknown_field", "no_query", "bad_resul
 class EventRejected(InvalidParameterError):
     """An event that cannot be kept: ``reason`` is one of :data:`REASONS`, the message says what is wrong."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: Message | str) -> None:
         self.reason = reason
         super().__init__(message)
 
@@ -134,8 +135,8 @@ class RetrievalEvent:
         return out
 
 
-def _reject(reason: str, key: str, english: str, /, **values: Any) -> EventRejected:
-    return EventRejected(reason, english).keyed(f"monitor.event.{key}", **values)
+def _reject(reason: str, message: Message, /) -> EventRejected:
+    return EventRejected(reason, message)
 
 
 def parse_time(value: Any, *, now: float | None = None) -> float:
@@ -149,24 +150,23 @@ def parse_time(value: Any, *, now: float | None = None) -> float:
     if value is None:
         return _time.time() if now is None else now
     if isinstance(value, bool):
-        raise _reject("bad_time", "bad_time", f"time must be epoch seconds or an ISO 8601 text, got {value!r}",
-                      value=value)
+        raise _reject("bad_time", _("time must be epoch seconds or an ISO 8601 text, got {value!r}", value=value))
     if isinstance(value, (int, float)):
         t = float(value)
     elif isinstance(value, str):
         try:
             d = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            raise _reject("bad_time", "bad_time", f"time must be epoch seconds or an ISO 8601 text, got {value[:40]!r}",
-                          value=value[:40]) from None
+            raise _reject("bad_time", _("time must be epoch seconds or an ISO 8601 text, got {value!r}",
+                                        value=value[:40])) from None
         if d.tzinfo is None:
             d = d.replace(tzinfo=dt.timezone.utc)
         t = d.timestamp()
     else:
-        raise _reject("bad_time", "bad_time_type", "time must be epoch seconds or an ISO 8601 text, got "
-                      f"{type(value).__name__}", kind=type(value).__name__)
+        raise _reject("bad_time", _("time must be epoch seconds or an ISO 8601 text, got {kind}",
+                                    kind=type(value).__name__))
     if not math.isfinite(t) or not 0 <= t < 32503680000:  # years 1970 .. 3000
-        raise _reject("bad_time", "time_range", f"time out of range: {value!r}", value=value)
+        raise _reject("bad_time", _("time out of range: {value!r}", value=value))
     return t
 
 
@@ -175,12 +175,11 @@ def _unknown(name: str, known: tuple[str, ...], index: int | None) -> EventRejec
     shown = Items(known)
     if index is None:
         if close:
-            return _reject("unknown_field", "unknown_field_close", f"unknown field {name[:60]!r} (known: {shown}); "
-                           f"did you mean {close[0]!r}?", name=name[:60], known=shown, close=close[0])
-        return _reject("unknown_field", "unknown_field", f"unknown field {name[:60]!r} (known: {shown})",
-                       name=name[:60], known=shown)
-    return _reject("unknown_field", "unknown_hit_field", f"unknown field {name[:60]!r} in results[{index}] "
-                   f"(known: {shown})", name=name[:60], known=shown, i=index)
+            return _reject("unknown_field", _("unknown field {name!r} (known: {known}); did you mean {close!r}?",
+                                              name=name[:60], known=shown, close=close[0]))
+        return _reject("unknown_field", _("unknown field {name!r} (known: {known})", name=name[:60], known=shown))
+    return _reject("unknown_field", _("unknown field {name!r} in results[{i}] (known: {known})", name=name[:60],
+                                      known=shown, i=index))
 
 
 def _number(value: Any) -> float | None:
@@ -195,30 +194,28 @@ def _hit(obj: Any, i: int, max_text: int) -> Hit:
     if isinstance(obj, str):  # a bare id
         obj = {"id": obj}
     if not isinstance(obj, Mapping):
-        raise _reject("bad_results", "hit_not_object", f"results[{i}] must be an object with an id, got "
-                      f"{type(obj).__name__}", i=i, kind=type(obj).__name__)
+        raise _reject("bad_results", _("results[{i}] must be an object with an id, got {kind}", i=i,
+                                       kind=type(obj).__name__))
     for name in obj:
         if name not in HIT_FIELDS:
             raise _unknown(str(name), HIT_FIELDS, i)
     doc = obj.get("id")
     if isinstance(doc, bool) or not isinstance(doc, (str, int)) or not str(doc).strip():
-        raise _reject("bad_results", "hit_no_id", f"results[{i}] has no id (a non-empty text or number)", i=i)
+        raise _reject("bad_results", _("results[{i}] has no id (a non-empty text or number)", i=i))
     doc = str(doc)
     if len(doc) > MAX_ID_CHARS:
-        raise _reject("bad_results", "hit_id_long", f"results[{i}]: the id is longer than {MAX_ID_CHARS} characters",
-                      i=i, n=MAX_ID_CHARS)
+        raise _reject("bad_results", _("results[{i}]: the id is longer than {n} characters", i=i, n=MAX_ID_CHARS))
     try:
         score = _number(obj.get("score"))
     except ValueError:
-        raise _reject("bad_score", "bad_score", f"results[{i}]: score must be a finite number, got "
-                      f"{obj.get('score')!r}", i=i, value=obj.get("score")) from None
+        raise _reject("bad_score", _("results[{i}]: score must be a finite number, got {value!r}", i=i,
+                                     value=obj.get("score"))) from None
     text = obj.get("text")
     if text is not None and not isinstance(text, str):
-        raise _reject("bad_results", "hit_text", f"results[{i}]: text must be a string", i=i)
+        raise _reject("bad_results", _("results[{i}]: text must be a string", i=i))
     if text is not None and len(text) > max_text:
-        raise _reject("oversized_document", "oversized",
-                      f"results[{i}]: the text has {len(text)} characters, over the limit of {max_text}",
-                      i=i, n=len(text), limit=max_text)
+        raise _reject("oversized_document", _("results[{i}]: the text has {n} characters, over the limit of {limit}",
+                                              i=i, n=len(text), limit=max_text))
     return Hit(doc, score, text)
 
 
@@ -227,18 +224,17 @@ def make_event(*, query: Any, results: Any, time: Any = None, latency_ms: Any = 
                max_text: int = MAX_TEXT_CHARS) -> RetrievalEvent:
     """Check the fields of one event and build it (the checks of :func:`parse_event`, for any source)."""
     if not isinstance(query, str) or not query.strip():
-        raise _reject("no_query", "no_query", "the event has no query text")
+        raise _reject("no_query", _("the event has no query text"))
     if len(query) > MAX_QUERY_CHARS:
-        raise _reject("no_query", "query_long", f"the query has {len(query)} characters, over the limit of "
-                      f"{MAX_QUERY_CHARS}", n=len(query), limit=MAX_QUERY_CHARS)
+        raise _reject("no_query", _("the query has {n} characters, over the limit of {limit}", n=len(query),
+                                    limit=MAX_QUERY_CHARS))
     if results is None:
         results = []
     if not isinstance(results, (list, tuple)):
-        raise _reject("bad_results", "results_list", f"results must be a list, got {type(results).__name__}",
-                      kind=type(results).__name__)
+        raise _reject("bad_results", _("results must be a list, got {kind}", kind=type(results).__name__))
     if len(results) > MAX_RESULTS:
-        raise _reject("too_many_results", "too_many", f"{len(results)} results, over the limit of {MAX_RESULTS}",
-                      n=len(results), limit=MAX_RESULTS)
+        raise _reject("too_many_results", _("{n} results, over the limit of {limit}", n=len(results),
+                                            limit=MAX_RESULTS))
     hits = tuple(_hit(h, i, max_text) for i, h in enumerate(results))
     t = parse_time(time, now=now)
     try:
@@ -246,21 +242,19 @@ def make_event(*, query: Any, results: Any, time: Any = None, latency_ms: Any = 
     except ValueError:
         lat = -1.0
     if lat is not None and lat < 0:
-        raise _reject("bad_latency", "bad_latency", f"latency_ms must be a number >= 0, got {latency_ms!r}",
-                      value=latency_ms)
+        raise _reject("bad_latency", _("latency_ms must be a number >= 0, got {value!r}", value=latency_ms))
     version = "default" if retriever is None else retriever
     if not isinstance(version, str) or not version.strip() or len(version) > 200:
-        raise _reject("bad_retriever", "bad_retriever", "retriever must be a non-empty text of at most 200 characters")
+        raise _reject("bad_retriever", _("retriever must be a non-empty text of at most 200 characters"))
     if query_id is not None and (not isinstance(query_id, (str, int)) or isinstance(query_id, bool)):
-        raise _reject("bad_results", "bad_query_id", "query_id must be a text or a number")
+        raise _reject("bad_results", _("query_id must be a text or a number"))
     return RetrievalEvent(t, query, hits, lat, version.strip(), None if query_id is None else str(query_id), source)
 
 
 def parse_event(obj: Any, *, now: float | None = None, max_text: int = MAX_TEXT_CHARS) -> RetrievalEvent:
     """One event from its JSON object, checked (see the module docstring); :class:`EventRejected` otherwise."""
     if not isinstance(obj, Mapping):
-        raise _reject("not_an_object", "not_object", f"an event must be a JSON object, got {type(obj).__name__}",
-                      kind=type(obj).__name__)
+        raise _reject("not_an_object", _("an event must be a JSON object, got {kind}", kind=type(obj).__name__))
     for name in obj:
         if name not in EVENT_FIELDS:
             raise _unknown(str(name), EVENT_FIELDS, None)
@@ -291,8 +285,8 @@ def parse_jsonl(lines: bytes | str | Iterable[str], *, now: float | None = None,
         try:
             obj = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
-            rejected.append(Rejection(where, "malformed", str(_reject("malformed", "malformed",
-                                                                       f"not a JSON object ({exc})", reason=exc))))
+            rejected.append(Rejection(where, "malformed", str(_reject("malformed", _("not a JSON object ({reason})",
+                                                                                     reason=exc)))))
             continue
         try:
             events.append(parse_event(obj, now=now, max_text=max_text))

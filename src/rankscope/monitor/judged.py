@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.monitor.events import RetrievalEvent
 from rankscope.monitor.windows import hash_fraction
 
@@ -47,15 +48,13 @@ def sample_events(events: Iterable[RetrievalEvent], *, rate: float | None = None
     ['a', 'a', 'b', 'b']
     """
     if (rate is None) == (per_window is None):
-        raise InvalidParameterError("sampling needs a rate or a number per window (one of them)").keyed(
-            "monitor.sample.one_of")
+        raise InvalidParameterError(_("sampling needs a rate or a number per window (one of them)"))
     if rate is not None and not (isinstance(rate, (int, float)) and 0 < rate <= 1):
-        raise InvalidParameterError(f"the sampling rate must be in (0, 1], got {rate!r}").keyed(
-            "monitor.sample.rate", value=rate)
+        raise InvalidParameterError(_("the sampling rate must be in (0, 1], got {value!r}", value=rate))
     if per_window is not None and (isinstance(per_window, bool) or not isinstance(per_window, int)
                                    or per_window < 1):
-        raise InvalidParameterError(f"the sample per window must be a positive integer, got {per_window!r}").keyed(
-            "monitor.sample.per_window", value=per_window)
+        raise InvalidParameterError(_("the sample per window must be a positive integer, got {value!r}",
+                                      value=per_window))
     by_version: dict[str, list[tuple[float, RetrievalEvent]]] = {}
     seen: set[str] = set()
     for ev in events:
@@ -66,7 +65,7 @@ def sample_events(events: Iterable[RetrievalEvent], *, rate: float | None = None
     out: list[RetrievalEvent] = []
     for version in sorted(by_version):
         ranked = sorted(by_version[version], key=lambda x: x[0])
-        keep = [ev for h, ev in ranked if h < rate] if rate is not None else [ev for _, ev in ranked[:per_window]]
+        keep = [ev for h, ev in ranked if h < rate] if rate is not None else [ev for __, ev in ranked[:per_window]]
         out.extend(keep)
     return out
 
@@ -84,8 +83,7 @@ class JudgeBudget:
 
     def __post_init__(self) -> None:
         if self.money is not None and (self.price_in is None or self.price_out is None):
-            raise InvalidParameterError("a budget in money needs the prices per million input and output tokens"
-                                        ).keyed("monitor.budget.prices")
+            raise InvalidParameterError(_("a budget in money needs the prices per million input and output tokens"))
 
     def fits(self, calls: int, tokens: int, money: float | None, spent: Spent) -> bool:
         if self.calls is not None and spent.calls + calls > self.calls:
@@ -258,7 +256,7 @@ def judge_events(events: Sequence[RetrievalEvent], settings: Any, *,
     out.per_event = {q: {m: float(vals[i, j]) for j, m in enumerate(labels_order)} for i, q in enumerate(ids)}
     for j, m in enumerate(labels_order):
         col = vals[:, j]
-        lo, hi, _ = bounds[metrics[j]]
+        lo, hi, __ = bounds[metrics[j]]
         low, high = betting_interval(np.clip(col, lo, hi), bounds=(lo, hi), alpha=alpha)
         out.metrics[m] = {"mean": float(col.mean()), "lower": float(low), "upper": float(high), "n": int(col.size)}
     return out

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rankscope.i18n import _
 from rankscope.monitor.events import MAX_TEXT_CHARS, EventRejected, Rejection, RetrievalEvent, make_event
 
 __all__ = ["Decoded", "decode_otlp", "RETRIEVER_KIND"]
@@ -57,8 +58,7 @@ class Decoded:
 
 
 def _malformed(reason: object) -> EventRejected:
-    return EventRejected("malformed_otlp", f"not an OTLP trace export ({reason})").keyed(
-        "monitor.event.malformed_otlp", reason=str(reason)[:200])
+    return EventRejected("malformed_otlp", _("not an OTLP trace export ({reason})", reason=str(reason)))
 
 
 def _hex_ids(obj: Any) -> Any:
@@ -213,8 +213,7 @@ def decode_otlp(body: bytes, content_type: str = "application/x-protobuf", *,
                 where = f"span {n} ({span.span_id.hex() or 'no id'})"
                 query = _query(attrs)
                 if not isinstance(query, str) or not query.strip():
-                    exc = EventRejected("span_without_query", "a retriever span without a query (input.value)"
-                                        ).keyed("monitor.event.span_without_query")
+                    exc = EventRejected("span_without_query", _("a retriever span without a query (input.value)"))
                     out.rejected.append(Rejection(where, exc.reason, str(exc)))
                     continue
                 hits, hashed = _documents(attrs)

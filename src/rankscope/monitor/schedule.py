@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["Schedule", "Due", "MAX_MISSED_LISTED"]
 
@@ -47,20 +48,17 @@ class Schedule:
 
     def __post_init__(self) -> None:
         if (self.cron is None) == (self.every_seconds is None):
-            raise InvalidParameterError("a schedule needs either every_seconds or cron (one of them)").keyed(
-                "monitor.schedule.one_of")
+            raise InvalidParameterError(_("a schedule needs either every_seconds or cron (one of them)"))
         if self.cron is not None:
             from croniter import croniter
 
             if not isinstance(self.cron, str) or len(self.cron.split()) != 5 or not croniter.is_valid(self.cron):
-                raise InvalidParameterError(
-                    f"not a cron expression of five fields (minute hour day month weekday): {self.cron!r}"
-                ).keyed("monitor.schedule.cron", value=self.cron)
+                raise InvalidParameterError(_("not a cron expression of five fields (minute hour day month "
+                                              "weekday): {value!r}", value=self.cron))
         elif isinstance(self.every_seconds, bool) or not isinstance(self.every_seconds, (int, float)) \
                 or not 1 <= self.every_seconds <= 366 * 86400:
-            raise InvalidParameterError(
-                f"every_seconds must be a number of seconds between 1 and one year, got {self.every_seconds!r}"
-            ).keyed("monitor.schedule.every", value=self.every_seconds)
+            raise InvalidParameterError(_("every_seconds must be a number of seconds between 1 and one year, got "
+                                          "{value!r}", value=self.every_seconds))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schedule:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["psi", "ks_test", "KSResult", "rbo", "latency_percentiles", "PSI_BINS", "PSI_FLOOR"]
 
@@ -51,8 +52,7 @@ def psi(reference: Any, current: Any, bins: int = PSI_BINS) -> float | None:
     if not r.size or not c.size:
         return None
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
-        raise InvalidParameterError(f"bins must be an integer >= 2, got {bins!r}").keyed(
-            "monitor.psi_bins", value=bins)
+        raise InvalidParameterError(_("bins must be an integer >= 2, got {value!r}", value=bins))
     edges = np.unique(np.quantile(r, np.linspace(0, 1, bins + 1)[1:-1]))
     rs = np.bincount(np.searchsorted(edges, r, side="right"), minlength=len(edges) + 1) / r.size
     cs = np.bincount(np.searchsorted(edges, c, side="right"), minlength=len(edges) + 1) / c.size
@@ -105,7 +105,7 @@ def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9) -> float:
     0.9
     """
     if not 0 < p < 1:
-        raise InvalidParameterError(f"p must be between 0 and 1, got {p!r}").keyed("monitor.rbo_p", value=p)
+        raise InvalidParameterError(_("p must be between 0 and 1, got {value!r}", value=p))
     x = list(dict.fromkeys(a))
     y = list(dict.fromkeys(b))
     k = min(len(x), len(y))

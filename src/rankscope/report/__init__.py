@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.report.content import REPORT_SCHEMA_VERSION, build_report
 
 if TYPE_CHECKING:
@@ -41,8 +42,7 @@ def render_report(report: dict[str, Any], fmt: str) -> str:
         from rankscope.report.html import render_html
 
         return render_html(report)
-    raise InvalidParameterError(f"unknown report format {fmt!r}; known: json, markdown, latex, html").keyed(
-        "report.unknown_format", fmt=fmt)
+    raise InvalidParameterError(_("unknown report format {fmt!r}; known: json, markdown, latex, html", fmt=fmt))
 
 
 def write_report(
@@ -69,9 +69,9 @@ def write_report(
     out = Path(path)
     fmt = FORMATS.get(out.suffix.lower())
     if fmt is None:
-        raise InvalidParameterError(
-            f"cannot tell the report format from {str(path)!r}; use one of the extensions {', '.join(FORMATS)}"
-        ).keyed("report.unknown_extension", path=str(path), extensions=Items(tuple(FORMATS)))
+        raise InvalidParameterError(_("cannot tell the report format from {path!r}; use one of the "
+                                             "extensions {extensions}", path=str(path),
+                                             extensions=Items(tuple(FORMATS))))
     needs_curves = fmt in ("html", "json")
     if isinstance(comparison, EvaluationResult):
         from rankscope.report.run_render import render_run_report
@@ -86,12 +86,11 @@ def write_report(
                               curves=needs_curves)
         text = render_report(report, fmt)
     else:
-        raise InvalidParameterError(
-            f"write_report takes a Comparison (rankscope.compare) or an EvaluationResult (rankscope.evaluate), "
-            f"got {type(comparison).__name__}").keyed("report.not_reportable", type=type(comparison).__name__)
+        raise InvalidParameterError(_("write_report takes a Comparison (rankscope.compare) or an EvaluationResult "
+                                      "(rankscope.evaluate), got {type}", type=type(comparison).__name__))
     if out.parent and not out.parent.exists():
-        raise InvalidParameterError(f"cannot write the report: folder {str(out.parent)!r} does not exist").keyed(
-            "report.no_folder", folder=str(out.parent))
+        raise InvalidParameterError(_("cannot write the report: folder {folder!r} does not exist",
+                                             folder=str(out.parent)))
     out.write_text(text, encoding="utf-8")
     return out
 
@@ -106,9 +105,7 @@ def _one_run(runs: Any, name: str) -> Any:
         if len(runs) == 1:
             return next(iter(runs.values()))
         held = Items(tuple(map(str, runs)))
-        raise InvalidParameterError(f"runs holds no run named {name!r} (it holds: {held})").keyed(
-            "report.no_run_named", name=name, held=held)
+        raise InvalidParameterError(_("runs holds no run named {name!r} (it holds: {held})", name=name, held=held))
     if len(runs) == 1:
         return runs[0]
-    raise InvalidParameterError(f"a one-run report takes one run, got {len(runs)}").keyed(
-        "report.one_run", n=len(runs))
+    raise InvalidParameterError(_("a one-run report takes one run, got {n}", n=len(runs)))

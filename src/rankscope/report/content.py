@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.interpret.analysis import (
     biggest_differences,
     failing_queries,
@@ -35,7 +36,7 @@ from rankscope.interpret.analysis import (
 )
 from rankscope.interpret.bands import metric_profile
 from rankscope.interpret.explain import display_name
-from rankscope.interpret.i18n import check_lang, message, setting_text
+from rankscope.interpret.i18n import check_lang, setting_text
 from rankscope.report.tables import percent
 from rankscope.report.verdict import scenario_section, system_verdict
 
@@ -66,8 +67,8 @@ def _inputs(comparison: Comparison, qrels: Any, runs: Any) -> tuple[Any, dict[st
     missing = [s for s in comparison.systems if s not in named]
     if missing:
         lacking = Items(tuple(missing))
-        raise InvalidParameterError(f"runs given to the report lack system(s) {lacking} of the comparison").keyed(
-            "report.runs_lack_systems", systems=lacking)
+        raise InvalidParameterError(_("runs given to the report lack system(s) {systems} of the comparison",
+                                      systems=lacking))
     from rankscope.engine.result import EvaluationResult
 
     if any(isinstance(named[s], EvaluationResult) for s in comparison.systems):
@@ -173,8 +174,7 @@ def build_report(
 
     check_lang(lang)
     if isinstance(kmax, bool) or not isinstance(kmax, int) or kmax < 1:
-        raise InvalidParameterError(f"kmax must be a positive integer, got {kmax!r}").keyed(
-            "report.kmax", value=kmax)
+        raise InvalidParameterError(_("kmax must be a positive integer, got {value!r}", value=kmax))
     qrels, named_runs = _inputs(comparison, qrels, runs)
     systems = list(comparison.systems)
     labels = list(comparison.labels)
@@ -224,7 +224,7 @@ def build_report(
 
     names = {label: display_name(label, m) for label, m in zip(labels, comparison.measures)}
     level = percent(1 - comparison.alpha)
-    ci_method = message(f"report.ci_method.{getattr(comparison, 'ci', 'bootstrap')}", lang)
+    ci_method = setting_text("ci", getattr(comparison, "ci", "bootstrap"), lang)
     test_name = setting_text("test", comparison.test, lang)
     correction_name = setting_text("correction", comparison.correction, lang)
     pairs = comparison.to_dict()["pairs"]
@@ -242,22 +242,28 @@ def build_report(
         "display_names": names,
         "tags": dict(comparison.tags),
         "confidence": 1 - comparison.alpha,
-        "ci_label": message("report.ci", lang, level=level, method=ci_method),
+        "ci_label": _("unadjusted {level} {method} CI", level=level, method=ci_method).text(lang),
         "ci_method": ci_method,
-        "ci_short": message("report.ci_short", lang, level=level),
-        "ci_note": message("report.ci_note", lang, level=level, method=ci_method),
+        "ci_short": _("{level} CI*", level=level).text(lang),
+        "ci_note": _("* CI: the unadjusted {level} {method} interval of Δ (not corrected for multiple comparisons "
+                     "and not taken from the test).", level=level, method=ci_method).text(lang),
         "test_name": test_name,
         "correction_name": correction_name,
-        "legend": message("report.sig_legend", lang, test=test_name, correction=correction_name,
-                          alpha=f"{comparison.alpha:g}"),
+        "legend": _("† significantly better than the baseline, ‡ significantly worse ({test}, {correction}, α = "
+                    "{alpha}); bold: best value per metric.", test=test_name, correction=correction_name,
+                    alpha=f"{comparison.alpha:g}").text(lang),
         "warnings": [w.text(lang) for w in comparison.warnings],
         "notices": [n.to_dict(lang) for n in comparison.notices],
-        "near_alpha": message("report.near_alpha", lang, pairs="; ".join(near)) if near else None,
-        "mc_note": message("report.mc_se", lang, drawn=drawn) if drawn else None,
+        "near_alpha": _("Within Monte-Carlo error of α: {pairs}; the verdict could change with the seed (raise "
+                        "--permutations).", pairs="; ".join(near)).text(lang) if near else None,
+        "mc_note": _("p-values of the randomized test are given ± their Monte-Carlo standard error ({drawn} "
+                     "permutations).", drawn=drawn).text(lang) if drawn else None,
         "ceilings": ceilings,
         "groups": comparison.groups,
-        "groups_title": None if comparison.groups is None else message(
-            "report.groups", lang, test=test_name, alpha=f"{comparison.alpha:g}"),
+        "groups_title": None if comparison.groups is None else _("Compact-letter groups ({test}, α = {alpha}): "
+                                                                 "systems that share a letter are not "
+                                                                 "significantly different", test=test_name,
+                                                                 alpha=f"{comparison.alpha:g}").text(lang),
         "higher_is_better": {label: m.spec.higher_is_better for label, m in zip(labels, comparison.measures)},
         "n_queries": len(ids),
         "policies": _policies(comparison).to_dict(),

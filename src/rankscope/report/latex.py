@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope.i18n import _, gettext, ngettext
 from rankscope.interpret.coverage import judged_line
-from rankscope.interpret.i18n import message
 from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
 from rankscope.report.tables import (
     fmt,
@@ -117,13 +117,12 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
     comp = report["comparison"]
     ref = report["reference"]
     metrics = report["metrics"]
-    t = lambda key, **kw: message(key, lang, **kw)  # noqa: E731
     sep = "" if lang == "zh" else " "
 
-    header = [_text(t("report.system"))] + [_text(names[m]) for m in metrics]
+    header = [_text(gettext("System", lang))] + [_text(names[m]) for m in metrics]
     rows: list[list[_Cell] | _Cell] = []
     for s, cells in summary_rows(report):
-        base = f" ({t('report.baseline')})" if s == ref else ""
+        base = f" ({gettext('baseline', lang)})" if s == ref else ""
         row = [_text(s + base)]
         for c in cells:
             cell = _text(c.text, bold=c.best)
@@ -133,11 +132,13 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
             row.append(cell)
         rows.append(row)
     tags = report.get("tags") or {}
-    caption = [t("report.summary") + ".", t("n_queries", n=report["n_queries"]) + ".", report["legend"]]
+    n_queries = ngettext("{n} query", "{n} queries", report["n_queries"]).text(lang)
+    caption = [gettext("Summary", lang) + ".", n_queries + ".", report["legend"]]
     judged = judged_line(report.get("judged") or {}, lang)  # judged@k of every run
     caption += [judged] if judged else []
     if tags:
-        caption.append(_sentence("; ".join(f"{s}: {t('report.tag', tag=tag)}" for s, tag in tags.items())))
+        caption.append(_sentence("; ".join(f"{s}: {_('TREC tag {tag}', tag=tag).text(lang)}"
+                                           for s, tag in tags.items())))
     caption += [_sentence(w) for w in report["warnings"]] + [_sentence(n) for n in notice_lines(report)]
     tables = [_table("summary", "l" + "r" * len(metrics), header, rows, latex_escape(sep.join(caption)))]
 
@@ -147,9 +148,9 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                              latex_escape(_sentence(report["groups_title"]))))
 
     if comp["pairs"]:
-        head = [_text(t("report.metric")), _math(r"$\Delta$", 8.4), _text(report["ci_short"]),
+        head = [_text(gettext("Metric", lang)), _math(r"$\Delta$", 8.4), _text(report["ci_short"]),
                 _math(r"$\Delta$\%", 16.7), _math(r"$p_\mathrm{adj}$", 14.0), _math(r"$d_z$", 10.0),
-                _text(t("report.wtl"))]
+                _text(gettext("W/T/L", lang))]
         rows = []
         current = None
         for p in comp["pairs"]:
@@ -163,13 +164,15 @@ def latex_tables(report: dict[str, Any]) -> list[LatexTable]:
                                text_width(fmt_p(p["p_adjusted"])) + (5.5 if flag else 0.0)),
                          _text(fmt(p["cohen_d"], 2)), _text(f"{p['wins']}/{p['ties']}/{p['losses']}")])
         legend = [
-            t("report.comparisons") + ":", "Δ", "=", f"{t('report.diff')} (b − a),", f"{report['ci_label']};",
-            f"Δ% {t('report.rel_improvement')};", f"p_adj {t('report.p_adjusted')};",
-            f"d_z {t('report.effect')}; {t('report.wtl')}.",
+            gettext("Paired comparisons", lang) + ":", "Δ", "=", f"{gettext('Difference', lang)} (b − a),",
+            f"{report['ci_label']};",
+            f"Δ% {gettext('Relative change', lang)};", f"p_adj {gettext('adjusted p', lang)};",
+            f"d_z {gettext('d_z (paired)', lang)}; {gettext('W/T/L', lang)}.",
         ] if lang == "en" else [
-            t("report.comparisons") + "：Δ =", f"{t('report.diff')}（b − a），{report['ci_label']}；",
-            f"Δ% {t('report.rel_improvement')}；p_adj {t('report.p_adjusted')}；d_z {t('report.effect')}；"
-            f"{t('report.wtl')}。",
+            gettext("Paired comparisons", lang) + "：Δ =",
+            f"{gettext('Difference', lang)}（b − a），{report['ci_label']}；",
+            f"Δ% {gettext('Relative change', lang)}；p_adj {gettext('adjusted p', lang)}；"
+            f"d_z {gettext('d_z (paired)', lang)}；{gettext('W/T/L', lang)}。",
         ]
         notes = [report["legend"]] + [n for n in (report["mc_note"], report["near_alpha"]) if n]
         caption_text = latex_escape(" ".join(legend) + sep + sep.join(notes))
@@ -189,10 +192,10 @@ def scenario_latex(report: dict[str, Any]) -> LatexTable | None:
     lang = report["lang"]
     sep = "" if lang == "zh" else " "
     caption = latex_escape(sep.join(_sentence(x) for x in [
-        f"{message('report.scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}", *scenario_lines(report)]))
+        f"{gettext('Scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}", *scenario_lines(report)]))
     table = scenario_table(report)
     if table is None:  # no benchmark figures: the recommended metrics
-        head = [_text(message("report.scenario", lang)), _text(message("report.metric", lang))]
+        head = [_text(gettext("Scenario", lang)), _text(gettext("Metric", lang))]
         return _table("scenario", "ll", head, [[_text(sc["name"]), _text(", ".join(sc["recommended"]))]], caption)
     rows: list[list[_Cell] | _Cell] = []
     for system, checks in sc["checks"].items():

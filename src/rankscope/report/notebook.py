@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from rankscope.choices import term
-from rankscope.errors import Said
-from rankscope.interpret.i18n import message, setting_text
+from rankscope.i18n import _, gettext, ngettext
+from rankscope.interpret.i18n import setting_text
 from rankscope.report.tables import fmt
 
 __all__ = ["html_result", "html_comparison", "html_testset", "html_gate", "comparison_frame", "plot_result",
@@ -107,8 +107,10 @@ def _result_warnings(result: Any, lang: str) -> list[str]:
     line = None if result.judged is None else judged_line({result.run_name: result.judged.to_dict()}, lang)
     out += [line] if line else []
     if getattr(q, "float32_reordered", 0):
-        out.append(message("notice.float32_reordered", lang, run=result.run_name, n=q.float32_reordered,
-                           total=q.evaluated))
+        out.append(_("note: {run}: float32 score rounding (trec_eval's rule) changed the ranking of {n} of {total} "
+                     "queries: their scores equal as float32 tie and are ordered by doc id (--score-precision "
+                     "float64 ranks by the full scores)", run=result.run_name, n=q.float32_reordered,
+                     total=q.evaluated).text(lang))
     return out
 
 
@@ -135,22 +137,24 @@ def html_result(result: Any, lang: str | None = None) -> str:
         band = "" if r is None else escape(r["level_name"])
         style = "" if r is None else f' style="background:{_LEVEL_COLORS[r["level"]]}"'
         reach = "" if r is None or r.get("ceiling") is None or r["ceiling"] >= 1 - 1e-9 else \
-            f'<br><span class="ci">{escape(message("report.reachable", lang))} {fmt(r["ceiling"])}</span>'
+            f'<br><span class="ci">{escape(gettext("reachable", lang))} {fmt(r["ceiling"])}</span>'
         rows.append(f"<tr><td>{escape(label)}</td><td>{fmt(v, 4)}{_ci(ci)}</td><td class=\"t\"{style}>{band}"
                     f"{reach}</td></tr>")
     pol = result.policies
     depth = pol.get("depth")
-    head = (f'<p class="head">{escape(result.run_name)} · {escape(message("n_queries", lang, n=n))}</p>'
-            f'<p class="meta">' + escape(message("nb.meta", lang, level=pol.get("relevance_level", 1),
-                                                   missing=term(pol.get("missing"), lang, "missing"),
-                                                   depth="–" if depth is None else depth,
-                                                   ci="95%")) + "</p>")
+    queries = ngettext("{n} query", "{n} queries", n).text(lang)
+    head = (f'<p class="head">{escape(result.run_name)} · {escape(queries)}</p>'
+            f'<p class="meta">' + escape(_("relevance level {level} · missing={missing} · depth {depth} · {ci} "
+                                           "bootstrap intervals of the mean", level=pol.get("relevance_level", 1),
+                                           missing=term(pol.get("missing"), lang, "missing"),
+                                           depth="–" if depth is None else depth, ci="95%").text(lang)) + "</p>")
     std = verdict["standards"]
     colon = "：" if lang == "zh" else ": "
-    tier = (f'<p class="meta">{escape(message("report.standards", lang))} · {escape(message("report.tier", lang))}'
+    tier = (f'<p class="meta">{escape(gettext("Production standards", lang))} · '
+            f'{escape(gettext("Highest tier met", lang))}'
             f'{colon}<b>{escape(std["status_text"])}</b></p>') if std["applicable"] else ""
-    table = (f'<table><thead><tr><th>{escape(message("report.metric", lang))}</th>'
-             f'<th>{escape(message("nb.mean", lang))}</th><th class="t">{escape(message("report.band", lang))}</th>'
+    table = (f'<table><thead><tr><th>{escape(gettext("Metric", lang))}</th>'
+             f'<th>{escape(gettext("mean", lang))}</th><th class="t">{escape(gettext("Rating", lang))}</th>'
              "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     return _wrap(head, _lines(_result_warnings(result, lang), "warn", "⚠"),
                  _lines((nt.text(lang) for nt in result.notices), "note", "ℹ"), table, tier)
@@ -195,17 +199,21 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
                          f"{_ci(comparison.mean_ci[s][label])}</td>")
         name = escape(s) + (f' <span class="ci">({escape(comparison.tags[s])})</span>' if s in comparison.tags else "")
         tag = "" if baseline is not None else f"<sup>{letters[i]}</sup> "
-        base = f' <span class="ci">({escape(message("report.baseline", lang))})</span>' if s == baseline else ""
+        base = f' <span class="ci">({escape(gettext("baseline", lang))})</span>' if s == baseline else ""
         rows.append(f"<tr><td>{tag}{name}{base}</td>{''.join(cells)}</tr>")
     values = {"test": setting_text("test", comparison.test, lang),
               "correction": setting_text("correction", comparison.correction, lang),
               "alpha": f"{comparison.alpha:g}", "ci": f"{100 * (1 - comparison.alpha):.6g}%",
-              "method": message(f"report.ci_method.{getattr(comparison, 'ci', 'bootstrap')}", lang)}
-    legend = message("nb.legend_letters", lang, **values) if baseline is None else \
-        message("nb.legend_baseline", lang, baseline=baseline, **values)
-    size = message("nb.systems", lang, systems=len(systems), queries=len(comparison.query_ids))
+              "method": setting_text("ci", getattr(comparison, "ci", "bootstrap"), lang)}
+    legend = _("bold: best mean · superscript letters: the systems this one is significantly better than ({test}, "
+               "{correction}, α = {alpha}) · unadjusted {ci} {method} intervals of the mean",
+               **values).text(lang) if baseline is None else \
+        _("bold: best mean · † / ‡ significantly better / worse than {baseline}: {test}, {correction}, α = {alpha} "
+          "· unadjusted {ci} {method} intervals of the mean", baseline=baseline, **values).text(lang)
+    size = _("{systems} systems · {queries} queries", systems=len(systems),
+             queries=len(comparison.query_ids)).text(lang)
     head = f'<p class="head">{escape(size)}</p><p class="meta">{escape(legend)}</p>'
-    table = (f'<table><thead><tr><th>{escape(message("report.system", lang))}</th>{head_cells}</tr></thead><tbody>'
+    table = (f'<table><thead><tr><th>{escape(gettext("System", lang))}</th>{head_cells}</tr></thead><tbody>'
              + "".join(rows) + "</tbody></table>")
     return _wrap(head, _lines((w.text(lang) for w in comparison.warnings), "warn", "⚠"),
                  _lines((nt.text(lang) for nt in comparison.notices), "note", "ℹ"), table)
@@ -214,38 +222,45 @@ def html_comparison(comparison: Any, lang: str | None = None) -> str:
 def html_testset(ts: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.data.testset.TestSet`."""
     lang = notebook_lang(lang)
-    rows = [("nb.ts_queries", len(ts.queries)), ("nb.ts_judged", len(ts.judged_query_ids)),
-            ("nb.ts_judgments", len(ts.qrels))]
+    rows = [(gettext("queries", lang), len(ts.queries)), (gettext("judged queries", lang), len(ts.judged_query_ids)),
+            (gettext("judgments", lang), len(ts.qrels))]
     if ts.corpus is not None:
-        rows.append(("nb.ts_corpus", len(ts.corpus)))
+        rows.append((gettext("corpus documents", lang), len(ts.corpus)))
     if getattr(ts, "spans", None) is not None:
-        rows.append(("nb.ts_spans", len(ts.spans)))
+        rows.append((gettext("judged spans", lang), len(ts.spans)))
     unjudged = len(ts.queries) - len(ts.judged_query_ids)
-    table = "<table><tbody>" + "".join(f"<tr><td>{escape(message(k, lang))}</td><td>{v:,}</td></tr>"
+    table = "<table><tbody>" + "".join(f"<tr><td>{escape(k)}</td><td>{v:,}</td></tr>"
                                        for k, v in rows) + "</tbody></table>"
-    warn = [Said.counted("nb.ts_unjudged", unjudged).text(lang)] if unjudged else []
+    warn = [ngettext("{n} query has no judgment", "{n} queries have no judgment",
+                     unjudged).text(lang)] if unjudged else []
     issues = [str(i) for i in ts.issues[:10]] + (
-        [message("nb.more", lang, n=len(ts.issues) - 10)] if len(ts.issues) > 10 else [])
-    return _wrap(f'<p class="head">{escape(message("nb.testset", lang, name=ts.name))}</p>', table,
+        [_("… {n} more", n=len(ts.issues) - 10).text(lang)] if len(ts.issues) > 10 else [])
+    return _wrap(f'<p class="head">{escape(_("test set {name}", name=ts.name).text(lang))}</p>', table,
                  _lines(warn, "warn", "⚠"), _lines(issues, "warn", "⚠"))
 
 
 def html_gate(gate: Any, lang: str | None = None) -> str:
     """The notebook display of a :class:`~rankscope.gate.GateResult`: the verdict, each requirement, the warnings."""
     lang = notebook_lang(lang)
-    t = lambda key, **kw: escape(message(key, lang, **kw))  # noqa: E731
     colon = "：" if lang == "zh" else ": "
     n = len(gate.outcomes)
     failed, undecided = gate.failed, gate.undecided
-    form = "one" if n == 1 else "other"  # 1 requirement, 2 requirements
-    verdict = (f'<p class="head"><span class="fail">{t("nb.gate_failed")}</span>{colon}'
-               f'{t("nb.gate_failed_n." + form, failed=failed, n=n)}</p>' if failed else
-               f'<p class="head"><span class="fail">{t("nb.gate_undecided")}</span>{colon}'
-               f'{t("nb.gate_undecided_n." + form, undecided=undecided, n=n)}</p>' if undecided else
-               f'<p class="head"><span class="pass">{t("nb.gate_passed")}</span>{colon}'
-               f'{t("nb.gate_passed_n." + form, n=n)}</p>')
-    base = t("nb.gate_against", baseline=gate.baseline_name) if gate.baseline_name else ""
-    meta = f'<p class="meta">{t("nb.gate_run", run=gate.run_name)}{base} · {t("n_queries", n=gate.n_queries)}</p>'
+    if failed:
+        head, said = ("fail", gettext("gate FAILED", lang)), ngettext(
+            "{failed} of {n} requirement not met", "{failed} of {n} requirements not met", n, failed=failed)
+    elif undecided:
+        head, said = ("fail", gettext("gate UNDECIDED", lang)), ngettext(
+            "{undecided} of {n} requirement could not be decided",
+            "{undecided} of {n} requirements could not be decided", n, undecided=undecided)
+    else:
+        head, said = ("pass", gettext("gate passed", lang)), ngettext("{n} requirement holds",
+                                                                       "{n} requirements hold", n)
+    verdict = (f'<p class="head"><span class="{head[0]}">{escape(head[1])}</span>{colon}'
+               f'{escape(said.text(lang))}</p>')
+    base = escape(_(" against baseline {baseline}",
+                    baseline=gate.baseline_name).text(lang)) if gate.baseline_name else ""
+    meta = (f'<p class="meta">{escape(_("run {run}", run=gate.run_name).text(lang))}{base} · '
+            f'{escape(ngettext("{n} query", "{n} queries", gate.n_queries).text(lang))}</p>')
     rows = []
     for o in gate.outcomes:
         mark = ('<span class="pass">PASS</span>' if o.passed else '<span class="fail">FAIL</span>'
@@ -254,17 +269,18 @@ def html_gate(gate: Any, lang: str | None = None) -> str:
             req = f"{o.label} {o.op} {o.threshold:g}"
             detail = "" if o.source in (None, "--require") else o.source
             if o.ceiling is not None:
-                detail += f" ({message('nb.unreachable', lang, ceiling=f'{o.ceiling:.4f}')})"
+                ceiling = _("unreachable: a perfect ranking scores {ceiling}", ceiling=f"{o.ceiling:.4f}")
+                detail += f" ({ceiling.text(lang)})"
             measured = f"{o.value:.4f}"
         else:
-            req = message("nb.drops_at_most", lang, metric=o.label, margin=f"{o.margin:.4g}")
+            req = _("{metric} drops at most {margin}", metric=o.label, margin=f"{o.margin:.4g}").text(lang)
             measured = f"{o.value:.4f} vs {o.baseline_value:.4f}"
             detail = o.evidence(lang)
         rows.append(f"<tr><td>{mark}</td><td class=\"t\">{escape(req)}</td><td>{measured}</td>"
                     f"<td class=\"prose\">{escape(detail)}</td></tr>")
-    table = (f'<table class="wraps"><thead><tr><th></th><th class="t">{t("nb.requirement")}</th>'
-             f'<th>{t("nb.measured")}</th><th class="t">{t("nb.detail")}</th></tr></thead><tbody>' + "".join(rows)
-             + "</tbody></table>")
+    table = (f'<table class="wraps"><thead><tr><th></th><th class="t">{escape(gettext("requirement", lang))}</th>'
+             f'<th>{escape(gettext("measured", lang))}</th><th class="t">{escape(gettext("detail", lang))}</th>'
+             '</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
     return _wrap(verdict, meta, _lines((w.text(lang) for w in gate.warnings), "warn", "⚠"),
                  _lines((nt.text(lang) for nt in getattr(gate, "notices", ())), "note", "ℹ"), table)
 
@@ -311,19 +327,18 @@ def _only(report: dict[str, Any], metric: str | None, measures: Any, labels: Any
 
 
 def _figure(report: dict[str, Any], kind: str) -> Any:
-    from rankscope.errors import InvalidParameterError, Items, Said
+    from rankscope.errors import InvalidParameterError, Items
     from rankscope.report.plots import FIGURES
 
     if kind not in FIGURES:
         kinds = Items(tuple(FIGURES))
-        raise InvalidParameterError(f"unknown plot kind {kind!r}; choose one of: {kinds}").keyed(
-            "report.unknown_plot", kind=kind, kinds=kinds)
+        raise InvalidParameterError(_("unknown plot kind {kind!r}; choose one of: {kinds}", kind=kind, kinds=kinds))
     fig = FIGURES[kind](report)
     if fig is None:
-        need = Said(f"error.report.plot_needs.{kind}" if kind in ("curves", "first_rank") else
-                    "error.report.plot_needs.nothing")
-        raise InvalidParameterError(f"no {kind} plot for this result: {need}").keyed(
-            "report.no_plot", kind=kind, need=need)
+        need = {"curves": _("curves need the qrels and the run(s): plot(kind='curves', qrels=qrels, run=run)"),
+                "first_rank": _("first-relevant ranks need the qrels and the run (plot(kind='first_rank', qrels=qrels, "
+                                "run=run)) or an uncut mrr among the metrics")}.get(kind, _("nothing to draw"))
+        raise InvalidParameterError(_("no {kind} plot for this result: {need}", kind=kind, need=need))
     return fig
 
 

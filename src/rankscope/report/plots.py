@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.interpret.i18n import message
+from rankscope.i18n import _, gettext, pgettext
 
 __all__ = ["curves_svg", "distribution_svg", "differences_svg", "first_rank_svg", "context_recall_svg", "all_plots",
            "FIGURES"]
@@ -196,21 +196,22 @@ def differences_figure(report: dict[str, Any]) -> Any:
     with _figure(8.0, 0.45 * len(items) + 1.0) as (fig, axes):
         ax = axes[0]
         y = np.arange(len(items))[::-1]
-        for yi, (_, d, lo, hi, sig, si) in zip(y, items):
+        for yi, (__, d, lo, hi, sig, si) in zip(y, items):
             # max(0, ...): a constant difference has a zero-width interval that rounding can put a hair off d
             ax.errorbar([d], [yi], xerr=[[max(d - lo, 0.0)], [max(hi - d, 0.0)]], fmt="o", color=_color(si),
                         mfc=_color(si) if sig else "white", capsize=3, linewidth=1.4)
         ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
         ax.set_yticks(y, [it[0] for it in items])
-        ax.set_xlabel(message("report.diff", lang))
+        ax.set_xlabel(gettext("Difference", lang))
         ax.grid(axis="x", alpha=0.3)
         legend = [
             Line2D([0], [0], color="black", marker="|", linestyle="-", markersize=8,
-                   label=message("report.plot_bar", lang, level=percent(report["confidence"]),
-                                 method=report["ci_method"])),
-            Line2D([0], [0], color="black", marker="o", linestyle="", label=message("report.plot_filled", lang)),
+                   label=_("bar: unadjusted {level} {method} interval", level=percent(report["confidence"]),
+                           method=report["ci_method"]).text(lang)),
+            Line2D([0], [0], color="black", marker="o", linestyle="", label=gettext("filled: significant after the "
+                                                                                    "correction", lang)),
             Line2D([0], [0], color="black", marker="o", mfc="white", linestyle="",
-                   label=message("report.plot_hollow", lang)),
+                   label=gettext("hollow: not significant after the correction", lang)),
         ]
         ax.legend(handles=legend, frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return _done(fig)
@@ -222,7 +223,7 @@ def first_rank_figure(report: dict[str, Any]) -> Any:
     if not fr:
         return None
     systems = [s for s in report["systems"] if s in fr]
-    labels = [b["label"] if b["label"] != "none" else message("report.not_found", report["lang"])
+    labels = [b["label"] if b["label"] != "none" else pgettext("not found", "none").text(report["lang"])
               for b in fr[systems[0]]["histogram"]]
     width = 0.8 / len(systems)
     x = np.arange(len(labels))
@@ -232,8 +233,8 @@ def first_rank_figure(report: dict[str, Any]) -> Any:
             counts = [b["count"] for b in fr[s]["histogram"]]
             ax.bar(x + (i - (len(systems) - 1) / 2) * width, counts, width, color=_color(i), label=s)
         ax.set_xticks(x, labels)
-        ax.set_xlabel(message("report.first_rank", report["lang"]))
-        ax.set_ylabel(message("report.queries", report["lang"]))
+        ax.set_xlabel(gettext("Rank of the first relevant document", report["lang"]))
+        ax.set_ylabel(pgettext("column", "Queries").text(report["lang"]))
         ax.legend(frameon=False, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
         return _done(fig)
@@ -252,8 +253,8 @@ def context_recall_figure(report: dict[str, Any]) -> Any:
                     label=name)
             ax.annotate(f"k={c['k'][-1]}", (c["context_size"][-1], c["span_recall"][-1]), fontsize=7,
                         color=_color(i), xytext=(3, -3), textcoords="offset points")
-        ax.set_xlabel(message("report.axis_context", lang))
-        ax.set_ylabel(message("report.axis_span_recall", lang))
+        ax.set_xlabel(gettext("context size at k (characters)", lang))
+        ax.set_ylabel(gettext("span recall@k", lang))
         ax.set_ylim(0, 1.02)
         ax.set_xlim(left=0)
         ax.grid(alpha=0.3)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankscope.interpret.i18n import message
+from rankscope.i18n import _, gettext
 from rankscope.report.latex import LatexTable, _sentence, _table, _text, latex_escape, scenario_latex
 from rankscope.report.tables import fmt, notice_lines, policy_line, rated_value
 
@@ -30,34 +30,38 @@ _DIST = ("mean", "median", "q1", "q3", "min", "max")
 
 def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
     """The tables of a one-run report dict, with their widths."""
-    from rankscope.report.run_render import _coverage, run_message
+    from rankscope.report.run_render import DIST_HEADS, _coverage
 
     lang = report["lang"]
     sep = "" if lang == "zh" else " "
     names = report["display_names"]
     std = report["standards"]
-    head = [_text(message("report.metric", lang)), _text(run_message("run.value", lang)),
-            _text(message("report.band", lang))]
+    head = [_text(gettext("Metric", lang)), _text(gettext("Value", lang)),
+            _text(gettext("Rating", lang))]
     rows: list[Any] = []
     for m in report["metrics"]:
         r = report["ratings"][m]
         rows.append([_text(names[m]), _text(rated_value(r, lang) if r else fmt(report["means"][m])),
                      _text(r["level_name"] if r else "–")])
-    caption = [run_message("run.title", lang, run=report["run"]), policy_line(report), *_coverage(report),
+    caption = [_("Evaluation report: {run}", run=report["run"]).text(lang), policy_line(report), *_coverage(report),
                *notice_lines(report)]
     if std["applicable"]:
-        caption.append(f"{message('report.standards', lang)} · {message('report.tier', lang)}"
+        caption.append(f"{gettext('Production standards', lang)} · {gettext('Highest tier met', lang)}"
                        f"{'：' if lang == 'zh' else ': '}{std['status_text']}")
     if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-        caption.append(message("report.ceiling_note", lang))
+        caption.append(gettext("Ratings compare each mean with the best a perfect ranking reaches on these qrels "
+                               "(reachable): Recall@k is below 1 when a query has more than k relevant documents, "
+                               "P@k when it has fewer than k, and every metric is 0 on a query without a relevant "
+                               "document. Production standards check each mean as measured, as rankscope check "
+                               "does, and show that ceiling beside it.", lang))
     tables = [_table("run-means", "lrl", head, rows, latex_escape(sep.join(_sentence(c) for c in caption)))]
 
-    head = [_text(message("report.metric", lang))] + [_text(run_message(f"run.{k}", lang)) for k in _DIST] + [
-        _text(run_message("run.zero", lang))]
+    head = [_text(gettext("Metric", lang))] + [_text(gettext(DIST_HEADS[k], lang)) for k in _DIST] + [
+        _text(gettext("queries at 0", lang))]
     rows = [[_text(names[m])] + [_text(fmt(report["distribution"][m][k])) for k in _DIST]
             + [_text(str(report["distribution"][m]["zero"]))] for m in report["metrics"]]
     tables.append(_table("run-distribution", "l" + "r" * (len(head) - 1), head, rows,
-                         latex_escape(_sentence(run_message("run.distribution", lang)))))
+                         latex_escape(_sentence(gettext("Per-query distribution", lang)))))
     scen = scenario_latex(report)
     if scen is not None:
         tables.append(scen)

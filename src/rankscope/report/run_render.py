@@ -1,22 +1,18 @@
 """The one-run report (:func:`~rankscope.report.run_report.build_run_report`) as HTML, Markdown, JSON or LaTeX.
 
-The same content dict renders to every format; labels come from ``report/messages``
-(run-report texts) and ``interpret/messages`` (the texts shared with the comparison
-report), in English and Chinese.  HTML is self-contained (inline CSS, plots embedded
+The same content dict renders to every format, in the report's language (the catalog of
+:mod:`rankscope.i18n`).  HTML is self-contained (inline CSS, plots embedded
 as ``data:`` SVG, nothing fetched).
 """
 
 from __future__ import annotations
 
 import base64
-import json
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import N_, _, gettext, ngettext
 from rankscope.interpret.bands import LEVELS, level_name
-from rankscope.interpret.i18n import check_lang, message
 from rankscope.report.markdown import notices_markdown, scenario_markdown
 from rankscope.report.tables import (
     fmt,
@@ -29,25 +25,20 @@ from rankscope.report.tables import (
     standards_table,
 )
 
-__all__ = ["render_run_report", "RUN_FORMATS", "run_message"]
+__all__ = ["render_run_report", "RUN_FORMATS", "DIST_HEADS"]
 
 RUN_FORMATS = ("html", "markdown", "json", "latex")
-DIST_KEYS = ("mean", "median", "q1", "q3", "min", "max")
-
-
-@cache
-def _messages(lang: str) -> dict[str, str]:
-    path = resources.files("rankscope.report").joinpath("messages", f"{check_lang(lang)}.json")
-    data: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-    return data
-
-
-def run_message(key: str, lang: str, **values: Any) -> str:
-    """A run-report text (``run.*`` in ``report/messages``), else a shared report text (``interpret/messages``)."""
-    table = _messages(lang)
-    if key in table:
-        return table[key].format(**values) if values else table[key]
-    return message(key, lang, **values)
+#: the columns of the per-query distribution: key -> head (English, said through the catalog)
+DIST_HEADS: dict[str, str] = {"mean": N_("mean"), "median": N_("median"), "q1": N_("25%"), "q3": N_("75%"),
+                              "min": N_("min"), "max": N_("max")}
+DIST_KEYS = tuple(DIST_HEADS)
+#: where a run report's first relevant ranks come from (``analysis.first_rank_source``)
+RANK_SOURCES: dict[str, str] = {
+    "exact": N_("exact, from the judgments and the run"),
+    "stored": N_("stored when the run was scored"),
+    "reciprocal_rank": N_("from the reciprocal rank (1/RR)"),
+    "unavailable": N_("not available (add mrr to the metrics)"),
+}
 
 
 def _ms(x: float | None) -> str:
@@ -58,13 +49,16 @@ def _coverage(report: dict[str, Any]) -> list[str]:
     """Sentences about queries that change what is measured (shown in every format)."""
     lang = report["lang"]
     q = report["queries"]
-    lines = [run_message("run.evaluated", lang, n=q["evaluated"])]
+    lines = [ngettext("{n} query scored", "{n} queries scored", q["evaluated"]).text(lang)]
     if q["missing_from_run"]:
         missing = report["policies"].get("missing", "zero")
-        effect = run_message("run.missing_zero" if missing == "zero" else "run.missing_ignore", lang)
-        lines.append(run_message("run.missing_from_run", lang, n=q["missing_from_run"], missing=missing, effect=effect))
+        effect = gettext("each scores 0" if missing == "zero" else "they are left out of every mean", lang)
+        lines.append(_("{n} judged queries have no ranking in the run; policy '{missing}': {effect}.",
+                       n=q["missing_from_run"], missing=missing, effect=effect).text(lang))
     if q["not_in_qrels"]:
-        lines.append(run_message("run.not_in_qrels", lang, n=q["not_in_qrels"]))
+        lines.append(ngettext("{n} query of the run has no relevance judgments and is not scored.",
+                              "{n} queries of the run have no relevance judgments and are not scored.",
+                              q["not_in_qrels"]).text(lang))
     # what the numbers rest on: ids that never match, the judged share of the top k, condensed lists
     return lines + list(report.get("warnings", []))
 
@@ -75,11 +69,13 @@ def _live_lines(report: dict[str, Any]) -> list[str]:
         return []
     lang = report["lang"]
     lat = live["latency_ms"]
-    lines = [run_message("run.live_summary", lang, answered=live["answered"], asked=live["asked"],
-                         failed=live["failed"])]
+    lines = [_("{answered} of {asked} queries answered, {failed} failed (failed queries have no ranking: see the "
+               "missing-query policy above).", answered=live["answered"], asked=live["asked"],
+               failed=live["failed"]).text(lang)]
     if lat["n"]:
-        lines.append(run_message("run.latency_line", lang, n=lat["n"], p50=_ms(lat["p50"]), p90=_ms(lat["p90"]),
-                                 p95=_ms(lat["p95"]), p99=_ms(lat["p99"]), max=_ms(lat["max"])))
+        lines.append(_("{n} answers: p50 {p50} ms, p90 {p90} ms, p95 {p95} ms, p99 {p99} ms, max {max} ms.",
+                       n=lat["n"], p50=_ms(lat["p50"]), p90=_ms(lat["p90"]), p95=_ms(lat["p95"]), p99=_ms(lat["p99"]),
+                       max=_ms(lat["max"])).text(lang))
     return lines
 
 
@@ -95,31 +91,27 @@ def _plots(report: dict[str, Any]) -> dict[str, str]:
 
 
 def render_run_html(report: dict[str, Any], *, plots: bool = True) -> str:
-    from rankscope.extras import need
-
-    jinja2 = need("jinja2", "html_report")
+    from rankscope.report.html import environment
 
     lang = report["lang"]
-
-    def t(key: str, **kw: Any) -> str:
-        return run_message(key, lang, **kw)
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("rankscope.report", "templates"),
-                             autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
-                             undefined=jinja2.StrictUndefined)
     fr = report["analysis"]["first_rank"].get(report["run"])
-    _, std_note = standards_note(report["standards"]["checks"], lang)
-    return str(env.get_template("run_report.html.j2").render(
-        r=report, t=t, lang=lang, fmt=fmt, policy=policy_line(report), coverage=_coverage(report),
+    __, std_note = standards_note(report["standards"]["checks"], lang)
+    return str(environment(lang).get_template("run_report.html.j2").render(
+        r=report, lang=lang, fmt=fmt, policy=policy_line(report), coverage=_coverage(report),
         rated={m: rated_value(rt, lang) if rt else fmt(report["means"][m]) for m, rt in report["ratings"].items()},
         standards=standards_table(report["standards"], lang), std_note=std_note,
         scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
         live_lines=_live_lines(report), levels=[(lv, level_name(lv, lang)) for lv in LEVELS],
         plots=_plots(report) if plots else {}, fr=fr, dist_keys=DIST_KEYS,
-        plot_captions=[("curves", t("report.plot_curves", kmax=len((report.get("curves") or {}).get("ks", [])))),
-                       ("distribution", t("report.plot_distribution")),
-                       ("first_rank", t("report.plot_first_rank"))],
-        failing_title=t("report.failing", k=report["analysis"]["failing_k"] or "∞"),
+        dist_heads=[gettext(DIST_HEADS[k], lang) for k in DIST_KEYS],
+        rank_source=gettext(RANK_SOURCES[report["analysis"]["first_rank_source"]], lang),
+        plot_captions=[("curves",
+                        _("Metric@k for k = 1..{kmax}",
+                          kmax=len((report.get("curves") or {}).get("ks", []))).text(lang)),
+                       ("distribution", gettext("Per-query score distribution", lang)),
+                       ("first_rank", gettext("Rank of the first relevant document", lang))],
+        failing_title=_("Failing queries (no relevant document in the top {k})",
+                        k=report["analysis"]["failing_k"] or "∞").text(lang),
     ))
 
 
@@ -130,15 +122,13 @@ def _esc(text: object) -> str:
 def render_run_markdown(report: dict[str, Any]) -> str:
     lang = report["lang"]
 
-    def t(key: str, **kw: Any) -> str:
-        return run_message(key, lang, **kw)
-
     names = report["display_names"]
-    out = [f"## {_esc(t('run.title', run=report['run']))}", "", policy_line(report), ""]
+    out = [f"## {_esc(_('Evaluation report: {run}', run=report['run']).text(lang))}", "", policy_line(report), ""]
     out += [f"- {_esc(line)}" for line in _coverage(report)] + [""]
     out += notices_markdown(report)
-    out += [f"### {t('run.means')}", "",
-            f"| {t('report.metric')} | {t('run.value')} | {t('report.band')} | {t('report.advice')} |",
+    out += [f"### {gettext('Results', lang)}", "",
+            f"| {gettext('Metric', lang)} | {gettext('Value', lang)} | {gettext('Rating', lang)} | "
+            f"{gettext('Advice', lang)} |",
             "|---|---|---|---|"]
     for m in report["metrics"]:
         r = report["ratings"][m]
@@ -147,18 +137,24 @@ def render_run_markdown(report: dict[str, Any]) -> str:
                    f"{_esc(r['advice']) if r else ''} |")
     out.append("")
     if report["ceilings"] and any(c < 1 - 1e-9 for c in report["ceilings"].values()):
-        out += [_esc(t("report.ceiling_note")), ""]
+        out += [_esc(gettext("Ratings compare each mean with the best a perfect ranking reaches on these qrels "
+                             "(reachable): Recall@k is below 1 when a query has more than k relevant documents, "
+                             "P@k when it has fewer than k, and every metric is 0 on a query without a relevant "
+                             "document. Production standards check each mean as measured, as rankscope check does, "
+                             "and show that ceiling beside it.", lang)), ""]
     std = report["standards"]
     if std["applicable"]:
         head, rows = standards_table(std, lang)
-        out += [f"### {t('report.standards')}", "", f"{_esc(t('report.tier'))}: **{_esc(std['status_text'])}**", ""]
+        out += [f"### {gettext('Production standards', lang)}", "",
+                f"{_esc(gettext('Highest tier met', lang))}: **{_esc(std['status_text'])}**", ""]
         out += ["| " + " | ".join(_esc(h) for h in head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(_esc(c) for c in row) + " |" for row in rows] + [""]
     out += scenario_markdown(report)
-    out += [f"### {t('report.explanations')}", ""]
+    out += [f"### {gettext('Detailed analysis', lang)}", ""]
     out += [f"- {_esc(text)}" for text in report["explanations"].values()] + [""]
-    head = [t("report.metric")] + [t(f"run.{k}") for k in DIST_KEYS] + [t("run.zero")]
-    out += [f"### {t('run.distribution')}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    head = [gettext("Metric", lang), *(gettext(DIST_HEADS[k], lang) for k in DIST_KEYS), gettext("queries at 0", lang)]
+    out += [f"### {gettext('Per-query distribution', lang)}", "", "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head)]
     for m in report["metrics"]:
         d = report["distribution"][m]
         out.append("| " + " | ".join([_esc(names[m])] + [fmt(d[k]) for k in DIST_KEYS] + [str(d["zero"])]) + " |")
@@ -166,28 +162,32 @@ def render_run_markdown(report: dict[str, Any]) -> str:
     an = report["analysis"]
     fr = an["first_rank"].get(report["run"])
     if fr:
-        out += [f"### {t('report.first_rank')}", "", "- " + _esc(
-            t("report.first_rank_summary", system=report["run"], median=fr["median"], q1=fr["q1"], q3=fr["q3"],
-              at1=fr["at_rank_1"], n=fr["n"], nf=fr["not_found"]) if fr["found"]
-            else t("report.first_rank_none", system=report["run"]))]
+        out += [f"### {gettext('Rank of the first relevant document', lang)}", "", "- " + _esc(
+            _("{system}: median rank {median} (quartiles {q1}–{q3}); at rank 1 for {at1} of {n} queries; not found "
+              "for {nf}.", system=report["run"], median=fr["median"], q1=fr["q1"], q3=fr["q3"], at1=fr["at_rank_1"],
+              n=fr["n"], nf=fr["not_found"]).text(lang) if fr["found"]
+            else _("{system}: no relevant document retrieved for any query.", system=report["run"]).text(lang))]
         failing = an["failing"][report["run"]]
         shown = ", ".join(f"`{q}`" for q in failing[:20]) + (" …" if len(failing) > 20 else "")
-        out.append("- " + _esc(t("report.failing", k=an["failing_k"] or "∞")) + ": " + _esc(
-            t("report.failing_count", system=report["run"], count=len(failing), n=report["n_queries"]))
+        out.append("- " + _esc(_("Failing queries (no relevant document in the top {k})",
+                                 k=an["failing_k"] or "∞").text(lang)) + ": " + _esc(
+            _("{system}: {count} of {n} queries", system=report["run"], count=len(failing),
+              n=report["n_queries"]).text(lang))
             + (f": {shown}" if failing else ""))
-        out += ["- " + _esc(t("run.rank_source", source=t(f"run.source.{an['first_rank_source']}"))), ""]
+        out += ["- " + _esc(_("First-relevant ranks: {source}.",
+                              source=gettext(RANK_SOURCES[an["first_rank_source"]], lang)).text(lang)), ""]
     if report["worst"]:
         first = report["metrics"][0]
-        out += [f"### {t('run.worst', metric=names[first])}", ""]
+        out += [f"### {_('Lowest-scoring queries ({metric})', metric=names[first]).text(lang)}", ""]
         out.append(", ".join(f"`{w['query_id']}` ({fmt(w['value'])})" for w in report["worst"]))
         out.append("")
     live = report.get("live")
     if live:
-        out += [f"### {t('run.live')}", ""] + [f"- {_esc(line)}" for line in _live_lines(report)]
+        out += [f"### {gettext('Live retriever', lang)}", ""] + [f"- {_esc(line)}" for line in _live_lines(report)]
         for kind in live["error_kinds"]:
             out.append(f"- {_esc(kind['error'])}: {kind['queries']}")
         out.append("")
-    out += [f"<sub>{t('report.generated', version=report['rankscope_version'])}</sub>", ""]
+    out += [f"<sub>{_('Generated by rankscope {version}.', version=report['rankscope_version']).text(lang)}</sub>", ""]
     return "\n".join(out)
 
 
@@ -215,5 +215,5 @@ def render_run_report(report: dict[str, Any], fmt_name: str) -> str:
 
         return render_run_latex(report)
     known = Items(RUN_FORMATS)
-    raise InvalidParameterError(f"unknown format {fmt_name!r} for a one-run report; known: {known}").keyed(
-        "report.unknown_run_format", fmt=fmt_name, known=known)
+    raise InvalidParameterError(_("unknown format {fmt!r} for a one-run report; known: {known}", fmt=fmt_name,
+                                  known=known))

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.interpret.analysis import (
     failing_queries,
     first_relevant_ranks,
@@ -155,8 +156,7 @@ def build_run_report(
 
     check_lang(lang)
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
-        raise InvalidParameterError(f"top_n must be a positive integer, got {top_n!r}").keyed(
-            "report.top_n", value=top_n)
+        raise InvalidParameterError(_("top_n must be a positive integer, got {value!r}", value=top_n))
     name = str(result.run_name)
     labels = list(result.labels)
     measures = list(result.measures)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope.i18n import _, gettext, ngettext
+
 __all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
            "system_label", "reachable_line", "p_text", "MARKS", "rated_value", "scenario_table", "scenario_lines",
            "notice_lines", "standards_note", "standards_table", "standard_cell"]
@@ -73,22 +75,30 @@ def percent(level: float) -> str:
 
 def system_label(report: dict[str, Any], system: str, lang: str | None = None) -> str:
     """A system's name, with its TREC tag when it differs (``bm25+rm3+bert (TREC tag T5-P)``)."""
-    from rankscope.interpret.i18n import message, paren
+    from rankscope.i18n import paren
 
     tag = report.get("tags", {}).get(system)
     lang = lang or report["lang"]
-    return system if not tag else system + paren(message("report.tag", lang, tag=tag), lang)
+    return system if not tag else system + paren(_("TREC tag {tag}", tag=tag).text(lang), lang)
 
 
 def reachable_line(report: dict[str, Any]) -> str | None:
     """The metrics a perfect ranking cannot take to 1 on these qrels, with the best it reaches (or None)."""
-    from rankscope.interpret.i18n import message
 
     capped = [(m, c) for m, c in report.get("ceilings", {}).items() if c < 1 - 1e-9]
     if not capped:
         return None
     values = ", ".join(f"{report['display_names'][m]} {c:.3f}" for m, c in capped)
-    return message("report.reachable_line", report["lang"], values=values)
+    return _("Best a perfect ranking reaches on these qrels (ratings and standards compare with it): {values}.",
+             values=values).text(report["lang"])
+
+
+def pair_heads(report: dict[str, Any]) -> list[str]:
+    """The heads of the paired-comparison table of the Markdown and HTML reports, in the report's language."""
+    lang = report["lang"]
+    return [gettext("Comparison", lang), gettext("Metric", lang), gettext("Difference", lang), report["ci_label"],
+            gettext("Relative change", lang), gettext("p", lang), gettext("adjusted p", lang),
+            gettext("d_z (paired)", lang), gettext("W/T/L", lang)]
 
 
 def p_text(p: dict[str, Any], key: str = "p_adjusted") -> str:
@@ -117,30 +127,31 @@ def policy_line(report: dict[str, Any]) -> str:
     """One line: number of queries, relevance level, missing-query policy, depth, condensed lists when used,
     and judged@k of every run."""
     from rankscope.interpret.coverage import judged_line
-    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.interpret.i18n import setting_text
 
     lang = report["lang"]
     pol = report["policies"]
     depth = pol.get("depth")
     missing = setting_text("policy.missing", pol.get("missing", "zero"), lang)
-    line = message("n_queries", lang, n=report["n_queries"]) + " · " + message(
-        "report.policies", lang, relevance_level=pol.get("relevance_level", 1), missing=missing,
-        depth="–" if depth is None else depth)
-    extra = [message("report.policy_condensed", lang)] if pol.get("unjudged") == "condense" else []
+    settings = _("Relevance level {relevance_level}; queries missing from a run: {missing}; depth: {depth}.",
+                 relevance_level=pol.get("relevance_level", 1), missing=missing,
+                 depth="–" if depth is None else depth)
+    line = ngettext("{n} query", "{n} queries", report["n_queries"]).text(lang) + " · " + settings.text(lang)
+    extra = [gettext("Unjudged documents removed before ranking (condensed lists, unjudged=condense).",
+                     lang)] if pol.get("unjudged") == "condense" else []
     judged = judged_line(report.get("judged") or {}, lang)
     return " ".join([line, *extra, *([judged] if judged else [])])
 
 
 def rated_value(rating: dict[str, Any], lang: str) -> str:
     """A rated mean, with what a perfect ranking reaches when that is below 1 (``0.420 of 0.600 reachable (70.0%)``)."""
-    from rankscope.interpret.i18n import message
 
     value = fmt(rating["value"])
     ceiling = rating.get("ceiling")
     if ceiling is None or ceiling >= 1 - 1e-9:
         return value
-    return message("report.of_reachable", lang, value=value, ceiling=fmt(ceiling),
-                   pct=f"{100 * rating['relative']:.1f}%")
+    return _("{value} of {ceiling} reachable ({pct})", value=value, ceiling=fmt(ceiling),
+             pct=f"{100 * rating['relative']:.1f}%").text(lang)
 
 
 def scenario_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
@@ -148,12 +159,11 @@ def scenario_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]] 
 
     ``None`` when the report has no scenario or the scenario gives no benchmark figures.
     """
-    from rankscope.interpret.i18n import message
 
     sc = report.get("scenario")
     if not sc or not sc["benchmark"]:
         return None
-    head = [message("report.system", report["lang"])] + [f"{m} ≥ {v:g}" for m, v in sc["benchmark"].items()]
+    head = [gettext("System", report["lang"])] + [f"{m} ≥ {v:g}" for m, v in sc["benchmark"].items()]
     rows = [[system_label(report, s)] + [_checked(c) for c in checks] for s, checks in sc["checks"].items()]
     return head, rows
 
@@ -164,7 +174,6 @@ def _checked(c: dict[str, Any]) -> str:
 
 def scenario_lines(report: dict[str, Any]) -> list[str]:
     """The scenario's recommended metrics, the seed's note and the benchmark metrics not evaluated, as sentences."""
-    from rankscope.interpret.i18n import message
 
     sc = report.get("scenario")
     if not sc:
@@ -172,12 +181,12 @@ def scenario_lines(report: dict[str, Any]) -> list[str]:
     lang = report["lang"]
     out = []
     if sc["recommended"]:
-        out.append(message("report.recommended", lang, metrics=", ".join(sc["recommended"])))
+        out.append(_("Recommended metrics: {metrics}.", metrics=", ".join(sc["recommended"])).text(lang))
     if sc["note"]:
         out.append(sc["note"])
     if sc.get("missing"):
-        out.append(message("report.scenario_missing", lang, metrics=", ".join(sc["missing"]),
-                           option=" ".join(f"-m {m}" for m in sc["missing"])))
+        out.append(_("Not evaluated: {metrics}; add {option} to check them against the benchmark.",
+                     metrics=", ".join(sc["missing"]), option=" ".join(f"-m {m}" for m in sc["missing"])).text(lang))
     return out
 
 
@@ -205,11 +214,11 @@ def standards_table(standards: dict[str, Any], lang: str) -> tuple[list[str], li
     >>> standards_table(std, "en")[1]
     [['minimum', '≥ 0.7: 0.105 ✗ (a perfect ranking: 0.207)']]
     """
-    from rankscope.interpret.i18n import load_data, message
+    from rankscope.interpret.i18n import load_data
 
     tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     checks = standards["checks"]
-    head = [message("report.standards", lang)] + [c["metric"] for c in checks["minimum"]]
+    head = [gettext("Production standards", lang)] + [c["metric"] for c in checks["minimum"]]
     rows = [[tier_names[tier][lang]] + [f"≥ {c['threshold']:g}: {standard_cell(c, lang)}" for c in cs]
             for tier, cs in checks.items()]
     return head, rows
@@ -217,10 +226,9 @@ def standards_table(standards: dict[str, Any], lang: str) -> tuple[list[str], li
 
 def standard_cell(check: dict[str, Any], lang: str) -> str:
     """A production-standard check: the mean as measured and its mark, and the ceiling beside it when below 1."""
-    from rankscope.interpret.i18n import message
 
     cell = _checked(check)
     ceiling = check.get("ceiling")
     if check["value"] is None or ceiling is None or ceiling >= 1 - 1e-9:
         return cell
-    return message("report.standard_ceiling", lang, cell=cell, ceiling=fmt(ceiling))
+    return _("{cell} (a perfect ranking: {ceiling})", cell=cell, ceiling=fmt(ceiling)).text(lang)

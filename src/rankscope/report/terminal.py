@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankscope.interpret.i18n import colon, message, paren
+from rankscope.i18n import colon, gettext, paren
 from rankscope.report.fit import fit
 from rankscope.report.tables import (
     fmt,
@@ -51,16 +51,16 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     comp = report["comparison"]
 
     for w in report["warnings"]:  # what the numbers rest on comes first
-        print_prose(console, f"⚠ {message('report.warning', lang)}{colon(lang)}{w}", rest="  ", style="bold yellow")
+        print_prose(console, f"⚠ {gettext('Warning', lang)}{colon(lang)}{w}", rest="  ", style="bold yellow")
     print_notices(report, console)
     # the policy line is printed under the table as prose, wrapped to the terminal (a caption is squeezed to the
     # table's width and centred)
-    table = Table(title=message("report.title", lang), show_lines=False)
-    table.add_column(message("report.system", lang), style="bold")
+    table = Table(title=gettext("Retrieval evaluation report", lang), show_lines=False)
+    table.add_column(gettext("System", lang), style="bold")
     for m in report["metrics"]:
         table.add_column(names[m], justify="right")
     for s, cells in summary_rows(report):
-        row: list[Any] = [system_label(report, s) + (paren(message("report.baseline", lang), lang) if s == ref else "")]
+        row: list[Any] = [system_label(report, s) + (paren(gettext("baseline", lang), lang) if s == ref else "")]
         for c in cells:
             style = BAND_STYLES.get(c.level or "", "")
             if c.best:
@@ -69,13 +69,13 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
         table.add_row(*row)
     console.print(fit(table))
     print_prose(console, policy_line(report), style="dim")
-    _prose(console, "★ " + message("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
+    _prose(console, "★ " + gettext("best", lang) + ("；" if lang == "zh" else "; ") + report["legend"], lang, "dim")
     reach = reachable_line(report)
     if reach:
         _prose(console, reach, lang, "dim")
     if report["groups"]:
         gt = Table(title=report["groups_title"])
-        gt.add_column(message("report.system", lang), style="bold")
+        gt.add_column(gettext("System", lang), style="bold")
         for m in report["metrics"]:
             gt.add_column(names[m], justify="center")
         for s in report["systems"]:
@@ -86,10 +86,11 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     for p in comp["pairs"]:
         pairs.setdefault((p["b"], p["a"]), []).append(p)
     for (b, a), rows in pairs.items():
-        pt = Table(title=f"{message('report.comparisons', lang)}{colon(lang)}{b} vs {a}")
-        for key in ("report.metric", "term.diff", "ci", "term.rel", "term.p_adj", "term.d", "report.wtl"):
-            head = report["ci_short"] if key == "ci" else message(key, lang)  # said in full below the tables
-            pt.add_column(head, justify="left" if key == "report.metric" else "right", no_wrap=True)
+        pt = Table(title=f"{gettext('Paired comparisons', lang)}{colon(lang)}{b} vs {a}")
+        heads = (gettext("Metric", lang), gettext("Δ", lang), report["ci_short"], gettext("Δ%", lang),
+                 gettext("p adj.", lang), gettext("d_z", lang), gettext("W/T/L", lang))  # the CI said in full below
+        for i, head in enumerate(heads):
+            pt.add_column(head, justify="right" if i else "left", no_wrap=True)
         for p in rows:
             style = ("green" if p["diff"] > 0 else "red") if p["significant"] else ""
             pt.add_row(names[p["metric"]], Text(fmt_signed(p["diff"]), style=style), fmt_ci(p["diff_ci"]),
@@ -104,7 +105,7 @@ def print_report(report: dict[str, Any], console: Console | None = None, *, expl
     print_scenario(report, console)
 
     if explanations:
-        print_prose(console, message("report.explanations", lang), style="bold underline")
+        print_prose(console, gettext("Detailed analysis", lang), style="bold underline")
         for s in report["systems"]:
             print_prose(console, system_label(report, s), style="bold")
             for text in report["explanations"][s].values():  # continuation lines indented under the text
@@ -120,7 +121,7 @@ def print_notices(report: dict[str, Any], console: Console) -> None:
     """What the readers decided about the inputs (e.g. a third column read as a rank), one line each."""
 
     for n in notice_lines(report):
-        print_prose(console, f"ℹ {message('report.notices', report['lang'])}{colon(report['lang'])}{n}", rest="  ",
+        print_prose(console, f"ℹ {gettext('Input', report['lang'])}{colon(report['lang'])}{n}", rest="  ",
                     style="cyan")
 
 
@@ -133,7 +134,7 @@ def print_scenario(report: dict[str, Any], console: Console) -> None:
     if not sc:
         return
     lang = report["lang"]
-    title = f"{message('report.scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
+    title = f"{gettext('Scenario', lang)}{'：' if lang == 'zh' else ': '}{sc['name']}"
     table = scenario_table(report)
     if table is None:
         print_prose(console, title, style="bold underline")

@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from rankscope.i18n import _, gettext
 from rankscope.interpret.bands import rate
 from rankscope.interpret.explain import explain
-from rankscope.interpret.i18n import load_data, message
+from rankscope.interpret.i18n import load_data
 from rankscope.interpret.presets import TIERS, check_standard, get_scenario
 from rankscope.measures import parse_metric
 from rankscope.measures.base import Measure
@@ -112,14 +113,15 @@ def system_verdict(
     if status == "met" and tier is not None:
         shown = tier_names[tier][lang]
     elif status == "not_evaluated":
-        shown = message("report.tier_not_evaluated", lang, metrics=", ".join(missing))
+        shown = _("not evaluated (no {metrics})", metrics=", ".join(missing)).text(lang)
     else:
-        shown = message("report.tier_none", lang)
+        shown = gettext("below minimum", lang)
     blocked = next((c for t in TIERS[TIERS.index(tier) + 1 if tier else 0:] for c in checks[t] if c["unreachable"]),
                    None)
     if blocked is not None and status != "not_evaluated":  # why the next tier cannot be met on these qrels
-        shown = message("report.tier_unreachable", lang, tier=shown, metric=blocked["metric"], op=blocked["op"],
-                        threshold=f"{blocked['threshold']:g}", ceiling=f"{blocked['ceiling']:.3f}")
+        shown = _("{tier} ({metric} {op} {threshold} cannot be met: a perfect ranking scores {ceiling} on these "
+                  "qrels)", tier=shown, metric=blocked["metric"], op=blocked["op"],
+                  threshold=f"{blocked['threshold']:g}", ceiling=f"{blocked['ceiling']:.3f}").text(lang)
     standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
                  "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
                  "applicable": any(c["value"] is not None for cs in checks.values() for c in cs)}

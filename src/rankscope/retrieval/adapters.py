@@ -46,6 +46,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import _ID_KEYS, Hit, RetrieverContractError, _as_id, _as_score, dedupe, normalise
 
 __all__ = ["LangChainRetriever", "LlamaIndexRetriever", "HaystackRetriever", "adapt", "recognises", "langchain_hit",
@@ -74,11 +75,11 @@ def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
     if ident is None and not id_key:
         ident = getattr(doc, "id", None) or _metadata_id(meta, None)
     if ident is None and id_key:
-        raise RetrieverContractError(f"a LangChain document has no metadata[{id_key!r}]; give the documents ids or "
-                                     "pass id_key=").keyed("retrieval.langchain_no_id_key", id_key=id_key)
+        raise RetrieverContractError(_("a LangChain document has no metadata[{id_key!r}]; give the documents ids "
+                                       "or pass id_key=", id_key=id_key))
     if ident is None:
-        raise RetrieverContractError("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); give "
-                                     "the documents ids or pass id_key=").keyed("retrieval.langchain_no_id")
+        raise RetrieverContractError(_("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); "
+                                       "give the documents ids or pass id_key="))
     return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
 
 
@@ -94,9 +95,8 @@ def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
             meta.setdefault(key, getattr(node, key))
     ident = _metadata_id(meta, id_key) if id_key else node.node_id
     if ident is None:
-        raise RetrieverContractError(
-            f"a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or change id_key").keyed(
-                "retrieval.llamaindex_no_id_key", id_key=id_key)
+        raise RetrieverContractError(_("a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or "
+                                       "change id_key", id_key=id_key))
     get_content = getattr(node, "get_content", None)
     text = get_content() if callable(get_content) else getattr(node, "text", None)
     return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)
@@ -174,11 +174,10 @@ def haystack_hit(doc: Any, id_key: str | None = None) -> Hit:
     meta = dict(getattr(doc, "meta", None) or {})
     ident = meta.get(id_key) if id_key else getattr(doc, "id", None)
     if ident is None and id_key:
-        raise RetrieverContractError(f"a Haystack document has no meta[{id_key!r}]; set it on the documents or change "
-                                     "id_key").keyed("retrieval.haystack_no_id_key", id_key=id_key)
+        raise RetrieverContractError(_("a Haystack document has no meta[{id_key!r}]; set it on the documents or "
+                                       "change id_key", id_key=id_key))
     if ident is None:
-        raise RetrieverContractError("a Haystack document has no id; give the documents ids or pass id_key=").keyed(
-            "retrieval.haystack_no_id")
+        raise RetrieverContractError(_("a Haystack document has no id; give the documents ids or pass id_key="))
     return Hit(_as_id(ident, "haystack"), _as_score(getattr(doc, "score", None), "haystack"),
                text=getattr(doc, "content", None), metadata=meta)
 
@@ -220,16 +219,16 @@ class HaystackRetriever:
                 self._mode = "query"
             elif "query_embedding" in params:
                 if embedder is None:
-                    raise InvalidParameterError(
-                        f"{self.name} searches by query_embedding: pass the text embedder that makes the query "
-                        f"vectors, HaystackRetriever({self.name}(...), embedder=...), or a Pipeline that embeds and "
-                        "retrieves").keyed("retrieval.haystack_needs_embedder", name=self.name)
+                    raise InvalidParameterError(_("{name} searches by query_embedding: pass the text embedder that "
+                                                  "makes the query vectors, HaystackRetriever({name}(...), "
+                                                  "embedder=...), or a Pipeline that embeds and retrieves",
+                                                  name=self.name))
                 self._mode = "embedding"
             else:
                 shown = Items(tuple(params))
-                raise InvalidParameterError(
-                    f"{self.name}.run takes neither query nor query_embedding (it takes {shown}): pass a retriever "
-                    "component or a Pipeline").keyed("retrieval.haystack_no_query", name=self.name, params=shown)
+                raise InvalidParameterError(_("{name}.run takes neither query nor query_embedding (it takes "
+                                              "{params}): pass a retriever component or a Pipeline", name=self.name,
+                                              params=shown))
         for part in (obj, embedder):  # once, before the worker threads share them
             warm_up = getattr(part, "warm_up", None)
             if callable(warm_up):
@@ -249,28 +248,25 @@ class HaystackRetriever:
                     other.append(f"{component}.{socket}")
         if other:
             shown = Items(tuple(other))
-            raise InvalidParameterError(f"rankscope gives a pipeline the query as its text inputs; this one also "
-                                        f"needs {shown}").keyed("retrieval.haystack_pipeline_inputs", inputs=shown)
+            raise InvalidParameterError(_("rankscope gives a pipeline the query as its text inputs; this one also "
+                                          "needs {inputs}", inputs=shown))
         if not inputs:
-            raise InvalidParameterError("this pipeline takes no text input to give the query to").keyed(
-                "retrieval.haystack_pipeline_no_text")
+            raise InvalidParameterError(_("this pipeline takes no text input to give the query to"))
         if self.documents_from is not None:
             names = list(self.obj.graph.nodes) if hasattr(self.obj, "graph") else []
             if names and self.documents_from not in names:
                 shown = Items(tuple(names), quote=True)
-                raise InvalidParameterError(f"documents_from={self.documents_from!r} is not a component of the "
-                                            f"pipeline ({shown})").keyed("retrieval.haystack_no_component",
-                                                                         name=self.documents_from, names=shown)
+                raise InvalidParameterError(_("documents_from={name!r} is not a component of the pipeline ({names})",
+                                              name=self.documents_from, names=shown))
             return inputs, self.documents_from
         leaves = [c for c, sockets in self.obj.outputs().items() if "documents" in sockets]
         if not leaves:
-            raise InvalidParameterError("the pipeline's output has no documents: pass documents_from= naming the "
-                                        "retriever").keyed("retrieval.haystack_documents_none")
+            raise InvalidParameterError(_("the pipeline's output has no documents: pass documents_from= naming the "
+                                          "retriever"))
         if len(leaves) > 1:
             shown = Items(tuple(leaves), quote=True)
-            raise InvalidParameterError(f"several components of the pipeline output documents ({shown}): pass "
-                                        "documents_from= naming the one to evaluate").keyed(
-                                            "retrieval.haystack_documents_many", names=shown)
+            raise InvalidParameterError(_("several components of the pipeline output documents ({names}): pass "
+                                          "documents_from= naming the one to evaluate", names=shown))
         return inputs, leaves[0]
 
     def _documents(self, query: str) -> Any:
@@ -330,8 +326,7 @@ def adapt(obj: Any) -> Any:
         return HaystackRetriever(obj)
     if _from_library(obj, "haystack") and hasattr(obj, "filter_documents"):
         name = type(obj).__name__
-        raise InvalidParameterError(
-            f"a Haystack {name} is a document store, not a retriever: evaluate the retriever component that "
-            f"searches it, e.g. InMemoryBM25Retriever(document_store=store)").keyed("retrieval.haystack_store",
-                                                                                     name=name)
+        raise InvalidParameterError(_("a Haystack {name} is a document store, not a retriever: evaluate the "
+                                      "retriever component that searches it, e.g. "
+                                      "InMemoryBM25Retriever(document_store=store)", name=name))
     return None

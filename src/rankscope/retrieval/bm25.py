@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items, RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import Hit
 from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 from rankscope.retrieval.tokenize import Tokenizer, make_tokenizer
@@ -84,12 +85,12 @@ class BM25Retriever(BatchSearcher):
     ) -> None:
         if method not in BM25_METHODS:
             choices = Items(BM25_METHODS)
-            raise InvalidParameterError(f"BM25 method must be one of {choices}; got {method!r}").keyed(
-                "retrieval.bm25_method", choices=choices, value=method)
+            raise InvalidParameterError(_("BM25 method must be one of {choices}; got {value!r}", choices=choices,
+                                          value=method))
         if not (isinstance(k1, (int, float)) and math.isfinite(k1) and k1 >= 0):
-            raise InvalidParameterError(f"k1 must be a number >= 0, got {k1!r}").keyed("retrieval.bm25_k1", value=k1)
+            raise InvalidParameterError(_("k1 must be a number >= 0, got {value!r}", value=k1))
         if not (isinstance(b, (int, float)) and 0 <= b <= 1):
-            raise InvalidParameterError(f"b must be a number in [0, 1], got {b!r}").keyed("retrieval.bm25_b", value=b)
+            raise InvalidParameterError(_("b must be a number in [0, 1], got {value!r}", value=b))
         self._ids, self._texts = check_corpus(corpus, "BM25Retriever")
         self._id_rank = doc_id_rank(self._ids)
         self.tokenize = make_tokenizer(tokenizer)
@@ -100,8 +101,8 @@ class BM25Retriever(BatchSearcher):
         try:
             import bm25s
         except ImportError:  # pragma: no cover - depends on the environment
-            raise RankscopeError("BM25Retriever needs bm25s: pip install 'rankscope[bm25]'").keyed(
-                "retrieval.needs_package", who="BM25Retriever", package="bm25s", extra="bm25") from None
+            raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who="BM25Retriever",
+                                   package="bm25s", extra="bm25")) from None
         tokens: list[list[str]] = []
         n = len(self._texts)
         for start in range(0, n, 256):

@@ -41,7 +41,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
-from rankscope.errors import InvalidParameterError, ParseError, Said
+from rankscope.errors import InvalidParameterError, Message, ParseError
+from rankscope.i18n import _, pgettext
 
 __all__ = ["QueryOutcome", "CachedQuery", "RunCache", "testset_fingerprint", "same_answer", "check_sample"]
 
@@ -51,16 +52,20 @@ FLUSH_SECONDS = 0.2
 interrupted: a process killed outright loses at most this much work."""
 _FIELDS = ("k", "retriever", "identity", "settings", "cache_key", "testset", "testset_fingerprint", "texts", "docs_key",
            "places")
-#: each field as a cache refusal names it ("retriever name", "test set name" ...: ``error.retrieval.cache_field.*``)
-_LABELS = {key: Said(f"error.retrieval.cache_field.{key}") for key in _FIELDS}
+#: each field as a cache refusal names it ("retriever name", "test set name" ...)
+_LABELS = {"k": pgettext("cache field", "k"), "retriever": _("retriever name"),
+           "identity": pgettext("cache field", "retriever"), "settings": _("retriever settings"),
+           "cache_key": _("cache key"), "testset": _("test set name"),
+           "testset_fingerprint": _("test set (query ids and texts)"), "texts": _("hit texts kept"),
+           "docs_key": _("chunk metadata key"), "places": _("chunk places kept")}
 
 
 @dataclass(frozen=True)
 class _Differences:
     """What differs between a cache and the evaluation, said in the reader's language: ``a; b`` in English,
-    ``a；b`` in Chinese (each part a :class:`~rankscope.errors.Said`)."""
+    ``a；b`` in Chinese (each part a :class:`~rankscope.i18n.Message`)."""
 
-    parts: tuple[Said, ...]
+    parts: tuple[Message, ...]
 
     def text(self, lang: str = "en") -> str:
         return ("；" if lang == "zh" else "; ").join(p.text(lang) for p in self.parts)
@@ -200,12 +205,11 @@ class RunCache:
         self._lock = threading.Lock()
         self._flushed = time.monotonic()
 
-    def _refuse(self, differences: list[Said]) -> InvalidParameterError:
+    def _refuse(self, differences: list[Message]) -> InvalidParameterError:
         said = _Differences(tuple(differences))
-        return InvalidParameterError(
-            f"cache {self.path} was written by another evaluation ({said}); "
-            "pass overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, or use another cache file"
-        ).keyed("retrieval.cache_other", path=str(self.path), differences=said)
+        return InvalidParameterError(_("cache {path} was written by another evaluation ({differences}); pass "
+                                       "overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, or use "
+                                       "another cache file", path=str(self.path), differences=said))
 
     def load(self) -> dict[str, QueryOutcome]:
         """The queries finished without error, by id (empty when the file does not exist or is overwritten)."""
@@ -223,17 +227,15 @@ class RunCache:
         try:
             head = json.loads(lines[0])
         except json.JSONDecodeError:
-            raise ParseError("not a rankscope cache (bad header line)", source=src, line=1).keyed(
-                "retrieval.cache_bad_header") from None
+            raise ParseError(_("not a rankscope cache (bad header line)"), source=src, line=1) from None
         if not isinstance(head, dict) or "rankscope_cache" not in head:
-            raise ParseError("not a rankscope cache (no 'rankscope_cache' header)", source=src, line=1).keyed(
-                "retrieval.cache_no_header")
+            raise ParseError(_("not a rankscope cache (no 'rankscope_cache' header)"), source=src, line=1)
         if head.get("rankscope_cache") != VERSION:
-            raise self._refuse([Said("error.retrieval.cache_format",
-                                     (("found", head.get("rankscope_cache")), ("version", VERSION)))])
-        differences = [Said("error.retrieval.cache_differs", (("what", _LABELS[key]),)) if key == "testset_fingerprint"
-                       else Said("error.retrieval.cache_was", (("what", _LABELS[key]), ("there", repr(head.get(key))),
-                                                               ("now", repr(self.header[key]))))
+            raise self._refuse([_("cache format {found} without the fingerprint of format {version}",
+                                  found=head.get("rankscope_cache"), version=VERSION)])
+        differences = [_("{what} differs", what=_LABELS[key]) if key == "testset_fingerprint"
+                       else _("{what} {there} there, {now} now", what=_LABELS[key], there=repr(head.get(key)),
+                              now=repr(self.header[key]))
                        for key in _FIELDS if head.get(key) != self.header[key]]
         if differences:
             raise self._refuse(differences)
@@ -244,11 +246,9 @@ class RunCache:
             try:
                 entry = QueryOutcome.from_record(json.loads(line))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ParseError(f"malformed cache line ({exc})", source=src, line=line_no).keyed(
-                    "retrieval.cache_bad_line", error=exc) from None
+                raise ParseError(_("malformed cache line ({error})", error=exc), source=src, line=line_no) from None
             if len(entry.ids) != len(entry.scores):
-                raise ParseError("ids and scores differ in length", source=src, line=line_no).keyed(
-                    "retrieval.cache_lengths")
+                raise ParseError(_("ids and scores differ in length"), source=src, line=line_no)
             if entry.error is None:
                 done[entry.query_id] = entry
             else:

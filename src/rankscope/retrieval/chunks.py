@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 
 from rankscope.data.run import Run
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["ChunkToDoc", "map_chunk_ids", "fold_chunks", "pattern_regex", "trec_order"]
 
@@ -57,9 +58,8 @@ def pattern_regex(pattern: str) -> str:
     """
     fields = _FIELD.findall(pattern)
     if fields.count("doc_id") != 1:
-        raise InvalidParameterError(
-            f"chunk_to_doc pattern {pattern!r} must contain {_DOC_ID} exactly once, e.g. {_EXAMPLE}"
-        ).keyed("retrieval.chunk_pattern_doc_id", pattern=pattern, field=_DOC_ID, example=_EXAMPLE)
+        raise InvalidParameterError(_("chunk_to_doc pattern {pattern!r} must contain {field} exactly once, e.g. "
+                                      "{example}", pattern=pattern, field=_DOC_ID, example=_EXAMPLE))
     out, pos = ["^"], 0
     for m in _FIELD.finditer(pattern):
         out.append(re.escape(pattern[pos:m.start()]))
@@ -80,9 +80,8 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
         ids = ids.combine_chunks()
     if isinstance(chunk_to_doc, str):
         if "{" not in chunk_to_doc:
-            raise InvalidParameterError(
-                f"chunk_to_doc={chunk_to_doc!r} is not a pattern; write it like {_EXAMPLE}"
-            ).keyed("retrieval.chunk_not_pattern", value=chunk_to_doc, example=_EXAMPLE)
+            raise InvalidParameterError(_("chunk_to_doc={value!r} is not a pattern; write it like {example}",
+                                          value=chunk_to_doc, example=_EXAMPLE))
         mapped = pc.struct_field(pc.extract_regex(ids, pattern=pattern_regex(chunk_to_doc)), "doc_id")
     elif isinstance(chunk_to_doc, Mapping):
         keys = pa.array([str(k) for k in chunk_to_doc], type=pa.string())
@@ -92,9 +91,8 @@ def map_chunk_ids(ids: pa.Array, chunk_to_doc: ChunkToDoc) -> tuple[pa.Array, in
         out = [chunk_to_doc(i) for i in ids.to_pylist()]
         mapped = pa.array([None if v is None else str(v) for v in out], type=pa.string())
     else:
-        raise InvalidParameterError(
-            f"chunk_to_doc must be a pattern string, a dict or a function, got {type(chunk_to_doc).__name__}"
-        ).keyed("retrieval.chunk_to_doc_type", type=type(chunk_to_doc).__name__)
+        raise InvalidParameterError(_("chunk_to_doc must be a pattern string, a dict or a function, got {type}",
+                                      type=type(chunk_to_doc).__name__))
     unmapped = int(mapped.null_count)
     return pc.coalesce(mapped, ids), unmapped
 
@@ -113,7 +111,7 @@ def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> 
     """The document-level run: each document at the rank of its first chunk (see the module doc)."""
     if len(run) == 0:
         return Run([], [], [], name or run.name)
-    docs, _ = map_chunk_ids(run.doc_ids, chunk_to_doc)
+    docs, __ = map_chunk_ids(run.doc_ids, chunk_to_doc)
     fcode_of_dict = pc.dictionary_encode(docs)
     fmap = fcode_of_dict.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     fdict = fcode_of_dict.dictionary
@@ -124,7 +122,7 @@ def fold_chunks(run: Run, chunk_to_doc: ChunkToDoc, name: str | None = None) -> 
     q = run.qcode[order].astype(np.int64)
     f = fmap[run.dcode[order]]
     keys = q * max(len(fdict), 1) + f
-    _, first = np.unique(keys, return_index=True)
+    _keys, first = np.unique(keys, return_index=True)
     keep = np.sort(first)  # positions in `order`, still in ranking order
     kq, kf, ks = q[keep], f[keep], run.scores[order][keep]
 

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rankscope.i18n import _
+
 __all__ = ["resolve_retrievers", "is_retriever", "notice_warnings"]
 
 _RETRIEVER_ATTRS = ("search", "search_batch", "invoke", "retrieve", "as_retriever", "similarity_search_with_score")
@@ -58,17 +60,16 @@ def resolve_retrievers(qrels: Any, runs: Any, metrics: Any, options: Any = None,
     from rankscope.retrieval.evaluation import RetrieverEvaluation
 
     items = list(runs.items()) if isinstance(runs, Mapping) else None
-    values = [v for _, v in items] if items is not None else (
+    values = [v for __, v in items] if items is not None else (
         list(runs) if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)) else [])
     evaluations = [isinstance(v, RetrieverEvaluation) for v in values]
     retrievers = [is_retriever(v) for v in values]
     if for_retrievers and not any(retrievers):
         from rankscope.errors import InvalidParameterError
 
-        raise InvalidParameterError(
-            "retriever options (options=, k=, chunk_to_doc=, workers=, cache= ...) run retrievers; the values "
-            "compared here are runs or results: leave them out, or pass a test set and a dict of name: retriever"
-        ).keyed("retrieval.options_without_retrievers")
+        raise InvalidParameterError(_("retriever options (options=, k=, chunk_to_doc=, workers=, cache= ...) run "
+                                      "retrievers; the values compared here are runs or results: leave them out, "
+                                      "or pass a test set and a dict of name: retriever"))
     if not any(evaluations) and not any(retrievers):
         return qrels, runs, []
     if any(retrievers):
@@ -91,10 +92,11 @@ def resolve_retrievers(qrels: Any, runs: Any, metrics: Any, options: Any = None,
 def notice_warnings(name: str, ev: Any) -> list[Any]:
     """The warnings of the retriever evaluation ``ev`` as comparison warnings naming ``name`` (the judged@10 ones
     are left out: the comparison computes its own from the results)."""
-    from rankscope.interpret.coverage import DataWarning, plain_value
+    from rankscope.i18n import Message, _
+    from rankscope.interpret.coverage import DataWarning
 
-    return [DataWarning("retriever", 0, 0, name, info=(("key", n.key or ""), ("english", n.message),
-                                                       *((k, plain_value(v)) for k, v in n.values)))
+    return [DataWarning("retriever", 0, 0, name, info=(("said", (n.said if isinstance(n.said, Message)
+                                                                 else _("{said}", said=n.message)).to_dict()),))
             for n in ev.warnings if n.code not in ("nothing_judged", "mostly_unjudged")]
 
 
@@ -118,11 +120,9 @@ def _run_retrievers(qrels: Any, items: list[tuple[Any, Any]] | None, values: lis
         qrels = TestSet.from_file(qrels)
     example = "compare(testset, {name: retriever, ...}, metrics)"
     if not isinstance(qrels, TestSet):
-        raise InvalidParameterError(f"to compare retrievers, pass the test set first: {example}").keyed(
-            "retrieval.compare_needs_testset", example=example)
+        raise InvalidParameterError(_("to compare retrievers, pass the test set first: {example}", example=example))
     if items is None:
-        raise InvalidParameterError(f"name the retrievers: {example}").keyed("retrieval.compare_name_retrievers",
-                                                                            example=example)
+        raise InvalidParameterError(_("name the retrievers: {example}", example=example))
     if metrics is None:
         metrics = default_metrics(10)
     opts = options if options is not None else RetrieverOptions()

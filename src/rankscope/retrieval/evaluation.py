@@ -22,7 +22,8 @@ import numpy as np
 
 from rankscope.data.run import Run
 from rankscope.engine.result import EvaluationResult
-from rankscope.errors import InvalidParameterError, RankscopeWarning, Said
+from rankscope.errors import InvalidParameterError, Message, RankscopeWarning
+from rankscope.i18n import NC_, _, gettext, ngettext, say
 from rankscope.retrieval.unknown import UnknownIds
 
 __all__ = ["RetrieverEvaluation", "RetrieverWarning", "Notice", "Failure", "LEVELS"]
@@ -38,6 +39,17 @@ class UnknownIdsWarning(RetrieverWarning):
     """Many retrieved ids occur in neither the judgments nor the corpus (likely an id mismatch)."""
 
 
+#: the words of :meth:`RetrieverEvaluation.summary`: where relevance comes from, who judged a level, the levels
+_WORDS: dict[str, dict[str, str]] = {
+    "from": {"qrels": NC_("relevance from", "qrels"), "answers": NC_("relevance from", "answers"),
+             "spans": NC_("relevance from", "spans")},
+    "by": {"qrels": NC_("judged by", "qrels"), "answers": NC_("judged by", "answers"),
+           "spans": NC_("judged by", "spans")},
+    "level": {"retrieved": NC_("summary level", "retrieved"), "document": NC_("summary level", "document")},
+}
+_WORD_CONTEXTS = {"from": "relevance from", "by": "judged by", "level": "summary level"}
+
+
 @dataclass(frozen=True)
 class Notice:
     """One warning of an evaluation: a stable ``code`` and the message shown to people.
@@ -49,21 +61,24 @@ class Notice:
     """
 
     code: str
-    message: str
-    key: str | None = None
-    values: tuple[tuple[str, Any], ...] = ()
+    said: Any  # a Message, or anything that says itself (a test set's finding, a warning)
+
+    @property
+    def message(self) -> str:
+        """The English sentence."""
+        return str(self.said)
 
     def __str__(self) -> str:
         return self.message
 
     def warning(self) -> RetrieverWarning:
-        """The notice as the warning issued (keyed: message ``warning.<key>`` says it in other languages)."""
+        """The notice as the warning issued."""
         kind = UnknownIdsWarning if self.code == "unknown_ids" else RetrieverWarning
-        return kind(self.message).keyed(self.key, **dict(self.values)) if self.key else kind(self.message)
+        return kind(self.said if isinstance(self.said, (Message, str)) else _("{said}", said=self.said))
 
     def text(self, lang: str = "en") -> str:
-        """The notice as one sentence in ``lang`` (the English :attr:`message`, or its keyed translation)."""
-        return self.warning().text(lang)
+        """The notice as one sentence in ``lang``."""
+        return str(say(self.said, lang))
 
 
 @dataclass(frozen=True)
@@ -159,13 +174,11 @@ class RetrieverEvaluation:
         NaN when no query succeeded; an error when latency is a batch average (no per-query times).
         """
         if not 0 <= q <= 100:
-            raise InvalidParameterError(f"latency percentile must be within [0, 100], got {q!r}").keyed(
-                "retrieval.percentile_range", value=q)
+            raise InvalidParameterError(_("latency percentile must be within [0, 100], got {value!r}", value=q))
         if self.latency_kind != "per query":
-            raise InvalidParameterError(
-                "latency is a batch average (a batch's time shared by its queries): there is no per-query "
-                "percentile; evaluate with batch_size=1 to time each query"
-            ).keyed("retrieval.batch_latency")
+            raise InvalidParameterError(_("latency is a batch average (a batch's time shared by its queries): "
+                                          "there is no per-query percentile; evaluate with batch_size=1 to time "
+                                          "each query"))
         values = self._latency_values()
         return float(np.percentile(values, q)) if len(values) else float("nan")
 
@@ -203,9 +216,8 @@ class RetrieverEvaluation:
         levels = self.levels()
         res = levels["document"] or levels["retrieved"]
         if res is None:
-            raise InvalidParameterError(
-                f"{self.run.name}: no level of this evaluation is judged (see its warnings), nothing to compare"
-            ).keyed("retrieval.nothing_judged", run=self.run.name)
+            raise InvalidParameterError(_("{run}: no level of this evaluation is judged (see its warnings), "
+                                          "nothing to compare", run=self.run.name))
         return res
 
     def failures_table(self) -> Any:
@@ -247,23 +259,22 @@ class RetrieverEvaluation:
         }
 
     def _latency_text(self, lang: str = "en") -> str:
-        from rankscope.interpret.i18n import message
 
         summary = self.latency_summary()
         if not summary:
-            return message("retriever.no_latency", lang)
+            return gettext("no latency", lang)
         if self.latency_kind != "per query":
-            return message("retriever.latency_batch", lang, mean=f"{summary['mean'] * 1000:.1f}")
+            return _("latency {mean} ms/query (batch average)", mean=f"{summary['mean'] * 1000:.1f}").text(lang)
         p50, p95 = (f"{summary[q] * 1000:.1f}" for q in ("p50", "p95"))
-        return message("retriever.latency", lang, p50=p50, p95=p95)
+        return _("p50 latency {p50} ms, p95 {p95} ms", p50=p50, p95=p95).text(lang)
 
-    def _cache_text(self) -> Said:
+    def _cache_text(self) -> Message:
         """How many answers came from the cache (and how many cached queries were asked again)."""
         if self.cache_checked:
-            return Said("retriever.from_cache_checked", (("answers", Said.counted("retriever.n_answers",
-                                                                                          self.from_cache)),
-                                                                 ("checked", self.cache_checked)))
-        return Said("retriever.from_cache", (("answers", Said.counted("retriever.n_answers", self.from_cache)),))
+            return _("{answers} from the cache ({checked} cached queries asked again: the same answers)",
+                     answers=ngettext("{n} answer", "{n} answers", self.from_cache),
+                     checked=self.cache_checked)
+        return _("{answers} from the cache", answers=ngettext("{n} answer", "{n} answers", self.from_cache))
 
     def _shown_levels(self) -> dict[str, dict[str, float | None]]:
         """The levels people see: both when chunks were folded, else one (they are the same ranking)."""
@@ -272,31 +283,27 @@ class RetrieverEvaluation:
 
     def summary(self, lang: str = "en") -> str:
         """A few lines for people, in ``lang``: the metrics per level (with coverage), latency, then every warning."""
-        from rankscope.interpret.i18n import message
-
         def said(key: str, value: str | None) -> str:
-            try:
-                return message(f"retriever.{key}.{value}", lang)
-            except KeyError:  # a value without a word of its own
-                return str(value)
+            word = _WORDS[key].get(str(value))
+            return str(value) if word is None else gettext(word, lang, context=_WORD_CONTEXTS[key])
 
-        lines = [message("retriever.summary", lang, run=self.run.name,
-                         queries=Said.counted("engine.n_queries", self.queries), k=self.k,
-                         relevance=said("from", self.relevance))]
+        lines = [_("{run}: {queries} scored, k={k}, relevance from {relevance}", run=self.run.name,
+                   queries=ngettext("{n} query", "{n} queries", self.queries), k=self.k,
+                   relevance=said("from", self.relevance)).text(lang)]
         for level, means in self._shown_levels().items():
             judged = self.judged_by.get(level)
             if judged is None:
-                lines.append(message("retriever.level_not_judged", lang, level=said("level", level)))
+                lines.append(_("  {level}: not judged", level=said("level", level)).text(lang))
                 continue
             cells = ", ".join(f"{m}={v:.4f}" for m, v in means.items() if v is not None)
-            lines.append(message("retriever.level_line", lang, level=said("level", level), judged=said("by", judged),
-                                 n=self.coverage.get(level, 0), cells=cells))
-        lines.append(message("retriever.latency_line", lang, latency=self._latency_text(lang), failed=len(self.errors),
-                             cached=self._cache_text()))
+            lines.append(_("  {level} ({judged}, {n} queries): {cells}", level=said("level", level),
+                           judged=said("by", judged), n=self.coverage.get(level, 0), cells=cells).text(lang))
+        lines.append(_("  {latency}; {failed} failed; {cached}", latency=self._latency_text(lang),
+                       failed=len(self.errors), cached=self._cache_text()).text(lang))
         if self.stopped is not None:
             lines.append(self.stopped.text(lang))
         # the answers from the cache are said on the line above, in every summary
-        lines += ["  " + message("cli.warning", lang, text=w.text(lang))
+        lines += ["  " + _("warning: {text}", text=w.text(lang)).text(lang)
                   for w in self.warnings if w.code != "from_cache"]
         return "\n".join(lines)
 

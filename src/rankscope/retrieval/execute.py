@@ -33,6 +33,7 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any
 
 from rankscope.data.testset import Query
+from rankscope.i18n import _
 from rankscope.retrieval.cache import QueryOutcome, RunCache
 from rankscope.retrieval.evaluation import Failure
 from rankscope.retrieval.protocol import Hit, RetrieverContractError, dedupe, normalise, ranking_scores
@@ -105,8 +106,8 @@ def _ties_reordered(hits: Sequence[Hit], scores: Sequence[float]) -> bool:
     """True when a group of equal scores is listed in another order than doc id descending."""
     if len(set(scores)) == len(scores):  # no tie
         return False
-    for _, group in itertools.groupby(zip(scores, (h.id for h in hits)), key=lambda p: p[0]):
-        ids = [i for _, i in group]
+    for __, group in itertools.groupby(zip(scores, (h.id for h in hits)), key=lambda p: p[0]):
+        ids = [i for __, i in group]
         if len(ids) > 1 and ids != sorted(ids, reverse=True):
             return True
     return False
@@ -115,8 +116,8 @@ def _ties_reordered(hits: Sequence[Hit], scores: Sequence[float]) -> bool:
 def _fatal(exc: BaseException, name: str, q: Query) -> BaseException:
     """The exception to raise for a programming error: a contract error names retriever and query."""
     if isinstance(exc, RetrieverContractError):
-        return RetrieverContractError(f"{exc} (query {q.id!r}: {q.text[:80]!r}; retriever {name!r})").keyed(
-            "retrieval.contract_at", error=exc, query_id=q.id, query=q.text[:80], name=name)
+        return RetrieverContractError(_("{error} (query {query_id!r}: {query!r}; retriever {name!r})", error=exc,
+                                        query_id=q.id, query=q.text[:80], name=name))
     if hasattr(exc, "add_note"):
         exc.add_note(f"rankscope: raised by retriever {name!r} on query {q.id!r}; NameError, TypeError and "
                      "AttributeError are bugs in the retriever and are not retried")

@@ -34,14 +34,15 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import Hit, to_hits
 
 __all__ = ["HttpRetriever", "HttpRetrieverError", "RETRY_STATUS"]
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 #: what an answer that is not a list of hits is called in its error ("bad answer: ...")
-_BAD_ANSWER = Said("error.retrieval.where_bad_answer")
+_BAD_ANSWER = _("bad answer")
 
 
 class HttpRetrieverError(Exception):
@@ -65,8 +66,7 @@ class HttpRetriever:
                  headers: dict[str, str] | None = None, deadline: float | None = None,
                  guard: Callable[[str], None] | None = None, name: str | None = None) -> None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidParameterError(f"timeout must be a positive number of seconds, got {timeout!r}").keyed(
-                "retrieval.timeout", value=timeout)
+            raise InvalidParameterError(_("timeout must be a positive number of seconds, got {value!r}", value=timeout))
         self.url = url
         self.name = name or url
         self.timeout = float(timeout)
@@ -139,12 +139,11 @@ class HttpRetriever:
             payload = resp.json()
         except ValueError:
             seconds = time.monotonic() - t0
-            raise BadAnswer(f"bad answer: not JSON ({seconds:.3g} s)").keyed("retrieval.bad_answer_json",
-                                                                          seconds=seconds) from None
+            raise BadAnswer(_("bad answer: not JSON ({seconds:.3g} s)", seconds=seconds)) from None
         try:
             return to_hits(payload, k, where=_BAD_ANSWER)
         except RankscopeError as exc:
-            raise BadAnswer(str(exc)).keyed("said", said=exc) from None
+            raise BadAnswer(_("{said}", said=exc)) from None
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Ask for the top ``k`` hits of ``query`` (blocking; safe to call from many threads)."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from rankscope.data.run import Run
 from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.fusion import _check_options, fuse, ranked_lists
 from rankscope.retrieval.protocol import Hit, as_retriever, ranking_scores
 from rankscope.retrieval.searcher import BatchSearcher, check_k
@@ -69,12 +70,11 @@ class HybridRetriever(BatchSearcher):
             items = [(str(getattr(r, "name", None) or f"retriever{i + 1}"), r) for i, r in enumerate(retrievers)]
         else:
             mapping = "{name: retriever}"
-            raise InvalidParameterError(
-                f"retrievers must be a list or {mapping} mapping, got {type(retrievers).__name__}"
-            ).keyed("retrieval.hybrid_retrievers_type", mapping=mapping, type=type(retrievers).__name__)
+            raise InvalidParameterError(_("retrievers must be a list or {mapping} mapping, got {type}",
+                                          mapping=mapping, type=type(retrievers).__name__))
         if not items:
-            raise EmptyInputError("HybridRetriever needs at least one retriever").keyed("retrieval.hybrid_empty")
-        names = [n for n, _ in items]
+            raise EmptyInputError(_("HybridRetriever needs at least one retriever"))
+        names = [n for n, __ in items]
         if len(set(names)) != len(names):
             names = [f"{n}{i + 1}" for i, n in enumerate(names)]
         self.weights = _check_options(method, norm, k, weights, len(items), depth)
@@ -84,7 +84,7 @@ class HybridRetriever(BatchSearcher):
         self._weights_given = weights is not None  # a method that takes no weights is not given the default ones
         self.depth = check_k(depth)
         self.method, self.norm, self.k = method, norm, k
-        self.retrievers = {n: as_retriever(r) for n, (_, r) in zip(names, items)}
+        self.retrievers = {n: as_retriever(r) for n, (__, r) in zip(names, items)}
         self.name = name or f"hybrid-{method}"
 
     def fingerprint(self) -> str:
@@ -108,9 +108,8 @@ class HybridRetriever(BatchSearcher):
             if hasattr(retriever, "search_batch"):
                 results = retriever.search_batch(list(queries), depth)
                 if len(results) != len(queries):
-                    raise RankscopeError(
-                        f"{name}: search_batch returned {len(results)} lists for {len(queries)} queries"
-                    ).keyed("retrieval.hybrid_batch_count", name=name, got=len(results), n=len(queries))
+                    raise RankscopeError(_("{name}: search_batch returned {got} lists for {n} queries", name=name,
+                                           got=len(results), n=len(queries)))
             else:
                 results = [retriever.search(q, depth) for q in queries]
             qs: list[str] = []

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["OpenAIEmbeddings", "EmbeddingCache", "request_key", "default_cache_file"]
 
@@ -93,12 +94,11 @@ class EmbeddingCache:
                 self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(CACHE_SCHEMA),))
                 self._db.commit()
             elif row[0] != str(CACHE_SCHEMA):
-                raise RankscopeError(f"{self.path}: embeddings cache schema {row[0]}, this rankscope reads "
-                                     f"{CACHE_SCHEMA}; use another cache file").keyed(
-                    "retrieval.embeddings_cache_schema", path=str(self.path), found=row[0], reads=CACHE_SCHEMA)
+                raise RankscopeError(_("{path}: embeddings cache schema {found}, this rankscope reads {reads}; use "
+                                       "another cache file", path=str(self.path), found=row[0], reads=CACHE_SCHEMA))
         except sqlite3.DatabaseError as exc:
-            raise RankscopeError(f"{self.path}: not a rankscope embeddings cache ({exc})").keyed(
-                "retrieval.not_an_embeddings_cache", path=str(self.path), reason=str(exc)) from None
+            raise RankscopeError(_("{path}: not a rankscope embeddings cache ({reason})", path=str(self.path),
+                                   reason=str(exc))) from None
 
     def __len__(self) -> int:
         with self._lock:
@@ -145,17 +145,17 @@ def _client_class() -> Any:
             ep, url = self.endpoint, self.url
             if status in (401, 403):
                 if ep.api_key_env:
-                    return EndpointError(f"{url} refused the request (HTTP {status}): check the key in "
-                                         f"${ep.api_key_env}").keyed("labels.refused_key", url=url, status=status,
-                                                                     var=ep.api_key_env)
-                return EndpointError(f"{url} refused the request (HTTP {status}): check --api-key-env (no key was "
-                                     "sent)").keyed("labels.refused_no_key", url=url, status=status)
-            hint = "check --base-url (it ends before /embeddings, e.g. https://api.openai.com/v1) and --model"
+                    return EndpointError(_("{url} refused the request (HTTP {status}): check the key in ${var}",
+                                           url=url, status=status, var=ep.api_key_env))
+                return EndpointError(_("{url} refused the request (HTTP {status}): check --api-key-env (no key was "
+                                       "sent)", url=url, status=status))
             if detail:
-                return EndpointError(f"HTTP {status} from {url}: {detail}: {hint} {model!r}").keyed(
-                    "retrieval.embeddings_http_detail", status=status, url=url, detail=detail, model=model)
-            return EndpointError(f"HTTP {status} from {url}: {hint} {model!r}").keyed(
-                "retrieval.embeddings_http", status=status, url=url, model=model)
+                return EndpointError(_("HTTP {status} from {url}: {detail}: check --base-url (it ends before "
+                                       "/embeddings, e.g. https://api.openai.com/v1) and --model {model!r}",
+                                       status=status, url=url, detail=detail, model=model))
+            return EndpointError(_("HTTP {status} from {url}: check --base-url (it ends before /embeddings, e.g. "
+                                   "https://api.openai.com/v1) and --model {model!r}", status=status, url=url,
+                                   model=model))
 
     return EmbeddingsClient
 
@@ -208,21 +208,20 @@ class OpenAIEmbeddings:
         try:
             import httpx  # noqa: F401
         except ImportError:  # pragma: no cover - depends on the environment
-            raise RankscopeError("OpenAIEmbeddings needs httpx: pip install 'rankscope[llm]'").keyed(
-                "retrieval.needs_package", who="OpenAIEmbeddings", package="httpx", extra="llm") from None
+            raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who="OpenAIEmbeddings",
+                                   package="httpx", extra="llm")) from None
         from rankscope.labels.client import Endpoint
 
         if not isinstance(model, str) or not model.strip():
-            raise InvalidParameterError(f"model must name the endpoint's embedding model, got {model!r}").keyed(
-                "retrieval.embeddings_model", value=model)
+            raise InvalidParameterError(_("model must name the endpoint's embedding model, got {value!r}", value=model))
         for name, value in (("batch_size", batch_size), ("concurrency", concurrency)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}").keyed(
-                    "retrieval.positive_int", name=name, value=value)
+                raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name=name,
+                                              value=value))
         if dimensions is not None and (isinstance(dimensions, bool) or not isinstance(dimensions, int)
                                        or dimensions < 1):
-            raise InvalidParameterError(f"dimensions must be a positive integer, got {dimensions!r}").keyed(
-                "retrieval.positive_int", name="dimensions", value=dimensions)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="dimensions",
+                                          value=dimensions))
         base = base_url.rstrip("/") if isinstance(base_url, str) else base_url
         if isinstance(base, str) and base.endswith("/embeddings"):
             base = base[: -len("/embeddings")]
@@ -285,9 +284,9 @@ class OpenAIEmbeddings:
                 found.update((request_key(self.url, self._body(t)), v) for t, v in zip(batch, vectors))
         dims = {found[k].shape[0] for k in keys}
         if len(dims) != 1:
-            raise RankscopeError(f"{self.url} returned vectors of different sizes ({sorted(dims)}) for model "
-                                 f"{self.model!r}: a cache shared with another setting?").keyed(
-                "retrieval.embeddings_dims", url=self.url, dims=sorted(dims), model=self.model)
+            raise RankscopeError(_("{url} returned vectors of different sizes ({dims}) for model {model!r}: a "
+                                   "cache shared with another setting?", url=self.url, dims=sorted(dims),
+                                   model=self.model))
         return np.stack([found[k] for k in keys])
 
     def _ask(self, batch: list[str]) -> list[np.ndarray]:
@@ -305,9 +304,8 @@ class OpenAIEmbeddings:
         try:
             vectors: list[np.ndarray] = self._client.post(self.url, self._body(batch), read, self.model)
         except ChatError as exc:
-            error = RankscopeError(f"{self.url} could not embed {len(batch)} texts after {exc.attempts} attempts: "
-                                   f"{exc}").keyed("retrieval.embeddings_failed", url=self.url, n=len(batch),
-                                                   attempts=exc.attempts, error=str(exc))
+            error = RankscopeError(_("{url} could not embed {n} texts after {attempts} attempts: {error}",
+                                     url=self.url, n=len(batch), attempts=exc.attempts, error=str(exc)))
             error.retryable = False  # type: ignore[attr-defined]  # the client retried what can be retried
             raise error from None
         except EndpointError as exc:

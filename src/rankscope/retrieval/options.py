@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from rankscope.constraints import Constraint, Interval, Kind, OneOf, check
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.retrieval.chunks import ChunkToDoc
 
 __all__ = ["RetrieverOptions", "CONSTRAINTS", "OPTION_NAMES", "resolve_options", "default_k"]
@@ -130,14 +131,14 @@ def default_k(metrics: Any) -> int:
     if metrics is None:
         return 10
     pairs = parse_metrics(metrics if isinstance(metrics, str) else list(metrics))
-    return max([10, *(m.cutoff for _, m in pairs if m.cutoff is not None)])
+    return max([10, *(m.cutoff for __, m in pairs if m.cutoff is not None)])
 
 
 def resolve_options(options: RetrieverOptions | None, given: Mapping[str, Any], where: str) -> RetrieverOptions:
     """``options`` (default: the defaults) with the keywords ``given`` applied (each overrides the value's field)."""
     if options is not None and not isinstance(options, RetrieverOptions):
-        raise InvalidParameterError(f"options must be a RetrieverOptions value, got {type(options).__name__}").keyed(
-            "retrieval.options_type", type=type(options).__name__)
+        raise InvalidParameterError(_("options must be a RetrieverOptions value, got {type}",
+                                      type=type(options).__name__))
     unknown = sorted(set(given) - set(OPTION_NAMES))
     if unknown:
         raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")

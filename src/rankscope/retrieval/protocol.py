@@ -45,7 +45,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from rankscope.errors import InvalidParameterError, Items, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, Items, Message, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["Hit", "Retriever", "BatchRetriever", "RetrieverContractError", "as_retriever", "to_hits", "dedupe",
            "ranking_scores", "retriever_identity", "retriever_settings"]
@@ -54,9 +55,9 @@ _ID_KEYS = ("id", "doc_id", "docid", "_id", "chunk_id", "corpus_id", "corpus-id"
 _SCORE_KEYS = ("score", "similarity", "sim", "relevance_score")
 _TEXT_KEYS = ("text", "content", "page_content", "passage", "chunk")
 #: who returned the items, when no name is known: "retriever" (said in the reader's language)
-RETRIEVER = Said("error.retrieval.where_retriever")
+RETRIEVER = _("retriever")
 
-Where = str | Said
+Where = str | Message
 
 
 class RetrieverContractError(RankscopeError):
@@ -113,8 +114,8 @@ def _as_id(value: Any, where: Where) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    raise RetrieverContractError(f"{where}: a retrieved id must be a string or an integer, got {value!r}").keyed(
-        "retrieval.bad_id", where=where, value=value)
+    raise RetrieverContractError(_("{where}: a retrieved id must be a string or an integer, got {value!r}",
+                                   where=where, value=value))
 
 
 def _as_score(value: Any, where: Where) -> float:
@@ -123,8 +124,8 @@ def _as_score(value: Any, where: Where) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise RetrieverContractError(f"{where}: a score must be a number, got {value!r}").keyed(
-            "retrieval.bad_score", where=where, value=value) from None
+        raise RetrieverContractError(_("{where}: a score must be a number, got {value!r}", where=where,
+                                       value=value)) from None
 
 
 def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -162,8 +163,8 @@ def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
         ident = _first(item, _ID_KEYS)
         if ident is None:
             keys = Items(_ID_KEYS)
-            raise RetrieverContractError(f"{where}: a returned dict has no id (keys tried: {keys})").keyed(
-                "retrieval.dict_no_id", where=where, keys=keys)
+            raise RetrieverContractError(_("{where}: a returned dict has no id (keys tried: {keys})", where=where,
+                                           keys=keys))
         meta = item.get("metadata")
         return Hit(
             _as_id(ident, where),
@@ -186,10 +187,9 @@ def to_hit(item: Any, where: Where = RETRIEVER) -> Hit:
     if hasattr(item, "id") and hasattr(item, "score"):  # any Hit-like record
         return Hit(_as_id(item.id, where), _as_score(item.score, where),
                    text=getattr(item, "text", None), metadata=getattr(item, "metadata", None))
-    raise RetrieverContractError(
-        f"{where}: cannot read a retrieved item of type {type(item).__name__}; "
-        "return Hit objects, ids, (id, score) pairs or dicts with 'id' and 'score'"
-    ).keyed("retrieval.unreadable_hit", where=where, type=type(item).__name__)
+    raise RetrieverContractError(_("{where}: cannot read a retrieved item of type {type}; return Hit objects, ids, "
+                                   "(id, score) pairs or dicts with 'id' and 'score'", where=where,
+                                   type=type(item).__name__))
 
 
 def to_hits(items: Any, k: int | None = None, where: Where = RETRIEVER) -> list[Hit]:
@@ -206,11 +206,11 @@ def to_hits(items: Any, k: int | None = None, where: Where = RETRIEVER) -> list[
 def normalise(items: Any, where: Where = RETRIEVER) -> list[Hit]:
     """Every returned item as a :class:`Hit` (duplicates and all); ``None`` or a non-list raises."""
     if items is None:
-        raise RetrieverContractError(f"{where} returned None instead of a list of hits (a missing 'return'?)").keyed(
-            "retrieval.returned_none", where=where)
+        raise RetrieverContractError(_("{where} returned None instead of a list of hits (a missing 'return'?)",
+                                       where=where))
     if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
-        raise RetrieverContractError(f"{where}: expected a list of hits, got a {type(items).__name__}").keyed(
-            "retrieval.not_a_list", where=where, type=type(items).__name__)
+        raise RetrieverContractError(_("{where}: expected a list of hits, got a {type}", where=where,
+                                       type=type(items).__name__))
     return [to_hit(item, where) for item in items]
 
 
@@ -402,13 +402,11 @@ class _NormalisingRetriever:
 
     def _batch_lists(self, results: Any, n: int) -> list[list[Hit]]:
         if results is None:
-            raise RetrieverContractError(f"{self.name}.search_batch returned None (a missing 'return'?)").keyed(
-                "retrieval.batch_none", name=self.name)
+            raise RetrieverContractError(_("{name}.search_batch returned None (a missing 'return'?)", name=self.name))
         results = list(results)
         if len(results) != n:
-            raise RetrieverContractError(
-                f"{self.name}.search_batch returned {len(results)} result lists for {n} queries"
-            ).keyed("retrieval.batch_count", name=self.name, got=len(results), n=n)
+            raise RetrieverContractError(_("{name}.search_batch returned {got} result lists for {n} queries",
+                                           name=self.name, got=len(results), n=n))
         return [normalise(r, self.name) for r in results]
 
     def search_batch_raw(self, queries: list[str], k: int) -> list[list[Hit]]:
@@ -459,8 +457,6 @@ def as_retriever(obj: Any) -> Any:
         return _NormalisingRetriever(obj)
     if callable(obj):
         return _CallableRetriever(obj)
-    raise InvalidParameterError(
-        f"cannot use a {type(obj).__name__} as a retriever: give an object with search(query, k), "
-        "a callable fn(query, k), a LangChain retriever or vector store, a LlamaIndex retriever or index, or a "
-        "Haystack retriever or pipeline"
-    ).keyed("retrieval.not_a_retriever", type=type(obj).__name__)
+    raise InvalidParameterError(_("cannot use a {type} as a retriever: give an object with search(query, k), a "
+                                  "callable fn(query, k), a LangChain retriever or vector store, a LlamaIndex "
+                                  "retriever or index, or a Haystack retriever or pipeline", type=type(obj).__name__))

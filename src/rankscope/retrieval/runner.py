@@ -84,6 +84,7 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
+from rankscope.i18n import _
 from rankscope.measures.base import Measure
 from rankscope.retrieval.cache import QueryOutcome, RunCache, check_sample, same_answer, testset_fingerprint
 from rankscope.retrieval.chunks import ChunkToDoc, fold_chunks, map_chunk_ids
@@ -120,7 +121,7 @@ def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:
         metrics = list(metrics)
     pairs = parse_metrics(metrics)
     if not pairs:
-        raise InvalidParameterError("no metric given").keyed("retrieval.no_metric")
+        raise InvalidParameterError(_("no metric given"))
     return metrics, [label for label, m in pairs if m.cutoff is not None and m.cutoff > k]
 
 
@@ -129,8 +130,7 @@ def _resolve_testset(testset: Any) -> TestSet:
         return testset
     if isinstance(testset, (str, Path)):
         return TestSet.from_file(testset)
-    raise InvalidParameterError(f"testset must be a TestSet or a path, got {type(testset).__name__}").keyed(
-        "retrieval.testset_type", type=type(testset).__name__)
+    raise InvalidParameterError(_("testset must be a TestSet or a path, got {type}", type=type(testset).__name__))
 
 
 def _build_run(queries: Iterable[Query], done: dict[str, QueryOutcome], name: str) -> Run:
@@ -218,22 +218,18 @@ def evaluate_retriever(
         mode = "spans"
     if mode == "spans":
         if ts.spans is None:
-            raise EmptyInputError(f"test set {ts.name!r} has no span judgments (items with 'evidence'); build them "
-                                  "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)").keyed(
-                                      "retrieval.no_spans", name=ts.name)
+            raise EmptyInputError(_("test set {name!r} has no span judgments (items with 'evidence'); build them "
+                                    "with SpanQrels.from_answers / from_squad and pass TestSet(..., spans=)",
+                                    name=ts.name))
         if chunk_to_doc is not None:
-            raise InvalidParameterError("span judgments score the retrieved chunks directly; drop chunk_to_doc"
-                                        ).keyed("retrieval.spans_no_chunk_to_doc")
+            raise InvalidParameterError(_("span judgments score the retrieved chunks directly; drop chunk_to_doc"))
     if mode == "auto":
         mode = "answers" if len(ts.qrels) == 0 and ts.has_answers else "qrels"
     if mode == "qrels" and len(ts.qrels) == 0:
-        raise EmptyInputError(f"test set {ts.name!r} has no relevance judgments"
-                              + ("; use relevance='answers'" if ts.has_answers else "")).keyed(
-                                  "retrieval.no_qrels_answers" if ts.has_answers else "retrieval.no_qrels",
-                                  name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no relevance judgments; use relevance='answers'", name=ts.name)
+                              if ts.has_answers else _("test set {name!r} has no relevance judgments", name=ts.name))
     if mode == "answers" and not ts.has_answers:
-        raise EmptyInputError(f"test set {ts.name!r} has no reference answers to match").keyed(
-            "retrieval.no_answers", name=ts.name)
+        raise EmptyInputError(_("test set {name!r} has no reference answers to match", name=ts.name))
     metric_list, deep = _check_metrics(default_metrics(k) if metrics is None else metrics, k)  # before any call
     docs_key = None
     if isinstance(chunk_to_doc, str) and chunk_to_doc.startswith("metadata:"):
@@ -274,9 +270,8 @@ def evaluate_retriever(
     try:
         from rankscope._progress import progress_bar
         from rankscope.choices import resolve_lang
-        from rankscope.interpret.i18n import message
 
-        with progress_bar(message("retrieval.progress", resolve_lang(), name=run_name), len(todo), show) as bar:
+        with progress_bar(_("retrieving ({name})", name=run_name).text(resolve_lang()), len(todo), show) as bar:
             collector = Collector(k=k, keep_text=keep_text, docs_key=docs_key, cache=store, on_result=on_result,
                                   advance=bar.advance, keep_places=keep_places)
 
@@ -355,19 +350,18 @@ def _check_cache(r: Any, store: RunCache, done: dict[str, QueryOutcome], scorabl
         fresh = collector.done.get(q.id)
         if fresh is not None and not same_answer(done[q.id], fresh):
             then, now = Items(tuple(done[q.id].ids[:3])), Items(tuple(fresh.ids[:3]))
-            raise InvalidParameterError(
-                f"cache {store.path} holds answers this retriever does not give: asked again, query {q.id!r} returns "
-                f"{now} ..., the cache holds {then} ... (another index or configuration of the same retriever?); "
-                "pass overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, another cache file, or "
-                "cache_key= naming the index"
-            ).keyed("retrieval.cache_not_this_retriever", path=str(store.path), query=q.id, now=now, then=then)
+            raise InvalidParameterError(_("cache {path} holds answers this retriever does not give: asked again, "
+                                          "query {query!r} returns {now} ..., the cache holds {then} ... (another "
+                                          "index or configuration of the same retriever?); pass "
+                                          "overwrite_cache=True (CLI: --overwrite-cache) to start it afresh, "
+                                          "another cache file, or cache_key= naming the index", path=str(store.path),
+                                          query=q.id, now=now, then=then))
     if not collector.done:
         first = next(iter(collector.failures.values()), None)
         error = f"{first.error_type}: {first.message}" if first is not None else "-"
-        raise InvalidParameterError(
-            f"cache {store.path} could not be checked: none of the {len(queries)} cached queries asked again was "
-            f"answered (first: {error}); pass cache_check=0 (CLI: --cache-check 0) to use it unchecked"
-        ).keyed("retrieval.cache_unchecked", path=str(store.path), n=len(queries), error=error)
+        raise InvalidParameterError(_("cache {path} could not be checked: none of the {n} cached queries asked "
+                                      "again was answered (first: {error}); pass cache_check=0 (CLI: --cache-check "
+                                      "0) to use it unchecked", path=str(store.path), n=len(queries), error=error))
     return dict(collector.done)
 
 
@@ -438,7 +432,7 @@ def _wants_spans(metrics: Any) -> bool:
     """Whether a span measure is among ``metrics``."""
     from rankscope.measures.parse import parse_metrics
 
-    return any(m.spec.family == "span" for _, m in parse_metrics(metrics))
+    return any(m.spec.family == "span" for __, m in parse_metrics(metrics))
 
 
 def _score_spans(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome], run: Run, metrics: Any, *,
@@ -488,8 +482,8 @@ def _map_retrieved(retrieved: dict[str, list[tuple[str, str | None]]],
                    mapping: ChunkToDoc) -> dict[str, list[tuple[str, str | None]]]:
     import pyarrow as pa
 
-    ids = sorted({cid for hits in retrieved.values() for cid, _ in hits})
-    docs, _ = map_chunk_ids(pa.array(ids, type=pa.string()), mapping)
+    ids = sorted({cid for hits in retrieved.values() for cid, __ in hits})
+    docs, __ = map_chunk_ids(pa.array(ids, type=pa.string()), mapping)
     to_doc = dict(zip(ids, docs.to_pylist()))
     return {qid: [(to_doc[cid], text) for cid, text in hits] for qid, hits in retrieved.items()}
 

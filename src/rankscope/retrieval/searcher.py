@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import EmptyInputError, InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.protocol import Hit
 
 __all__ = ["BatchSearcher", "check_corpus", "check_k", "doc_id_rank", "order_rows"]
@@ -39,8 +40,7 @@ class BatchSearcher(ABC):
         """The top ``k`` documents for each query, best first (one list per query, in order)."""
         k = check_k(k)
         if isinstance(queries, str):
-            raise InvalidParameterError("search_batch expects a list of queries, got a single string").keyed(
-                "retrieval.batch_string")
+            raise InvalidParameterError(_("search_batch expects a list of queries, got a single string"))
         if not queries:
             return []
         return self._search_batch(queries, k)
@@ -53,25 +53,24 @@ class BatchSearcher(ABC):
 def check_corpus(corpus: Mapping[str, str], who: str) -> tuple[np.ndarray, list[str]]:
     """Validate a ``{doc_id: text}`` corpus; return ``(ids as object array, texts)``."""
     if not isinstance(corpus, Mapping):
-        raise InvalidParameterError(f"{who}: corpus must be a mapping doc id -> text, got {type(corpus).__name__}"
-                                    ).keyed("retrieval.corpus_type", who=who, type=type(corpus).__name__)
+        raise InvalidParameterError(_("{who}: corpus must be a mapping doc id -> text, got {type}", who=who,
+                                      type=type(corpus).__name__))
     if len(corpus) == 0:
-        raise EmptyInputError(f"{who}: the corpus is empty").keyed("retrieval.corpus_empty", who=who)
+        raise EmptyInputError(_("{who}: the corpus is empty", who=who))
     ids = [str(k) for k in corpus]
     texts = list(corpus.values())
     bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
     if bad is not None:
         kind = type(texts[bad]).__name__
-        raise RankscopeError(f"{who}: the text of document {ids[bad]!r} is a {kind}, not a string").keyed(
-            "retrieval.doc_text_type", who=who, doc_id=ids[bad], type=kind)
+        raise RankscopeError(_("{who}: the text of document {doc_id!r} is a {type}, not a string", who=who,
+                               doc_id=ids[bad], type=kind))
     return np.asarray(ids, dtype=object), texts
 
 
 def check_k(k: Any) -> int:
     """Validate a result count ``k`` (a positive integer)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidParameterError(f"k must be a positive integer, got {k!r}").keyed("retrieval.positive_int",
-                                                                                       name="k", value=k)
+        raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="k", value=k))
     return int(k)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from rankscope.data.testset import Query
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.stats.betting import Stopped, StopWhen
 
 __all__ = ["run_until", "StopWhen", "Stopped"]
@@ -27,16 +28,14 @@ def check_rule(rule: Any, scorable: Sequence[Query]) -> StopWhen:
     from rankscope.measures.parse import parse_metric
 
     if not isinstance(rule, StopWhen):
-        raise InvalidParameterError(f"stop_when must be a StopWhen, got {type(rule).__name__}").keyed(
-            "retrieval.stop_when_type", type=type(rule).__name__)
+        raise InvalidParameterError(_("stop_when must be a StopWhen, got {type}", type=type(rule).__name__))
     parse_metric(rule.metric)
     if rule.baseline is not None:
         missing = [q.id for q in scorable if q.id not in rule.baseline]
         if missing:
             some = Items(tuple(missing[:3]))
-            raise InvalidParameterError(
-                f"the baseline of stop_when has no value for {len(missing)} of the {len(scorable)} queries "
-                f"(e.g. {some})").keyed("retrieval.stop_baseline", n=len(missing), total=len(scorable), some=some)
+            raise InvalidParameterError(_("the baseline of stop_when has no value for {n} of the {total} queries "
+                                          "(e.g. {some})", n=len(missing), total=len(scorable), some=some))
     return rule
 
 

@@ -38,6 +38,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 
 __all__ = ["Tokenizer", "detect_language", "load_stopwords", "make_tokenizer"]
 
@@ -76,8 +77,7 @@ def load_stopwords(language: str) -> frozenset[str]:
     (True, False)
     """
     if language not in ("en", "zh"):
-        raise InvalidParameterError(f"stop words exist for 'en' and 'zh', got {language!r}").keyed(
-            "retrieval.stopwords_lang", value=language)
+        raise InvalidParameterError(_("stop words exist for 'en' and 'zh', got {value!r}", value=language))
     text = resources.files("rankscope.retrieval").joinpath(f"stopwords/{language}.txt").read_text("utf-8")
     return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
 
@@ -87,8 +87,7 @@ def _jieba() -> Any:
     try:
         import jieba
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError("Chinese tokenization needs jieba: pip install 'rankscope[bm25]'").keyed(
-            "retrieval.needs_jieba") from None
+        raise RankscopeError(_("Chinese tokenization needs jieba: pip install 'rankscope[bm25]'")) from None
     import logging
 
     jieba.setLogLevel(logging.WARNING)
@@ -101,8 +100,7 @@ def _stemmer() -> Any:
     try:
         import Stemmer
     except ImportError:  # pragma: no cover - depends on the environment
-        raise RankscopeError("English stemming needs PyStemmer: pip install 'rankscope[bm25]'").keyed(
-            "retrieval.needs_stemmer") from None
+        raise RankscopeError(_("English stemming needs PyStemmer: pip install 'rankscope[bm25]'")) from None
     return Stemmer.Stemmer("english")
 
 
@@ -137,11 +135,10 @@ class Tokenizer:
         zh_mode: str = "default",
     ) -> None:
         if language not in ("auto", "en", "zh"):
-            raise InvalidParameterError(f"tokenizer language must be 'auto', 'en' or 'zh', got {language!r}").keyed(
-                "retrieval.tokenizer_lang", value=language)
+            raise InvalidParameterError(_("tokenizer language must be 'auto', 'en' or 'zh', got {value!r}",
+                                          value=language))
         if zh_mode not in ("default", "search"):
-            raise InvalidParameterError(f"zh_mode must be 'default' or 'search', got {zh_mode!r}").keyed(
-                "retrieval.zh_mode", value=zh_mode)
+            raise InvalidParameterError(_("zh_mode must be 'default' or 'search', got {value!r}", value=zh_mode))
         self.language = language
         self.stem = stem
         self.stopwords = stopwords
@@ -155,8 +152,7 @@ class Tokenizer:
 
     def __call__(self, text: str) -> list[str]:
         if not isinstance(text, str):
-            raise RankscopeError(f"tokenizer: expected a string, got {type(text).__name__}").keyed(
-                "retrieval.tokenizer_input", type=type(text).__name__)
+            raise RankscopeError(_("tokenizer: expected a string, got {type}", type=type(text).__name__))
         language = detect_language(text) if self.language == "auto" else self.language
         if language == "zh":
             jieba = _jieba()
@@ -188,6 +184,5 @@ def make_tokenizer(spec: str | Callable[[str], list[str]] | Tokenizer) -> Callab
         return Tokenizer(spec)
     if callable(spec):
         return spec
-    raise InvalidParameterError(
-        f"tokenizer must be 'auto', 'en', 'zh' or a callable str -> list[str], got {type(spec).__name__}"
-    ).keyed("retrieval.tokenizer_type", type=type(spec).__name__)
+    raise InvalidParameterError(_("tokenizer must be 'auto', 'en', 'zh' or a callable str -> list[str], got {type}",
+                                  type=type(spec).__name__))

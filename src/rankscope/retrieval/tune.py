@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import NC_, _, gettext, pgettext
 from rankscope.retrieval.fusion.registry import METHODS, FusionSpec, get_method, get_norm
 
 __all__ = ["tune", "TuneResult", "Setting", "DEFAULT_NORMS"]
@@ -53,6 +54,10 @@ DEFAULT_NORMS: tuple[str, ...] = ("minmax", "zscore")
 TUNED = "tuned"
 RRF_DEFAULT = "rrf"
 
+
+#: the paired tests of the comparison, as the summary names them
+_TESTS = {"t": NC_("tune", "paired t-test"), "wilcoxon": NC_("tune", "Wilcoxon signed-rank test"),
+          "randomization": NC_("tune", "randomization test"), "tukey-hsd": NC_("tune", "randomized Tukey HSD")}
 
 @dataclass(frozen=True)
 class Setting:
@@ -142,44 +147,50 @@ class TuneResult:
     def text(self, lang: str = "en") -> str:
         """The summary, in ``lang``: the chosen setting, its out-of-fold and in-sample means, every comparison,
         the stability of the choice and the recommendation."""
-        from rankscope.interpret.i18n import message
-
-        ci = "" if self.oof_ci is None else message("tune.interval", lang, lo=f"{self.oof_ci[0]:.4f}",
-                                                     hi=f"{self.oof_ci[1]:.4f}",
-                                                     level=f"{100 * (1 - self.alpha):g}")
+        ci = "" if self.oof_ci is None else _(" [{lo}, {hi}] ({level}% bootstrap interval)",
+                                              lo=f"{self.oof_ci[0]:.4f}", hi=f"{self.oof_ci[1]:.4f}",
+                                              level=f"{100 * (1 - self.alpha):g}").text(lang)
         lines = [
-            message("tune.searched", lang, n=self.candidates, methods=Items(self.methods).text(lang),
-                    queries=self.queries, folds=self.folds, seed=self.seed, search=self.search),
-            message("tune.chosen", lang, setting=self.chosen.label()),
-            message("tune.oof", lang, metric=self.metric, mean=f"{self.oof_mean:.4f}", ci=ci),
-            message("tune.in_sample", lang, metric=self.metric, mean=f"{self.in_sample:.4f}",
-                    optimism=_signed(self.in_sample - self.oof_mean)),
-            message("tune.stability", lang, same=sum(f.setting == self.chosen for f in self.per_fold),
-                    folds=len(self.per_fold)),
+            _("searched {n} settings ({methods}) by {folds}-fold cross-validation over {queries} queries (seed "
+              "{seed}, {search})", n=self.candidates, methods=Items(self.methods).text(lang), queries=self.queries,
+              folds=self.folds, seed=self.seed, search=self.search).text(lang),
+            _("chosen (refitted on all queries): {setting}", setting=self.chosen.label()).text(lang),
+            _("out of fold: {metric} = {mean}{ci}", metric=self.metric, mean=f"{self.oof_mean:.4f}", ci=ci).text(lang),
+            _("in sample (the same queries chose and scored it): {metric} = {mean} ({optimism} of optimism)",
+              metric=self.metric, mean=f"{self.in_sample:.4f}",
+              optimism=_signed(self.in_sample - self.oof_mean)).text(lang),
+            _("stability: {same} of {folds} folds chose this setting",
+              same=sum(f.setting == self.chosen for f in self.per_fold), folds=len(self.per_fold)).text(lang),
         ]
         for f in self.per_fold:
-            lines.append(message("tune.fold", lang, fold=f.fold + 1, setting=f.setting.label(),
-                                 train=f"{f.train_mean:.4f}", test=f"{f.test_mean:.4f}", n=f.queries))
+            lines.append(_("  fold {fold}: {setting}: {train} on the other folds, {test} on its {n} queries",
+                           fold=f.fold + 1, setting=f.setting.label(), train=f"{f.train_mean:.4f}",
+                           test=f"{f.test_mean:.4f}", n=f.queries).text(lang))
         c = self.comparison
-        test_said = message(f"tune.test.{c.test}", lang)
-        lines.append(message("tune.versus_head", lang, test=test_said, correction=c.correction,
-                             alpha=f"{c.alpha:g}"))
+        test_said = gettext(_TESTS[c.test], lang, context="tune") if c.test in _TESTS else c.test
+        lines.append(_("out-of-fold difference per query ({test}, {correction} correction, alpha = {alpha}, "
+                       "two-sided):", test=test_said, correction=c.correction, alpha=f"{c.alpha:g}").text(lang))
         for name in (*self.runs, RRF_DEFAULT):
             p = self.pair(name)
-            verdict = message("tune.better" if p.significant and p.diff < 0 else
-                              "tune.worse" if p.significant else "tune.not_significant", lang)
+            verdict = gettext("better" if p.significant and p.diff < 0 else
+                              "worse" if p.significant else "not significantly different", lang)
             lo, hi = (-p.diff_ci[1], -p.diff_ci[0]) if p.diff_ci is not None else (math.nan, math.nan)
-            lines.append(message("tune.versus", lang, name=name if name != RRF_DEFAULT else "rrf (k=60)",
-                                 diff=_signed(-p.diff), lo=_signed(lo), hi=_signed(hi), p=_p(p.p_adjusted),
-                                 verdict=verdict))
+            lines.append(_("  vs {name}: {diff} [{lo}, {hi}], p {p}: {verdict}",
+                           name=name if name != RRF_DEFAULT else "rrf (k=60)", diff=_signed(-p.diff), lo=_signed(lo),
+                           hi=_signed(hi), p=_p(p.p_adjusted), verdict=verdict).text(lang))
         if self.nested is not None:
             n = self.nested
-            nci = "" if n["ci"] is None else message("tune.interval", lang, lo=f"{n['ci'][0]:.4f}",
-                                                     hi=f"{n['ci'][1]:.4f}", level=f"{100 * (1 - self.alpha):g}")
-            lines.append(message("tune.nested", lang, metric=self.metric, mean=f"{n['mean']:.4f}", ci=nci,
-                                 tuned=n["tuned_folds"], folds=len(n["per_fold"])))
-        key = "tune.recommend_tuned" if self.significant_vs_rrf else "tune.recommend_default"
-        lines.append(message(key, lang, setting=self.chosen.label(), default="rrf (k=60)"))
+            nci = "" if n["ci"] is None else _(" [{lo}, {hi}] ({level}% bootstrap interval)", lo=f"{n['ci'][0]:.4f}",
+                                               hi=f"{n['ci'][1]:.4f}", level=f"{100 * (1 - self.alpha):g}").text(lang)
+            lines.append(_("nested cross-validation of the whole procedure (tune, then keep the default unless "
+                           "significantly better): {metric} = {mean}{ci}; the tuned setting was kept in {tuned} of "
+                           "{folds} outer folds", metric=self.metric, mean=f"{n['mean']:.4f}", ci=nci,
+                           tuned=n["tuned_folds"], folds=len(n["per_fold"])).text(lang))
+        said = {"setting": self.chosen.label(), "default": "rrf (k=60)"}
+        lines.append((_("recommendation: {setting}: significantly better than {default} out of fold", **said)
+                      if self.significant_vs_rrf else
+                      _("recommendation: keep {default}: the tuned setting is not significantly better out of fold",
+                        **said)).text(lang))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -236,7 +247,7 @@ def _values(name: str, given: Any) -> list[Any]:
         return [given]
     vals = list(given)
     if not vals:
-        raise InvalidParameterError(f"grid: {name} lists no value").keyed("retrieval.tune_empty_grid", name=name)
+        raise InvalidParameterError(_("grid: {name} lists no value", name=name))
     return vals
 
 
@@ -251,8 +262,8 @@ def candidates(methods: Sequence[str] | None, grid: Mapping[str, Any] | None, n_
     for key in shared:
         if key not in known:
             allowed = Items(tuple(sorted(known)))
-            raise InvalidParameterError(f"grid: no method searched takes {key!r} (grid keys: {allowed})").keyed(
-                "retrieval.tune_grid_key", name=key, allowed=allowed)
+            raise InvalidParameterError(_("grid: no method searched takes {name!r} (grid keys: {allowed})", name=key,
+                                          allowed=allowed))
     out: list[Setting] = []
     for spec in specs:
         g = {**shared, **dict(per_method.get(spec.name, {}))}
@@ -279,8 +290,8 @@ def _settings(spec: FusionSpec, g: Mapping[str, Any], n_runs: int, weight_step: 
                       for n in (get_norm(x) for x in _values("norm", g.get("norm", [None])))]
         norm_names = list(dict.fromkeys(norm_names))
     if "min-max-inverted" in norm_names:
-        raise InvalidParameterError("tune does not search min-max-inverted: give runs whose higher scores are "
-                                    "better").keyed("retrieval.tune_inverted")
+        raise InvalidParameterError(_("tune does not search min-max-inverted: give runs whose higher scores are "
+                                      "better"))
     axes = []
     for p in spec.params:
         axes.append([(p.name, p.check(spec.name, v)) for v in _values(p.name, g.get(p.name, p.grid))])
@@ -293,8 +304,8 @@ def _settings(spec: FusionSpec, g: Mapping[str, Any], n_runs: int, weight_step: 
         ws = [None]
     for w in ws:
         if w is not None and (len(w) != n_runs or any(not math.isfinite(x) or x < 0 for x in w)):
-            raise InvalidParameterError(f"grid: weights {list(w)} must be {n_runs} numbers >= 0").keyed(
-                "retrieval.tune_weights", weights=list(w), n=n_runs)
+            raise InvalidParameterError(_("grid: weights {weights} must be {n} numbers >= 0", weights=list(w),
+                                          n=n_runs))
     out = []
     for norm in norm_names:
         for combo in itertools.product(*axes) if axes else [()]:
@@ -375,7 +386,7 @@ class _Table:
 
                 self._map_scorer = PoolScorer(self.pool, self.ev, (self._parse("map"),))
             params = dict(s.params)
-            tables, _ = learn(spec, feat, params, self.ev, mask, scorer=self._map_scorer)
+            tables, __ = learn(spec, feat, params, self.ev, mask, scorer=self._map_scorer)
             fused = supervised_scores(spec.name, feat, tables, params)
             self._cache[key] = self.scorer_for(feat.pool).values(fused[None, :])[0, :, 0]
         return self._cache[key]
@@ -456,10 +467,10 @@ class _Judge:
 
 def _procedure(table: _Table, rows: np.ndarray, folds: int, rng: np.random.Generator, judge: _Judge) -> int | None:
     """What :func:`tune` recommends when it sees only ``rows``: a setting index, or None for default RRF."""
-    oof, _ = _cross_validate(table, rows, folds, rng)
+    oof, _folds = _cross_validate(table, rows, folds, rng)
     mask = np.zeros(table.scorer.n_eval, dtype=bool)
     mask[rows] = True
-    best, _ = table.select(rows, mask)
+    best, __ = table.select(rows, mask)
     return best if _significant(judge.compare(oof, rows)) else None
 
 
@@ -475,8 +486,7 @@ def _resolve(qrels: Any, runs: Any, retrieve_k: int, depth: int | None) -> tuple
 
         example = "tune(testset, {name: retriever, ...})"
         if not isinstance(qrels, TestSet):
-            raise InvalidParameterError(f"to tune retrievers, pass the test set first: {example}").keyed(
-                "retrieval.tune_needs_testset", example=example)
+            raise InvalidParameterError(_("to tune retrievers, pass the test set first: {example}", example=example))
         k = max(retrieve_k, depth or 0)
         out = {}
         for name, value in runs.items():
@@ -490,13 +500,11 @@ def _resolve(qrels: Any, runs: Any, retrieve_k: int, depth: int | None) -> tuple
         qrels = qrels.qrels
     run_list = _as_runs(runs)
     if len(run_list) < 2:
-        raise InvalidParameterError(f"tune needs at least two runs to fuse, got {len(run_list)}").keyed(
-            "retrieval.tune_two_runs", n=len(run_list))
+        raise InvalidParameterError(_("tune needs at least two runs to fuse, got {n}", n=len(run_list)))
     names = [r.name for r in run_list]
     if len(set(names)) != len(names) or TUNED in names or RRF_DEFAULT in names:
-        raise InvalidParameterError(f"tune needs distinct run names other than {TUNED!r} and {RRF_DEFAULT!r}; "
-                                    f"got {Items(tuple(names))}").keyed(
-            "retrieval.tune_names", tuned=TUNED, rrf=RRF_DEFAULT, names=Items(tuple(names)))
+        raise InvalidParameterError(_("tune needs distinct run names other than {tuned!r} and {rrf!r}; got {names}",
+                                      tuned=TUNED, rrf=RRF_DEFAULT, names=Items(tuple(names))))
     return qrels, run_list
 
 
@@ -567,23 +575,19 @@ def tune(
 
     started = time.perf_counter()
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise InvalidParameterError(f"folds must be an integer >= 2, got {folds!r}").keyed(
-            "retrieval.tune_folds", value=folds)
+        raise InvalidParameterError(_("folds must be an integer >= 2, got {value!r}", value=folds))
     if search not in ("grid", "optuna"):
-        raise InvalidParameterError(f"search must be 'grid' or 'optuna', got {search!r}").keyed(
-            "retrieval.tune_search", value=search)
+        raise InvalidParameterError(_("search must be 'grid' or 'optuna', got {value!r}", value=search))
     if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "stats.alpha", value=alpha)
+        raise InvalidParameterError(pgettext("stats.alpha",
+                                             "alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     _check_depth(depth)
     pairs = parse_metrics(metric)
     if len(pairs) != 1:
-        raise InvalidParameterError(f"tune maximises one metric, got {len(pairs)}").keyed(
-            "retrieval.tune_one_metric", n=len(pairs))
+        raise InvalidParameterError(_("tune maximises one metric, got {n}", n=len(pairs)))
     label, measure = pairs[0]
     if not measure.spec.higher_is_better:
-        raise InvalidParameterError(f"tune maximises a metric; {label} is better when lower").keyed(
-            "retrieval.tune_lower_better", metric=label)
+        raise InvalidParameterError(_("tune maximises a metric; {metric} is better when lower", metric=label))
     qrels, run_list = _resolve(qrels, runs, retrieve_k, depth)
     methods = [method] if isinstance(method, str) else (None if method is None else list(method))
     settings = candidates(methods, grid, len(run_list), weight_step)
@@ -596,8 +600,8 @@ def tune(
     scorer = table.scorer
     n = scorer.n_eval
     if n < folds:
-        raise InvalidParameterError(f"{folds}-fold cross-validation needs at least {folds} queries, got {n}").keyed(
-            "retrieval.tune_few_queries", folds=folds, n=n)
+        raise InvalidParameterError(_("{folds}-fold cross-validation needs at least {folds} queries, got {n}",
+                                      folds=folds, n=n))
     every = np.arange(n)
     # the baselines: each input run (cut at depth) and default RRF, scored on the same pool
     inputs = {r.name: scorer.run_values(pool.rank[i], pool.present[i], pool.length[i])[:, 0]
@@ -607,7 +611,7 @@ def tune(
 
     oof, chosen = _cross_validate(table, every, folds, rng)
     all_mask = np.ones(n, dtype=bool)
-    best, _ = table.select(every, all_mask)
+    best, __ = table.select(every, all_mask)
     means = np.array([table.values(i, all_mask).mean() if table.done[i] or table.supervised[i] else -np.inf
                       for i in range(len(settings))])
     order = [i for i in np.argsort(-means, kind="stable")[:10] if np.isfinite(means[i])]
@@ -666,11 +670,10 @@ def _optuna_search(trials: int, seed: int) -> Any:
     try:
         import optuna
     except ImportError:
-        raise InvalidParameterError("search='optuna' needs optuna: pip install 'rankscope[tune]'").keyed(
-            "retrieval.needs_package", who="search='optuna'", package="optuna", extra="tune") from None
+        raise InvalidParameterError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who="search='optuna'",
+                                      package="optuna", extra="tune")) from None
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise InvalidParameterError(f"trials must be a positive integer, got {trials!r}").keyed(
-            "retrieval.tune_trials", value=trials)
+        raise InvalidParameterError(_("trials must be a positive integer, got {value!r}", value=trials))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     calls = [0]
 
@@ -678,7 +681,7 @@ def _optuna_search(trials: int, seed: int) -> Any:
         index = {s: i for i, s in enumerate(table.settings)}
         axes: dict[str, dict[str, list[Any]]] = {}
         for s in table.settings:
-            ax = axes.setdefault(s.method, {"norm": [], "weights": [], **{k: [] for k, _ in s.params}})
+            ax = axes.setdefault(s.method, {"norm": [], "weights": [], **{k: [] for k, __ in s.params}})
             for key, value in (("norm", s.norm), ("weights", s.weights), *s.params):
                 if value not in ax[key]:
                     ax[key].append(value)
@@ -686,7 +689,7 @@ def _optuna_search(trials: int, seed: int) -> Any:
         calls[0] += 1
         study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed + calls[0]), direction="maximize")
         best: tuple[float, int] = (-np.inf, 0)
-        for _ in range(trials):
+        for __ in range(trials):
             trial = study.ask()
             m = methods[trial.suggest_categorical("method", list(range(len(methods))))]
             picks = {key: vals[trial.suggest_categorical(f"{m}.{key}", list(range(len(vals))))]

@@ -7,6 +7,7 @@ from typing import Any
 
 from rankscope.data import Qrels, Run
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.service.db import Database
 from rankscope.service.store import get_run, get_testset, load_qrels, load_run
 
@@ -34,7 +35,7 @@ def system_names(records: list[tuple[int, str]]) -> dict[int, str]:
     {1: 'bm25 #1', 2: 'dense', 3: 'bm25 #3'}
     """
     counts: dict[str, int] = {}
-    for _, name in records:
+    for __, name in records:
         counts[name] = counts.get(name, 0) + 1
     return {rid: (name if counts[name] == 1 else f"{name} #{rid}") for rid, name in records}
 
@@ -46,9 +47,8 @@ def load_inputs(db: Database, test_set_id: int, run_ids: list[int]) -> tuple[Qre
         recs = [get_run(s, rid, "run_ids") for rid in dict.fromkeys(run_ids)]
     for rec in recs:
         if rec.test_set_id != test_set_id:
-            raise InvalidParameterError(f"run {rec.id} belongs to test set {rec.test_set_id}, not {test_set_id}"
-                                        ).keyed("service.run_of_other_testset", run=rec.id, belongs=rec.test_set_id,
-                                                test_set=test_set_id)
+            raise InvalidParameterError(_("run {run} belongs to test set {belongs}, not {test_set}", run=rec.id,
+                                          belongs=rec.test_set_id, test_set=test_set_id))
     names = system_names([(r.id, r.name) for r in recs])
     runs = {}
     for rec in recs:
@@ -67,8 +67,8 @@ def run_comparison(qrels: Qrels, runs: dict[int, Run], names: dict[int, str], me
     baseline = None
     if baseline_run_id is not None:
         if baseline_run_id not in names:
-            raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the compared runs"
-                                        ).keyed("service.baseline_not_compared", value=baseline_run_id)
+            raise InvalidParameterError(_("baseline_run_id {value} is not one of the compared runs",
+                                          value=baseline_run_id))
         baseline = names[baseline_run_id]
     pol = Policies.of("compare", **{k: v for k, v in policies.items() if k in Policies.__dataclass_fields__})
     return compare(qrels, list(runs.values()), metrics, test=test, alpha=alpha, correction=correction,

@@ -25,11 +25,11 @@ Redirects are never followed (a redirect could leave the allow-list).
 >>> p.check("http://127.0.0.1:9300/s")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rankscope.errors.InvalidParameterError: host 127.0.0.1:9300 is not on the retriever allow-list (...); start ...
+rankscope.service.egress.NotAllowedError: host 127.0.0.1:9300 is not on the retriever allow-list (...); start ...
 >>> p.check("http://search.internal:6379/")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rankscope.errors.InvalidParameterError: host search.internal:6379 is not on the retriever allow-list (...
+rankscope.service.egress.NotAllowedError: host search.internal:6379 is not on the retriever allow-list (...
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rankscope.errors import InvalidParameterError, Items, Said
+from rankscope.errors import InvalidParameterError, Items, Message
+from rankscope.i18n import _
 
-__all__ = ["EgressPolicy", "parse_entry"]
+__all__ = ["EgressPolicy", "ForbiddenURLError", "NotAllowedError", "parse_entry"]
 
 _LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
 
@@ -64,26 +65,23 @@ def parse_entry(entry: str) -> tuple[str, int | None]:
     text = entry.strip()
     host, port = text, None
     if text.startswith("["):
-        inside, _, rest = text[1:].partition("]")
+        inside, __, rest = text[1:].partition("]")
         host = inside
         if rest.startswith(":"):
             port = rest[1:]
         elif rest:
-            raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT").keyed(
-                "service.allow_entry", entry=entry)
+            raise InvalidParameterError(_("--allow-retriever {entry!r}: expected HOST or HOST:PORT", entry=entry))
     elif text.count(":") == 1:
         host, port = text.split(":")
     host = _norm_host(host)
     if not host or any(c.isspace() or c in "/@?#" for c in host):
-        raise InvalidParameterError(f"--allow-retriever {entry!r}: expected HOST or HOST:PORT").keyed(
-            "service.allow_entry", entry=entry)
+        raise InvalidParameterError(_("--allow-retriever {entry!r}: expected HOST or HOST:PORT", entry=entry))
     if port is None:
         return host, None
     if port == "*":
         return host, ANY_PORT
     if not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise InvalidParameterError(f"--allow-retriever {entry!r}: the port must be 1-65535").keyed(
-            "service.allow_port", entry=entry)
+        raise InvalidParameterError(_("--allow-retriever {entry!r}: the port must be 1-65535", entry=entry))
     return host, int(port)
 
 
@@ -103,6 +101,19 @@ def _is_wildcard(host: str) -> bool:
         return False
 
 
+class ForbiddenURLError(InvalidParameterError):
+    """A valid URL this service may not call (its own address, or a host not on the allow-list: HTTP 403);
+    ``address`` is the host and port as the message says them."""
+
+    def __init__(self, message: Message | str, address: str) -> None:
+        self.address = address
+        super().__init__(message)
+
+
+class NotAllowedError(ForbiddenURLError):
+    """A host that is not on the allow-list."""
+
+
 @dataclass(frozen=True)
 class EgressPolicy:
     """The retriever allow-list and the service's own addresses (``(host, port)``)."""
@@ -114,10 +125,10 @@ class EgressPolicy:
     def from_entries(cls, entries: Iterable[str], own: Iterable[tuple[str, int]] = ()) -> EgressPolicy:
         return cls(tuple(parse_entry(e) for e in entries), tuple((_norm_host(h), p) for h, p in own))
 
-    def describe(self) -> Items | Said:
+    def describe(self) -> Items | Message:
         """The allow-list as a reader sees it (``empty`` when it has no entry); ``str()`` is the English."""
         if not self.allow:
-            return Said("error.service.empty")
+            return _("empty")
         return Items(tuple(h if p is None else f"{h}:{'*' if p == ANY_PORT else p}" for h, p in self.allow))
 
     def _own(self, host: str, port: int) -> bool:
@@ -137,30 +148,26 @@ class EgressPolicy:
         try:
             u = httpx.URL(url)
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
-            raise InvalidParameterError(f"not a valid URL ({exc})").keyed("service.bad_url", reason=exc) from None
+            raise InvalidParameterError(_("not a valid URL ({reason})", reason=exc)) from None
         if u.scheme not in ("http", "https"):
-            raise InvalidParameterError(f"the scheme must be http or https, got {u.scheme!r}").keyed(
-                "service.url_scheme", scheme=u.scheme)
+            raise InvalidParameterError(_("the scheme must be http or https, got {scheme!r}", scheme=u.scheme))
         host = _norm_host(u.host)
         if not host or any(c.isspace() for c in host):
-            raise InvalidParameterError("the URL has no host").keyed("service.url_no_host")
+            raise InvalidParameterError(_("the URL has no host"))
         if u.userinfo:
-            raise InvalidParameterError("user names or passwords in the URL are not accepted").keyed(
-                "service.url_userinfo")
+            raise InvalidParameterError(_("user names or passwords in the URL are not accepted"))
         port = u.port or (443 if u.scheme == "https" else 80)
         if not 1 <= port <= 65535:
-            raise InvalidParameterError(f"the port must be 1-65535, got {port}").keyed("service.url_port", port=port)
+            raise InvalidParameterError(_("the port must be 1-65535, got {port}", port=port))
         shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if self._own(host, port):
-            raise InvalidParameterError(f"{shown} is this service's own address").keyed("service.own_address",
-                                                                                       address=shown)
+            raise ForbiddenURLError(_("{address} is this service's own address", address=shown), shown)
         if not any(h == host and (p in (ANY_PORT, port) or (p is None and port in WEB_PORTS))
                    for h, p in self.allow):
             allowed = self.describe()
-            raise InvalidParameterError(
-                f"host {shown} is not on the retriever allow-list ({allowed}); "
-                f"start the service with --allow-retriever {shown}").keyed("service.not_allowed", address=shown,
-                                                                           allowed=allowed)
+            raise NotAllowedError(_("host {address} is not on the retriever allow-list ({allowed}); start "
+                                    "the service with --allow-retriever {address}", address=shown, allowed=allowed),
+                                  shown)
         return str(u)
 
     def check_resolved(self, url: str) -> None:
@@ -178,8 +185,8 @@ class EgressPolicy:
         for info in infos:
             addr = str(info[4][0])
             if self._own(_norm_host(addr), port):
-                raise InvalidParameterError(f"{u.host} resolves to {addr}, this service's own address").keyed(
-                    "service.resolves_to_own", host=u.host, address=addr)
+                raise InvalidParameterError(_("{host} resolves to {address}, this service's own address", host=u.host,
+                                              address=addr))
 
 
 def _is_local_ip(host: str) -> bool:

@@ -35,6 +35,8 @@ from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 
+from rankscope.i18n import _
+
 __all__ = ["FailureThrottle", "TokenAuth", "BodyLimit", "HostCheck", "SameOrigin", "SecurityHeaders", "PUBLIC_PATHS",
            "TOKEN_COOKIE",
            "host_allowed", "CSP", "FRAMED_CSP"]
@@ -68,7 +70,7 @@ def _split_host(value: str) -> tuple[str, str]:
     """``(host, port)`` of a Host header value (``[::1]:80`` -> ``('::1', '80')``)."""
     value = value.strip().lower()
     if value.startswith("["):
-        inside, _, rest = value[1:].partition("]")
+        inside, __, rest = value[1:].partition("]")
         return inside, rest[1:] if rest.startswith(":") else ""
     if value.count(":") == 1:
         host, port = value.split(":")
@@ -95,7 +97,7 @@ def host_allowed(host_header: str, bind: str, extra: tuple[str, ...] = ()) -> bo
     >>> host_allowed("10.1.2.3:8000", "0.0.0.0"), host_allowed("rs.corp", "0.0.0.0", ("rs.corp",))
     (True, True)
     """
-    host, _ = _split_host(host_header)
+    host, __ = _split_host(host_header)
     host = host.rstrip(".")
     if not host:
         return False
@@ -261,7 +263,7 @@ class TokenAuth:
         if b"x-api-token" in h:
             given.append(h[b"x-api-token"].strip())
         for part in h.get(b"cookie", b"").split(b";"):
-            k, _, v = part.strip().partition(b"=")
+            k, __, v = part.strip().partition(b"=")
             if k == TOKEN_COOKIE.encode():
                 from urllib.parse import unquote_to_bytes
 
@@ -283,7 +285,7 @@ class TokenAuth:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in h.items()}
         cookies: dict[str, str] = {}
         for part in h.get(b"cookie", b"").decode("latin-1").split(";"):
-            k, _, v = part.strip().partition("=")
+            k, __, v = part.strip().partition("=")
             cookies[k] = v
         return annotator_token(headers, cookies, task) is not None
 
@@ -339,14 +341,14 @@ class BodyLimit:
             return
         from starlette.requests import Request
 
-        from rankscope.interpret.i18n import message
         from rankscope.service.api.errors import field_problem
         from rankscope.service.web.pages import error_page, lang_of
 
         request = Request(scope)
         lang = lang_of(request)
-        page = error_page(request, 413, field_problem("body", message("service.body_too_large", lang,
-                                                                      limit=self.max_bytes), lang))
+        page = error_page(request, 413, field_problem("body", _("larger than {limit} bytes (raise it with "
+                                                                "`rankscope serve --max-upload-mb`)",
+                                                                limit=self.max_bytes).text(lang), lang))
         page.headers["connection"] = "close"
         await page(scope, receive, send)
 
@@ -410,7 +412,7 @@ class SecurityHeaders:
         async def with_headers(msg: Message) -> None:
             if msg["type"] == "http.response.start":
                 headers = list(msg.get("headers", []))
-                names = {k.lower() for k, _ in headers}
+                names = {k.lower() for k, __ in headers}
                 own = next((v for k, v in headers if k.lower() == b"content-security-policy"), None)
                 if own is None:
                     headers.append((b"content-security-policy", CSP.encode()))

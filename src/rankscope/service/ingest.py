@@ -23,7 +23,8 @@ from typing import Any, BinaryIO
 
 from rankscope.data import Qrels, Run
 from rankscope.errors import EmptyInputError, Items, ParseError, RankscopeError
-from rankscope.service.uploads import CHUNK, Counter, Renamed, display_error, extract_beir, spool
+from rankscope.i18n import Message, _
+from rankscope.service.uploads import CHUNK, Counter, Renamed, extract_beir, spool
 
 __all__ = ["ParsedTestSet", "Uploaded", "UploadError", "TESTSET_FORMATS", "RUN_FORMATS", "read_testset_upload",
            "read_run_upload", "named_errors"]
@@ -55,9 +56,8 @@ def _from_testset(ts: Any) -> ParsedTestSet:
     queries = [(q.id, q.text or None) for q in ts.queries]
     texts = [(str(d), str(t)) for d, t in (ts.corpus or {}).items()]
     if len(ts.qrels) == 0:
-        raise EmptyInputError(f"{ts.name}: no relevance judgment in any query").keyed("service.no_judgment",
-                                                                                       name=ts.name)
-    cut = sum(1 for _, t in texts if len(t) > MAX_DOC_CHARS)
+        raise EmptyInputError(_("{name}: no relevance judgment in any query", name=ts.name))
+    cut = sum(1 for __, t in texts if len(t) > MAX_DOC_CHARS)
     return ParsedTestSet(ts.qrels, queries, [(d, t[:MAX_DOC_CHARS]) for d, t in texts], cut)
 
 
@@ -67,16 +67,16 @@ def _queries_file(path: Path, source: str) -> dict[str, str]:
         from rankscope.io.jsonfmt import load_json_lines
 
         return {str(_pick(r, ("_id", "id", "query_id", "qid"))): str(_pick(r, ("text", "query")) or "")
-                for _, r in load_json_lines(path, source) if isinstance(r, dict)}
+                for __, r in load_json_lines(path, source) if isinstance(r, dict)}
     out = {}
     for i, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
         if not line.strip():
             continue
         qid, sep, text = line.rstrip("\r").partition("\t")
         if not sep:
-            qid, _, text = line.strip().partition(" ")
+            qid, __, text = line.strip().partition(" ")
         if not qid:
-            raise ParseError("expected 'query_id<TAB>text'", source=source, line=i).keyed("service.queries_line")
+            raise ParseError(_("expected 'query_id<TAB>text'"), source=source, line=i)
         out[qid.strip()] = text.strip()
     return out
 
@@ -93,7 +93,7 @@ class Uploaded:
 class UploadError(RankscopeError):
     """A problem with an uploaded file; the message names the uploaded file, ``field`` the request field."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: Message | str) -> None:
         self.field = field
         super().__init__(message)
 
@@ -106,8 +106,7 @@ def named_errors(names: dict[Path, str], field: str) -> Iterator[None]:
     except UploadError:
         raise
     except RankscopeError as exc:
-        raise UploadError(field, display_error(exc, names)).keyed(
-            "said", said=Renamed(exc, tuple(names.items()))) from None
+        raise UploadError(field, _("{said}", said=Renamed(exc, tuple(names.items())))) from None
 
 
 def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, *, queries: Uploaded | None = None,
@@ -121,8 +120,7 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
 
     if format not in TESTSET_FORMATS:
         formats = Items(TESTSET_FORMATS)
-        raise UploadError("format", f"must be one of {formats}; got {format!r}").keyed("service.one_of",
-                                                                                       choices=formats, value=format)
+        raise UploadError("format", _("must be one of {choices}; got {value!r}", choices=formats, value=format))
     path = tmp / "file"
     names = {tmp / "beir": up.filename, path: up.filename}
     with named_errors(names, up.field):
@@ -133,13 +131,12 @@ def read_testset_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, 
             folder, prefix = extract_beir(path, tmp / "beir", split, counter, up.field, up.filename)
             names[folder] = f"{up.filename}/{prefix}".rstrip("/")
             if not (folder / "qrels" / f"{split}.tsv").exists():  # only this split's qrels are extracted
-                raise ParseError(f"no qrels for split {split!r}", source=up.filename).keyed("service.no_split",
-                                                                                            split=split)
+                raise ParseError(_("no qrels for split {split!r}", split=split), source=up.filename)
             try:
                 ts = TestSet.from_beir(folder, split=split, name=Path(up.filename).stem)
             except FileNotFoundError as exc:  # the reader's own words (the qrels are checked above)
-                raise ParseError(str(exc.strerror or exc), source=up.filename).keyed(
-                    "service.os_error", reason=exc.strerror or exc) from None
+                raise ParseError(str(exc.strerror or exc),
+                                 source=up.filename) from None
             parsed = _from_testset(ts)
         else:
             spool(up.fh, path, counter, up.field, up.filename)
@@ -168,8 +165,7 @@ def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name
     """Read an uploaded run: ``trec`` (:func:`rankscope.io.read_run`), ``json`` or ``ranked``."""
     if format not in RUN_FORMATS:
         formats = Items(RUN_FORMATS)
-        raise UploadError("format", f"must be one of {formats}; got {format!r}").keyed("service.one_of",
-                                                                                       choices=formats, value=format)
+        raise UploadError("format", _("must be one of {choices}; got {value!r}", choices=formats, value=format))
     path = spool(up.fh, tmp / "file", counter, up.field, up.filename)
     _nonempty(path, up)
     with named_errors({path: up.filename}, up.field):
@@ -180,7 +176,7 @@ def read_run_upload(tmp: Path, counter: Counter, up: Uploaded, format: str, name
 
 def _nonempty(path: Path, up: Uploaded) -> None:
     if path.stat().st_size == 0:
-        raise UploadError(up.field, "the uploaded file is empty").keyed("service.empty_upload")
+        raise UploadError(up.field, _("the uploaded file is empty"))
 
 
 def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
@@ -201,14 +197,12 @@ def _parse_run(path: Path, format: str, name: str, filename: str) -> Run:
             pass  # read whole: the error then names the query and document
     obj = load_json(path, filename)
     if not isinstance(obj, dict) or not obj:
-        raise ParseError("expected a non-empty object {query: {doc: score}} or {query: [doc, ...]}",
-                         source=filename).keyed("service.run_not_object", scored="{query: {doc: score}}",
-                                                ranked="{query: [doc, ...]}")
+        raise ParseError(_("expected a non-empty object {scored} or {ranked}", scored="{query: {doc: score}}",
+                           ranked="{query: [doc, ...]}"),
+                         source=filename)
     if format == "ranked" and any(not isinstance(v, list) for v in obj.values()):
-        raise ParseError("ranked format: every query must map to a list of doc ids", source=filename).keyed(
-            "service.ranked_not_list")
+        raise ParseError(_("ranked format: every query must map to a list of doc ids"), source=filename)
     try:
         return Run.from_dict(obj, name)
     except (TypeError, AttributeError) as exc:
-        raise ParseError(f"cannot read the run: {exc}", source=filename).keyed("service.bad_run",
-                                                                               reason=exc) from None
+        raise ParseError(_("cannot read the run: {reason}", reason=exc), source=filename) from None

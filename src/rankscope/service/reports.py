@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.errors import InvalidParameterError, Items, RankscopeError, Said
+from rankscope.errors import InvalidParameterError, Items, RankscopeError
+from rankscope.i18n import NC_, _, ngettext, pgettext
 from rankscope.service import store
 from rankscope.service.db import Database, Job
 
@@ -35,6 +36,11 @@ REPORT_FORMATS: dict[str, tuple[str, str]] = {"html": ("text/html", "html"), "ma
                                                "json": ("application/json", "json"),
                                                "latex": ("application/x-tex", "tex")}
 RUN_FORMATS = ("html", "markdown", "json")
+
+
+#: an evaluation's status, said in an error
+STATUS = {"queued": NC_("job status", "queued"), "running": NC_("job status", "running"),
+          "done": NC_("job status", "done"), "failed": NC_("job status", "failed")}
 
 
 class JobNotDone(RankscopeError):
@@ -51,21 +57,22 @@ def check_request(db: Database, job_id: str, fmt: str, baseline_run_id: int | No
     with db.read() as s:
         job = store.get_job(s, job_id)
         if job.status != "done":
-            raise JobNotDone(f"evaluation {job_id} is {job.status}; its report exists once it is done").keyed(
-                "service.not_done", job=job_id, status=Said(f"error.service.status.{job.status}"))
-        run_ids = [rec.id for _, rec in store.job_runs(s, job_id)]
+            raise JobNotDone(_("evaluation {job} is {status}; its report exists once it is done", job=job_id,
+                               status=pgettext("job status", STATUS[job.status])))
+        run_ids = [rec.id for __, rec in store.job_runs(s, job_id)]
     if fmt not in report_formats(len(run_ids)):
         formats = Items(report_formats(len(run_ids)))
-        raise InvalidParameterError(f"format {fmt!r} is not available for an evaluation of {len(run_ids)} run(s); "
-                                    f"use one of {formats}").keyed("service.report_format", format=fmt,
-                                                                   n=len(run_ids), formats=formats)
+        raise InvalidParameterError(ngettext("format {format!r} is not available for an evaluation of {n} run; use "
+                                             "one of {formats}",
+                                             "format {format!r} is not available for an evaluation of {n} runs; use "
+                                             "one of {formats}",
+                                             len(run_ids), format=fmt, formats=formats))
     if baseline_run_id is None or baseline_run_id == (run_ids[0] if run_ids else None):
         return 0
     if baseline_run_id not in run_ids:
         runs = Items(tuple(run_ids))
-        raise InvalidParameterError(f"baseline_run_id {baseline_run_id} is not one of the evaluation's runs "
-                                    f"({runs})").keyed("service.baseline_not_in_job", value=baseline_run_id,
-                                                       runs=runs)
+        raise InvalidParameterError(_("baseline_run_id {value} is not one of the evaluation's runs ({runs})",
+                                      value=baseline_run_id, runs=runs))
     return baseline_run_id
 
 
@@ -84,10 +91,10 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
         job = store.get_job(s, job_id)
         pairs = store.job_runs(s, job_id)
         rows = store.job_scores(s, job_id)
-    names = system_names([(rec.id, rec.name) for _, rec in pairs])
+    names = system_names([(rec.id, rec.name) for __, rec in pairs])
     pairs_ = parse_metrics(job.params["metrics"])  # "ndcg@1,3" is stored as given: one label per measure
-    labels = [label for label, _ in pairs_]
-    measures = tuple(m for _, m in pairs_)
+    labels = [label for label, __ in pairs_]
+    measures = tuple(m for __, m in pairs_)
     by_run: dict[int, list[tuple[str, dict[str, Any], int | None]]] = {}
     for run_id, qid, scores, first in rows:
         by_run.setdefault(run_id, []).append((qid, scores, first))
@@ -98,8 +105,8 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
     ranks: dict[str, dict[str, int]] = {}
     for jr, rec in pairs:
         items = by_run.get(rec.id, [])
-        ids = np.asarray([q for q, _, _ in items], dtype=object)
-        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for _, sc, _ in items],
+        ids = np.asarray([q for q, *_rest in items], dtype=object)
+        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for _q, sc, _f in items],
                             dtype=np.float64).reshape(len(items), len(labels))
         counts = {"evaluated": len(items), "missing_from_run": 0, "not_in_qrels": 0,
                   **{k: int(v) for k, v in (jr.queries or {}).items() if k in counted}}
@@ -107,8 +114,8 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
         results[names[rec.id]] = EvaluationResult(
             names[rec.id], tuple(labels), measures, PerQueryScores(ids, tuple(labels), values, measures),
             PolicyCounts(**counts), policies, judged=None if judged is None else JudgedAtK.from_dict(judged))
-        if items and all(f is not None for _, _, f in items):
-            ranks[names[rec.id]] = {q: int(f or 0) for q, _, f in items}
+        if items and all(f is not None for *_r, f in items):
+            ranks[names[rec.id]] = {q: int(f or 0) for q, _sc, f in items}
     return job, names, results, ranks
 
 

@@ -22,6 +22,7 @@ import zlib
 from typing import Any
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.http import RETRY_STATUS, BadAnswer, HttpRetriever, HttpRetrieverError
 from rankscope.retrieval.protocol import Hit, to_hits
 
@@ -156,10 +157,8 @@ class ServiceRetriever(HttpRetriever):
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             seconds = time.monotonic() - t0
-            raise BadAnswer(f"bad answer: not JSON ({seconds:.3g} s)").keyed("retrieval.bad_answer_json",
-                                                                          seconds=seconds) from None
+            raise BadAnswer(_("bad answer: not JSON ({seconds:.3g} s)", seconds=seconds)) from None
         try:
             return to_hits(payload, k)
         except RankscopeError:
-            raise BadAnswer("bad answer: not a list of hits with an id and a score each").keyed(
-                "service.bad_hits") from None
+            raise BadAnswer(_("bad answer: not a list of hits with an id and a score each")) from None

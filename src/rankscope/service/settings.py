@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.service.egress import EgressPolicy
 
 __all__ = ["Settings", "default_db_url", "is_loopback", "check_token", "token_guesses_log10", "MIN_TOKEN_CHARS",
@@ -73,17 +74,16 @@ def check_token(token: str) -> str:
     ...
     rankscope.errors.InvalidParameterError: the token is too weak: it is guessed in about 10^2 tries (at least 10^12 ...
     """
-    hint = '(e.g. `python -c "import secrets; print(secrets.token_urlsafe(24))"`)'
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or ord(c) < 32 for c in token):
-        raise InvalidParameterError(
-            f"the token is too weak: use at least {MIN_TOKEN_CHARS} characters without spaces {hint}").keyed(
-            "service.weak_token", n=MIN_TOKEN_CHARS)
+        raise InvalidParameterError(_("the token is too weak: use at least {n} characters without spaces (e.g. "
+                                      '`python -c "import secrets; print(secrets.token_urlsafe(24))"`)',
+                                      n=MIN_TOKEN_CHARS))
     guesses = token_guesses_log10(token)
     if guesses < MIN_TOKEN_GUESSES_LOG10:
-        raise InvalidParameterError(
-            f"the token is too weak: it is guessed in about 10^{int(guesses)} tries (at least "
-            f"10^{MIN_TOKEN_GUESSES_LOG10} needed: words, repeats and sequences count little) {hint}").keyed(
-            "service.guessable_token", guesses=int(guesses), need=MIN_TOKEN_GUESSES_LOG10)
+        raise InvalidParameterError(_("the token is too weak: it is guessed in about 10^{guesses} tries (at least "
+                                      "10^{need} needed: words, repeats and sequences count little) (e.g. `python "
+                                      '-c "import secrets; print(secrets.token_urlsafe(24))"`)', guesses=int(guesses),
+                                      need=MIN_TOKEN_GUESSES_LOG10))
     return token
 
 
@@ -94,8 +94,8 @@ def read_token_file(path: str | Path) -> str:
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"--token-file {str(p)!r}: cannot read it ({exc})").keyed(
-            "service.token_file", path=str(p), reason=exc) from None
+        raise InvalidParameterError(_("--token-file {path!r}: cannot read it ({reason})", path=str(p),
+                                      reason=exc)) from None
     lines = text.splitlines()
     return lines[0].strip() if lines else ""
 
@@ -170,32 +170,31 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.workers < 0:
-            raise InvalidParameterError(f"workers must be >= 0, got {self.workers}").keyed(
-                "service.not_negative", name="workers", value=self.workers)
+            raise InvalidParameterError(_("{name} must be >= 0, got {value}", name="workers", value=self.workers))
         if self.max_upload_bytes < 1:
-            raise InvalidParameterError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}").keyed(
-                "service.positive", name="max_upload_bytes", value=self.max_upload_bytes)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="max_upload_bytes",
+                                          value=self.max_upload_bytes))
         if self.max_answer_bytes < 1:
-            raise InvalidParameterError(f"max_answer_bytes must be positive, got {self.max_answer_bytes}").keyed(
-                "service.positive", name="max_answer_bytes", value=self.max_answer_bytes)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="max_answer_bytes",
+                                          value=self.max_answer_bytes))
         if self.max_data_bytes < 1 or self.max_rows < 1:
-            raise InvalidParameterError("max_data_bytes and max_rows must be positive").keyed(
-                "service.both_positive", first="max_data_bytes", second="max_rows")
+            raise InvalidParameterError(_("{first} and {second} must be positive", first="max_data_bytes",
+                                          second="max_rows"))
         if self.lease_seconds <= 0:
-            raise InvalidParameterError(f"lease_seconds must be positive, got {self.lease_seconds}").keyed(
-                "service.positive", name="lease_seconds", value=self.lease_seconds)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="lease_seconds",
+                                          value=self.lease_seconds))
         if self.report_workers < 0:
-            raise InvalidParameterError(f"report_workers must be >= 0, got {self.report_workers}").keyed(
-                "service.not_negative", name="report_workers", value=self.report_workers)
+            raise InvalidParameterError(_("{name} must be >= 0, got {value}", name="report_workers",
+                                          value=self.report_workers))
         if self.live_workers < 0:
-            raise InvalidParameterError(f"live_workers must be >= 0, got {self.live_workers}").keyed(
-                "service.not_negative", name="live_workers", value=self.live_workers)
+            raise InvalidParameterError(_("{name} must be >= 0, got {value}", name="live_workers",
+                                          value=self.live_workers))
         if self.live_slice_seconds <= 0:
-            raise InvalidParameterError(f"live_slice_seconds must be positive, got {self.live_slice_seconds}").keyed(
-                "service.positive", name="live_slice_seconds", value=self.live_slice_seconds)
+            raise InvalidParameterError(_("{name} must be positive, got {value}", name="live_slice_seconds",
+                                          value=self.live_slice_seconds))
         if self.retriever_timeout <= 0 or self.live_budget_seconds <= 0:
-            raise InvalidParameterError("retriever_timeout and live_budget_seconds must be positive").keyed(
-                "service.both_positive", first="retriever_timeout", second="live_budget_seconds")
+            raise InvalidParameterError(_("{first} and {second} must be positive", first="retriever_timeout",
+                                          second="live_budget_seconds"))
         if self.token == "":
             self.token = None
         if self.token is not None:
@@ -208,6 +207,5 @@ class Settings:
         self.webhook_egress = EgressPolicy.from_entries(
             self.allow_webhooks, own=[(self.host, self.port)] if self.port is not None else [])
         if self.event_retention_days <= 0 or self.monitor_poll_seconds <= 0 or self.webhook_backoff <= 0:
-            raise InvalidParameterError(
-                "event_retention_days, monitor_poll_seconds and webhook_backoff must be positive").keyed(
-                "monitor.settings_positive")
+            raise InvalidParameterError(_("event_retention_days, monitor_poll_seconds and webhook_backoff must be "
+                                          "positive"))

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
-from rankscope.errors import Keyed, ParseError
+from rankscope.errors import ParseError
+from rankscope.i18n import Message, _, say
 from rankscope.io._source import inflate
 
 __all__ = ["Counter", "LimitExceeded", "upload_dir", "spool", "extract_beir", "display_error", "Renamed", "CHUNK"]
@@ -46,15 +47,17 @@ CHUNK = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-class LimitExceeded(Keyed, Exception):
-    """An upload holds more than a configured limit (HTTP 413); ``field`` names the form field.
+class LimitExceeded(Exception):
+    """An upload holds more than a configured limit (HTTP 413); ``field`` names the form field; the problem is said in
+    the page's language as rankscope's errors are."""
 
-    Keyed as rankscope's errors are (message ``error.service.*``), so that the dashboard says it in the page's
-    language."""
-
-    def __init__(self, field: str, problem: str) -> None:
+    def __init__(self, field: str, problem: Message | str) -> None:
         self.field = field
-        super().__init__(problem)
+        self.problem = problem
+        super().__init__(str(problem))
+
+    def text(self, lang: str = "en") -> str:
+        return str(say(self.problem, lang))
 
 
 @dataclass
@@ -74,9 +77,8 @@ class Counter:
         """Count ``n`` more bytes (of any decompression layer) and refuse the upload past the limit."""
         self.n_bytes += n
         if self.n_bytes > self.max_bytes:
-            raise LimitExceeded(field, f"more than {self.max_bytes} bytes once decompressed (the limit of one "
-                                       "upload; raise it with `rankscope serve --max-data-mb`)").keyed(
-                "service.too_many_bytes", limit=self.max_bytes)
+            raise LimitExceeded(field, _("more than {limit} bytes once decompressed (the limit of one upload; "
+                                         "raise it with `rankscope serve --max-data-mb`)", limit=self.max_bytes))
 
     def add_rows(self, field: str, data: bytes) -> None:
         self.rows += data.count(b"\n")
@@ -85,9 +87,8 @@ class Counter:
     def check_rows(self, field: str, rows: int) -> None:
         """Refuse ``rows`` over the limit (also used for records counted after parsing a JSON document)."""
         if rows > self.max_rows:
-            raise LimitExceeded(field, f"more than {self.max_rows} rows (the limit of one upload; raise it with "
-                                       "`rankscope serve --max-rows`)").keyed("service.too_many_rows",
-                                                                              limit=self.max_rows)
+            raise LimitExceeded(field, _("more than {limit} rows (the limit of one upload; raise it with "
+                                         "`rankscope serve --max-rows`)", limit=self.max_rows))
 
 
 @contextmanager
@@ -133,14 +134,14 @@ def extract_beir(archive: Path, dest: Path, split: str, counter: Counter, field:
     try:
         zf = zipfile.ZipFile(archive)
     except zipfile.BadZipFile:
-        raise ParseError("not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)",
-                         source=source).keyed("service.not_a_zip") from None
+        raise ParseError(_("not a zip archive (a BEIR upload is a zip of corpus.jsonl, queries.jsonl, qrels/)"),
+                         source=source) from None
     with zf:
         members = {i.filename: i for i in zf.infolist() if not i.is_dir()}
         tops = sorted((n for n in members if PurePosixPath(n).name in ("queries.jsonl", "queries.jsonl.gz")),
                       key=lambda n: (n.count("/"), n))
         if not tops:
-            raise ParseError("the archive holds no queries.jsonl", source=source).keyed("service.no_queries_jsonl")
+            raise ParseError(_("the archive holds no queries.jsonl"), source=source)
         parent = str(PurePosixPath(tops[0]).parent)
         prefix = "" if parent == "." else parent + "/"
         (dest / "qrels").mkdir(parents=True, exist_ok=True)
@@ -153,8 +154,8 @@ def extract_beir(archive: Path, dest: Path, split: str, counter: Counter, field:
                     with zf.open(info) as fh:
                         _write(_chunks(fh), dest / rel, counter, field, f"{source}/{name}")
                 except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-                    raise ParseError(f"cannot read {name} from the archive ({exc})", source=source).keyed(
-                        "service.bad_member", name=name, reason=exc) from None
+                    raise ParseError(_("cannot read {name} from the archive ({reason})", name=name, reason=exc),
+                                     source=source) from None
                 break
     return dest, prefix
 

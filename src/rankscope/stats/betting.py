@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import N_, _
 
 __all__ = [
     "TRUNCATION",
@@ -91,8 +92,7 @@ _BISECTIONS = 48  # bisection steps of a bound on [0, 1]: 2**-48 ~ 4e-15 of the 
 # -- checks ------------------------------------------------------------------------------------------------------
 def _alpha(alpha: Any) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be a number between 0 and 1, got {alpha!r}").keyed(
-            "stats.alpha", value=alpha)
+        raise InvalidParameterError(_("alpha must be a number between 0 and 1, got {value!r}", value=alpha))
     return float(alpha)
 
 
@@ -100,11 +100,9 @@ def _bounds(bounds: Any) -> tuple[float, float]:
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"bounds must be two numbers (low, high), got {bounds!r}").keyed(
-            "stats.bounds", value=bounds) from None
+        raise InvalidParameterError(_("bounds must be two numbers (low, high), got {value!r}", value=bounds)) from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise InvalidParameterError(f"bounds must be two numbers (low, high), got {bounds!r}").keyed(
-            "stats.bounds", value=bounds)
+        raise InvalidParameterError(_("bounds must be two numbers (low, high), got {value!r}", value=bounds))
     return lo, hi
 
 
@@ -112,21 +110,19 @@ def _scaled(x: Any, lo: float, hi: float) -> np.ndarray:
     """``(x - lo) / (hi - lo)``, refusing values outside ``[lo, hi]`` (the guarantee rests on the bounds)."""
     v = np.asarray(x, dtype=np.float64)
     if not np.all(np.isfinite(v)):
-        raise InvalidParameterError("the values must be finite numbers (got nan or inf)").keyed(
-            "stats.values_finite")
+        raise InvalidParameterError(_("the values must be finite numbers (got nan or inf)"))
     tol = 1e-12 * (hi - lo)
     if v.size and (v.min() < lo - tol or v.max() > hi + tol):
-        raise InvalidParameterError(
-            f"a value lies outside the bounds [{lo:g}, {hi:g}] the betting bound assumes "
-            f"(smallest {float(v.min()):g}, largest {float(v.max()):g})"
-        ).keyed("stats.outside_bounds", lo=lo, hi=hi, smallest=float(v.min()), largest=float(v.max()))
+        raise InvalidParameterError(_("a value lies outside the bounds [{lo:g}, {hi:g}] the betting bound assumes "
+                                      "(smallest {smallest:g}, largest {largest:g})", lo=lo, hi=hi,
+                                      smallest=float(v.min()), largest=float(v.max())))
     return np.clip((v - lo) / (hi - lo), 0.0, 1.0)
 
 
 def _orders(n: int, orderings: int, rng: np.random.Generator | int | None) -> np.ndarray:
     if isinstance(orderings, bool) or not isinstance(orderings, (int, np.integer)) or orderings < 1:
-        raise InvalidParameterError(f"orderings must be a positive integer, got {orderings!r}").keyed(
-            "stats.positive_int", name="orderings", value=orderings)
+        raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="orderings",
+                                      value=orderings))
     gen = np.random.default_rng(0 if rng is None else rng)
     return np.argsort(gen.random((int(orderings), n)), axis=1)
 
@@ -179,7 +175,7 @@ class _Fixed:
         target = math.log(1 / alpha)
         rows = self.y.shape[0]
         low, high = np.zeros(rows), np.ones(rows)  # low: rejected (or 0), high: not rejected
-        for _ in range(_BISECTIONS):
+        for __ in range(_BISECTIONS):
             mid = (low + high) / 2
             hit = self.log_evalue(mid) >= target
             low, high = np.where(hit, mid, low), np.where(hit, high, mid)
@@ -207,8 +203,7 @@ def betting_evalue(
     lo, hi = _bounds(bounds)
     a = _alpha(alpha)
     if alternative not in ("greater", "less"):
-        raise InvalidParameterError(f"alternative must be 'greater' or 'less', got {alternative!r}").keyed(
-            "stats.alternative_one_sided", value=alternative)
+        raise InvalidParameterError(_("alternative must be 'greater' or 'less', got {value!r}", value=alternative))
     rows, single = _rows(x)
     y = _scaled(rows, lo, hi)
     m = (float(null) - lo) / (hi - lo)
@@ -238,8 +233,7 @@ def betting_bound(
     lo, hi = _bounds(bounds)
     a = _alpha(alpha)
     if side not in ("lower", "upper"):
-        raise InvalidParameterError(f"side must be 'lower' or 'upper', got {side!r}").keyed(
-            "stats.side", value=side)
+        raise InvalidParameterError(_("side must be 'lower' or 'upper', got {value!r}", value=side))
     rows, single = _rows(x)
     y = _scaled(rows, lo, hi)
     if side == "upper":
@@ -349,14 +343,14 @@ class _Sequence:
         self.lo, self.hi = _bounds(bounds)
         if tuned_for is not None and (isinstance(tuned_for, bool) or not isinstance(tuned_for, (int, np.integer))
                                       or tuned_for < 1):
-            raise InvalidParameterError(f"tuned_for must be a positive integer, got {tuned_for!r}").keyed(
-                "stats.positive_int", name="tuned_for", value=tuned_for)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="tuned_for",
+                                          value=tuned_for))
         self.tuned_for = None if tuned_for is None else int(tuned_for)
         self.alpha = _alpha(alpha)
         if population is not None and (isinstance(population, bool) or not isinstance(population, (int, np.integer))
                                        or population < 1):
-            raise InvalidParameterError(f"population must be a positive integer, got {population!r}").keyed(
-                "stats.positive_int", name="population", value=population)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="population",
+                                          value=population))
         self.population = None if population is None else int(population)
         self.n = 0
         self._s = 0.0  # sum of the scaled values
@@ -375,9 +369,8 @@ class _Sequence:
         """Add one value or a batch (in order); returns ``self``."""
         y = _scaled(np.atleast_1d(np.asarray(values, dtype=np.float64)).ravel(), self.lo, self.hi)
         if self.population is not None and self.n + len(y) > self.population:
-            raise InvalidParameterError(
-                f"more values ({self.n + len(y)}) than the population of {self.population} they are drawn from"
-            ).keyed("stats.over_population", n=self.n + len(y), population=self.population)
+            raise InvalidParameterError(_("more values ({n}) than the population of {population} they are drawn "
+                                          "from", n=self.n + len(y), population=self.population))
         if not len(y):
             return self
         for name, side in self._sides().items():
@@ -385,7 +378,7 @@ class _Sequence:
             s = self._s if name == "lower" else self.n - self._s
             lam = _plugin_bets(yy, side.alpha, self.tuned_for, self.n, s, self._q)[0]
             side.advance(yy, lam, self.n, s, self.population)
-        _, self._s, self._q = _plugin_bets(y, 0.5, None, self.n, self._s, self._q)
+        __, self._s, self._q = _plugin_bets(y, 0.5, None, self.n, self._s, self._q)
         self._sum += float(np.sum(self.lo + (self.hi - self.lo) * y))
         self.n += len(y)
         return self
@@ -432,11 +425,9 @@ class ConfidenceSequence(_Sequence):
                  resolution: int = 1000, population: int | None = None, tuned_for: int | None = None) -> None:
         super().__init__(bounds, alpha, population, tuned_for)
         if side not in ("both", "lower", "upper"):
-            raise InvalidParameterError(f"side must be 'both', 'lower' or 'upper', got {side!r}").keyed(
-                "stats.cs_side", value=side)
+            raise InvalidParameterError(_("side must be 'both', 'lower' or 'upper', got {value!r}", value=side))
         if isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer)) or resolution < 2:
-            raise InvalidParameterError(f"resolution must be an integer >= 2, got {resolution!r}").keyed(
-                "stats.resolution", value=resolution)
+            raise InvalidParameterError(_("resolution must be an integer >= 2, got {value!r}", value=resolution))
         self.side, self.resolution = side, int(resolution)
         grid = np.linspace(0.0, 1.0, self.resolution + 1)
         each = self.alpha / 2 if side == "both" else self.alpha
@@ -535,12 +526,10 @@ class SequentialTest(_Sequence):
                  alternative: str = "less", population: int | None = None, tuned_for: int | None = None) -> None:
         super().__init__(bounds, alpha, population, tuned_for)
         if alternative not in ("greater", "less"):
-            raise InvalidParameterError(f"alternative must be 'greater' or 'less', got {alternative!r}").keyed(
-                "stats.alternative_one_sided", value=alternative)
+            raise InvalidParameterError(_("alternative must be 'greater' or 'less', got {value!r}", value=alternative))
         if not self.lo <= float(null) <= self.hi:
-            raise InvalidParameterError(
-                f"the null value {null!r} lies outside the bounds [{self.lo:g}, {self.hi:g}]"
-            ).keyed("stats.null_outside", value=null, lo=self.lo, hi=self.hi)
+            raise InvalidParameterError(_("the null value {value!r} lies outside the bounds [{lo:g}, {hi:g}]",
+                                          value=null, lo=self.lo, hi=self.hi))
         self.null, self.alternative = float(null), alternative
         m = (self.null - self.lo) / (self.hi - self.lo)
         name = "lower" if alternative == "greater" else "upper"  # "greater": reject small means (lower side)
@@ -617,16 +606,14 @@ class StopWhen:
 
     def __post_init__(self) -> None:
         if self.width is None and self.excludes is None:
-            raise InvalidParameterError("stop_when needs a width or a value to exclude").keyed("stats.stop_needs")
+            raise InvalidParameterError(_("stop_when needs a width or a value to exclude"))
         if self.width is not None and not (isinstance(self.width, (int, float)) and self.width > 0):
-            raise InvalidParameterError(f"the width must be a number > 0, got {self.width!r}").keyed(
-                "stats.stop_width", value=self.width)
+            raise InvalidParameterError(_("the width must be a number > 0, got {value!r}", value=self.width))
         _alpha(self.alpha)
         for name in ("every", "min_queries"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InvalidParameterError(f"{name} must be a positive integer, got {v!r}").keyed(
-                    "stats.positive_int", name=name, value=v)
+                raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name=name, value=v))
 
     @property
     def value_bounds(self) -> tuple[float, float]:
@@ -660,6 +647,14 @@ class StopWhen:
         return None
 
 
+#: why an early stop stopped (or did not)
+_STOP_REASONS: dict[str, str] = {
+    "width": N_("the interval is at most {width} wide"),
+    "excludes": N_("the interval excludes {value}"),
+    "none": N_("the rule was never met, every query was used"),
+    "failed": N_("a pair could not be judged, so no early stop was made"),
+}
+
 @dataclass(frozen=True)
 class Stopped:
     """How an evaluation stopped early: the interval when it stopped, the queries used and the calls saved."""
@@ -686,16 +681,27 @@ class Stopped:
 
     def text(self, lang: str = "en") -> str:
         """One sentence: how many queries were used and saved, why it stopped, and what the interval guarantees."""
-        from rankscope.interpret.i18n import message
-
-        reason = message(f"stats.stop_reason.{self.reason or 'none'}", lang,
-                         width=f"{self.width:g}" if self.width is not None else "",
-                         value=f"{self.excludes:g}" if self.excludes is not None else "")
-        key = ("stats.stopped_pairs" if self.unit == "pairs" else
-               "stats.stopped_difference" if self.difference else "stats.stopped")
-        return message(key, lang, used=self.used, available=self.available, saved=self.saved, reason=reason,
-                       metric=self.metric, grade=self.grade, level=f"{100 * (1 - self.alpha):.6g}%",
-                       lower=f"{self.lower:.4f}", upper=f"{self.upper:.4f}")
+        reason = _(_STOP_REASONS[self.reason or "none"], width=f"{self.width:g}" if self.width is not None else "",
+                   value=f"{self.excludes:g}" if self.excludes is not None else "")
+        values = {"used": self.used, "available": self.available, "saved": self.saved, "reason": reason,
+                  "metric": self.metric, "grade": self.grade, "level": f"{100 * (1 - self.alpha):.6g}%",
+                  "lower": f"{self.lower:.4f}", "upper": f"{self.upper:.4f}"}
+        if self.unit == "pairs":
+            said = _("stopped after {used} of {available} pairs ({saved} not judged; {reason}): with probability at "
+                     "least {level}, the share of pairs graded {grade} or more over all {available} pairs lies in "
+                     "[{lower}, {upper}] (anytime-valid betting confidence sequence, two-sided, unadjusted; pairs "
+                     "taken in a random order)", **values)
+        elif self.difference:
+            said = _("stopped after {used} of {available} queries ({saved} not run; {reason}): with probability at "
+                     "least {level}, the mean difference of {metric} to the baseline over all {available} queries "
+                     "lies in [{lower}, {upper}] (anytime-valid betting confidence sequence, two-sided, unadjusted; "
+                     "queries taken in a random order)", **values)
+        else:
+            said = _("stopped after {used} of {available} queries ({saved} not run; {reason}): with probability at "
+                     "least {level}, the mean {metric} over all {available} queries lies in [{lower}, {upper}] "
+                     "(anytime-valid betting confidence sequence, two-sided, unadjusted; queries taken in a random "
+                     "order)", **values)
+        return said.text(lang)
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "reason": self.reason, "used": self.used, "available": self.available,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["bootstrap_means", "percentile_ci"]
 
@@ -33,11 +34,9 @@ def bootstrap_means(
     """
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2:
-        raise InvalidParameterError(f"scores must be a 2-D matrix, got shape {x.shape}").keyed(
-            "stats.matrix_2d", shape=x.shape)
+        raise InvalidParameterError(_("scores must be a 2-D matrix, got shape {shape}", shape=x.shape))
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
-        raise InvalidParameterError(f"bootstrap resamples must be a positive integer, got {resamples!r}").keyed(
-            "stats.bootstrap_positive", value=resamples)
+        raise InvalidParameterError(_("bootstrap resamples must be a positive integer, got {value!r}", value=resamples))
     rows, n = x.shape
     if n == 0:
         return np.full((rows, resamples), np.nan)
@@ -63,7 +62,6 @@ def percentile_ci(samples: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray,
     (5.0, 95.0)
     """
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
-                                                                                            value=alpha)
+        raise InvalidParameterError(_("alpha must be between 0 and 1, got {value!r}", value=alpha))
     q = np.quantile(np.asarray(samples, dtype=np.float64), [alpha / 2, 1 - alpha / 2], axis=-1)
     return q[0], q[1]

@@ -19,6 +19,7 @@ import numpy as np
 
 from rankscope.choices import CORRECTIONS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["CORRECTIONS", "adjust", "reject"]
 
@@ -29,8 +30,8 @@ def _method(method: str) -> str:
     key = _ALIASES.get(str(method).lower(), str(method).lower())
     if key not in CORRECTIONS:
         choices = Items(CORRECTIONS)
-        raise InvalidParameterError(f"correction must be one of {choices}, got {method!r}").keyed(
-            "stats.correction_choice", choices=choices, value=method)
+        raise InvalidParameterError(_("correction must be one of {choices}, got {value!r}", choices=choices,
+                                      value=method))
     return key
 
 
@@ -45,10 +46,9 @@ def adjust(pvalues: np.ndarray, method: str = "holm") -> np.ndarray:
     method = _method(method)
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1:
-        raise InvalidParameterError(f"p-values must be a 1-D array, got shape {p.shape}").keyed(
-            "stats.pvalues_1d", shape=p.shape)
+        raise InvalidParameterError(_("p-values must be a 1-D array, got shape {shape}", shape=p.shape))
     if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise InvalidParameterError("p-values must be numbers between 0 and 1").keyed("stats.pvalues_range")
+        raise InvalidParameterError(_("p-values must be numbers between 0 and 1"))
     m = len(p)
     if m == 0 or method == "none":
         return p.copy()
@@ -72,6 +72,5 @@ def reject(adjusted: np.ndarray, alpha: float) -> np.ndarray:
     [True, True, False]
     """
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
-                                                                                            value=alpha)
+        raise InvalidParameterError(_("alpha must be between 0 and 1, got {value!r}", value=alpha))
     return np.asarray(adjusted) <= alpha

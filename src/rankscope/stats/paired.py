@@ -25,6 +25,7 @@ import numpy as np
 
 from rankscope.choices import TESTS  # declared once, with the CLI and service choices
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.stats.montecarlo import adaptive_counts, standard_error
 
 __all__ = ["Alternative", "paired_t", "wilcoxon", "randomization", "sign_flip_test", "SignFlipResult",
@@ -43,15 +44,13 @@ def _check(diffs: np.ndarray, alternative: str) -> np.ndarray:
     if d.ndim == 1:
         d = d[None, :]
     if d.ndim != 2:
-        raise InvalidParameterError(f"diffs must be a (comparisons × queries) matrix, got shape {d.shape}").keyed(
-            "stats.diffs_matrix", shape=d.shape)
+        raise InvalidParameterError(_("diffs must be a (comparisons × queries) matrix, got shape {shape}",
+                                      shape=d.shape))
     if alternative not in ("two-sided", "greater", "less"):
-        raise InvalidParameterError(
-            f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
-        ).keyed("stats.alternative_paired", value=alternative)
+        raise InvalidParameterError(_("alternative must be 'two-sided', 'greater' or 'less', got {value!r}",
+                                      value=alternative))
     if not np.all(np.isfinite(d)):
-        raise InvalidParameterError("per-query differences must be finite numbers (got nan or inf)").keyed(
-            "stats.diffs_finite")
+        raise InvalidParameterError(_("per-query differences must be finite numbers (got nan or inf)"))
     return d
 
 
@@ -105,7 +104,7 @@ def wilcoxon(diffs: np.ndarray, alternative: Alternative = "two-sided") -> tuple
     from scipy import stats
 
     d = _check(diffs, alternative)
-    k, _ = d.shape
+    k, __ = d.shape
     stat = np.full(k, np.nan)
     p = np.ones(k)
     live = np.any(d != 0, axis=1)
@@ -225,13 +224,12 @@ def sign_flip_test(
     base = _check(diffs, alternative)
     for name, value in (("permutations", permutations), ("max_permutations", max_permutations)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
-            raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}").keyed(
-                "stats.positive_int", name=name, value=value)
+            raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name=name, value=value))
     gen = np.random.default_rng(rng)
     comb = None if combine is None else np.asarray(combine, dtype=np.float64)
     if comb is not None and (comb.ndim != 2 or comb.shape[1] != base.shape[0]):
-        raise InvalidParameterError(f"combine must have shape (k, {base.shape[0]}), got {comb.shape}").keyed(
-            "stats.combine_shape", rows=base.shape[0], shape=comb.shape)
+        raise InvalidParameterError(_("combine must have shape (k, {rows}), got {shape}", rows=base.shape[0],
+                                      shape=comb.shape))
     d = base if comb is None else comb @ base
     k, n = d.shape
     p, se = np.ones(k), np.zeros(k)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = ["power_of", "queries_needed", "PowerEstimate", "estimate", "SD_ZERO", "OBSERVED_POWER"]
 
@@ -40,17 +41,14 @@ OBSERVED_POWER = (
 
 def _validate(sd: float, delta: float, alpha: float, alternative: str) -> None:
     if not (math.isfinite(sd) and sd >= 0):
-        raise InvalidParameterError(f"the standard deviation must be a finite number >= 0, got {sd!r}").keyed(
-            "stats.sd_range", value=sd)
+        raise InvalidParameterError(_("the standard deviation must be a finite number >= 0, got {value!r}", value=sd))
     if not (math.isfinite(delta) and delta != 0):
-        raise InvalidParameterError(f"the difference to detect must be a non-zero number, got {delta!r}").keyed(
-            "stats.delta_nonzero", value=delta)
+        raise InvalidParameterError(_("the difference to detect must be a non-zero number, got {value!r}", value=delta))
     if not 0 < alpha < 1:
-        raise InvalidParameterError(f"alpha must be between 0 and 1, got {alpha!r}").keyed("stats.alpha_range",
-                                                                                            value=alpha)
+        raise InvalidParameterError(_("alpha must be between 0 and 1, got {value!r}", value=alpha))
     if alternative not in ("two-sided", "one-sided"):
-        raise InvalidParameterError(f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}").keyed(
-            "stats.alternative_power", value=alternative)
+        raise InvalidParameterError(_("alternative must be 'two-sided' or 'one-sided', got {value!r}",
+                                      value=alternative))
 
 
 def power_of(n: int, sd: float, delta: float, alpha: float = 0.05, alternative: str = "two-sided") -> float:
@@ -88,8 +86,7 @@ def queries_needed(
 
     _validate(sd, delta, alpha, alternative)
     if not 0 < power < 1:
-        raise InvalidParameterError(f"power must be between 0 and 1, got {power!r}").keyed("stats.power_range",
-                                                                                            value=power)
+        raise InvalidParameterError(_("power must be between 0 and 1, got {value!r}", value=power))
     if sd == 0:
         return 2
     tail = alpha / 2 if alternative == "two-sided" else alpha
@@ -133,10 +130,11 @@ def estimate(
     """
     d = np.asarray(diffs, dtype=np.float64).ravel()
     if len(d) < 2:
-        raise InvalidParameterError(f"power analysis needs at least 2 queries, got {len(d)}").keyed(
-            "stats.power_two_queries", n=len(d))
+        raise InvalidParameterError(_("power analysis needs at least 2 queries, got {n}", n=len(d)))
     if delta is None:
-        raise InvalidParameterError(OBSERVED_POWER).keyed("stats.delta_required")
+        raise InvalidParameterError(_("give the difference to detect (delta): the smallest difference that matters "
+                                      'to you; power at the observed difference ("observed power") only restates '
+                                      "the p-value"))
     sd = 0.0 if np.all(d == d[0]) else float(d.std(ddof=1))
     mean = float(d.mean())
     target = float(delta)

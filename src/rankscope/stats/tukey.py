@@ -37,6 +37,7 @@ from itertools import permutations as all_orders
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.stats.montecarlo import Undecided, adaptive_counts, standard_error
 
 __all__ = ["TukeyResult", "tukey_hsd", "compact_letters"]
@@ -94,14 +95,13 @@ def tukey_hsd(
     if x.ndim == 2:
         x = x[:, :, None]
     if x.ndim != 3 or x.shape[0] < 2:
-        raise InvalidParameterError(f"scores must be (systems >= 2, queries[, metrics]), got shape {x.shape}").keyed(
-            "stats.tukey_shape", shape=x.shape)
+        raise InvalidParameterError(_("scores must be (systems >= 2, queries[, metrics]), got shape {shape}",
+                                      shape=x.shape))
     if not np.all(np.isfinite(x)):
-        raise InvalidParameterError("per-query scores must be finite numbers (got nan or inf)").keyed(
-            "stats.scores_finite")
+        raise InvalidParameterError(_("per-query scores must be finite numbers (got nan or inf)"))
     if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
-        raise InvalidParameterError(f"permutations must be a positive integer, got {permutations!r}").keyed(
-            "stats.positive_int", name="permutations", value=permutations)
+        raise InvalidParameterError(_("{name} must be a positive integer, got {value!r}", name="permutations",
+                                      value=permutations))
     n_sys, n, n_met = x.shape
     xt = x.transpose(1, 0, 2)  # (n, S, M)
     means = x.mean(axis=1)  # (S, M)
@@ -155,8 +155,8 @@ def compact_letters(systems: Sequence[str], means: Sequence[float], significant:
     s = len(systems)
     sig = np.asarray(significant, dtype=bool)
     if sig.shape != (s, s):
-        raise InvalidParameterError(f"significant must be a {s} x {s} matrix, got shape {sig.shape}").keyed(
-            "stats.letters_shape", n=s, shape=sig.shape)
+        raise InvalidParameterError(_("significant must be a {n} x {n} matrix, got shape {shape}", n=s,
+                                      shape=sig.shape))
     groups: list[frozenset[int]] = [frozenset(range(s))]
     for i in range(s):
         for j in range(i + 1, s):

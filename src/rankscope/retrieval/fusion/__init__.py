@@ -64,6 +64,7 @@ import pyarrow as pa
 
 from rankscope.data.run import Run
 from rankscope.errors import EmptyInputError, InvalidParameterError, Items
+from rankscope.i18n import _
 from rankscope.retrieval.fusion.pool import Features, Pool
 from rankscope.retrieval.fusion.registry import (
     METHODS,
@@ -85,36 +86,30 @@ NORMALIZATIONS: tuple[str | None, ...] = (*norm_names(), None)
 
 def _check_k(k: Any) -> float:
     if isinstance(k, bool) or not isinstance(k, (int, float)) or not math.isfinite(k) or k < 0:
-        raise InvalidParameterError(f"the RRF constant k must be a number >= 0, got {k!r}").keyed(
-            "retrieval.rrf_k", value=k)
+        raise InvalidParameterError(_("the RRF constant k must be a number >= 0, got {value!r}", value=k))
     return float(k)
 
 
 def _check_depth(depth: Any) -> None:
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise InvalidParameterError(f"depth must be a positive integer or None, got {depth!r}").keyed(
-            "retrieval.fusion_depth", value=depth)
+        raise InvalidParameterError(_("depth must be a positive integer or None, got {value!r}", value=depth))
 
 
 def check_weights(spec: FusionSpec, weights: Any, n_runs: int) -> np.ndarray:
     """One finite weight >= 0 per run, as ``spec`` asks (all 1 for a method that takes none)."""
     if weights is None:
         if spec.weights == "required":
-            raise InvalidParameterError(f"method={spec.name!r} needs weights, one per run").keyed(
-                "retrieval.method_needs_weights", method=spec.name)
+            raise InvalidParameterError(_("method={method!r} needs weights, one per run", method=spec.name))
         return np.ones(n_runs)
     if spec.weights == "none":
-        raise InvalidParameterError(f"{spec.name} takes no weights").keyed("retrieval.method_no_weights",
-                                                                          method=spec.name)
+        raise InvalidParameterError(_("{method} takes no weights", method=spec.name))
     w = list(weights)
     if len(w) != n_runs:
-        raise InvalidParameterError(f"weights: expected one weight per run ({n_runs}), got {len(w)}").keyed(
-            "retrieval.weights_count", n=n_runs, got=len(w))
+        raise InvalidParameterError(_("weights: expected one weight per run ({n}), got {got}", n=n_runs, got=len(w)))
     for x in w:
         if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not math.isfinite(x) \
                 or x < 0:
-            raise InvalidParameterError(f"weights must be finite numbers >= 0, got {x!r}").keyed(
-                "retrieval.weights_value", value=x)
+            raise InvalidParameterError(_("weights must be finite numbers >= 0, got {value!r}", value=x))
     return np.asarray(w, dtype=np.float64)
 
 
@@ -126,8 +121,8 @@ def _check_options(method: str, norm: str | None, k: float, weights: Any, n_runs
     _check_k(k)
     _check_depth(depth)
     if spec.supervised:
-        raise InvalidParameterError(f"{spec.name} is trained on judgments: use fuse(..., qrels=...) on runs").keyed(
-            "retrieval.supervised_hybrid", method=spec.name)
+        raise InvalidParameterError(_("{method} is trained on judgments: use fuse(..., qrels=...) on runs",
+                                      method=spec.name))
     return [float(x) for x in check_weights(spec, weights, n_runs)]
 
 
@@ -160,8 +155,7 @@ def normalize_scores(scores: np.ndarray, groups: np.ndarray, norm: str | None) -
         np.divide(dev, std, out=out, where=std > 0)
         return out
     choices = Items(("minmax", "zscore", "None"))
-    raise InvalidParameterError(f"norm must be one of {choices}; got {norm!r}").keyed(
-        "retrieval.fusion_norm", choices=choices, value=norm)
+    raise InvalidParameterError(_("norm must be one of {choices}; got {value!r}", choices=choices, value=norm))
 
 
 def _as_runs(runs: Any) -> list[Run]:
@@ -169,13 +163,13 @@ def _as_runs(runs: Any) -> list[Run]:
 
     mapping = "{name: run}"
     if isinstance(runs, Run):
-        raise InvalidParameterError(f"fuse needs a list (or {mapping} mapping) of at least one run, got one Run").keyed(
-            "retrieval.fuse_one_run", mapping=mapping)
+        raise InvalidParameterError(_("fuse needs a list (or {mapping} mapping) of at least one run, got one Run",
+                                      mapping=mapping))
     if isinstance(runs, Mapping):
         return [as_run(r, str(name)) for name, r in runs.items()]
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
-        raise InvalidParameterError(f"fuse needs a list or {mapping} mapping of runs, got {type(runs).__name__}"
-                                    ).keyed("retrieval.fuse_runs_type", mapping=mapping, type=type(runs).__name__)
+        raise InvalidParameterError(_("fuse needs a list or {mapping} mapping of runs, got {type}", mapping=mapping,
+                                      type=type(runs).__name__))
     return [as_run(r, f"run{i + 1}" if not isinstance(r, Run) else None) for i, r in enumerate(runs)]
 
 
@@ -263,11 +257,11 @@ def train_fusion(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], method: st
 
     spec = get_method(method)
     if not spec.supervised:
-        raise InvalidParameterError(f"{spec.name} learns nothing from judgments; call fuse() without qrels").keyed(
-            "retrieval.not_supervised", method=spec.name)
+        raise InvalidParameterError(_("{method} learns nothing from judgments; call fuse() without qrels",
+                                      method=spec.name))
     run_list = _as_runs(runs)
     if not run_list:
-        raise EmptyInputError("fuse needs at least one run").keyed("retrieval.fuse_empty")
+        raise EmptyInputError(_("fuse needs at least one run"))
     _check_depth(depth)
     checked = check_params(spec, params)
     norm_name = _norm_name(norm)
@@ -342,7 +336,7 @@ def fuse(
 
     run_list = _as_runs(runs)
     if not run_list:
-        raise EmptyInputError("fuse needs at least one run").keyed("retrieval.fuse_empty")
+        raise EmptyInputError(_("fuse needs at least one run"))
     spec = get_method(method)
     norm_name = _norm_name(norm)
     k = _check_k(k)
@@ -354,17 +348,15 @@ def fuse(
     fused_name = name or f"{spec.name}({','.join(r.name for r in run_list)})"
     if spec.supervised:
         if trained is None and qrels is None:
-            raise InvalidParameterError(
-                f"{spec.name} is trained on judgments: give qrels=... (or trained=train_fusion(...))").keyed(
-                "retrieval.needs_qrels", method=spec.name)
+            raise InvalidParameterError(_("{method} is trained on judgments: give qrels=... (or "
+                                          "trained=train_fusion(...))", method=spec.name))
         if trained is not None and (trained.method != spec.name or len(trained.tables) != len(run_list)):
-            raise InvalidParameterError(
-                f"trained is {trained.method} for {len(trained.tables)} runs; this is {spec.name} of "
-                f"{len(run_list)} runs").keyed("retrieval.trained_mismatch", trained=trained.method,
-                                               n_trained=len(trained.tables), method=spec.name, n=len(run_list))
+            raise InvalidParameterError(_("trained is {trained} for {n_trained} runs; this is {method} of {n} runs",
+                                          trained=trained.method, n_trained=len(trained.tables), method=spec.name,
+                                          n=len(run_list)))
     elif trained is not None or qrels is not None:
-        raise InvalidParameterError(f"{spec.name} learns nothing from judgments; call fuse() without qrels").keyed(
-            "retrieval.not_supervised", method=spec.name)
+        raise InvalidParameterError(_("{method} learns nothing from judgments; call fuse() without qrels",
+                                      method=spec.name))
     pool = Pool.build(run_list, depth)
     if pool.n_rows == 0:
         return Run(pa.array([], type=pa.string()), pa.array([], type=pa.string()), np.zeros(0), fused_name)
@@ -374,7 +366,7 @@ def fuse(
             from rankscope.engine.evaluator import Evaluator
 
             ev = Evaluator(qrels, ["map"], relevance_level=relevance_level)
-            tables, _ = learn(spec, feat, checked, ev)
+            tables, __ = learn(spec, feat, checked, ev)
         else:
             tables = list(trained.tables)
         scores = supervised_scores(spec.name, feat, tables, checked)

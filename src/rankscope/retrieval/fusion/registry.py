@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rankscope.errors import InvalidParameterError, Items, Said
+from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
 __all__ = ["FusionParam", "FusionSpec", "NormSpec", "METHODS", "NORMS", "get_method", "get_norm", "method_names",
            "norm_names", "check_params"]
@@ -54,10 +55,9 @@ class FusionParam:
         if not ok:
             lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
             hi = "inf" if self.maximum is None else f"{self.maximum:g}"
-            kind = Said("error.retrieval.kind_integer" if self.type is int else "error.retrieval.kind_number")
-            raise InvalidParameterError(
-                f"{method}: {self.name} must be {kind} in [{lo}, {hi}], got {value!r}").keyed(
-                "retrieval.fusion_param", method=method, name=self.name, kind=kind, lo=lo, hi=hi, value=value)
+            kind = _("an integer") if self.type is int else _("a number")
+            raise InvalidParameterError(_("{method}: {name} must be {kind} in [{lo}, {hi}], got {value!r}",
+                                          method=method, name=self.name, kind=kind, lo=lo, hi=hi, value=value))
         return int(value) if self.type is int else float(value)
 
 
@@ -215,11 +215,10 @@ def get_method(name: str) -> FusionSpec:
         choices = Items(method_names())
         close = Items(_close(str(name).lower(), list(_METHOD_INDEX)))
         if close.items:
-            raise InvalidParameterError(
-                f"unknown fusion method {name!r}; did you mean: {close}? (methods: {choices})").keyed(
-                "retrieval.fusion_method_suggest", value=name, close=close, choices=choices)
-        raise InvalidParameterError(f"fusion method must be one of {choices}; got {name!r}").keyed(
-            "retrieval.fusion_method", choices=choices, value=name)
+            raise InvalidParameterError(_("unknown fusion method {value!r}; did you mean: {close}? (methods: "
+                                          "{choices})", value=name, close=close, choices=choices))
+        raise InvalidParameterError(_("fusion method must be one of {choices}; got {value!r}", choices=choices,
+                                      value=name))
     return spec
 
 
@@ -232,11 +231,9 @@ def get_norm(name: str | None) -> NormSpec | None:
         choices = Items((*norm_names(), "none"))
         close = Items(_close(str(name).lower(), list(_NORM_INDEX)))
         if close.items:
-            raise InvalidParameterError(
-                f"unknown normalisation {name!r}; did you mean: {close}? (normalisations: {choices})").keyed(
-                "retrieval.fusion_norm_suggest", value=name, close=close, choices=choices)
-        raise InvalidParameterError(f"norm must be one of {choices}; got {name!r}").keyed(
-            "retrieval.fusion_norm", choices=choices, value=name)
+            raise InvalidParameterError(_("unknown normalisation {value!r}; did you mean: {close}? "
+                                          "(normalisations: {choices})", value=name, close=close, choices=choices))
+        raise InvalidParameterError(_("norm must be one of {choices}; got {value!r}", choices=choices, value=name))
     return spec
 
 
@@ -246,7 +243,6 @@ def check_params(spec: FusionSpec, params: dict[str, Any]) -> dict[str, float | 
     for key in params:
         if key not in known:
             allowed = Items(tuple(sorted(known))) if known else Items(("none",))
-            raise InvalidParameterError(
-                f"{spec.name} takes no parameter {key!r} (its parameters: {allowed})").keyed(
-                "retrieval.fusion_unknown_param", method=spec.name, name=key, allowed=allowed)
+            raise InvalidParameterError(_("{method} takes no parameter {name!r} (its parameters: {allowed})",
+                                          method=spec.name, name=key, allowed=allowed))
     return {p.name: p.check(spec.name, params.get(p.name, p.default)) for p in spec.params}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rankscope.choices import Correction, Lang, MaxDropTest, Missing, PairedTest, ScorePrecision, Unjudged
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.analysis import json_safe, load_inputs, run_comparison
 from rankscope.service.api.deps import get_db
@@ -80,7 +81,7 @@ def create_comparison(body: ComparisonCreate, db: Database = Depends(get_db)) ->
     except RankscopeError as exc:
         raise FieldError("run_ids", exc) from None
     if len(runs) < 2:
-        raise FieldError("run_ids", "give at least two different runs").keyed("service.two_runs")
+        raise FieldError("run_ids", _("give at least two different runs"))
     try:
         comparison = run_comparison(qrels, runs, names, metrics, body.model_dump(), body.baseline_run_id,
                                     body.test, body.alpha, body.correction)
@@ -115,8 +116,7 @@ def download_report(
         raise FieldError("baseline_run_id" if "baseline" in str(exc) else "format", exc) from None
     row = store.request_report(db, job_id, format, lang, baseline)
     if row.status == "failed":
-        raise FieldError("job_id", f"rendering the report failed: {row.error}", status=500).keyed(
-            "service.report_failed", error=row.error)
+        raise FieldError("job_id", _("rendering the report failed: {error}", error=row.error), status=500)
     if row.status != "done" or row.body is None:
         return JSONResponse({"status": "rendering", "detail": "the report is being rendered; ask again shortly"},
                             status_code=202, headers={"Retry-After": "1"})
@@ -135,7 +135,7 @@ def run_check(body: CheckCreate, db: Database = Depends(get_db)) -> dict[str, An
 
     ids = [body.run_id] + ([body.baseline_run_id] if body.baseline_run_id else [])
     try:
-        qrels, runs, _ = load_inputs(db, body.test_set_id, ids)
+        qrels, runs, __ = load_inputs(db, body.test_set_id, ids)
     except RankscopeError as exc:
         raise FieldError("run_id", exc) from None
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from rankscope.i18n import _
 from rankscope.service.api.errors import FieldError
 from rankscope.service.db import Database
 from rankscope.service.jobs import WorkerPool
@@ -35,8 +36,7 @@ NAME_PATTERN = r"^[^\x00-\x1f]*$"
 def check_name(value: str | None, field: str, default: str) -> str:
     name = (value or "").strip() or default
     if len(name) > 200:
-        raise FieldError(field, f"at most 200 characters, got {len(name)}").keyed("service.name_too_long",
-                                                                                  n=len(name))
+        raise FieldError(field, _("at most 200 characters, got {n}", n=len(name)))
     if any(ord(c) < 32 for c in name):
-        raise FieldError(field, "must not contain control characters").keyed("service.control_characters")
+        raise FieldError(field, _("must not contain control characters"))
     return name

@@ -5,10 +5,10 @@ Shape: ``{"detail": "<summary>", "errors": [{"field": "metrics", "problem": "...
 
 The JSON API answers in English whatever the client's language (clients match on these texts; the field names
 are what a program reads).  A dashboard page says the same problem in the page's language
-(:func:`rankscope.service.web.pages.lang_of`): the service's errors are keyed (:class:`rankscope.errors.Keyed`:
-rankscope's own errors, :class:`FieldError`, :class:`~rankscope.service.uploads.LimitExceeded`,
-:class:`~rankscope.service.store.NotFound`), and the request validator's usual complaints have their message
-``service.validation.<type>`` (:func:`validation_text`).
+(:func:`rankscope.service.web.pages.lang_of`): the service's errors hold a :class:`~rankscope.i18n.Message`
+(rankscope's own errors, :class:`FieldError`, :class:`~rankscope.service.uploads.LimitExceeded`,
+:class:`~rankscope.service.store.NotFound`), and the request validator's usual complaints are said from their type
+(:data:`VALIDATION`, :func:`validation_text`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rankscope.errors import Keyed, RankscopeError, UnknownMetricError
-from rankscope.interpret.i18n import message, messages
+from rankscope.errors import RankscopeError, UnknownMetricError
+from rankscope.i18n import N_, Message, _, gettext
 from rankscope.service.ingest import UploadError
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import LimitExceeded
@@ -31,32 +31,27 @@ from rankscope.service.uploads import LimitExceeded
 __all__ = ["FieldError", "install_error_handlers", "error_body", "said", "field_problem", "validation_text"]
 
 
-class FieldError(Keyed, Exception):
-    """A user error tied to one request field: ``error`` is rankscope's error or a validator's complaint
-    (:class:`Invalid`), said in the reader's language as it says itself, or an English sentence, keyed with
-    :meth:`~rankscope.errors.Keyed.keyed` (``error.service.*``)."""
+class FieldError(Exception):
+    """A user error tied to one request field: ``error`` is rankscope's error, a validator's complaint
+    (:class:`Invalid`) or a :class:`~rankscope.i18n.Message`, said in the reader's language as it says itself (a plain
+    ``str`` is English only)."""
 
-    def __init__(self, field: str, error: Exception | Invalid | str, status: int = 422) -> None:
+    def __init__(self, field: str, error: Exception | Invalid | Message | str, status: int = 422) -> None:
         self.field = field
         self.error = error
         self.status = status
         super().__init__(str(error))
 
     def text(self, lang: str = "en") -> str:
-        if self.key is None and not isinstance(self.error, str):
-            return said(self.error, lang)
-        return super().text(lang)
+        return said(self.error, lang)
 
     @classmethod
     def of_address(cls, field: str, error: Exception) -> FieldError:
         """A refused outgoing address: 403 when the URL is valid but this service may not call it (its allow-list,
         its own address: the service's configuration forbids it), 422 when the URL itself is wrong."""
-        forbidden = getattr(error, "key", None) in FORBIDDEN_ADDRESS_KEYS
-        return cls(field, error, status=403 if forbidden else 422)
+        from rankscope.service.egress import ForbiddenURLError
 
-
-#: the keys of a valid address the service's configuration forbids it to call
-FORBIDDEN_ADDRESS_KEYS = frozenset({"service.not_allowed", "service.own_address", "monitor.webhook_not_allowed"})
+        return cls(field, error, status=403 if isinstance(error, ForbiddenURLError) else 422)
 
 
 @dataclass(frozen=True)
@@ -73,21 +68,41 @@ class Invalid:
         return self.text("en")
 
 
-def said(exc: BaseException | Invalid | str, lang: str = "en") -> str:
-    """What ``exc`` says in ``lang``: a keyed error's translation, else its English message."""
+#: pydantic's complaints, by their type, as the English of its message (said through the catalog)
+VALIDATION: dict[str, str] = {
+    "missing": N_("Field required"),
+    "int_parsing": N_("Input should be a valid integer, unable to parse string as an integer"),
+    "float_parsing": N_("Input should be a valid number, unable to parse string as a number"),
+    "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+    "greater_than_equal": N_("Input should be greater than or equal to {ge}"),
+    "less_than_equal": N_("Input should be less than or equal to {le}"),
+    "greater_than": N_("Input should be greater than {gt}"),
+    "less_than": N_("Input should be less than {lt}"),
+    "string_too_long": N_("String should have at most {max_length} characters"),
+    "string_too_short": N_("String should have at least {min_length} characters"),
+    "string_pattern_mismatch": N_("String should match pattern '{pattern}'"),
+    "literal_error": N_("Input should be {expected}"),
+    "enum": N_("Input should be {expected}"),
+}
+#: Starlette's own answers a page says in the reader's language
+HTTP_PAGES: dict[int, str] = {404: N_("Not Found")}
+
+
+def said(exc: BaseException | Invalid | Message | str, lang: str = "en") -> str:
+    """What ``exc`` says in ``lang`` (its translation when it can say itself), else its English message."""
     text = getattr(exc, "text", None)
     return str(text(lang)) if callable(text) else str(exc)
 
 
 def field_problem(field: str | None, problem: str, lang: str = "en") -> str:
     """``field: problem`` (``field：problem`` in Chinese), or the problem alone when no field is named."""
-    return message("service.field_problem", lang, field=field, problem=problem) if field else problem
+    return _("{field}: {problem}", field=field, problem=problem).text(lang) if field else problem
 
 
 def validation_text(error: dict[str, Any], lang: str = "en") -> str:
     """The request validator's (pydantic's) complaint about one field in ``lang``: its own English ``msg``, or the
-    message ``service.validation.<type>`` filled with its context; a ``ValueError`` of rankscope's validators says
-    itself (keyed).
+    English of :data:`VALIDATION` filled with its context and said in ``lang``; a ``ValueError`` of rankscope's
+    validators says itself.
 
     >>> e = {"type": "greater_than_equal", "msg": "Input should be greater than or equal to 1", "ctx": {"ge": 1}}
     >>> validation_text(e, "en"), validation_text(e, "zh")
@@ -100,12 +115,12 @@ def validation_text(error: dict[str, Any], lang: str = "en") -> str:
         return msg
     if kind == "value_error" and callable(getattr(ctx.get("error"), "text", None)):
         return said(ctx["error"], lang)
-    if f"service.validation.{kind}" not in messages(lang):
+    if kind not in VALIDATION:
         return msg
     if kind == "literal_error":  # "'a', 'b' or 'c'": listed in the reader's language
         ctx["expected"] = "、".join(p.strip() for p in str(ctx.get("expected", "")).replace(" or ", ", ").split(","))
     try:
-        return message(f"service.validation.{kind}", lang, **ctx)
+        return _(VALIDATION[kind], **ctx).text(lang)
     except (KeyError, IndexError, ValueError):  # a context this version of pydantic names otherwise
         return msg
 
@@ -127,7 +142,7 @@ def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[
     return error_page(request, status, page(lang_of(request)) if page is not None else str(body["detail"]))
 
 
-def _field_error(request: Request, field: str, exc: Exception | Invalid | str, status: int,
+def _field_error(request: Request, field: str, exc: Exception | Invalid | Message | str, status: int,
                  speaker: Exception | None = None) -> Response:
     """``exc`` as the answer naming ``field``; a page says it as ``speaker`` (the keyed error that carries it, when
     ``exc`` is only its English sentence) says itself."""
@@ -144,7 +159,7 @@ def _allowed(request: Request) -> list[str]:
 
     methods: set[str] = set()
     for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
+        match, __ = route.matches(request.scope)
         if match != Match.NONE:
             methods |= set(getattr(route, "methods", None) or ())
     return sorted(methods)
@@ -201,11 +216,11 @@ def install_error_handlers(app: FastAPI) -> None:
         field = getattr(exc, "field", None)
 
         def page(lang: str) -> str:  # Starlette's own answer (404 Not Found: no such page) in the page's language
-            key = f"service.http.{exc.status_code}"
-            return message(key, lang) if exc.detail == message(key) else field_problem(field, str(exc.detail), lang)
+            said = HTTP_PAGES[exc.status_code]
+            return gettext(said, lang) if exc.detail == said else field_problem(field, str(exc.detail), lang)
 
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:
             headers["Allow"] = ", ".join(_allowed(req))
         return _respond(req, error_body(field, str(exc.detail)), exc.status_code, headers or None,
-                        page=page if f"service.http.{exc.status_code}" in messages("en") else None)
+                        page=page if exc.status_code in HTTP_PAGES else None)

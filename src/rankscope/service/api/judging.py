@@ -12,7 +12,8 @@ from fastapi import Query as QueryParam
 from fastapi.responses import PlainTextResponse
 from sqlalchemy.orm import Session
 
-from rankscope.errors import Items, Said
+from rankscope.errors import Items, Message
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -61,15 +62,12 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                         provenance: Uploaded | None, order: str) -> int:
     """Read the uploads, check that every pool query and document has a text, store the task (API and dashboard)."""
     if test_set_id is not None and (queries or corpus):
-        raise FieldError("test_set_id", "give either a test set of the service or queries/corpus files, not both"
-                         ).keyed("service.texts_twice")
+        raise FieldError("test_set_id", _("give either a test set of the service or queries/corpus files, not both"))
     if test_set_id is None and queries is None:
-        raise FieldError("test_set_id", "the pool needs texts: give test_set_id (a test set of the service) or "
-                                        "a queries file (and a corpus file unless it holds both)").keyed(
-            "service.no_texts")
+        raise FieldError("test_set_id", _("the pool needs texts: give test_set_id (a test set of the service) or a "
+                                          "queries file (and a corpus file unless it holds both)"))
     if provenance is not None and labels is None:
-        raise FieldError("provenance", "a provenance file goes with a labels file (the qrels it describes)").keyed(
-            "service.provenance_alone")
+        raise FieldError("provenance", _("a provenance file goes with a labels file (the qrels it describes)"))
     label = check_name(name, "name", Path(pool.filename).name.split(".")[0] or "pool")
     with upload_dir() as tmp:
         records = read_pool_upload(tmp, counter, pool)
@@ -80,7 +78,7 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                 ts = store.get_testset(s, test_set_id, "test_set_id")
                 q_texts, d_texts = store.testset_texts(s, test_set_id, qids, dids)
             fields = ("test_set_id", "test_set_id")
-            source: str | Said = Said("error.service.source_testset", (("id", ts.id), ("name", ts.name)))
+            source: str | Message = _("test set {id} {name!r}", id=ts.id, name=ts.name)
         else:
             assert queries is not None
             if corpus is not None:
@@ -90,8 +88,8 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
                 both = read_texts_upload(tmp, counter, queries, ("queries", "corpus"))
                 q_texts, d_texts = both["queries"], both["corpus"]
             fields = ("queries", "corpus" if corpus is not None else "queries")
-            source = queries.filename if corpus is None else Said(
-                "error.service.source_files", (("first", queries.filename), ("second", corpus.filename)))
+            source = queries.filename if corpus is None else _("{first} and {second}", first=queries.filename,
+                                                               second=corpus.filename)
         pre = read_prelabels_upload(tmp, counter, labels, provenance) if labels is not None else None
     parsed = build_task(records, q_texts, d_texts, texts_field=fields, texts_source=source, prelabels=pre,
                         order=order)
@@ -100,7 +98,7 @@ def create_judging_task(db: Database, counter: Counter, pool: Uploaded, *, name:
         parsed.info["labels_file"] = labels.filename
     if test_set_id is not None:  # test sets keep document texts up to STORED_DOC_CHARS characters
         parsed.info["stored_doc_chars"] = STORED_DOC_CHARS
-        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for _, t, _ in parsed.docs if len(t) >= STORED_DOC_CHARS)
+        parsed.info["docs_maybe_cut_on_upload"] = sum(1 for _d, t, *_r in parsed.docs if len(t) >= STORED_DOC_CHARS)
     return store.create_task(db, label, parsed.queries, parsed.docs, parsed.items, parsed.info)
 
 
@@ -153,16 +151,13 @@ def _known(s: Session, task_id: int, annotator: str | None) -> None:
 
         close = Items(tuple(difflib.get_close_matches(annotator, names, n=3)))
         if close.items:
-            raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                          f"did you mean: {close}?", status=404).keyed(
-                "service.unknown_annotator_suggest",
-                                                                           annotator=annotator, task=task_id,
-                                                                           close=close)
-        known = Items(tuple(names)) if names else Said("error.service.none_yet")
-        raise FieldError("annotator", f"no judgment by {annotator!r} in judging task {task_id}; "
-                                      f"annotators: {known}", status=404).keyed(
-            "service.unknown_annotator", annotator=annotator,
-                                                                    task=task_id, names=known)
+            raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; did you mean: "
+                                            "{close}?", annotator=annotator, task=task_id, close=close),
+                                          status=404)
+        known = Items(tuple(names)) if names else _("none yet")
+        raise FieldError("annotator", _("no judgment by {annotator!r} in judging task {task}; annotators: {names}",
+                                        annotator=annotator, task=task_id, names=known),
+                                      status=404)
 
 
 def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
@@ -185,8 +180,8 @@ def export_for(db: Database, task_id: int, annotator: str | None, merge: str,
     labels, summary = export_labels(graded, pre, n_items=n_items, merge=merge, skipped=skipped,
                                     with_prelabels=prelabels)
     if len(labels.qrels) == 0:
-        raise FieldError("path", f"judging task {task_id}: no item has a grade yet, nothing to export",
-                         status=409).keyed("service.nothing_to_export", task=task_id)
+        raise FieldError("path", _("judging task {task}: no item has a grade yet, nothing to export", task=task_id),
+                                 status=409)
     with tempfile.TemporaryDirectory(prefix="rankscope-export-") as tmp:
         side = labels.write(Path(tmp) / "judged.qrels")
         return ((Path(tmp) / "judged.qrels").read_text(encoding="utf-8"), side.read_text(encoding="utf-8"),
@@ -214,7 +209,7 @@ def upload_task(
 ) -> dict[str, Any]:
     up = _upload(pool, "pool")
     if up is None:
-        raise FieldError("pool", "upload the pool file").keyed("service.no_pool_file")
+        raise FieldError("pool", _("upload the pool file"))
     task_id = create_judging_task(db, counter, up, name=name, test_set_id=test_set_id,
                                   queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
                                   labels=_upload(labels, "labels"), provenance=_upload(provenance, "provenance"),
@@ -248,16 +243,18 @@ def _who(request: Request, db: Database, task_id: int, annotator: str | None) ->
     if me.annotator is None:
         return me, annotator
     if annotator is not None and annotator != me.name:
-        raise FieldError("annotator", f"an annotator sees only their own judgments ({me.name!r})", status=403).keyed(
-            "service.only_own", annotator=me.name)
+        raise FieldError("annotator", _("an annotator sees only their own judgments ({annotator!r})",
+                                        annotator=me.name),
+                                      status=403)
     return me, me.name
 
 
 def _show_prelabels(db: Database, task_id: int, me: Identity, items: list[JudgingItem], via: str) -> None:
     """Record that the pre-labels of ``items`` are shown to the caller (403 for a blind annotator)."""
     if me.blind:
-        raise FieldError("prelabels", f"{me.name!r} judges blind: the pre-labels are not shown to them",
-                         status=403).keyed("service.blind_annotator", annotator=me.name)
+        raise FieldError("prelabels", _("{annotator!r} judges blind: the pre-labels are not shown to them",
+                                        annotator=me.name),
+                                      status=403)
     store.record_views(db, task_id, [i.id for i in items if i.prelabel_source is not None], me.name, via)
 
 
@@ -266,7 +263,7 @@ def _show_prelabels(db: Database, task_id: int, me: Identity, items: list[Judgin
              responses={409: {"model": ErrorBody, "description": "an annotator of that name is already invited"}})
 def invite(task_id: TaskId, body: AnnotatorIn, request: Request, db: Database = Depends(get_db)) -> dict[str, Any]:
     if identify(request, db, task_id).annotator is not None:
-        raise FieldError("path", "annotators cannot invite annotators", status=403).keyed("service.not_admin")
+        raise FieldError("path", _("annotators cannot invite annotators"), status=403)
     try:
         who, token = store.create_annotator(db, task_id, body.name, body.blind)
     except store.AnnotatorExists as exc:
@@ -310,8 +307,7 @@ def next_item(task_id: TaskId, request: Request,
               db: Database = Depends(get_db)) -> dict[str, Any]:
     me, annotator = _who(request, db, task_id, annotator)
     if annotator is None:
-        raise FieldError("annotator", "name the annotator (or send their token)", status=401).keyed(
-            "service.name_annotator")
+        raise FieldError("annotator", _("name the annotator (or send their token)"), status=401)
     with db.read() as s:
         store.get_task(s, task_id)
         item, remaining = store.next_item(s, task_id, annotator, after)
@@ -328,15 +324,16 @@ def next_item(task_id: TaskId, request: Request,
              responses={403: {"model": ErrorBody, "description": "the annotator named is not the token's"}})
 def judge(task_id: TaskId, body: JudgmentIn, request: Request, db: Database = Depends(get_db)) -> dict[str, Any]:
     if body.skip and body.grade is not None:
-        raise FieldError("grade", "give a grade or skip, not both").keyed("service.grade_and_skip")
+        raise FieldError("grade", _("give a grade or skip, not both"))
     if not body.skip and body.grade is None:
-        raise FieldError("grade", "give a grade from 0 to 3, or skip: true").keyed("service.no_grade")
+        raise FieldError("grade", _("give a grade from 0 to 3, or skip: true"))
     who = require_annotator(identify(request, db, task_id), task_id)
     if body.annotator is not None and body.annotator != who.name:
-        raise FieldError("annotator", f"the token is {who.name!r}'s: nobody judges under another name",
-                         status=403).keyed("service.not_your_name", annotator=who.name)
+        raise FieldError("annotator", _("the token is {annotator!r}'s: nobody judges under another name",
+                                        annotator=who.name),
+                                      status=403)
     if "\x00" in body.note:
-        raise FieldError("note", "must not contain NUL characters").keyed("service.nul")
+        raise FieldError("note", _("must not contain NUL characters"))
     j = store.save_judgment(db, task_id, body.item_id, who.name, body.grade, body.note.strip())
     with db.read() as s:
         return judgment_out(store.get_item(s, task_id, body.item_id, "item_id"), j)
@@ -385,7 +382,7 @@ def read_agreement(task_id: TaskId, relevance_level: Annotated[int, QueryParam(g
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                  prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    qrels, _, _ = export_for(db, task_id, annotator, merge, prelabels)
+    qrels, *_rest = export_for(db, task_id, annotator, merge, prelabels)
     return PlainTextResponse(qrels, headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels"'})
 
@@ -395,7 +392,7 @@ def export_qrels(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge
             responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **NOTHING})
 def export_provenance(task_id: TaskId, annotator: AnnotatorQuery = None, merge: Merge = "median",
                       prelabels: bool = False, db: Database = Depends(get_db)) -> Response:
-    _, side, _ = export_for(db, task_id, annotator, merge, prelabels)
+    _qrels, side, _prelabels = export_for(db, task_id, annotator, merge, prelabels)
     return Response(side, media_type="application/x-ndjson", headers={
         "Content-Disposition": f'attachment; filename="judging-{task_id}.qrels.provenance.jsonl"'})
 

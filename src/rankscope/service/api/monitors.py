@@ -17,6 +17,7 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.service.api.deps import check_name, get_db
 from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID, PRINTABLE, URL_SCHEMA, VISIBLE_URL, ErrorBody
@@ -80,9 +81,9 @@ def _rules(body: MonitorCreate) -> list[dict[str, Any]]:
             raise FieldError(f"rules[{i}]", exc) from None
         for rule in rules:
             if body.kind == "traffic" and rule.kind == "drop":
-                raise FieldError(f"rules[{i}]", "a drop against a baseline needs the same queries every round: "
-                                 "use it on a canary (traffic is watched with below and signal rules)").keyed(
-                    "monitor.drop_on_traffic")
+                raise FieldError(f"rules[{i}]", _("a drop against a baseline needs the same queries every round: "
+                                                  "use it on a canary (traffic is watched with below and signal "
+                                                  "rules)"))
             if rule.to_dict() not in out:
                 out.append(rule.to_dict())
     return out
@@ -102,9 +103,9 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
     params: dict[str, Any] = {"metrics": list(body.metrics), "seed": body.seed}
     if body.kind == "canary":
         if body.test_set_id is None:
-            raise FieldError("test_set_id", "a canary needs the test set it asks").keyed("monitor.needs_testset")
+            raise FieldError("test_set_id", _("a canary needs the test set it asks"))
         if not body.retriever_url:
-            raise FieldError("retriever_url", "a canary needs the retriever it asks").keyed("monitor.needs_retriever")
+            raise FieldError("retriever_url", _("a canary needs the retriever it asks"))
         try:
             url = settings.egress.check(body.retriever_url)
         except RankscopeError as exc:
@@ -119,13 +120,13 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
         b = params["baseline"]
         if b.get("kind") not in ("first", "round", "run") or (b["kind"] != "first" and not isinstance(b.get("id"),
                                                                                                        int)):
-            raise FieldError("baseline", 'expected {"kind": "first"}, {"kind": "round", "id": N} or '
-                             '{"kind": "run", "id": N}').keyed("monitor.baseline")
+            raise FieldError("baseline", _('expected {"kind": "first"}, {"kind": "round", "id": N} or {"kind": '
+                                           '"run", "id": N}'))
         with db.read() as s:
             ts = store.get_testset(s, body.test_set_id, "test_set_id")
             if b["kind"] == "run" and store.get_run(s, b["id"], "baseline").test_set_id != ts.id:
-                raise FieldError("baseline", f"run {b['id']} is not a run of test set {ts.id}").keyed(
-                    "monitor.baseline_run", run=b["id"], test_set=ts.id)
+                raise FieldError("baseline", _("run {run} is not a run of test set {test_set}", run=b["id"],
+                                               test_set=ts.id))
             if body.sample is not None:
                 import numpy as np
 
@@ -136,8 +137,8 @@ def _params(body: MonitorCreate, request: Request, db: Database) -> tuple[dict[s
                 params["query_ids"] = sorted(ids[int(i)] for i in chosen)
     else:
         if body.retriever_url or body.schedule:
-            raise FieldError("kind", "a traffic monitor watches the events sent to it: it has no retriever or "
-                             "schedule").keyed("monitor.traffic_fields")
+            raise FieldError("kind", _("a traffic monitor watches the events sent to it: it has no retriever or "
+                                       "schedule"))
         if body.test_set_id is not None:  # its documents are the known ids (the unknown-id rate)
             from rankscope.service import store
 
@@ -162,12 +163,11 @@ def _judge(j: dict[str, Any], settings: Any) -> dict[str, Any]:
     from rankscope.monitor.judged import JudgeBudget, sample_events
 
     if not settings.judge_url or not settings.judge_model:
-        raise FieldError("judge", "this service has no judge: start it with --judge-url URL --judge-model NAME"
-                         ).keyed("monitor.no_judge")
+        raise FieldError("judge", _("this service has no judge: start it with --judge-url URL --judge-model NAME"))
     extra = sorted(set(j) - {"metrics", "sample", "budget", "lang", "concurrency"})
     if extra:
-        raise FieldError("judge", f"unknown field {extra[0]!r} (known: budget, concurrency, lang, metrics, sample)"
-                         ).keyed("monitor.judge_field", name=extra[0])
+        raise FieldError("judge", _("unknown field {name!r} (known: budget, concurrency, lang, metrics, sample)",
+                                    name=extra[0]))
     try:
         for m in j.get("metrics") or []:
             metric_bounds(m)
@@ -202,7 +202,7 @@ def monitor_status(s: Any, m: Monitor) -> dict[str, Any]:
                                                    "metrics": (last.summary or {}).get("metrics"),
                                                    "job_id": last.job_id}
         running = mstore.running_rounds(s, m.id)
-        out["running"] = [r.job_id for r, _ in running]
+        out["running"] = [r.job_id for r, __ in running]
         if not last and out["status"] == "ok":
             out["status"] = "no data"
     else:
@@ -245,8 +245,8 @@ def create_monitor(body: MonitorCreate, request: Request, db: Database = Depends
     name = check_name(body.name, "name", "monitor")
     with db.read() as s:
         if mstore.monitor_by_name(s, name) is not None:
-            raise FieldError("name", f"a monitor named {name!r} exists already",  # the request is fine, the
-                             status=409).keyed("monitor.name_taken", name=name)  # state is not: 409 Conflict
+            raise FieldError("name", _("a monitor named {name!r} exists already", name=name),  # the request is fine,
+                             status=409)  # the state is not: 409 Conflict
     params, webhook = _params(body, request, db)
     rules = _rules(body)
     monitor_id = mstore.create_monitor(db, name=name, kind=body.kind, test_set_id=body.test_set_id, params=params,
@@ -334,8 +334,7 @@ def _traffic_monitor(db: Database, monitor_id: int) -> Monitor:
         m = mstore.get_monitor(s, monitor_id)
         s.expunge(m)
     if m.kind != "traffic":
-        raise FieldError("monitor_id", f"monitor {m.id} is a canary: events go to a traffic monitor").keyed(
-            "monitor.not_traffic", id=m.id)
+        raise FieldError("monitor_id", _("monitor {id} is a canary: events go to a traffic monitor", id=m.id))
     if len(_KINDS) > 10_000:
         _KINDS.clear()
     _KINDS[key] = (time.monotonic(), m)

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 from rankscope.choices import DEFAULT_METRICS as _DEFAULT_METRICS
 from rankscope.choices import Missing, ScorePrecision, Unjudged
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 
 __all__ = [
     "TestSetOut", "RunOut", "EvaluationCreate", "LiveEvaluationCreate", "EvaluationOut", "Progress",
@@ -25,7 +26,7 @@ DEFAULT_METRICS = list(_DEFAULT_METRICS)  # the library's and the command line's
 
 def _printable(value: str) -> str:
     if any(ord(c) < 32 and c not in "\t" for c in value):
-        raise InvalidParameterError("must not contain control characters").keyed("service.control_characters")
+        raise InvalidParameterError(_("must not contain control characters"))
     return value
 
 
@@ -192,9 +193,9 @@ class ReportPending(BaseModel):
 def _annotator(value: str) -> str:
     value = value.strip()
     if not value:
-        raise InvalidParameterError("must not be empty").keyed("service.empty_annotator")
+        raise InvalidParameterError(_("must not be empty"))
     if any(ord(c) < 32 or c == "," for c in value):
-        raise InvalidParameterError("must not contain commas or control characters").keyed("service.annotator_chars")
+        raise InvalidParameterError(_("must not contain commas or control characters"))
     return value
 
 

@@ -10,6 +10,7 @@ from fastapi import Path as PathParam
 from fastapi import Query as QueryParam
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.api.deps import NAME_PATTERN, check_name, get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -36,7 +37,7 @@ def upload_testset(
     filename = Path(file.filename or "file").name
     label = check_name(name, "name", Path(filename).stem)
     if "\x00" in description:
-        raise FieldError("description", "must not contain NUL characters").keyed("service.nul")
+        raise FieldError("description", _("must not contain NUL characters"))
     extra = Uploaded(queries.file, Path(queries.filename).name, "queries") if queries and queries.filename else None
     with upload_dir() as tmp:
         parsed = read_testset_upload(tmp, counter, Uploaded(file.file, filename), format, queries=extra, split=split)

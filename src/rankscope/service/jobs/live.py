@@ -25,7 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rankscope.data import Run
-from rankscope.errors import RankscopeError, Said
+from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.retrieval.cache import QueryOutcome
 from rankscope.service import store
 from rankscope.service.db import Database, Job
@@ -59,7 +60,7 @@ class LiveResultsCache:
         """The queries answered without error (the runner asks the others)."""
         with self.db.read() as s:
             rows = store.answered_queries(s, self.job_id)
-        return [QueryOutcome(q, [str(d) for d, _ in hits or []], [float(v) for _, v in hits or []],
+        return [QueryOutcome(q, [str(d) for d, __ in hits or []], [float(v) for __, v in hits or []],
                              (ms or 0.0) / 1000) for q, hits, ms in rows]
 
     def append(self, entry: QueryOutcome) -> None:
@@ -157,8 +158,8 @@ def finish_live_job(db: Database, job: Job) -> None:
         rows = store.live_run_rows(s, job.id)
         if not rows:
             first = store.first_live_error(s, job.id)
-            raise RankscopeError(f"the retriever answered no query; first error: {first or 'none'}").keyed(
-                "service.no_answer", first=first or Said("error.service.none"))
+            raise RankscopeError(_("the retriever answered no query; first error: {first}",
+                                   first=first or _("none")))
         qs: list[str] = []
         ds: list[str] = []
         vs: list[float] = []

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
+from rankscope.i18n import _
 from rankscope.service import store
 from rankscope.service.db import Annotator, Database
 
@@ -77,9 +78,9 @@ def identify(request: Request, db: Database, task_id: int) -> Identity:
         store.get_task(s, task_id)
         who = store.find_annotator(s, task_id, token)
     if who is None:
-        raise FieldError(ANNOTATOR_HEADER, f"not an invitation token of judging task {task_id} (ask the task's "
-                                           "administrator for a new invitation link)", status=401).keyed(
-            "service.bad_annotator_token", task=task_id)
+        raise FieldError(ANNOTATOR_HEADER, _("not an invitation token of judging task {task} (ask the task's "
+                                             "administrator for a new invitation link)", task=task_id),
+                                           status=401)
     return Identity(who)
 
 
@@ -88,8 +89,8 @@ def require_annotator(identity: Identity, task_id: int) -> Annotator:
     from rankscope.service.api.errors import FieldError
 
     if identity.annotator is None:
-        raise FieldError(ANNOTATOR_HEADER, f"judging needs an annotator's invitation token: invite annotators "
-                                           f"(POST /api/v1/judging/{task_id}/annotators) and send their token as "
-                                           f"{ANNOTATOR_HEADER}", status=401).keyed(
-            "service.needs_annotator", task=task_id, header=ANNOTATOR_HEADER)
+        raise FieldError(ANNOTATOR_HEADER, _("judging needs an annotator's invitation token: invite annotators "
+                                             "(POST /api/v1/judging/{task}/annotators) and send their token as "
+                                             "{header}", task=task_id, header=ANNOTATOR_HEADER),
+                                           status=401)
     return identity.annotator

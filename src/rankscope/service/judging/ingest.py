@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rankscope.errors import Items, ParseError, RankscopeError, Said
+from rankscope.errors import Items, Message, ParseError, RankscopeError
+from rankscope.i18n import N_, _
 from rankscope.service.ingest import MAX_DOC_CHARS, Uploaded, UploadError, named_errors
 from rankscope.service.uploads import Counter, spool
 
@@ -46,7 +47,7 @@ class ParsedTask:
 
 def _nonempty(path: Path, up: Uploaded) -> None:
     if path.stat().st_size == 0:
-        raise UploadError(up.field, "the uploaded file is empty").keyed("service.empty_upload")
+        raise UploadError(up.field, _("the uploaded file is empty"))
 
 
 def read_pool_upload(tmp: Path, counter: Counter, up: Uploaded) -> list[dict[str, Any]]:
@@ -80,8 +81,8 @@ def read_texts_upload(tmp: Path, counter: Counter, up: Uploaded, kinds: tuple[st
             try:
                 out[kind] = read_texts(path, "queries" if kind == "queries" else "corpus")
             except OSError as exc:
-                raise ParseError(str(exc.strerror or exc), source=up.filename).keyed(
-                    "service.os_error", reason=exc.strerror or exc) from None
+                raise ParseError(str(exc.strerror or exc),
+                                 source=up.filename) from None
     return out
 
 
@@ -116,12 +117,16 @@ def _order(records: list[dict[str, Any]], order: str) -> list[dict[str, Any]]:
     return out
 
 
-def _missing(field: str, what: str, ids: list[str], total: int, source: str | Said) -> UploadError:
+#: what of the pool has no text, said in an error
+_WHAT = {"queries": N_("queries"), "documents": N_("documents")}
+
+
+def _missing(field: str, what: str, ids: list[str], total: int, source: str | Message) -> UploadError:
     """``field``: n of the pool's ``what`` (``queries``, ``documents``) have no text in ``source``."""
     sample = Items(tuple(ids[:5]), quote=True)
-    return UploadError(field, f"{len(ids)} of {total} {what} of the pool have no text in {source} (e.g. {sample})"
-                       ).keyed("service.no_text", n=len(ids), total=total, what=Said(f"error.service.{what}"),
-                               source=source, sample=sample)
+    return UploadError(field, _("{n} of {total} {what} of the pool have no text in {source} (e.g. {sample})",
+                                n=len(ids), total=total, what=_(_WHAT[what]), source=source,
+                                sample=sample))
 
 
 #: provenance columns an item stores in columns of its own; every other one goes to its ``prelabel_receipt``
@@ -139,13 +144,14 @@ def _receipt(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_texts: dict[str, str], *,
-               texts_field: tuple[str, str], texts_source: str | Said, prelabels: Any = None, order: str = "shuffled",
+               texts_field: tuple[str, str], texts_source: str | Message, prelabels: Any = None,
+               order: str = "shuffled",
                max_doc_chars: int = MAX_DOC_CHARS) -> ParsedTask:
     """Items, texts and counts of a judging task (see the module docstring).
 
     ``texts_field`` names the request fields of the query and document texts (for the errors),
-    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``; a :class:`Said` phrase is
-    said in the reader's language in the errors).
+    ``texts_source`` says where they came from (``test set 3 'toy'``, ``queries.jsonl``; a
+    :class:`~rankscope.i18n.Message` is said in the reader's language in the errors).
 
     >>> recs = [{"query_id": "q1", "doc_id": "d1", "best_rank": 1, "runs": {"bm25": 1}}]
     >>> task = build_task(recs, {"q1": "what"}, {"d1": "x" * 12}, texts_field=("queries", "corpus"),
@@ -155,8 +161,7 @@ def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_t
     """
     if order not in ORDERS:
         orders = Items(ORDERS)
-        raise UploadError("order", f"must be one of {orders}; got {order!r}").keyed("service.one_of", choices=orders,
-                                                                                    value=order)
+        raise UploadError("order", _("must be one of {choices}; got {value!r}", choices=orders, value=order))
     qids = list(dict.fromkeys(r["query_id"] for r in records))
     dids = list(dict.fromkeys(r["doc_id"] for r in records))
     no_q = [q for q in qids if not (query_texts.get(q) or "").strip()]
@@ -186,7 +191,7 @@ def build_task(records: list[dict[str, Any]], query_texts: dict[str, str], doc_t
             "prelabel_prompt": (p["prompt"] or None) if p else None, "prelabel_error": p["error"] if p else None,
             "prelabel_receipt": _receipt(p) if p else None})
     info = {"texts": str(texts_source), "order": order, "max_doc_chars": max_doc_chars,
-            "docs_cut": sum(1 for _, t, n in docs if n > len(t)),
+            "docs_cut": sum(1 for __, t, n in docs if n > len(t)),
             "prelabels": len(pre), "prelabels_failed": sum(1 for p in pre.values() if p["grade"] is None),
             "prelabels_outside_pool": outside,
             "prelabel_models": sorted({f"{p['model']} / {p['prompt']}" for p in pre.values()

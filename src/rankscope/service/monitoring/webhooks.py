@@ -14,8 +14,10 @@ import logging
 import time
 from typing import Any
 
-from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.errors import RankscopeError
+from rankscope.i18n import _
 from rankscope.service.db import Database, Monitor
+from rankscope.service.egress import NotAllowedError
 from rankscope.service.settings import Settings
 from rankscope.service.store import monitoring as mstore
 
@@ -29,15 +31,11 @@ def check_webhook(settings: Settings, url: str) -> str:
     """The URL, normalised, if alerts may be sent there; :class:`InvalidParameterError` saying why not."""
     try:
         return settings.webhook_egress.check(url)
-    except RankscopeError as exc:
-        if exc.key != "service.not_allowed":
-            raise
-        address = exc.values["address"]
+    except NotAllowedError as exc:
+        address = exc.address
         allowed = settings.webhook_egress.describe()
-        raise InvalidParameterError(
-            f"host {address} is not on the webhook allow-list ({allowed}); start the service with "
-            f"--allow-webhook {address}").keyed("monitor.webhook_not_allowed", address=address,
-                                                allowed=allowed) from None
+        raise NotAllowedError(_("host {address} is not on the webhook allow-list ({allowed}); start the service "
+                                "with --allow-webhook {address}", address=address, allowed=allowed), address) from None
 
 
 def _post(settings: Settings, url: str, payload: dict[str, Any]) -> str | None:

@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
-from rankscope.errors import Keyed, Said
+from rankscope.i18n import N_, Message, _, say
 from rankscope.service.db import Database
 
 __all__ = ["NotFound", "insert_rows", "fetch", "CHUNK"]
@@ -15,27 +15,34 @@ M = TypeVar("M")
 CHUNK = 2000
 
 
-class NotFound(Keyed, LookupError):
+#: the objects of the store, said in an error
+WHAT = {"test set": N_("test set {key}"), "run": N_("run {key}"), "evaluation": N_("evaluation {key}"),
+        "judging task": N_("judging task {key}"), "item": N_("item {key} of judging task {task}"),
+        "monitor": N_("monitor {key}"), "window": N_("window {key}")}
+
+
+class NotFound(LookupError):
     """A referenced object does not exist; ``what`` names it (``"test set 3"``), ``field`` the request field.
 
-    Keyed as rankscope's errors are (``error.service.not_found``, filled with the object said in the reader's
-    language), so that the dashboard says it in the page's language:
+    Message in the reader's language as rankscope's errors are, so that the dashboard says it in the page's language:
 
     >>> NotFound.of("test set", 3).text("zh")
     '未找到测试集 3'
     """
 
-    def __init__(self, what: str, field: str = "path") -> None:
-        self.what = what
+    def __init__(self, message: Message | str, field: str = "path") -> None:
+        self.message = message
         self.field = field
-        super().__init__(f"{what} not found")
+        super().__init__(str(message))
+
+    def text(self, lang: str = "en") -> str:
+        return str(say(self.message, lang))
 
     @classmethod
     def of(cls, what: str, key: Any, field: str = "path", **more: Any) -> NotFound:
         """``<what> <key> not found`` (``what``: ``test set``, ``run``, ``evaluation``, ``judging task``, or ``item``
-        with the task in ``more``), said in every language by message ``error.service.what.<what>``."""
-        said = Said(f"error.service.what.{what.replace(' ', '_')}", (("key", key), *more.items()))
-        return cls(str(said), field).keyed("service.not_found", what=said)
+        with the task in ``more``)."""
+        return cls(_("{what} not found", what=_(WHAT[what], key=key, **more)), field)
 
 
 def insert_rows(db: Database, session: Session, table: Any, rows: list[dict[str, Any]]) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from rankscope.errors import InvalidParameterError, RankscopeError
+from rankscope.i18n import _
 from rankscope.service.db import Database, Job, JobRun, LiveResult, Query, QueryScore, Report, RunRecord, TestSet
 from rankscope.service.db.models import utcnow
 from rankscope.service.store.base import fetch, insert_rows
@@ -32,7 +33,7 @@ def validate_metrics(metrics: Iterable[str]) -> list[str]:
 
     names = [str(m) for m in metrics]
     if not names:
-        raise InvalidParameterError("metrics: give at least one metric").keyed("service.no_metric")
+        raise InvalidParameterError(_("metrics: give at least one metric"))
     parse_metrics(names)
     return names
 
@@ -46,9 +47,8 @@ def create_job(db: Database, kind: str, test_set_id: int, params: dict[str, Any]
         for rid in run_ids or []:
             rec = get_run(s, rid, "run_ids")
             if rec.test_set_id != test_set_id:
-                raise InvalidParameterError(
-                    f"run_ids: run {rid} belongs to test set {rec.test_set_id}, not to test set {test_set_id}"
-                ).keyed("service.job_run_of_other_testset", run=rid, belongs=rec.test_set_id, test_set=test_set_id)
+                raise InvalidParameterError(_("run_ids: run {run} belongs to test set {belongs}, not to test set "
+                                              "{test_set}", run=rid, belongs=rec.test_set_id, test_set=test_set_id))
             if kind == "evaluate" and rec.n_judged == 0:
                 _no_common_query(ts, rec)
         runs = list(dict.fromkeys(run_ids or []))
@@ -72,8 +72,7 @@ def _no_common_query(ts: TestSet, rec: RunRecord) -> None:
     try:
         Evaluator(load_qrels(ts), ["P@1"]).evaluate(load_run(rec))
     except RankscopeError as exc:
-        raise InvalidParameterError(f"run_ids: run {rec.id}: {exc}").keyed("service.job_run_problem", run=rec.id,
-                                                                           reason=exc) from None
+        raise InvalidParameterError(_("run_ids: run {run}: {reason}", run=rec.id, reason=exc)) from None
 
 
 def get_job(s: Session, job_id: str) -> Job:
@@ -255,9 +254,9 @@ def live_summary(s: Session, job_id: str) -> dict[str, Any]:
     """Errors (``{query: message}``) and the latencies (ms) of the answered queries of a live job."""
     rows = s.execute(select(LiveResult.query_id, LiveResult.error, LiveResult.latency_ms)
                      .where(LiveResult.job_id == job_id)).all()
-    return {"asked": len(rows), "answered": sum(1 for _, e, _ in rows if e is None),
-            "errors": {q: e for q, e, _ in rows if e is not None},
-            "latencies_ms": [ms for _, e, ms in rows if e is None and ms is not None]}
+    return {"asked": len(rows), "answered": sum(1 for _q, e, _ms in rows if e is None),
+            "errors": {q: e for q, e, __ in rows if e is not None},
+            "latencies_ms": [ms for __, e, ms in rows if e is None and ms is not None]}
 
 
 def upsert_live_results(db: Database, rows: list[dict[str, Any]]) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from rankscope.errors import InvalidParameterError
+from rankscope.i18n import _
 from rankscope.service.db import (
     Annotator,
     Database,
@@ -228,8 +229,8 @@ def create_annotator(db: Database, task_id: int, name: str, blind: bool) -> tupl
     with db.write() as s:
         get_task(s, task_id)
         if s.scalars(select(Annotator.id).where(Annotator.task_id == task_id, Annotator.name == name)).first():
-            raise AnnotatorExists(f"{name!r} is already invited to judging task {task_id}").keyed(
-                "service.annotator_exists", annotator=name, task=task_id)
+            raise AnnotatorExists(_("{annotator!r} is already invited to judging task {task}", annotator=name,
+                                    task=task_id))
         who = Annotator(task_id=task_id, name=name, token_hash=hash_token(token), blind=blind, created_at=utcnow())
         s.add(who)
         s.flush()

@@ -1,32 +1,10 @@
-"""Dashboard texts in English and Chinese (``i18n/<lang>.json``) and the choice of language."""
+"""The dashboard's choice of language (its texts are the catalog's: :mod:`rankscope.i18n`)."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
-
 from rankscope.choices import LANGS  # declared once, with the library and the command line
 
-__all__ = ["LANGS", "messages", "translate", "pick_lang"]
-
-HERE = Path(__file__).parent / "i18n"
-
-
-@cache
-def messages(lang: str) -> dict[str, str]:
-    data: dict[str, str] = json.loads((HERE / f"{lang}.json").read_text(encoding="utf-8"))
-    return data
-
-
-def translate(lang: str, key: str, **values: object) -> str:
-    """The text of ``key`` in ``lang`` (falling back to English, then to the key).
-
-    >>> translate("zh", "nav.runs"), translate("en", "eval.progress_live", finished=1, total=2, failed=0)
-    ('结果', '1 of 2 queries answered, 0 failed')
-    """
-    text = messages(lang).get(key) or messages("en").get(key) or key
-    return text.format(**values) if values else text
+__all__ = ["LANGS", "pick_lang"]
 
 
 def pick_lang(query: str | None, cookie: str | None, accept: str | None) -> str:

@@ -18,7 +18,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
-from rankscope.interpret.i18n import message
+from rankscope.i18n import _, gettext
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, new_counter
 from rankscope.service.api.errors import FieldError
@@ -56,7 +56,7 @@ def judging_upload(request: Request, pool: UploadFile, name: str = Form(""), tes
     try:
         up = _upload(pool, "pool")
         if up is None:
-            raise FieldError("pool", "choose the pool file").keyed("service.choose_pool_file")
+            raise FieldError("pool", _("choose the pool file"))
         task_id = create_judging_task(
             db, counter, up, name=name or None, test_set_id=_form_id(test_set_id, "test_set_id") if test_set_id
             else None, queries=_upload(queries, "queries"), corpus=_upload(corpus, "corpus"),
@@ -91,7 +91,7 @@ def _task_page(request: Request, task_id: int, db: Database, relevance_level: in
 async def invite_annotator(request: Request, task_id: TaskId, db: Database = Depends(get_db)) -> Response:
     """Invite an annotator; the page shows the invitation link once (the service keeps only the token's hash)."""
     if identify(request, db, task_id).annotator is not None:
-        return error_page(request, 403, message("error.service.not_admin", lang_of(request)))
+        return error_page(request, 403, gettext("annotators cannot invite annotators", lang_of(request)))
     form = await request.form()
     try:
         who = check_annotator(str(form.get("annotator", "")))
@@ -111,7 +111,9 @@ def join(request: Request, task_id: TaskId, token: Annotated[str, QueryParam(max
         store.get_task(s, task_id)
         who = store.find_annotator(s, task_id, token) if token else None
     if who is None:
-        return error_page(request, 401, message("error.service.bad_annotator_token", lang_of(request), task=task_id))
+        return error_page(request, 401, _("not an invitation token of judging task {task} (ask the task's "
+                                          "administrator for a new invitation link)",
+                                          task=task_id).text(lang_of(request)))
     resp = _see(f"/judging/{task_id}/judge")
     resp.set_cookie(judge_cookie(task_id), token, max_age=365 * 86400, path=f"/judging/{task_id}", httponly=True,
                     samesite="lax")
@@ -125,7 +127,9 @@ def _annotator(request: Request, db: Database, task_id: int) -> tuple[Annotator 
     except FieldError as exc:
         return None, error_page(request, exc.status, exc.text(lang_of(request)))
     if who is None:
-        return None, error_page(request, 401, message("error.service.needs_invitation", lang_of(request), task=task_id))
+        return None, error_page(request, 401, _("open the invitation link that the administrator of judging task "
+                                                "{task} made for you: it tells the service who you are",
+                                                task=task_id).text(lang_of(request)))
     return who, None
 
 
@@ -150,13 +154,12 @@ async def judge_submit(request: Request, task_id: TaskId, db: Database = Depends
     item_id = _form_id(form.get("item_id"), "item_id")
     choice = str(form.get("grade", "")).strip()
     if choice not in ("0", "1", "2", "3", "skip"):
-        raise FieldError("grade", f"expected 0, 1, 2, 3 or skip, got {choice[:20]!r}").keyed(
-            "service.bad_grade", value=choice[:20])
+        raise FieldError("grade", _("expected 0, 1, 2, 3 or skip, got {value!r}", value=choice[:20]))
     note = str(form.get("note", "")).replace("\x00", "").strip()[:5000]
     store.save_judgment(db, task_id, item_id, who.name, None if choice == "skip" else int(choice), note)
     with db.read() as s:
         current = store.get_item(s, task_id, item_id, "item_id")
-        nxt, _ = store.next_item(s, task_id, who.name, current.position)
+        nxt, __ = store.next_item(s, task_id, who.name, current.position)
     return _see(f"/judging/{task_id}/judge" + (f"?item={nxt.id}" if nxt is not None else ""))
 
 
@@ -170,7 +173,8 @@ async def reveal_prelabel(request: Request, task_id: TaskId, db: Database = Depe
     form = await request.form()
     item_id = _form_id(form.get("item_id"), "item_id")
     if who.blind:
-        return error_page(request, 403, message("error.service.blind_annotator", lang_of(request), annotator=who.name))
+        return error_page(request, 403, _("{annotator!r} judges blind: the pre-labels are not shown to them",
+                                          annotator=who.name).text(lang_of(request)))
     with db.read() as s:
         item = store.get_item(s, task_id, item_id, "item_id")
     store.record_views(db, task_id, [item.id] if item.prelabel_source is not None else [], who.name, "page")

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse
 
+from rankscope.i18n import N_, _, gettext
 from rankscope.service.api.deps import get_db
 from rankscope.service.api.schemas import MAX_ID
 from rankscope.service.db import Database, MonitorWindow
@@ -22,6 +23,15 @@ __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 MonitorId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
+#: the signals of a traffic window in words
+SIGNAL_NAMES = {
+    "events": N_("events"), "empty_rate": N_("empty result rate"), "short_rate": N_("short result rate"),
+    "unknown_rate": N_("unknown id rate"), "psi": N_("score shift (PSI)"),
+    "rbo": N_("overlap with the other version (RBO)"), "latency_p95": N_("latency p95 (ms)"),
+    "mean_results": N_("results per event"), "latency_p50": N_("latency p50 (ms)"),
+    "latency_p99": N_("latency p99 (ms)"), "latency_max": N_("latency max (ms)"),
+    "ks_statistic": N_("KS statistic (top-1 scores)"), "ks_p_value": N_("KS p-value"),
+}
 SIGNAL_CHARTS = ("empty_rate", "unknown_rate", "psi", "rbo", "latency_p95")
 
 
@@ -37,7 +47,7 @@ def _alert_marks(alerts: list[Any], label_time: dict[str, float]) -> tuple[list[
     return opened, cleared
 
 
-def _canary(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
+def _canary(s: Any, m: Any, lang: str) -> dict[str, Any]:
     rounds = mstore.list_rounds(s, m.id, limit=500)
     done = [(r, r.summary) for r in rounds if r.status == "done" and r.summary]
     alerts = mstore.list_alerts(s, m.id)
@@ -48,12 +58,13 @@ def _canary(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
     for metric in m.params.get("metrics", []):
         pts = [(r.scheduled_for, iv["mean"], iv["lower"], iv["upper"])
                for r, sm in done if (iv := sm["metrics"].get(metric)) and iv.get("mean") is not None]
-        charts.append(svg_chart([Series(metric, pts)], title=t("mon.chart_metric", metric=metric), opened=opened,
-                                cleared=cleared, y_range=(0.0, 1.0), x_range=span, chart_id=f"chart-{metric}"))
+        title = _("{metric}: mean per round with its {level} interval", metric=metric, level="95%").text(lang)
+        charts.append(svg_chart([Series(metric, pts)], title=title, opened=opened, cleared=cleared,
+                                y_range=(0.0, 1.0), x_range=span, chart_id=f"chart-{metric}"))
     lat = [(r.scheduled_for, v, None, None) for r, sm in done
            if (v := (sm.get("signals") or {}).get("latency_p95")) is not None]
     if lat:
-        charts.append(svg_chart([Series("p95", lat)], title=t("mon.chart_latency"), x_range=span,
+        charts.append(svg_chart([Series("p95", lat)], title=gettext("latency p95 (ms)", lang), x_range=span,
                                 chart_id="chart-latency"))
     from rankscope.service.monitoring.runner import round_label
 
@@ -69,7 +80,7 @@ def _canary(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
             "missed": int((m.state or {}).get("missed", 0))}
 
 
-def _traffic(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
+def _traffic(s: Any, m: Any, lang: str) -> dict[str, Any]:
     windows = mstore.list_windows(s, m.id, limit=1000)
     closed = [w for w in windows if w.closed]
     versions = sorted({w.retriever for w in windows})
@@ -86,13 +97,15 @@ def _traffic(s: Any, m: Any, lang: str, t: Any) -> dict[str, Any]:
         series = [Series(v, [(w.start, iv["mean"], iv["lower"], iv["upper"]) for w in closed if w.retriever == v
                              and (iv := ((w.judged or {}).get("metrics") or {}).get(metric))
                              and iv.get("mean") is not None]) for v in versions]
-        charts.append(svg_chart(series, title=t("mon.chart_judged", metric=metric), opened=opened, cleared=cleared,
+        title = _("{metric} (judged sample): mean per window with its {level} interval", metric=metric,
+                  level="95%").text(lang)
+        charts.append(svg_chart(series, title=title, opened=opened, cleared=cleared,
                                 y_range=(0.0, 1.0), x_range=span, chart_id=f"chart-{metric}"))
     for name in ("events", *SIGNAL_CHARTS):
         series = [Series(v, [(w.start, (w.signals or {}).get(name), None, None) for w in closed if w.retriever == v
                              and (w.signals or {}).get(name) is not None]) for v in versions]
         if any(x.points for x in series):
-            charts.append(svg_chart(series, title=t(f"mon.signal.{name}"), opened=opened, cleared=cleared,
+            charts.append(svg_chart(series, title=gettext(SIGNAL_NAMES[name], lang), opened=opened, cleared=cleared,
                                     x_range=span, chart_id=f"chart-{name}"))
     rows = []
     for w in reversed(windows[-300:]):
@@ -119,17 +132,11 @@ def monitors_page(request: Request, db: Database = Depends(get_db)) -> HTMLRespo
 @router.get("/monitors/{monitor_id}")
 def monitor_page(request: Request, monitor_id: MonitorId, db: Database = Depends(get_db)) -> HTMLResponse:
     from rankscope.service.api.monitors import monitor_status
-    from rankscope.service.web.i18n import translate
-
     lang = lang_of(request)
-
-    def t(key: str, **values: Any) -> str:
-        return translate(lang, key, **values)
-
     with db.read() as s:
         m = mstore.get_monitor(s, monitor_id)
         status = monitor_status(s, m)
-        view = _canary(s, m, lang, t) if m.kind == "canary" else _traffic(s, m, lang, t)
+        view = _canary(s, m, lang) if m.kind == "canary" else _traffic(s, m, lang)
         alerts = mstore.list_alerts(s, m.id)
         rejects = mstore.rejects(s, m.id)
         testset = None
@@ -154,10 +161,8 @@ def window_page(request: Request, monitor_id: MonitorId, window_id: Annotated[in
         seconds = float(m.params.get("window_seconds", 3600))
         events = mstore.window_events(s, m.id, w.start, w.start + seconds, w.retriever, limit=200)
     judged = w.judged or {}
-    from rankscope.service.web.i18n import messages
-
-    known = messages(lang_of(request))
-    names = {k: known.get(f"mon.signal.{k}", k) for k in (w.signals or {})}
+    lang = lang_of(request)
+    names = {k: gettext(SIGNAL_NAMES[k], lang) if k in SIGNAL_NAMES else k for k in (w.signals or {})}
     ref = (w.signals or {}).get("reference")
     return render(request, "monitor_window.html", "monitors", m=m, w=w, label=round_label(w.start),
                   judged=judged, events=events, sampled=judged.get("events") or {}, names=names,

@@ -7,6 +7,7 @@ Every state-changing form is checked by :class:`~rankscope.service.guards.SameOr
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
@@ -17,6 +18,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
+from rankscope.i18n import _, gettext, install_gettext
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError, field_problem, said
@@ -26,7 +28,7 @@ from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
-from rankscope.service.web.i18n import LANGS, pick_lang, translate
+from rankscope.service.web.i18n import LANGS, pick_lang
 from rankscope.service.web.views import (
     delete_view,
     drilldown,
@@ -43,15 +45,14 @@ TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 RunId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
 OptionalId = Annotated[int | None, QueryParam(ge=1, le=MAX_ID)]
-_ENV: list[Any] = []
 
 
-def _env() -> Any:
-    if not _ENV:
-        import jinja2
+@cache
+def _env(lang: str) -> Any:
+    """The dashboard's Jinja environment in ``lang`` (its messages said through the catalog)."""
+    import jinja2
 
-        _ENV.append(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
-    return _ENV[0]
+    return install_gettext(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True), lang)
 
 
 def lang_of(request: Request) -> str:
@@ -63,15 +64,12 @@ def render(request: Request, template: str, section: str = "", status: int = 200
     qlang = request.query_params.get("lang")
     lang = lang_of(request)
 
-    def t(key: str, **values: Any) -> str:
-        return translate(lang, key, **values)
-
     ctx.setdefault("error", None)
     ctx.setdefault("refresh", None)
     # the same page in the other language: the page's own parameters kept (a drill-down's query id)
     other = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
     ctx.setdefault("lang_switch", "?" + urlencode([*other, ("lang", "en" if lang == "zh" else "zh")]))
-    html = _env().get_template(template).render(t=t, lang=lang, section=section, **ctx)
+    html = _env(lang).get_template(template).render(lang=lang, section=section, **ctx)
     resp = HTMLResponse(html, status_code=status)
     if qlang in LANGS:
         resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")
@@ -88,8 +86,7 @@ def _form_id(value: object, field: str) -> int:
     """A positive database id from a form or query field (422 naming the field otherwise)."""
     text = str(value or "").strip()
     if not text.isdigit() or not 1 <= int(text) <= MAX_ID:
-        raise FieldError(field, f"expected an id between 1 and {MAX_ID}, got {text[:30]!r}").keyed(
-            "service.bad_id", max=MAX_ID, value=text[:30])
+        raise FieldError(field, _("expected an id between 1 and {max}, got {value!r}", max=MAX_ID, value=text[:30]))
     return int(text)
 
 
@@ -197,7 +194,7 @@ async def evaluations_create(request: Request, db: Database = Depends(get_db),
     try:
         run_ids = [_form_id(v, "run_ids") for v in form.getlist("run_ids")]
         if not run_ids:
-            raise FieldError("run_ids", "tick at least one run").keyed("service.tick_a_run")
+            raise FieldError("run_ids", _("tick at least one run"))
         metrics = store.validate_metrics(text.split())
         with db.read() as s:
             names = [store.get_run(s, rid, "run_ids").name for rid in run_ids]
@@ -305,13 +302,14 @@ def login(request: Request, token: str = Form(...), next: str = Form("/")) -> Re
     wait = throttle.wait(client)
     if wait > 0:  # too many wrong tokens from this address: not even checked
         page = render(request, "login.html", status=429, next=next,
-                      error=translate(lang_of(request), "login.too_many", seconds=max(1, int(wait + 0.999))))
+                      error=_("Too many wrong tokens from this address: try again in {seconds} s.",
+                              seconds=max(1, int(wait + 0.999))).text(lang_of(request)))
         page.headers["retry-after"] = str(max(1, int(wait + 0.999)))
         return page
     expected = request.app.state.settings.token or ""
     if not expected or not hmac.compare_digest(token.encode(), expected.encode()):
         throttle.fail(client)
-        return render(request, "login.html", status=401, next=next, error=translate(lang_of(request), "login.wrong"))
+        return render(request, "login.html", status=401, next=next, error=gettext("wrong token", lang_of(request)))
     target = next if next.startswith("/") and not next.startswith("//") else "/"
     resp = _see(target)
     resp.set_cookie("rankscope_token", quote(token), httponly=True, samesite="strict")

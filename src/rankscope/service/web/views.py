@@ -12,6 +12,7 @@ import math
 from typing import Any
 from xml.sax.saxutils import escape
 
+from rankscope.i18n import _, gettext
 from rankscope.service import store
 from rankscope.service.db import Database
 
@@ -40,7 +41,7 @@ def bar_chart(metrics: list[str], series: list[tuple[str, list[float | None]]]) 
                      f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{tick:g}</text>')
     for i, m in enumerate(metrics):
         gx = left + i * group_w + group_w * 0.1
-        for j, (_, values) in enumerate(series):
+        for j, (__, values) in enumerate(series):
             v = values[i]
             if v is None or not math.isfinite(v):
                 continue
@@ -50,7 +51,7 @@ def bar_chart(metrics: list[str], series: list[tuple[str, list[float | None]]]) 
                          f'{escape(m)} = {v:.4f}</title></rect>')
         parts.append(f'<text x="{left + (i + 0.5) * group_w:.1f}" y="{top + plot_h + 16}" font-size="11" '
                      f'text-anchor="middle">{escape(m)}</text>')
-    for j, (name, _) in enumerate(series):
+    for j, (name, _values) in enumerate(series):
         x = left + j * 150
         parts.append(f'<rect x="{x}" y="{height - 22}" width="10" height="10" fill="{PALETTE[j % len(PALETTE)]}"/>'
                      f'<text x="{x + 14}" y="{height - 13}" font-size="11">{escape(name[:22])}</text>')
@@ -131,7 +132,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         pairs = store.job_runs(s, job_id)
         live = store.live_summary(s, job_id) if job.kind == "live" else None
         scores = store.job_scores(s, job_id) if job.status == "done" else []
-    names = system_names([(rec.id, rec.name) for _, rec in pairs])
+    names = system_names([(rec.id, rec.name) for __, rec in pairs])
     metrics: list[str] = list(job.params.get("metrics", []))
     progress = info["progress"]
     pct = 100.0 * (progress["finished"] + progress["failed"]) / progress["total"] if progress["total"] else 0.0
@@ -144,10 +145,10 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
     }
     if live is not None:
         from rankscope.service.jobs.live import NO_TEXT
-        from rankscope.service.web.i18n import translate
 
         # the service's own reason is said in the page's language; a retriever's (HTTP status, transport error) as is
-        errors = {q: translate(lang, "live.not_asked") if e == NO_TEXT else e for q, e in live["errors"].items()}
+        errors = {q: gettext("not asked: the test set has no text for this query", lang) if e == NO_TEXT else e for q,
+                  e in live["errors"].items()}
         kinds: dict[str, int] = {}
         for e in errors.values():
             kinds[e] = kinds.get(e, 0) + 1
@@ -200,22 +201,23 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
     ctx["sig_legend"] = sig_legend(lang)
     ctx["chart"] = bar_chart(metrics, [(names[r["run_id"]], [r["means"].get(m) for m in metrics]) for r in done])
     grid: dict[str, dict[int, dict[str, Any]]] = {}
-    for run_id, qid, sc, _ in scores:
+    for run_id, qid, sc, __ in scores:
         grid.setdefault(qid, {})[run_id] = sc
     ctx["per_query_cols"] = [(rid, names[rid], m) for m in metrics for rid in run_ids]
     ordered = sorted(grid)
     ctx["more_rows"] = max(len(ordered) - MAX_ROWS, 0)
-    ctx["per_query"] = [(q, [grid[q].get(rid, {}).get(m) for rid, _, m in ctx["per_query_cols"]])
+    ctx["per_query"] = [(q, [grid[q].get(rid, {}).get(m) for rid, __, m in ctx["per_query_cols"]])
                         for q in ordered[:MAX_ROWS]]
     return ctx
 
 
 def sig_legend(lang: str) -> str:
     """The reports' legend of the significance marks (the dashboard uses the same test and marks)."""
-    from rankscope.interpret.i18n import message, setting_text
+    from rankscope.interpret.i18n import setting_text
 
-    return message("report.sig_legend", lang, test=setting_text("test", "t", lang), alpha=0.05,
-                   correction=setting_text("correction", "holm", lang))
+    return _("† significantly better than the baseline, ‡ significantly worse ({test}, {correction}, α = {alpha}); "
+             "bold: best value per metric.", test=setting_text("test", "t", lang), alpha=0.05,
+             correction=setting_text("correction", "holm", lang)).text(lang)
 
 
 def _best(metrics: list[str], means: list[dict[str, Any]]) -> dict[str, float]:
@@ -245,18 +247,18 @@ def drilldown(db: Database, job_id: str, query_id: str, depth: int = 20) -> dict
         ts = store.get_testset(s, job.test_set_id)
         qrels = store.load_qrels(ts)
         text = store.query_text(s, ts.id, query_id)
-        recs = [rec for _, rec in store.job_runs(s, job_id)]
+        recs = [rec for __, rec in store.job_runs(s, job_id)]
         scores = store.query_scores(s, job_id, query_id)
         rel_level = int(job.params.get("relevance_level", 1))
         names = system_names([(r.id, r.name) for r in recs])
         runs = [(rec.id, store.load_run(rec)) for rec in recs]
         judged = dict(qrels.to_dict().get(query_id, {}))
         rankings = {rid: _ranking(run, query_id) for rid, run in runs}
-        texts = store.documents(s, ts.id, {d for r in rankings.values() for d, _ in r[:depth]})
+        texts = store.documents(s, ts.id, {d for r in rankings.values() for d, __ in r[:depth]})
     systems = []
-    for rid, _ in runs:
+    for rid, __ in runs:
         ranked = rankings[rid]
-        rank_of = {d: i + 1 for i, (d, _) in enumerate(ranked)}
+        rank_of = {d: i + 1 for i, (d, __) in enumerate(ranked)}
         systems.append({
             "name": names[rid], "scores": scores.get(rid, {}), "rank_of": rank_of,
             "ranking": [(i + 1, d, sc, judged.get(d), (texts.get(d) or "")[:240]) for i, (d, sc) in

@@ -1,0 +1,43 @@
+r"""The catalog's extractor of Python messages (``babel.cfg``, ``make catalog``): Babel's own reads each ``_()`` call
+from the tokens and, before Python 3.12, cannot see one inside an f-string (``f"{_('Warning')}: ..."``); this one
+reads the syntax tree, so every call is found wherever it is written.  A message chosen by a condition
+(``gettext("PASS" if passed else "FAIL", lang)``) gives both.
+
+>>> import io
+>>> code = b'x = gettext("PASS" if ok else "FAIL", lang)\ny = _(f"{_(\'Warning\')}: ...")\n'
+>>> [m[2] for m in python(io.BytesIO(code), {"_": None, "gettext": None}, [], {})]
+[('PASS', None), ('FAIL', None), 'Warning']
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+__all__ = ["python"]
+
+
+def python(fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Any, options: Mapping[str, Any]
+           ) -> Iterator[tuple[int, str, str | tuple[str | None, ...] | None, list[str]]]:
+    """Every call of a keyword function (``_``, ``ngettext``, ``pgettext``, ``N_`` ...) in the module read from
+    ``fileobj``: (line, function, its positional string arguments (``None`` for another value), no comments)."""
+    tree = ast.parse(fileobj.read().decode(options.get("encoding", "utf-8")))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in keywords and node.args:
+            rest = tuple(_string(a) for a in node.args[1:])
+            for first in _choices(node.args[0]):
+                args = (first, *rest)
+                yield node.lineno, node.func.id, args if len(args) > 1 else args[0], []
+
+
+def _string(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _choices(node: ast.expr) -> list[str]:
+    """The strings an argument can be: a literal, or each literal branch of ``a if c else b``."""
+    if isinstance(node, ast.IfExp):
+        return _choices(node.body) + _choices(node.orelse)
+    said = _string(node)
+    return [] if said is None else [said]
