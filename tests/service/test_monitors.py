@@ -82,7 +82,8 @@ def test_a_canary_on_a_fixed_sample_asks_only_those_queries(tmp_path: Any) -> No
 @pytest.mark.parametrize(("body", "field", "problem"), [
     ({"kind": "canary", "retriever_url": "http://127.0.0.1:9/s", "schedule": {"every_seconds": 60}}, "test_set_id",
      "needs the test set"),
-    ({"kind": "canary", "test_set_id": 1, "retriever_url": "http://127.0.0.1:em/s"}, "retriever_url", "match"),
+    ({"kind": "canary", "test_set_id": 1, "retriever_url": "http://127.0.0.1:em/s"}, "retriever_url",
+     "not a valid URL"),
     ({"kind": "canary", "test_set_id": 1, "retriever_url": "http://10.0.0.1/s", "schedule": {"every_seconds": 60}},
      "retriever_url", "allow-list"),
     ({"kind": "canary", "test_set_id": 1, "retriever_url": "http://127.0.0.1:9/s", "schedule": {"cron": "often"}},
