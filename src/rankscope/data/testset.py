@@ -11,7 +11,7 @@ Files: JSON (a list of records, or ``{"name", "queries", "corpus"}``), JSONL
     {"id": "q1", "query": "...", "relevant_docs": ["d1", "d2"],
      "relevance_scores": {"d1": 2, "d2": 1, "d7": 0}, "answers": ["..."], "metadata": {"tags": [...]}}
 
-Only ``query`` is required, so the seed format ``[{"query", "relevant_docs",
+Only ``query`` is required, so the plain format ``[{"query", "relevant_docs",
 "relevance_scores"}]`` loads as it is (query ids become ``q1, q2, ...`` in file
 order).  A document in ``relevant_docs`` gets its grade from
 ``relevance_scores`` (default 1); a document only in ``relevance_scores`` is

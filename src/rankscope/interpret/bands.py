@@ -1,8 +1,9 @@
-"""Rating bands per metric (poor / fair / good / excellent) with advice, from seed 000.
+"""Rating bands per metric (poor / fair / good / excellent) with advice, from the metric guide
+transcribed in bands.json (docs/interpretation.md).
 
 The bands live in ``bands.json``; a metric is rated by its registry family
 (``precision``, ``recall``, ``mrr``, ``ndcg``) whatever its cutoff, so
-``precision@3`` and ``P@10`` use the Precision@K table.  Metrics the seed gives
+``precision@3`` and ``P@10`` use the Precision@K table.  Metrics the guide gives
 no table for (hit rate, MAP, ...) have no band: :func:`rate` returns ``None``.
 
 Ranges are intervals such as ``[0.5, 0.7)``; values are rounded to 10 decimals
@@ -104,7 +105,7 @@ def _measure(metric: str | Measure) -> Measure:
 
 
 def band_table(metric: str | Measure) -> tuple[Band, ...] | None:
-    """The bands of ``metric``'s family (or of a family name), or ``None`` if seed 000 gives none."""
+    """The bands of ``metric``'s family (or of a family name), or ``None`` if the guide gives none."""
     if isinstance(metric, str) and metric in _tables():
         return _tables()[metric]
     return _tables().get(_measure(metric).name)
@@ -134,7 +135,7 @@ def rate(metric: str | Measure, value: float, lang: str = "en") -> Rating | None
 
 
 def metric_profile(metric: str | Measure, lang: str = "en") -> dict[str, str] | None:
-    """Seed 000's comparison-table row of a metric family: focus, strength, limitation, typical use.
+    """The guide's comparison-table row of a metric family: focus, strength, limitation, typical use.
 
     >>> metric_profile("P@5")["limitation"], metric_profile("hit_rate@3", "zh")["use"]
     ('ignores recall', '快速评估')

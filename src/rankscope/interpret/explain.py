@@ -1,12 +1,12 @@
 """Plain-language explanation of metric values, computed from the per-query data.
 
-In the style of seed 001's "detailed analysis", but every figure comes from the
+In the style of a RAG tutorial's "detailed analysis", but every figure comes from the
 per-query values: the share of queries with a hit, how many queries found all
 relevant documents, and for MRR the observed median and quartiles of the rank
 of the first relevant document (not ``1/MRR``, which is a harmonic mean and
 hides the spread).  For reciprocal rank the rank of query *i* is exactly
 ``1 / RR_i`` (RR is ``1/r`` or 0).  Each sentence ends with the metric's rating
-band and advice from seed 000 when the metric has one.
+band and advice of docs/interpretation.md when the metric has one.
 
 >>> import numpy as np
 >>> print(explain("recall@5", np.array([1.0, 0.5, 1.0, 5 / 6])))

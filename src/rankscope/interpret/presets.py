@@ -1,8 +1,9 @@
-"""Scenario presets, industry benchmark figures and production standards, from seed 000.
+"""Scenario presets, industry benchmark figures and production standards, from the metric
+guide transcribed in presets.json (docs/interpretation.md).
 
 Data in ``presets.json``.  A *scenario* (``faq``, ``document_qa``,
 ``academic_search``, ``enterprise_kb``, ``production_monitoring``) names the
-metrics the seed recommends for it and the benchmark figures it quotes.  The
+metrics the guide recommends for it and the benchmark figures it quotes.  The
 *production standards* (minimum / good / excellent) and the scenario benchmarks
 are usable as named gates: ``production:good``, ``benchmark:faq``; a gate is a
 list of ``(metric, ">=", threshold)`` requirements.
@@ -46,7 +47,7 @@ Requirement = tuple[str, str, float]
 
 @dataclass(frozen=True)
 class Scenario:
-    """A usage scenario of seed 000: recommended metrics and benchmark figures."""
+    """A usage scenario of the metric guide: recommended metrics and benchmark figures."""
 
     key: str
     names: tuple[tuple[str, str], ...]
@@ -60,7 +61,7 @@ class Scenario:
         return dict(self.names)[check_lang(lang)]
 
     def note(self, lang: str = "en") -> str | None:
-        """The seed's caveat about this scenario in ``lang``, if any."""
+        """The guide's caveat about this scenario in ``lang``, if any."""
         return dict(self.notes).get(check_lang(lang))
 
     def metrics(self) -> list[str]:
@@ -96,7 +97,7 @@ def _scenarios() -> dict[str, Scenario]:
 
 
 def scenario_names() -> list[str]:
-    """Keys of the scenarios, in the seed's order."""
+    """Keys of the scenarios, in the guide's order."""
     return list(_scenarios())
 
 
@@ -127,8 +128,9 @@ def standard_requirements(name: str) -> list[Requirement]:
         if _scenarios()[key].benchmark:
             return [(m, ">=", v) for m, v in _scenarios()[key].benchmark]
         metrics, known = Items(tuple(_scenarios()[key].recommended)), Items(tuple(standard_names()))
-        raise InvalidParameterError(_("there is no standard {name!r}: seed 000 gives no benchmark figures for the "
-                                      "scenario {key!r} (it only recommends the metrics {metrics}); known: {known}",
+        raise InvalidParameterError(_("there is no standard {name!r}: docs/interpretation.md gives no benchmark "
+                                      "figures for the scenario {key!r} (it only recommends the metrics {metrics}); "
+                                      "known: {known}",
                                       name=name, key=key, metrics=metrics, known=known))
     known = Items(tuple(standard_names()))
     raise InvalidParameterError(_("unknown standard {name!r}; known: {known}", name=name, known=known))

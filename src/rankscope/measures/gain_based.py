@@ -20,7 +20,7 @@ otherwise (unjudged documents gain 0).  The discount of 1-based rank i is
 * ``judged_only=True`` (ir_measures): unjudged documents are removed before ranking.
 * ``ndcg_ret_ideal@k`` — **inflated, non-standard**: the ideal ranking is built
   only from the *retrieved* documents (the whole ranking sorted by gain, then cut
-  at k: seed 001's mistake), so relevant documents
+  at k, as some RAG tutorials do), so relevant documents
   the system never retrieved do not lower the score; a ranking that finds one
   relevant document out of ten at rank 1 scores 1.0.  Offered only to reproduce
   old numbers (see docs/metric-variants.md).
@@ -133,7 +133,7 @@ def _dcg(p: KernelInput, m: Measure) -> np.ndarray:
 
 def _ndcg_ret_ideal(p: KernelInput, m: Measure) -> np.ndarray:
     gains = m.param("gains")
-    # seed 001: the ideal is the whole retrieved list sorted by gain, then cut at k
+    # as some RAG tutorials build it: the ideal is the whole retrieved list sorted by gain, then cut at k
     gain = gain_of(p.grade, gains)
     qi = p.qidx
     order = np.lexsort((-gain, qi))
@@ -159,7 +159,7 @@ for spec in (
     MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional",
                 params=(GAINS, DCG_FORM),
                 bounds=None, family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (seed 001)",
+    MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (some RAG tutorials)",
                 _ndcg_ret_ideal, cutoff="optional", params=(GAINS,), family="variant", doc=_DOC),
 ):
     register(spec)

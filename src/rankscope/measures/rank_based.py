@@ -14,7 +14,7 @@ Ranks are 1-based below; R is the number of relevant documents in the qrels.
 * ``set_map`` (``set_map``) = set precision × set recall.
 * ``ap_rel_ret`` — **not standard AP**: Σ precision@rank(d) divided by the number
   of relevant documents *retrieved* (in the top k with a cutoff) instead of R,
-  as seed 002 defines AP.  It ignores relevant documents the system never
+  as older RAG write-ups define AP.  It ignores relevant documents the system never
   found, so it is never lower than ``map`` and rewards retrieving fewer
   documents; use it only to reproduce numbers computed that way (see
   docs/metric-variants.md).
@@ -107,7 +107,8 @@ for spec in (
     MeasureSpec("first_rel_rank", "rank of the first relevant document (0: none retrieved)", _first_rel_rank,
                 cutoff="optional", params=(REL,), aliases=("first_relevant_rank",), bounds=None,
                 higher_is_better=False, aggregate="median_found", family="rank", doc=_DOC, judged_view=True),
-    MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (seed 002)", _ap_rel_ret,
+    MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (older RAG write-ups)",
+                _ap_rel_ret,
                 cutoff="optional", params=(REL,), family="variant", doc=_DOC, judged_view=True),
 ):
     register(spec)

@@ -173,7 +173,7 @@ def _checked(c: dict[str, Any]) -> str:
 
 
 def scenario_lines(report: dict[str, Any]) -> list[str]:
-    """The scenario's recommended metrics, the seed's note and the benchmark metrics not evaluated, as sentences."""
+    """The scenario's recommended metrics, the guide's note and the benchmark metrics not evaluated, as sentences."""
 
     sc = report.get("scenario")
     if not sc:

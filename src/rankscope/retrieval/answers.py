@@ -1,7 +1,7 @@
 """Relevance from answer text: a chunk is relevant when it contains a reference answer.
 
 For test sets that have reference answers but no relevant ids (the method of
-the seed article 002).  Both the answer and the chunk text are normalised
+older RAG write-ups).  Both the answer and the chunk text are normalised
 first by :func:`normalize_text`:
 
 1. Unicode NFKC (full-width letters, digits and ASCII punctuation such as
