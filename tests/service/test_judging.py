@@ -337,3 +337,34 @@ def test_prelabel_receipts_are_kept_through_the_export(client: TestClient) -> No
     assert "blind" not in rows["d3"] and rows["d3"]["model"] == "m"
     assert rows["d4"]["grade"] is None and rows["d4"]["reply"] == "maybe?" and rows["d4"]["error"] == "unreadable reply"
     assert rows["d4"]["prompt_hash"] == "ab" * 32
+
+
+def test_three_annotators_get_fleiss_kappa_and_krippendorffs_alpha(client: TestClient) -> None:
+    import krippendorff
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    ts = upload_testset(client)
+    task = new_task(client, {}, test_set_id=str(ts["id"]), name="three", order="pool")["id"]
+    listed = items(client, task)
+    grades = {"alice": [3, 1, 2, 0], "bob": [2, 1, 2, 0], "carol": [3, 0, 2, 1]}
+    for who, gs in grades.items():
+        for item, g in zip(listed, gs):
+            judge(client, task, item["id"], who, g)
+    agr = client.get(f"/api/v1/judging/{task}/agreement").json()
+    group = agr["group"]
+    matrix = np.array(list(grades.values()))  # annotators x items, every item graded by all three
+    table, _ = aggregate_raters(matrix.T)
+    assert group["fleiss_kappa"]["value"] == pytest.approx(fleiss_kappa(table))
+    assert group["krippendorff_alpha_ordinal"]["value"] == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix.astype(float), level_of_measurement="ordinal"))
+    assert (group["annotators"], group["items_graded_by_all"], group["bootstrap"]["over"]) == (
+        ["alice", "bob", "carol"], 4, "queries")
+    page = client.get(f"/judging/{task}").text
+    assert 'id="agreement-group"' in page and "Fleiss" in page and "Krippendorff" in page
+    # two annotators: pairs only, no group reading
+    two = new_task(client, {}, test_set_id=str(ts["id"]), name="two", order="pool")["id"]
+    for who in ("alice", "bob"):
+        for item, g in zip(items(client, two), grades[who]):
+            judge(client, two, item["id"], who, g)
+    assert client.get(f"/api/v1/judging/{two}/agreement").json()["group"] is None

@@ -379,6 +379,8 @@ class AgreementOut(BaseModel):
     annotators: list[str]
     pairs: list[AnnotatorPairOut]
     prelabels: list[PrelabelAgreementOut]
+    group: dict[str, Any] | None = Field(None, description="three or more annotators: Fleiss' kappa and "
+                                         "Krippendorff's alpha (ordinal) with 95% query-bootstrap intervals")
 
 
 class ExportOut(BaseModel):

@@ -6,7 +6,9 @@ Agreement
     a 95% percentile-bootstrap interval, exact and binary agreement, the confusion matrix — all
     from :func:`rankscope.labels.agreement.label_agreement` (rows: the first annotator).  And each
     annotator against the pre-labels, on the items the annotator graded *blind* (without asking to
-    see the pre-label); the others are counted, not compared.
+    see the pre-label); the others are counted, not compared.  With three or more annotators also
+    Fleiss' κ and Krippendorff's α (ordinal) of all of them (``group``), intervals from a bootstrap
+    over queries.
 Export
     One label per item that has at least one grade from the chosen annotators (``annotator`` one
     name, or everyone): one grade is kept as it is; several are merged by ``merge`` — ``median``
@@ -110,7 +112,21 @@ def agreement(graded: list[tuple[str, str, str, int, bool]], prelabels: list[tup
             row = _compare(blind.get(who, {}), pre, relevance_level)
             vs_pre.append({"annotator": who, "not_blind": shown.get(who, 0), **row})
     return {"relevance_level": relevance_level, "weights": "linear", "resamples": RESAMPLES, "level": 0.95,
-            "annotators": sorted(by), "pairs": pairs, "prelabels": vs_pre}
+            "annotators": sorted(by), "pairs": pairs, "prelabels": vs_pre, "group": _group(by)}
+
+
+def _group(by: dict[str, dict[tuple[str, str], int]]) -> dict[str, Any] | None:
+    """Fleiss' κ and Krippendorff's α (ordinal) of three or more annotators, with query-bootstrap intervals
+    (:func:`rankscope.labels.group_agreement`); None with fewer annotators or no item graded by two."""
+    from rankscope.errors import NoOverlapError
+    from rankscope.labels.group_agreement import group_agreement
+
+    if len(by) < 3:
+        return None
+    try:
+        return group_agreement({who: _qrels(by[who]) for who in sorted(by)}, resamples=RESAMPLES, rng=0).to_dict()
+    except NoOverlapError:
+        return None
 
 
 def export_labels(graded: Sequence[tuple[str, str, str, int] | tuple[str, str, str, int, bool]],

@@ -65,6 +65,9 @@ def task_view(db: Database, task_id: int, relevance_level: int, annotator: str |
     agr = agreement_of(db, task_id, relevance_level)
     for row in agr["pairs"] + agr["prelabels"]:
         row["kb"], row["kw"] = fmt_kappa(row["kappa_binary"]), fmt_kappa(row["kappa_weighted"])
+    if agr["group"] is not None:
+        g = agr["group"]
+        g["fleiss"], g["krippendorff"] = fmt_kappa(g["fleiss_kappa"]), fmt_kappa(g["krippendorff_alpha_ordinal"])
     for a in task["annotators"]:
         a["pct"] = 100.0 * (a["judged"] + a["skipped"]) / task["n_items"] if task["n_items"] else 0.0
     return {"task": task, "queries": queries, "names": names, "agreement": agr, "export": export,
