@@ -271,7 +271,7 @@ def demo_command(
     """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     show = sys.stderr.isatty() if progress is None else progress
-    from rankscope import __version__
+    from rankscope._version import __version__
     from rankscope.datasets import dataset_info, list_datasets, load_dataset
     from rankscope.errors import InvalidParameterError
 

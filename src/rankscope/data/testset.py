@@ -297,11 +297,6 @@ class TestSet:
         spans = self.spans.subset(query_ids) if self.spans is not None else None
         return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans, format=self.format)
 
-    def _repr_html_(self) -> str:
-        from rankscope.report.notebook import html_testset
-
-        return html_testset(self)
-
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
         spans = f", {len(self.spans)} judged spans" if self.spans is not None else ""

@@ -126,7 +126,7 @@ def summary_rows(report: dict[str, Any]) -> list[tuple[str, list[Cell]]]:
 def policy_line(report: dict[str, Any]) -> str:
     """One line: number of queries, relevance level, missing-query policy, depth, condensed lists when used,
     and judged@k of every run."""
-    from rankscope.interpret.coverage import judged_line
+    from rankscope.engine.coverage import judged_line
     from rankscope.interpret.i18n import setting_text
 
     lang = report["lang"]
