@@ -1,7 +1,8 @@
 """Count the import cycles of the rankscope package, imports inside functions included.
 
-The graph is grimp's (the one import-linter checks): every ``import`` statement of every module, at module level,
-inside a function or under ``if TYPE_CHECKING:``. A cycle is a strongly connected component of more than one
+The graph is grimp's (the one import-linter checks): every ``import`` statement of every module, at module level
+or inside a function; ``--type-checking`` adds those under ``if TYPE_CHECKING:`` (annotations only: they never run,
+and the contracts in pyproject.toml leave them out too). A cycle is a strongly connected component of more than one
 module (or a module importing itself); the script prints each one's modules and the arrows inside it.
 
     python scripts/import_cycles.py            # the counts and the modules of each cycle
@@ -67,8 +68,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", default="rankscope")
     parser.add_argument("--arrows", action="store_true", help="print every import arrow inside a cycle")
+    parser.add_argument("--type-checking", action="store_true", help="count imports under TYPE_CHECKING too")
     args = parser.parse_args()
-    graph = grimp.build_graph(args.package, cache_dir=None)
+    graph = grimp.build_graph(args.package, cache_dir=None, exclude_type_checking_imports=not args.type_checking)
     components = strongly_connected(graph)
     arrows = 0
     for number, component in enumerate(sorted(components, key=len, reverse=True), 1):
