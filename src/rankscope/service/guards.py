@@ -342,7 +342,7 @@ class BodyLimit:
         from starlette.requests import Request
 
         from rankscope.service.api.errors import field_problem
-        from rankscope.service.web.pages import error_page, lang_of
+        from rankscope.service.web.render import error_page, lang_of
 
         request = Request(scope)
         lang = lang_of(request)

@@ -137,7 +137,7 @@ def _respond(request: Request, body: dict[str, Any], status: int, headers: dict[
     language by ``page(lang)`` (the English ``detail`` without it)."""
     if request.url.path.startswith("/api/") or status in (401, 405):
         return JSONResponse(body, status_code=status, headers=headers)
-    from rankscope.service.web.pages import error_page, lang_of
+    from rankscope.service.web.render import error_page, lang_of
 
     return error_page(request, status, page(lang_of(request)) if page is not None else str(body["detail"]))
 

@@ -28,7 +28,8 @@ from rankscope.service.judging.identity import identify, judge_cookie
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
 from rankscope.service.web.judging_views import check_annotator, judge_view, judging_list_view, task_view
-from rankscope.service.web.pages import _form_id, _problem, _see, error_page, lang_of, render
+from rankscope.service.web.pages import _form_id, _problem, _see
+from rankscope.service.web.render import error_page, lang_of, render
 
 __all__ = ["router"]
 

@@ -17,7 +17,7 @@ from rankscope.service.db import Database, MonitorWindow
 from rankscope.service.store import NotFound
 from rankscope.service.store import monitoring as mstore
 from rankscope.service.web.monitor_charts import Series, svg_chart
-from rankscope.service.web.pages import lang_of, render
+from rankscope.service.web.render import lang_of, render
 
 __all__ = ["router"]
 
