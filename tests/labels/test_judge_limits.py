@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from prose import whole_lines
-from rankscope.labels.client import Endpoint
+from rankscope.llm_client import Endpoint
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.prompts import get_prompt
 

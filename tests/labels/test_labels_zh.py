@@ -17,7 +17,7 @@ from rankscope.data.run import Run
 from rankscope.errors import RankscopeError
 from rankscope.labels.agreement import label_agreement
 from rankscope.labels.cache import LabelCache
-from rankscope.labels.client import ChatClient, Endpoint, api_key_from_env
+from rankscope.llm_client import ChatClient, Endpoint, api_key_from_env
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.pool import build_pool, read_pool_records
 from rankscope.labels.provenance import Label, Labels, read_labels

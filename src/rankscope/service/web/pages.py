@@ -24,9 +24,9 @@ from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID
 from rankscope.service.db import Database
 from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
+from rankscope.service.render import lang_of, render
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
-from rankscope.service.web.render import lang_of, render
 from rankscope.service.web.views import (
     delete_view,
     drilldown,

@@ -12,13 +12,27 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
+from rankscope.choices import LANGS  # declared once, with the library and the command line
 from rankscope.i18n import install_gettext
-from rankscope.service.web.i18n import LANGS, pick_lang
 
-__all__ = ["TEMPLATES", "LANG_COOKIE", "lang_of", "render", "error_page"]
+__all__ = ["TEMPLATES", "LANG_COOKIE", "pick_lang", "lang_of", "render", "error_page"]
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).parent / "web" / "templates"
 LANG_COOKIE = "rankscope_lang"
+
+
+def pick_lang(query: str | None, cookie: str | None, accept: str | None) -> str:
+    """``?lang=`` first, then the cookie, then the browser's Accept-Language.
+
+    >>> pick_lang(None, None, "zh-CN,zh;q=0.9"), pick_lang("en", "zh", None)
+    ('zh', 'en')
+    """
+    for cand in (query, cookie):
+        if cand in LANGS:
+            return str(cand)
+    if accept and accept.lower().lstrip().startswith("zh"):
+        return "zh"
+    return "en"
 
 
 @cache
