@@ -5,12 +5,13 @@ sibling check does not see) beyond the few imports the contracts list with their
 from __future__ import annotations
 
 import graphlib
+import itertools
 import sys
-import tomllib
 from pathlib import Path
 
 import grimp
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
@@ -45,7 +46,7 @@ def test_no_module_imports_itself_back() -> None:
     except graphlib.CycleError as exc:
         cycle = exc.args[1]
         lines = [f"{a} -> {b}: line {d['line_number']}: {d['line_contents']}"
-                 for a, b in zip(cycle, cycle[1:]) for d in graph.get_import_details(importer=a, imported=b)]
+                 for a, b in itertools.pairwise(cycle) for d in graph.get_import_details(importer=a, imported=b)]
         pytest.fail("an import cycle (python scripts/import_cycles.py lists them all):\n" + "\n".join(lines))
 
 
