@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from rankscope.data.testset import TestSet, TestSetWarning
-from rankscope.data.testset_io import context_id, match_contexts
+from rankscope.io.testset import context_id, match_contexts
 from rankscope.errors import ParseError
 from rankscope.retrieval import BM25Retriever, evaluate_retriever
 
