@@ -220,9 +220,9 @@ def run_command(
     import warnings
 
     from rankscope.data.testset import TestSet
-    from rankscope.io.testset import read_corpus
     from rankscope.errors import InvalidParameterError
     from rankscope.io import write_trec_run
+    from rankscope.io.testset import read_corpus
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
