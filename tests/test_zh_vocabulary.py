@@ -8,8 +8,8 @@ between Chinese and a Latin word or a number (``5 个查询``, ``bm25 的结果`
 sentences.
 
 The texts checked: the message catalog (``locale/zh/LC_MESSAGES/rankscope.po``: the help of the command line and
-the metric summaries), the Chinese terms of
-the settings (:data:`rankscope.choices.TERMS`), the dataset catalog's ``*_zh`` fields, the notes of
+the metric summaries, the Chinese terms of the settings (:data:`rankscope.choices.TERMS`), the dataset
+catalog's text fields), the notes of
 ``bands.json`` / ``presets.json``, the Chinese strings of the source and the Chinese pages (``README.zh-CN.md``,
 ``docs/zh/*.md``).  Not checked: what ``bands.json`` and ``presets.json`` quote from seed 000 (their transcription
 must stay exact: ``tests/interpret/test_interpret_seed_transcription.py``), the prompts sent to a model
@@ -107,8 +107,6 @@ def _texts() -> Iterator[tuple[str, str]]:
                 msgid = m.id if isinstance(m.id, str) else m.id[0]
                 for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
                     yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
-    for name, entry in _json(SRC / "datasets" / "catalog.json").items():  # type: ignore[attr-defined]
-        yield from ((f"datasets/catalog.json/{name}/{k}", v) for k, v in entry.items() if k.endswith("_zh"))
     for path in (SRC / "interpret" / "bands.json", SRC / "interpret" / "presets.json"):  # their own notes only
         data = _json(path)
         yield from ((w, t) for w, t in _walk(data, path.name) if w.endswith("/note/zh"))

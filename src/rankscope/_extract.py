@@ -23,7 +23,7 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-__all__ = ["python"]
+__all__ = ["json_fields", "python"]
 
 
 def python(fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Any, options: Mapping[str, Any]
@@ -69,3 +69,26 @@ def _choices(node: ast.expr) -> list[str]:
         return _choices(node.body) + _choices(node.orelse)
     said = _string(node)
     return [] if said is None else [said]
+
+
+def json_fields(fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Any, options: Mapping[str, Any]
+                ) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+    """The English text fields of a JSON data file whose entries a user reads (``babel.cfg``: the bundled datasets'
+    ``catalog.json``): for each entry of the top-level object, each field named in the option ``fields`` that holds a
+    string, as ``NC_(context, text)`` with the option ``context``; the code says them with
+    ``gettext(text, lang, context=context)``.
+
+    >>> import io
+    >>> data = b'{"cranfield": {"title": "Cranfield", "documents": 1400, "licence": "none stated"}}'
+    >>> [m[2] for m in json_fields(io.BytesIO(data), {}, [], {"fields": "title licence", "context": "dataset"})]
+    [('dataset', 'Cranfield'), ('dataset', 'none stated')]
+    """
+    import json
+
+    data = json.loads(fileobj.read().decode(options.get("encoding", "utf-8")))
+    fields = str(options.get("fields", "")).split()
+    for entry in data.values():
+        for field in fields:
+            text = entry.get(field) if isinstance(entry, dict) else None
+            if isinstance(text, str) and text:
+                yield 0, "NC_", (str(options["context"]), text), []
