@@ -9,10 +9,10 @@ sentences.
 
 The texts checked: the message catalog (``locale/zh/LC_MESSAGES/rankscope.po``: the help of the command line and
 the metric summaries, the Chinese terms of the settings (:data:`rankscope.choices.TERMS`), the dataset
-catalog's text fields), the notes of
-``bands.json`` / ``presets.json``, the Chinese strings of the source and the Chinese pages (``README.zh-CN.md``,
-``docs/zh/*.md``).  Not checked: what ``bands.json`` and ``presets.json`` quote from seed 000 (their transcription
-must stay exact: ``tests/interpret/test_interpret_seed_transcription.py``), the prompts sent to a model
+catalog's text fields, the notes of the interpretation guide), the Chinese strings of the source and the Chinese pages
+(``README.zh-CN.md``, ``docs/zh/*.md``).  Not checked: the guide's texts quoted from seed 000 (the catalog's context
+``guide``; their transcription must stay exact: ``tests/interpret/test_interpret_seed_transcription.py``), the
+prompts sent to a model
 (``labels/prompts.json``: what the model reads, not the user) and patterns that read a model's reply.
 """
 
@@ -106,10 +106,8 @@ def _texts() -> Iterator[tuple[str, str]]:
             if m.id:
                 msgid = m.id if isinstance(m.id, str) else m.id[0]
                 for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
-                    yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
-    for path in (SRC / "interpret" / "bands.json", SRC / "interpret" / "presets.json"):  # their own notes only
-        data = _json(path)
-        yield from ((w, t) for w, t in _walk(data, path.name) if w.endswith("/note/zh"))
+                    if m.context != "guide":  # the guide's own words, transcribed exactly
+                        yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
     for path in sorted(SRC.rglob("*.py")):
         yield from _source_strings(path)
     for path in [ROOT / "README.zh-CN.md", *sorted((ROOT / "docs" / "zh").glob("*.md"))]:

@@ -73,22 +73,44 @@ def _choices(node: ast.expr) -> list[str]:
 
 def json_fields(fileobj: IO[bytes], keywords: Mapping[str, Any], comment_tags: Any, options: Mapping[str, Any]
                 ) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
-    """The English text fields of a JSON data file whose entries a user reads (``babel.cfg``: the bundled datasets'
-    ``catalog.json``): for each entry of the top-level object, each field named in the option ``fields`` that holds a
-    string, as ``NC_(context, text)`` with the option ``context``; the code says them with
-    ``gettext(text, lang, context=context)``.
+    """The English texts of a JSON data file a user reads (``babel.cfg``: the bundled datasets' ``catalog.json``, the
+    interpretation guide's ``bands.json`` and ``presets.json``): every string held (at any depth) under a key named in
+    the option ``fields``, as ``NC_(context, text)``.  A field is ``key`` (the option ``context``) or
+    ``key:context``; the code says the text with ``gettext(text, lang, context=context)``.
 
     >>> import io
-    >>> data = b'{"cranfield": {"title": "Cranfield", "documents": 1400, "licence": "none stated"}}'
-    >>> [m[2] for m in json_fields(io.BytesIO(data), {}, [], {"fields": "title licence", "context": "dataset"})]
-    [('dataset', 'Cranfield'), ('dataset', 'none stated')]
+    >>> data = b'{"cranfield": {"title": "Cranfield", "documents": 1400, "levels": {"poor": "poor"}, "note": "n"}}'
+    >>> options = {"fields": "title levels note:guide-note", "context": "dataset"}
+    >>> [m[2] for m in json_fields(io.BytesIO(data), {}, [], options)]
+    [('dataset', 'Cranfield'), ('dataset', 'poor'), ('guide-note', 'n')]
     """
     import json
 
     data = json.loads(fileobj.read().decode(options.get("encoding", "utf-8")))
-    fields = str(options.get("fields", "")).split()
-    for entry in data.values():
-        for field in fields:
-            text = entry.get(field) if isinstance(entry, dict) else None
-            if isinstance(text, str) and text:
-                yield 0, "NC_", (str(options["context"]), text), []
+    fields = {}
+    for field in str(options.get("fields", "")).split():
+        key, _, context = field.partition(":")
+        fields[key] = context or str(options["context"])
+
+    def texts(value: Any) -> Iterator[str]:
+        if isinstance(value, str) and value:
+            yield value
+        elif isinstance(value, dict):
+            for inner in value.values():
+                yield from texts(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                yield from texts(inner)
+
+    def walk(value: Any) -> Iterator[tuple[int, str, tuple[str, str], list[str]]]:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key in fields:
+                    yield from ((0, "NC_", (fields[key], text), []) for text in texts(inner))
+                else:
+                    yield from walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                yield from walk(inner)
+
+    yield from walk(data)
