@@ -143,7 +143,7 @@ def _options_table(rows: list[tuple[Any, tuple[str, str]]], ctx: Any, lang: str)
 def _default(param: Any, ctx: Any, lang: str) -> str | None:
     """The default ``param`` shows: its ``show_default`` phrase in parentheses (full width in Chinese, which does
     not put ASCII ones next to its characters), or its default value when it is shown; ``None`` when nothing is
-    shown."""
+    shown (nor for an empty default, as typer does)."""
     if isinstance(param.show_default, str):
         return pgettext("help", "({phrase})", phrase=said(param.show_default, lang)).text(lang)
     if not (param.show_default or ctx.show_default) or param.default is None or getattr(param, "is_flag", False):
@@ -151,7 +151,7 @@ def _default(param: Any, ctx: Any, lang: str) -> str | None:
     value = param.default
     if isinstance(value, (list, tuple)):
         return ", ".join(str(getattr(v, "value", v)) for v in value) or None
-    return str(value.value if isinstance(value, Enum) else value)
+    return str(value.value if isinstance(value, Enum) else value) or None  # an empty text: nothing to show
 
 
 def _commands_table(subcommands: list[Any], lang: str) -> Any:
