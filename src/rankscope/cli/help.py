@@ -26,7 +26,7 @@ from rankscope.i18n import NC_, gettext, pgettext
 
 __all__ = ["commands", "localize", "reflow", "said"]
 
-#: click's help of ``--help`` (said from the catalog as the other help texts are)
+#: click's help of ``--help``, marked here for the catalog (said from it as the other help texts are)
 HELP_OPTION = NC_("help", "Show this message and exit.")
 
 
@@ -127,9 +127,8 @@ def _options_table(rows: list[tuple[Any, tuple[str, str]]], ctx: Any, lang: str)
     starred = any(param.required for param, _ in rows)
     for param, (names, _) in rows:
         items: list[Any] = []
-        help_text = HELP_OPTION if param.name == "help" and param.help == HELP_OPTION else param.help
-        if help_text:
-            items.append(prose(Text.from_markup(reflow(said(help_text, lang)) or ""), "", _highlighted))
+        if param.help:  # click's own --help says HELP_OPTION
+            items.append(prose(Text.from_markup(reflow(said(param.help, lang)) or ""), "", _highlighted))
         default = _default(param, ctx, lang)
         if default is not None:
             items.append(prose(pgettext("help", "[default: {value}]", value=default).text(lang), "dim", None))
