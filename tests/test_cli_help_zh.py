@@ -1,40 +1,53 @@
-"""``--help`` follows the language (issue 17 §5): in a zh session ``rankscope --help`` and every ``rankscope COMMAND
---help`` say their help, options and typer's labels in Chinese; the English help is unchanged.
+"""``--help`` follows the language: in a zh session ``rankscope --help`` and every ``rankscope COMMAND --help`` say
+their help, options and labels in Chinese; the English help is unchanged.
 
-The Chinese lives in src/rankscope/cli/help/zh.json; the guard below fails when a command or an option has no
-Chinese entry, when an entry translates an English text the code no longer says, or when the catalog keeps an entry
-for a command or an option that is gone, so that a new option cannot ship English-only.
+The English is the code's (docstrings, ``help=``, ``show_default=``), extracted as messages in the context ``help``;
+the Chinese is in the one catalog.  The guards below fail when a help text the command line shows has no Chinese
+entry (say, a help text built at run time, which the catalog's extraction cannot see), or when the catalog keeps a
+help text no command shows, so that a new option cannot ship English-only.
 """
 
 from __future__ import annotations
 
+import gettext as stdlib_gettext
 import importlib
 import inspect
 import re
 import shlex
 import subprocess
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
 from rich.cells import cell_len
 from typer.main import get_command
 
 from clirun import cli
 from prose import CJK, MIXED, assert_chinese, english_left
-from rankscope.cli import help as cli_help
+from rankscope import i18n
 from rankscope.cli.app import COMMAND_MODULES, app, main
-from rankscope.cli.help import catalog, commands
+from rankscope.cli.help import HELP_OPTION, commands, said
 
 for _module in COMMAND_MODULES:
     importlib.import_module(_module)
 
-ZH = catalog("zh")
 TREE = list(commands(get_command(app)))
 #: every command whose --help typer prints (``rankscope trec_eval --help`` is trec_eval's own usage text)
 PATHS = [path for path, _ in TREE if path != "trec_eval"]
 WIDTH = 100
 SRC = Path(__file__).resolve().parents[1] / "src"
+#: the labels of a help page (not a command's or an option's text)
+LABELS = ("Usage: {command}", "Arguments", "Options", "Commands", "[default: {value}]", "({phrase})", "[required]",
+          HELP_OPTION)
+
+
+@cache
+def po() -> Catalog:
+    with (SRC / "rankscope" / "locale" / "zh" / "LC_MESSAGES" / "rankscope.po").open("rb") as handle:
+        return read_po(handle)
 
 
 def _help(path: str, lang: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -54,77 +67,60 @@ def _examples(text: str, heading: str) -> list[str]:
     return [ln.strip() for ln in tail.splitlines() if ln.strip().startswith("rankscope ")] if found else []
 
 
-def _entry(path: str, param: Any) -> dict[str, str] | None:
-    """The catalog entry that translates ``param`` of the command ``path`` (its own first, then the shared one)."""
-    own = ZH["commands"].get(path, {}).get("options", {}).get(param.name)
-    return next((e for e in (own, ZH["options"].get(param.name)) if e is not None and e["en"] == param.help), None)
-
-
-def test_every_command_and_option_has_its_chinese() -> None:
-    where = "src/rankscope/cli/help/zh.json"
-    problems = []
+def _shown() -> Iterator[tuple[str, str]]:
+    """(where, English) of every help text the command line shows: commands' help, options' help and the phrases of
+    their defaults."""
     for path, cmd in TREE:
         name = f"rankscope {path}".strip()
         if cmd.help:
-            entry = ZH["commands"].get(path)
-            if entry is None:
-                problems.append(f"`{name}` has no Chinese help: add commands[{path!r}] to {where}")
-            elif "\n".join(entry["en"]) != inspect.cleandoc(cmd.help):
-                problems.append(f"the Chinese help of `{name}` translates an older English text: update its en and zh")
+            yield f"`{name}`", inspect.cleandoc(cmd.help)
         for param in cmd.params:
-            if getattr(param, "help", None) and _entry(path, param) is None:
-                problems.append(f"`{name}` {param.opts[0]}: no Chinese for its help {param.help!r} (or it translates "
-                                f"an older text): add options[{param.name!r}] under commands[{path!r}] in {where}")
-            if isinstance(param.show_default, str) and param.show_default not in ZH["defaults"]:
-                problems.append(f"`{name}` {param.opts[0]}: its default {param.show_default!r} is not in "
-                                f"defaults of {where}")
-    assert not problems, "\n".join(problems)
-
-
-def test_the_catalog_keeps_nothing_that_is_gone() -> None:
-    live = {path: cmd for path, cmd in TREE}
-    used_shared = set()
-    defaults = set()
-    problems = [f"commands[{path!r}]: no command `rankscope {path}`" for path in ZH["commands"] if path not in live]
-    for path, entry in ZH["commands"].items():
-        cmd = live.get(path)
-        params = {p.name: p for p in cmd.params} if cmd is not None else {}
-        for name, own in entry.get("options", {}).items():
-            if name not in params or params[name].help != own["en"]:
-                problems.append(f"commands[{path!r}].options[{name!r}]: no such option with this English help")
-    for path, cmd in TREE:
-        for param in cmd.params:
-            entry = _entry(path, param) if getattr(param, "help", None) else None
-            if entry is not None and entry is ZH["options"].get(param.name):
-                used_shared.add(param.name)
+            if getattr(param, "help", None):
+                yield f"`{name}` {param.opts[0]}", inspect.cleandoc(param.help)
             if isinstance(param.show_default, str):
-                defaults.add(param.show_default)
-    problems += [f"options[{name!r}]: no command has this option with this English help"
-                 for name in ZH["options"] if name not in used_shared]
-    problems += [f"defaults[{text!r}]: no option shows this default" for text in ZH["defaults"] if text not in defaults]
+                yield f"`{name}` {param.opts[0]} (its default)", param.show_default
+
+
+def test_every_command_and_option_has_its_chinese() -> None:
+    problems = []
+    for where, english in _shown():
+        entry = po().get(english, context="help")
+        if entry is None or not entry.string or entry.fuzzy:
+            problems.append(f"{where}: no Chinese for {english!r} in the catalog (run make catalog, fill its msgstr)")
     assert not problems, "\n".join(problems)
+
+
+def test_the_catalog_keeps_no_help_that_is_gone() -> None:
+    shown = {english for _, english in _shown()} | set(LABELS)
+    gone = [m.id for m in po() if m.context == "help" and m.id not in shown]
+    assert not gone, f"help texts of the catalog no command shows: {gone}"
 
 
 def test_the_examples_are_kept_as_they_are_and_the_prose_is_chinese() -> None:
-    for path, entry in ZH["commands"].items():
-        en, zh = "\n".join(entry["en"]), "\n".join(entry["zh"])
+    for path, cmd in TREE:
+        if not cmd.help:
+            continue
+        en, zh = inspect.cleandoc(cmd.help), said(cmd.help, "zh")
         assert _examples(zh, "示例：") == _examples(en, "Examples:"), path
         assert ("Examples:" in en) == ("示例：" in zh) and "Examples:" not in zh, path
         assert_chinese(zh.partition("示例：")[0])
-    own = [e for c in ZH["commands"].values() for e in c.get("options", {}).values()]
-    for entry in [*ZH["options"].values(), *own]:
-        assert CJK.search(entry["zh"]) and not MIXED.search(entry["zh"]), entry
-    for en, zh in ZH["defaults"].items():  # a phrase in Chinese; a value (1GiB, holm, a metric list) as it is
-        assert (CJK.search(zh) or not english_left(zh)) and not MIXED.search(zh), (en, zh)
-    for label in ZH["labels"].values():
-        assert CJK.search(label) and not MIXED.search(label), label
+        for param in cmd.params:
+            if getattr(param, "help", None):
+                help_zh = said(param.help, "zh")
+                assert CJK.search(help_zh) and not MIXED.search(help_zh), (path, param.name, help_zh)
+            if isinstance(param.show_default, str):  # a phrase in Chinese; a value (1GiB, holm, a metric list) as is
+                default = said(param.show_default, "zh")
+                assert (CJK.search(default) or not english_left(default)) and not MIXED.search(default), default
+    for label in LABELS:
+        zh = i18n.gettext(label, "zh", context="help")
+        assert (CJK.search(zh) or zh == "（{phrase}）") and not MIXED.search(zh), label  # a phrase: full width
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p or "rankscope" for p in PATHS])
 def test_help_in_chinese(path: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     zh = _help(path, "zh", capsys, monkeypatch)
     name = f"rankscope {path}".strip()
-    assert_chinese(zh, allowed=(name, "--runs A B C"))  # the command's name, metavars
+    assert_chinese(zh, allowed=(name, "--runs A B C", "JSON Lines"))  # the command's name, metavars, a format
     assert zh.lstrip().startswith(f"用法：{name} ") and "选项" in zh and "显示本帮助并退出。" in zh
     for english in ("Usage:", "Options", "Arguments", "Commands", "[default:", "[required]", "[env var:", "Examples:",
                     "Show this message"):
@@ -156,7 +152,7 @@ def test_english_help_is_unchanged(capsys: pytest.CaptureFixture[str], monkeypat
     for path in PATHS:
         _help(path, "zh", capsys, monkeypatch)
     assert {path: _help(path, "en", capsys, monkeypatch) for path in PATHS} == before
-    monkeypatch.setattr(cli_help, "catalog", lambda lang: {})
+    monkeypatch.setattr(i18n, "catalog", lambda lang: stdlib_gettext.NullTranslations())  # no translations
     assert {path: _help(path, "zh", capsys, monkeypatch) for path in ("", "evaluate", "testset check")} == {
         path: before[path] for path in ("", "evaluate", "testset check")}
 

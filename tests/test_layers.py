@@ -34,6 +34,13 @@ def test_the_contracts_hold() -> None:
     assert lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True) == 0
 
 
+def test_every_part_of_the_package_is_in_a_layer() -> None:
+    """A new module or package at the top of rankscope is placed in the layers, or nothing would check its imports."""
+    [layers] = [c for c in CONFIG["contracts"] if c["type"] == "layers"]
+    placed = {f"rankscope.{name.strip()}" for line in layers["layers"] for name in line.replace(":", "|").split("|")}
+    assert _graph().find_children("rankscope") - placed == set()
+
+
 def test_no_module_imports_itself_back() -> None:
     graph = _graph()
     allowed = _allowed()

@@ -2,12 +2,11 @@
 
 The errors a user meets first (an unknown metric, a bad cutoff, a bad parameter) say themselves in Chinese with
 ``text("zh")`` and keep their English ``str()``; ``rankscope metrics --lang zh`` prints its table in Chinese, a
-Chinese summary for every built-in measure (``measures/summaries.json``), a plugin metric's own summary otherwise.
+Chinese summary for every built-in measure (from the catalog), a plugin metric's own summary otherwise.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -177,13 +176,15 @@ def test_report_errors_in_chinese(qrels_and_run: tuple[dict, dict], tmp_path: Pa
 
 # -- the summaries of `rankscope metrics` -------------------------------------------------------------------------
 def test_every_built_in_measure_has_a_chinese_summary() -> None:
-    declared = json.loads((SRC / "rankscope" / "measures" / "summaries.json").read_text(encoding="utf-8"))["zh"]
-    builtin = {spec.name for spec in all_specs() if spec.builtin}
-    assert set(declared) == builtin, (sorted(builtin - set(declared)), sorted(set(declared) - builtin))
+    untranslated = []
     for spec in all_specs():
         if spec.builtin:
             assert spec.summary_in("en") == spec.summary
-            assert_chinese(spec.summary_in("zh"))
+            if spec.summary_in("zh") == spec.summary:  # its English is not marked N_() or not translated
+                untranslated.append(spec.name)
+            else:
+                assert_chinese(spec.summary_in("zh"))
+    assert not untranslated, untranslated
 
 
 def test_a_plugin_metric_without_a_translation_shows_its_own_summary() -> None:

@@ -7,12 +7,12 @@ judgment is 标注 and a document without one is 未评判; a score is 得分, n
 between Chinese and a Latin word or a number (``5 个查询``, ``bm25 的结果``), full-width punctuation in Chinese
 sentences.
 
-The texts checked: the message files (``interpret/messages/zh.json``, ``zh/*.json``), the help catalog's Chinese
-(``cli/help/zh.json``), the dashboard's (``service/web/i18n/zh.json``), the metric summaries, the Chinese terms of
-the settings (:data:`rankscope.choices.TERMS`), the dataset catalog's ``*_zh`` fields, the notes of
-``bands.json`` / ``presets.json``, the Chinese strings of the source and the Chinese pages (``README.zh-CN.md``,
-``docs/zh/*.md``).  Not checked: what ``bands.json`` and ``presets.json`` quote from seed 000 (their transcription
-must stay exact: ``tests/interpret/test_interpret_seed_transcription.py``), the prompts sent to a model
+The texts checked: the message catalog (``locale/zh/LC_MESSAGES/rankscope.po``: the help of the command line and
+the metric summaries, the Chinese terms of the settings (:data:`rankscope.choices.TERMS`), the dataset
+catalog's text fields, the notes of the interpretation guide), the Chinese strings of the source and the Chinese pages
+(``README.zh-CN.md``, ``docs/zh/*.md``).  Not checked: the guide's texts quoted from seed 000 (the catalog's context
+``guide``; their transcription must stay exact: ``tests/interpret/test_interpret_seed_transcription.py``), the
+prompts sent to a model
 (``labels/prompts.json``: what the model reads, not the user) and patterns that read a model's reply.
 """
 
@@ -106,14 +106,8 @@ def _texts() -> Iterator[tuple[str, str]]:
             if m.id:
                 msgid = m.id if isinstance(m.id, str) else m.id[0]
                 for text in (m.string if isinstance(m.string, tuple) else (m.string,)):
-                    yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
-    yield from _walk(_json(SRC / "cli" / "help" / "zh.json"), "cli/help/zh.json")
-    yield from _walk(_json(SRC / "measures" / "summaries.json"), "measures/summaries.json")
-    for name, entry in _json(SRC / "datasets" / "catalog.json").items():  # type: ignore[attr-defined]
-        yield from ((f"datasets/catalog.json/{name}/{k}", v) for k, v in entry.items() if k.endswith("_zh"))
-    for path in (SRC / "interpret" / "bands.json", SRC / "interpret" / "presets.json"):  # their own notes only
-        data = _json(path)
-        yield from ((w, t) for w, t in _walk(data, path.name) if w.endswith("/note/zh"))
+                    if m.context != "guide":  # the guide's own words, transcribed exactly
+                        yield f"locale/zh/rankscope.po:{m.context + '|' if m.context else ''}{msgid}", text
     for path in sorted(SRC.rglob("*.py")):
         yield from _source_strings(path)
     for path in [ROOT / "README.zh-CN.md", *sorted((ROOT / "docs" / "zh").glob("*.md"))]:
@@ -148,7 +142,7 @@ def test_the_texts_are_found() -> None:
     found = list(texts())
     places = {w.split("/")[0].split(":")[0] for w, _ in found}
     assert len(found) > 1500, len(found)
-    assert {"README.zh-CN.md", "docs", "locale", "cli", "measures", "py"} <= places, places
+    assert {"README.zh-CN.md", "docs", "locale", "py"} <= places, places
 
 
 @pytest.mark.parametrize("word", sorted(RULED_OUT))

@@ -47,7 +47,8 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version of rankscope and exit."),
 ) -> None:
-    """Evaluate retrieval for RAG: trec_eval-exact metrics, comparisons, reports."""
+    # the help of `rankscope` is the Typer's help= above (a docstring here would be said nowhere)
+    return None
 
 
 @app.command("trec_eval", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},

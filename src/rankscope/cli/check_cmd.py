@@ -67,8 +67,8 @@ def check_command(
     alpha: Annotated[
         float,
         typer.Option("--alpha", metavar="ALPHA",
-                     help="one-sided level of each --max-drop test: 0.05 gives a 95% one-sided bound "
-                     "(the lower end of a 90% two-sided interval), 0.025 matches a 95% two-sided interval"),
+                     help="one-sided level of each --max-drop test: 0.05 gives a one-sided bound at 95% "
+                     "(the lower end of a two-sided interval at 90%), 0.025 matches a two-sided interval at 95%"),
     ] = 0.05,
     permutations: Annotated[
         int, typer.Option("--permutations", metavar="N", help="sign flips (randomization) or resamples (bootstrap)")

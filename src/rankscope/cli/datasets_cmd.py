@@ -15,14 +15,13 @@ __all__ = ["said"]
 
 
 def said(info: dict[str, Any], field: str, lang: str = "en") -> str:
-    """A text field of a dataset's catalog entry in ``lang``: ``<field>_<lang>`` (``description_zh``) when the catalog
-    holds one, else the English ``<field>``.
+    """A text field of a dataset's catalog entry (``title``, ``description``, ``licence``, ``source``: English,
+    extracted into the message catalog in the context ``dataset``) in ``lang``.
 
-    >>> said({"licence": "CC BY-SA 4.0", "description": "Chinese Wikipedia", "description_zh": "中文维基百科"},
-    ...      "description", "zh")
-    '中文维基百科'
+    >>> said({"licence": "none stated (research collection, see README)"}, "licence", "zh")
+    '未声明（研究用测试集，见 README）'
     """
-    return str(info.get(f"{field}_{lang}", info[field]))
+    return gettext(str(info[field]), lang, context="dataset")
 
 datasets_app = typer.Typer(help="The test collections bundled with rankscope.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")

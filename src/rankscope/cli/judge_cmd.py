@@ -87,7 +87,7 @@ def judge_command(
     until_width: Annotated[
         Optional[float],
         typer.Option("--until-width", metavar="W", show_default="none: judge every pair",
-                     help="judge the pairs in a random order and stop once the anytime-valid 95% interval of the "
+                     help="judge the pairs in a random order and stop once the anytime-valid interval (95%) of the "
                           "pool's share of relevant pairs (grade >= --relevance-level) is at most W wide; it then "
                           "covers the share over all pairs"),
     ] = None,

@@ -177,8 +177,8 @@ def ingest_command(file: Annotated[Path, typer.Argument(help="events, one JSON o
                    monitor: Annotated[str, typer.Option("--monitor", "-m", help="the traffic monitor's name or id")],
                    server: ServerOption = DEFAULT_SERVER, token: TokenOption = None, as_json: JsonOption = False,
                    lang: LangOption = None) -> None:
-    """Send production events (JSON Lines: {"time", "query", "results": [{"id", "score", "text"}], "latency_ms",
-    "retriever"}) to a traffic monitor, in batches; bad lines are counted and named, never stored.
+    """Send production events to a traffic monitor, in batches; bad lines are counted and named, never stored.
+    The events are JSON Lines: {"time", "query", "results": [{"id", "score", "text"}], "latency_ms", "retriever"}.
 
     Examples:
 

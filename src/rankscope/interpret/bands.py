@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import _, gettext
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
@@ -38,14 +38,15 @@ _RANGE = re.compile(r"^\s*([\[(])\s*([0-9.]+)\s*,\s*([0-9.]+)\s*([\])])\s*$")
 
 @dataclass(frozen=True)
 class Band:
-    """One row of a band table: level, interval and advice in each language."""
+    """One row of a band table: level, interval and advice (English; its Chinese, the guide's original, is in the
+    message catalog)."""
 
     level: str
     low: float
     high: float
     low_closed: bool
     high_closed: bool
-    advice: tuple[tuple[str, str], ...]
+    advice: str
 
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies in this band's interval."""
@@ -55,7 +56,7 @@ class Band:
 
     def advice_in(self, lang: str) -> str:
         """The advice text in ``lang``."""
-        return dict(self.advice)[check_lang(lang)]
+        return gettext(self.advice, check_lang(lang), context="guide")
 
     @property
     def range_text(self) -> str:
@@ -95,7 +96,7 @@ def _tables() -> dict[str, tuple[Band, ...]]:
         bands = []
         for row in entry["bands"]:
             low, high, lc, hc = _parse_range(row["range"])
-            bands.append(Band(row["level"], low, high, lc, hc, tuple(sorted(row["advice"].items()))))
+            bands.append(Band(row["level"], low, high, lc, hc, row["advice"]))
         out[family] = tuple(bands)
     return out
 
@@ -113,7 +114,7 @@ def band_table(metric: str | Measure) -> tuple[Band, ...] | None:
 
 def level_name(level: str, lang: str = "en") -> str:
     """The display name of a band level (``poor`` → ``差`` in zh)."""
-    return str(load_data("bands.json")["levels"][level][check_lang(lang)])
+    return gettext(load_data("bands.json")["levels"][level], check_lang(lang), context="guide")
 
 
 def rate(metric: str | Measure, value: float, lang: str = "en") -> Rating | None:
@@ -144,4 +145,4 @@ def metric_profile(metric: str | Measure, lang: str = "en") -> dict[str, str] | 
     family = metric if isinstance(metric, str) and metric in load_data("bands.json")["profiles"] else \
         _measure(metric).name
     row = load_data("bands.json")["profiles"].get(family)
-    return None if row is None else {k: v[lang] for k, v in row.items()}
+    return None if row is None else {k: gettext(v, lang, context="guide") for k, v in row.items()}

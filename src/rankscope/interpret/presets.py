@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.i18n import _
+from rankscope.i18n import _, gettext
 from rankscope.interpret.i18n import check_lang, load_data
 from rankscope.measures import Measure, parse_metric
 
@@ -34,6 +34,7 @@ __all__ = [
     "StandardCheck",
     "get_scenario",
     "scenario_names",
+    "tier_name",
     "standard_names",
     "standard_requirements",
     "check_standard",
@@ -47,22 +48,23 @@ Requirement = tuple[str, str, float]
 
 @dataclass(frozen=True)
 class Scenario:
-    """A usage scenario of the metric guide: recommended metrics and benchmark figures."""
+    """A usage scenario of the metric guide: recommended metrics and benchmark figures.  Its names and note are
+    English, said in another language by the message catalog (where the guide's original Chinese is)."""
 
     key: str
-    names: tuple[tuple[str, str], ...]
-    benchmark_names: tuple[tuple[str, str], ...]
+    name: str
+    benchmark_name: str
     recommended: tuple[str, ...]
     benchmark: tuple[tuple[str, float], ...]
-    notes: tuple[tuple[str, str], ...] = ()
+    caveat: str | None = None
 
     def title(self, lang: str = "en") -> str:
         """The scenario's name in ``lang``."""
-        return dict(self.names)[check_lang(lang)]
+        return gettext(self.name, check_lang(lang), context="guide")
 
     def note(self, lang: str = "en") -> str | None:
-        """The guide's caveat about this scenario in ``lang``, if any."""
-        return dict(self.notes).get(check_lang(lang))
+        """The caveat about this scenario in ``lang``, if any."""
+        return None if self.caveat is None else gettext(self.caveat, check_lang(lang), context="guide-note")
 
     def metrics(self) -> list[str]:
         """Metrics to evaluate: the recommended ones, else (none given) the benchmark's."""
@@ -87,13 +89,23 @@ def _scenarios() -> dict[str, Scenario]:
     for key, s in data.items():
         out[key] = Scenario(
             key=key,
-            names=tuple(sorted(s["name"].items())),
-            benchmark_names=tuple(sorted(s.get("benchmark_name", s["name"]).items())),
+            name=s["name"],
+            benchmark_name=s.get("benchmark_name", s["name"]),
             recommended=tuple(s["recommended"]),
             benchmark=tuple((m, float(v)) for m, v in s["benchmark"].items()),
-            notes=tuple(sorted(s.get("note", {}).items())),
+            caveat=s.get("note"),
         )
     return out
+
+
+def tier_name(tier: str, lang: str = "en") -> str:
+    """The name of a production standard's tier (``minimum``, ``good``, ``excellent``) in ``lang``.
+
+    >>> tier_name("good"), tier_name("good", "zh")
+    ('good', '良好')
+    """
+    return gettext(load_data("presets.json")["production_standards"]["tiers"][tier]["name"], check_lang(lang),
+                   context="guide")
 
 
 def scenario_names() -> list[str]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rankscope.errors import RankscopeError
+from rankscope._sqlite import open_cache
 from rankscope.i18n import _
 
 __all__ = ["CacheKey", "CachedAnswer", "LabelCache", "cache_key", "request_digest", "text_hash"]
@@ -110,25 +109,14 @@ class LabelCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                self._db.commit()
-            elif row[0] == "1":  # upgrade: the old answers stay in their table, never served (requests unknown)
-                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-                self._db.commit()
-            elif row[0] != str(SCHEMA_VERSION):
-                raise RankscopeError(_("{path}: label cache schema {found}, this rankscope reads {reads}; use "
-                                       "another --cache file", path=str(self.path), found=row[0], reads=SCHEMA_VERSION))
-        except sqlite3.DatabaseError as exc:
-            raise RankscopeError(_("{path}: not a rankscope label cache ({reason})", path=str(self.path),
-                                   reason=str(exc))) from None
+        self._db = open_cache(  # a version-1 file is upgraded: its old answers stay in their table, never served
+            self.path, _SCHEMA, SCHEMA_VERSION, upgrades=("1",),
+            wrong_version=lambda found: _("{path}: label cache schema {found}, this rankscope reads {reads}; use "
+                                          "another --cache file", path=str(self.path), found=found,
+                                          reads=SCHEMA_VERSION),
+            not_a_cache=lambda reason: _("{path}: not a rankscope label cache ({reason})", path=str(self.path),
+                                         reason=reason))
 
     def __len__(self) -> int:
         with self._lock:

@@ -12,18 +12,15 @@ API validation, docs, report labels) is derived from the specs in the registry.
 
 from __future__ import annotations
 
-import json
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
 import numpy as np
 
 from rankscope.errors import InvalidParameterError, Items, Message
-from rankscope.i18n import NC_, _, pgettext
+from rankscope.i18n import NC_, _, gettext, pgettext
 from rankscope.measures.kernel_input import KernelInput
 
 __all__ = ["Measure", "MeasureSpec", "Param", "Kernel", "CutoffRule", "Aggregate", "TrecName", "TrecSyntax",
@@ -159,18 +156,15 @@ class MeasureSpec:
         self.param_index.update({p.name: p for p in self.params})
 
     def summary_in(self, lang: str = "en") -> str:
-        """What this metric measures, said in ``lang``: a built-in metric's translation (declared in
-        ``summaries.json`` of this package), else :attr:`summary` (a plugin metric's own words, in any language).
+        """What this metric measures, said in ``lang``: a built-in metric's summary (English written once where the
+        metric is declared, marked with ``N_``) translated by the catalog, else :attr:`summary` (a plugin metric's own
+        words, in any language).
 
         >>> from rankscope.measures import get_spec
         >>> get_spec("mrr").summary_in("en"), get_spec("mrr").summary_in("zh")
         ('reciprocal rank of the first relevant document', '第一个相关文档名次的倒数（倒数排名）')
         """
-        if lang != "en" and self.builtin:
-            said = builtin_summaries(lang).get(self.name)
-            if said:
-                return str(said)
-        return self.summary
+        return gettext(self.summary, lang) if self.builtin else self.summary
 
     def trec_spellings(self) -> tuple[str, ...]:
         """Short trec_eval spellings of this family: ``map``, ``map_cut_k``, ``iprec_at_recall_x``, ``ndcg.gains``."""
@@ -281,13 +275,6 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
-
-
-@cache
-def builtin_summaries(lang: str) -> dict[str, str]:
-    """The built-in metrics' summaries in ``lang`` (other than English): ``{name: summary}`` from ``summaries.json``."""
-    path = resources.files("rankscope.measures").joinpath("summaries.json")
-    return dict(json.loads(path.read_text(encoding="utf-8")).get(lang, {}))
 
 
 #: a parameter's type as a reader's word

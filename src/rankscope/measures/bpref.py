@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures._kernel import safe_div
 from rankscope.measures._trec_common import judged_nonrel, judged_rel, num_judged_nonrel, pool_unjudged
 from rankscope.measures.base import Measure, MeasureSpec, TrecName
@@ -78,11 +79,12 @@ def _infap(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("bpref", "binary preference: relevant ranked above judged non-relevant", _bpref, params=(REL,),
+    MeasureSpec("bpref", N_("binary preference: relevant ranked above judged non-relevant"), _bpref, params=(REL,),
                 ir_measures="Bpref", trec=(TrecName("bpref"),), family="incomplete", doc=_DOC, judged_view=True),
-    MeasureSpec("gm_bpref", "geometric mean of bpref over queries", _bpref, params=(REL,), trec=(TrecName("gm_bpref"),),
+    MeasureSpec("gm_bpref", N_("geometric mean of bpref over queries"), _bpref, params=(REL,),
+                trec=(TrecName("gm_bpref"),),
                 aggregate="gmean", family="incomplete", doc=_DOC, judged_view=True),
-    MeasureSpec("infap", "inferred average precision (sampled judgments)", _infap, params=(REL,),
+    MeasureSpec("infap", N_("inferred average precision (sampled judgments)"), _infap, params=(REL,),
                 ir_measures="infAP", trec=(TrecName("infAP"),), family="incomplete", doc=_DOC, judged_view=True),
 ):
     register(spec)

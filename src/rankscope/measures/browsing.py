@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures._kernel import safe_div
 from rankscope.measures._trec_common import segmented_cumprod
 from rankscope.measures.base import Measure, MeasureSpec, Param
@@ -163,19 +163,20 @@ def _accuracy(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("rbp", "rank-biased precision: gain discounted by a persistence p per rank", _rbp, cutoff="optional",
+    MeasureSpec("rbp", N_("rank-biased precision: gain discounted by a persistence p per rank"), _rbp,
+                cutoff="optional",
                 params=(PERSISTENCE, REL, Param("gain", str, "binary", "'binary' (r_i) or 'grade' (ranx: the grade of "
                                                  "a relevant document)", validate=_gain_kind)),
                 ir_measures="RBP", bounds=None, family="browsing", doc=_DOC, judged_view=True),
-    MeasureSpec("err", "expected reciprocal rank of a cascade reader (gdeval)", _err, cutoff="optional",
+    MeasureSpec("err", N_("expected reciprocal rank of a cascade reader (gdeval)"), _err, cutoff="optional",
                 params=(Param("max_grade", int, 4, "the grade of a perfect document (R = 1): gdeval's 4", minimum=1),),
                 ir_measures="ERR", family="browsing", doc=_DOC, judged_view=True),
-    MeasureSpec("compat", "compatibility: rank-biased overlap with the ideal ranking", _compat,
+    MeasureSpec("compat", N_("compatibility: rank-biased overlap with the ideal ranking"), _compat,
                 params=(Param("p", float, 0.95, "persistence of the rank-biased overlap", minimum=0.0,
                               validate=_at_most_one("p")),
                         Param("normalize", bool, True, "divide by the ideal ranking's own overlap")),
                 ir_measures="Compat", family="browsing", doc=_DOC, judged_view=True),
-    MeasureSpec("accuracy", "probability that a relevant document is ranked above a non-relevant one", _accuracy,
+    MeasureSpec("accuracy", N_("probability that a relevant document is ranked above a non-relevant one"), _accuracy,
                 cutoff="optional", params=(REL,), ir_measures="Accuracy", family="browsing", doc=_DOC,
                 judged_view=True),
 ):

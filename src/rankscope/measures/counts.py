@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures._kernel import rel_ret_at
 from rankscope.measures.base import Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.kernel_input import KernelInput
@@ -53,11 +54,11 @@ def _num_nonrel_judged_ret(p: KernelInput, m: Measure) -> np.ndarray:
 
 
 for _name, _fn, _summary, _params in (
-    ("num_q", _num_q, "number of evaluated queries", ()),
-    ("num_ret", _num_ret, "number of retrieved documents", ()),
-    ("num_rel", _num_rel, "number of relevant documents in the qrels", (REL,)),
-    ("num_rel_ret", _num_rel_ret, "number of relevant documents retrieved", (REL,)),
-    ("num_nonrel_judged_ret", _num_nonrel_judged_ret, "number of judged non-relevant documents retrieved", (REL,)),
+    ("num_q", _num_q, N_("number of evaluated queries"), ()),
+    ("num_ret", _num_ret, N_("number of retrieved documents"), ()),
+    ("num_rel", _num_rel, N_("number of relevant documents in the qrels"), (REL,)),
+    ("num_rel_ret", _num_rel_ret, N_("number of relevant documents retrieved"), (REL,)),
+    ("num_nonrel_judged_ret", _num_nonrel_judged_ret, N_("number of judged non-relevant documents retrieved"), (REL,)),
 ):
     register(
         MeasureSpec(

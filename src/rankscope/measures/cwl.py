@@ -41,7 +41,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures.base import Measure, MeasureSpec, Param
 from rankscope.measures.kernel_input import KernelInput
 from rankscope.measures.registry import register
@@ -150,15 +150,15 @@ _MAX = Param("max_rel", int, 1, "grade of full gain 1 (higher grades count as it
 _T = Param("T", float, 1.0, "the total gain the reader wants", minimum=0.0)
 _DOC = __doc__ or ""
 for name, cont, cutoff, extra, summary in (
-    ("inst", _inst, "none", (_T,), "INST: a reader who wants gain T and goes on less as gain comes (C/W/L)"),
-    ("insq", _insq, "none", (_T,), "INSQ: a reader who wants gain T (C/W/L)"),
-    ("bpm", _bpm, "required", (_T,), "Bejeweled player model: stop at gain T or after k documents (C/W/L)"),
-    ("sdcg", _sdcg, "required", (), "scaled DCG@k: DCG over the DCG of k fully relevant documents (C/W/L)"),
-    ("nerr8", _nerr8, "required", (), "not-but-nearly ERR, eq. 8: cascade reader cut at k (C/W/L)"),
-    ("nerr9", _nerr9, "required", (), "not-but-nearly ERR, eq. 9: cascade reader with a rank discount, cut at k"),
+    ("inst", _inst, "none", (_T,), N_("INST: a reader who wants gain T and goes on less as gain comes (C/W/L)")),
+    ("insq", _insq, "none", (_T,), N_("INSQ: a reader who wants gain T (C/W/L)")),
+    ("bpm", _bpm, "required", (_T,), N_("Bejeweled player model: stop at gain T or after k documents (C/W/L)")),
+    ("sdcg", _sdcg, "required", (), N_("scaled DCG@k: DCG over the DCG of k fully relevant documents (C/W/L)")),
+    ("nerr8", _nerr8, "required", (), N_("not-but-nearly ERR, eq. 8: cascade reader cut at k (C/W/L)")),
+    ("nerr9", _nerr9, "required", (), N_("not-but-nearly ERR, eq. 9: cascade reader with a rank discount, cut at k")),
     ("nerr10", _nerr10, "none", (Param("p", float, 0.9, "persistence", minimum=0.0),),
-     "not-but-nearly ERR, eq. 10: cascade reader with persistence p (C/W/L)"),
-    ("nerr11", _nerr11, "none", (_T,), "not-but-nearly ERR, eq. 11: cascade reader who wants gain T (C/W/L)"),
+     N_("not-but-nearly ERR, eq. 10: cascade reader with persistence p (C/W/L)")),
+    ("nerr11", _nerr11, "none", (_T,), N_("not-but-nearly ERR, eq. 11: cascade reader who wants gain T (C/W/L)")),
 ):
     register(MeasureSpec(name, summary, _kernel(cont), cutoff=cutoff, params=(*extra, _MIN, _MAX),  # type: ignore[arg-type]
                          ir_measures=name.upper(), family="cwl", doc=_DOC, judged_view=True))

@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures._subtopics import SubtopicInput, discount, repeated_products
 from rankscope.measures._trec_common import segmented_cumsum
 from rankscope.measures.base import Measure, MeasureSpec, Param
@@ -231,28 +231,28 @@ _ALPHA = Param("alpha", float, 0.5, "redundancy intolerance: a subtopic's gain s
 _BETA = Param("beta", float, 0.5, "patience: the probability of going on to the next document", minimum=0.0)
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("alpha_dcg", "alpha-DCG: novelty-discounted gain over the subtopics, ideal-ideal normalised",
+    MeasureSpec("alpha_dcg", N_("alpha-DCG: novelty-discounted gain over the subtopics, ideal-ideal normalised"),
                 _alpha_dcg, cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY),
                 ir_measures="alpha_DCG", family="diversity", doc=_DOC, judged_view=True),
-    MeasureSpec("alpha_ndcg", "alpha-nDCG: alpha-DCG over that of the greedy ideal ranking", _alpha_ndcg,
+    MeasureSpec("alpha_ndcg", N_("alpha-nDCG: alpha-DCG over that of the greedy ideal ranking"), _alpha_ndcg,
                 cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), ir_measures="alpha_nDCG",
                 family="diversity", doc=_DOC, judged_view=True),
-    MeasureSpec("err_ia", "intent-aware expected reciprocal rank, ideal-ideal normalised", _err_ia,
+    MeasureSpec("err_ia", N_("intent-aware expected reciprocal rank, ideal-ideal normalised"), _err_ia,
                 cutoff="required", params=(_ALPHA, REL, JUDGED_ONLY), ir_measures="ERR_IA", family="diversity",
                 doc=_DOC, judged_view=True),
-    MeasureSpec("nerr_ia", "intent-aware ERR over that of the greedy ideal ranking", _nerr_ia, cutoff="required",
+    MeasureSpec("nerr_ia", N_("intent-aware ERR over that of the greedy ideal ranking"), _nerr_ia, cutoff="required",
                 params=(_ALPHA, REL, JUDGED_ONLY), ir_measures="nERR_IA", family="diversity", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("nrbp", "novelty- and rank-biased precision", _nrbp, params=(_ALPHA, _BETA, REL),
+    MeasureSpec("nrbp", N_("novelty- and rank-biased precision"), _nrbp, params=(_ALPHA, _BETA, REL),
                 ir_measures="NRBP", family="diversity", doc=_DOC, judged_view=True),
-    MeasureSpec("nnrbp", "NRBP over that of the greedy ideal ranking", _nnrbp, params=(_ALPHA, _BETA, REL),
+    MeasureSpec("nnrbp", N_("NRBP over that of the greedy ideal ranking"), _nnrbp, params=(_ALPHA, _BETA, REL),
                 ir_measures="nNRBP", family="diversity", doc=_DOC, judged_view=True),
-    MeasureSpec("map_ia", "intent-aware average precision: mean over the subtopics", _map_ia,
+    MeasureSpec("map_ia", N_("intent-aware average precision: mean over the subtopics"), _map_ia,
                 params=(REL, JUDGED_ONLY), aliases=("ap_ia",), ir_measures="AP_IA", family="diversity", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("p_ia", "intent-aware precision@k: mean over the subtopics", _p_ia, cutoff="required",
+    MeasureSpec("p_ia", N_("intent-aware precision@k: mean over the subtopics"), _p_ia, cutoff="required",
                 params=(REL, JUDGED_ONLY), ir_measures="P_IA", family="diversity", doc=_DOC, judged_view=True),
-    MeasureSpec("subtopic_recall", "fraction of the subtopics covered in the top k", _subtopic_recall,
+    MeasureSpec("subtopic_recall", N_("fraction of the subtopics covered in the top k"), _subtopic_recall,
                 cutoff="required", params=(REL,), aliases=("strec", "st_recall"), ir_measures="StRecall",
                 family="diversity", doc=_DOC, judged_view=True),
 ):

@@ -42,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures._kernel import safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import JUDGED_ONLY
@@ -150,16 +150,16 @@ def _ndcg_ret_ideal(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("ndcg", "normalised discounted cumulative gain (trec_eval gains = grades)", _ndcg,
+    MeasureSpec("ndcg", N_("normalised discounted cumulative gain (trec_eval gains = grades)"), _ndcg,
                 cutoff="optional", params=(GAINS, DCG_FORM, JUDGED_ONLY), ir_measures="nDCG",
                 trec=(TrecName("ndcg", "text", ("gains",)), TrecName("ndcg_cut", "cutoffs", default=STD_CUTS)),
                 family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("ndcg_exp", "nDCG with exponential gain 2^grade - 1", _ndcg_exp, cutoff="optional",
+    MeasureSpec("ndcg_exp", N_("nDCG with exponential gain 2^grade - 1"), _ndcg_exp, cutoff="optional",
                 aliases=("ndcg_burges",), family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("dcg", "discounted cumulative gain (not normalised)", _dcg, cutoff="optional",
+    MeasureSpec("dcg", N_("discounted cumulative gain (not normalised)"), _dcg, cutoff="optional",
                 params=(GAINS, DCG_FORM),
                 bounds=None, family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("ndcg_ret_ideal", "INFLATED nDCG whose ideal uses retrieved documents only (some RAG tutorials)",
+    MeasureSpec("ndcg_ret_ideal", N_("INFLATED nDCG whose ideal uses retrieved documents only (some RAG tutorials)"),
                 _ndcg_ret_ideal, cutoff="optional", params=(GAINS,), family="variant", doc=_DOC),
 ):
     register(spec)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures._trec_common import (
     ideal_gains,
     judged_rel,
@@ -162,13 +163,14 @@ def _rndcg(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("bing", "binary G: relevant documents discounted by non-relevant ones above", _bing,
+    MeasureSpec("bing", N_("binary G: relevant documents discounted by non-relevant ones above"), _bing,
                 params=(REL,), trec=(TrecName("binG"),), family="gain", doc=_DOC, judged_view=True),
-    MeasureSpec("g", "trec_eval's normalised gain G", _g, params=(GAINS,), trec=(TrecName("G", "text", ("gains",)),),
+    MeasureSpec("g", N_("trec_eval's normalised gain G"), _g, params=(GAINS,),
+                trec=(TrecName("G", "text", ("gains",)),),
                 family="gain", doc=_DOC),
-    MeasureSpec("ndcg_rel", "nDCG averaged over the relevant documents", _ndcg_rel, params=(GAINS,),
+    MeasureSpec("ndcg_rel", N_("nDCG averaged over the relevant documents"), _ndcg_rel, params=(GAINS,),
                 trec=(TrecName("ndcg_rel", "text", ("gains",)),), family="gain", doc=_DOC),
-    MeasureSpec("rndcg", "nDCG averaged at the ideal ranking's gain-level boundaries", _rndcg,
+    MeasureSpec("rndcg", N_("nDCG averaged at the ideal ranking's gain-level boundaries"), _rndcg,
                 params=(GAINS, REL), trec=(TrecName("Rndcg", "text", ("gains",)),), family="gain", doc=_DOC),
 ):
     register(spec)

@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures._trec_common import judged_rel, suffix_max
 from rankscope.measures.base import TENTHS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
@@ -115,17 +115,17 @@ def _rprec_mult(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("iprec_at_recall", "interpolated precision at a recall level (trec_eval 9 rounding)", _iprec,
+    MeasureSpec("iprec_at_recall", N_("interpolated precision at a recall level (trec_eval 9 rounding)"), _iprec,
                 params=(Param("recall", float, 0.0, "recall level in [0, 1]", minimum=0.0), REL),
                 aliases=("iprec",), ir_measures="IPrec", at_param="recall",
                 trec=(TrecName("iprec_at_recall", "values", ("recall",), default=TENTHS),), family="interpolated",
                 doc=_DOC, judged_view=True),
-    MeasureSpec("iprec_11pt", "interpolated precision averaged over recall levels 0, 0.1, ..., 1", _iprec_11pt,
+    MeasureSpec("iprec_11pt", N_("interpolated precision averaged over recall levels 0, 0.1, ..., 1"), _iprec_11pt,
                 params=(Param("levels", str, "", "comma-separated recall levels (default: the 11 points)",
                               validate=parse_levels), REL),
                 aliases=("11pt_avg",), trec=(TrecName("11pt_avg", "text", ("levels",)),), family="interpolated",
                 doc=_DOC, judged_view=True),
-    MeasureSpec("rprec_mult", "precision at rank mult x R", _rprec_mult,
+    MeasureSpec("rprec_mult", N_("precision at rank mult x R"), _rprec_mult,
                 params=(Param("mult", float, 1.0, "multiple of R giving the rank", minimum=0.0), REL),
                 at_param="mult",
                 trec=(TrecName("Rprec_mult", "values", ("mult",), default=_MULTS),), family="interpolated", doc=_DOC,

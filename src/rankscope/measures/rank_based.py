@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures._kernel import rel_ret_at, safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, TrecName
 from rankscope.measures.counts import JUDGED_ONLY, REL
@@ -91,23 +92,23 @@ def _set_map(p: KernelInput, m: Measure) -> np.ndarray:
 
 _DOC = __doc__ or ""
 for spec in (
-    MeasureSpec("mrr", "reciprocal rank of the first relevant document", _reciprocal_rank, cutoff="optional",
+    MeasureSpec("mrr", N_("reciprocal rank of the first relevant document"), _reciprocal_rank, cutoff="optional",
                 params=(REL, JUDGED_ONLY), aliases=("rr", "reciprocal_rank"), ir_measures="RR",
                 trec=(TrecName("recip_rank"),), family="rank", doc=_DOC, judged_view=True),
-    MeasureSpec("map", "average precision (divided by all relevant documents)", _average_precision,
+    MeasureSpec("map", N_("average precision (divided by all relevant documents)"), _average_precision,
                 cutoff="optional", params=(REL, JUDGED_ONLY), aliases=("ap", "average_precision"), ir_measures="AP",
                 trec=(TrecName("map"), TrecName("map_cut", "cutoffs", default=STD_CUTS)), family="rank", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("gm_map", "geometric mean of average precision over queries", _average_precision,
+    MeasureSpec("gm_map", N_("geometric mean of average precision over queries"), _average_precision,
                 params=(REL,), trec=(TrecName("gm_map"),), aggregate="gmean", family="rank", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("set_map", "set precision x set recall", _set_map, params=(REL, JUDGED_ONLY), aliases=("setap",),
+    MeasureSpec("set_map", N_("set precision x set recall"), _set_map, params=(REL, JUDGED_ONLY), aliases=("setap",),
                 trec=(TrecName("set_map"),),
                 family="rank", doc=_DOC, judged_view=True),
-    MeasureSpec("first_rel_rank", "rank of the first relevant document (0: none retrieved)", _first_rel_rank,
+    MeasureSpec("first_rel_rank", N_("rank of the first relevant document (0: none retrieved)"), _first_rel_rank,
                 cutoff="optional", params=(REL,), aliases=("first_relevant_rank",), bounds=None,
                 higher_is_better=False, aggregate="median_found", family="rank", doc=_DOC, judged_view=True),
-    MeasureSpec("ap_rel_ret", "NON-STANDARD AP divided by relevant documents retrieved (older RAG write-ups)",
+    MeasureSpec("ap_rel_ret", N_("NON-STANDARD AP divided by relevant documents retrieved (older RAG write-ups)"),
                 _ap_rel_ret,
                 cutoff="optional", params=(REL,), family="variant", doc=_DOC, judged_view=True),
 ):

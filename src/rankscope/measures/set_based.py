@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures._kernel import rel_ret_at, safe_div
 from rankscope.measures.base import STD_CUTS, Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import JUDGED_ONLY, REL
@@ -116,37 +117,37 @@ _CUTS = {name: (TrecName(name, "cutoffs", default=STD_CUTS),) for name in ("P", 
 _X = "trec_eval's x: recall weighs x times precision (x = beta² of F_beta)"
 _RJ = (REL, JUDGED_ONLY)
 for spec in (
-    MeasureSpec("precision", "fraction of the top k that is relevant", _precision, cutoff="required",
+    MeasureSpec("precision", N_("fraction of the top k that is relevant"), _precision, cutoff="required",
                 params=_RJ, aliases=("p",), ir_measures="P", trec=_CUTS["P"], family="set", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("recall", "fraction of the relevant documents found in the top k", _recall, cutoff="required",
+    MeasureSpec("recall", N_("fraction of the relevant documents found in the top k"), _recall, cutoff="required",
                 params=_RJ, aliases=("r",), ir_measures="R", trec=_CUTS["recall"], family="set", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("f1", "harmonic mean of precision@k and recall@k", _f1, cutoff="required",
+    MeasureSpec("f1", N_("harmonic mean of precision@k and recall@k"), _f1, cutoff="required",
                 params=(REL,), aliases=("f",), family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("success", "1 if any relevant document is in the top k (hit rate)", _success, cutoff="required",
+    MeasureSpec("success", N_("1 if any relevant document is in the top k (hit rate)"), _success, cutoff="required",
                 params=_RJ, aliases=("hit_rate", "hitrate", "hit"), ir_measures="Success",
                 trec=(TrecName("success", "cutoffs", default=(1, 5, 10)),), family="set", doc=_DOC,
                 judged_view=True),
-    MeasureSpec("hits", "number of relevant documents in the top k", _hits, cutoff="optional", params=(REL,),
+    MeasureSpec("hits", N_("number of relevant documents in the top k"), _hits, cutoff="optional", params=(REL,),
                 bounds=None, family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("relative_precision", "precision@k relative to the best possible: rel_ret@k / min(k, R)",
+    MeasureSpec("relative_precision", N_("precision@k relative to the best possible: rel_ret@k / min(k, R)"),
                 _relative_precision, cutoff="required", params=(REL,), trec=_CUTS["relative_P"], family="set",
                 doc=_DOC, judged_view=True),
-    MeasureSpec("r_precision", "precision at rank R (R = number of relevant documents)", _r_precision,
+    MeasureSpec("r_precision", N_("precision at rank R (R = number of relevant documents)"), _r_precision,
                 params=_RJ, aliases=("rprecision", "r-precision"), ir_measures="Rprec", trec=(TrecName("Rprec"),),
                 family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_precision", "relevant retrieved / retrieved, whole ranking", _set_precision, params=_RJ,
+    MeasureSpec("set_precision", N_("relevant retrieved / retrieved, whole ranking"), _set_precision, params=_RJ,
                 ir_measures="SetP", trec=(TrecName("set_P"),), family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_recall", "relevant retrieved / relevant, whole ranking", _set_recall, params=_RJ,
+    MeasureSpec("set_recall", N_("relevant retrieved / relevant, whole ranking"), _set_recall, params=_RJ,
                 ir_measures="SetR", trec=(TrecName("set_recall"),), family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_relative_precision", "relevant retrieved / min(retrieved, relevant)",
+    MeasureSpec("set_relative_precision", N_("relevant retrieved / min(retrieved, relevant)"),
                 _set_relative_precision, params=(REL,), aliases=("setrelp",), trec=(TrecName("set_relative_P"),),
                 family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("set_f", "F-measure of set precision and set recall (trec_eval's parameter x)", _set_f,
+    MeasureSpec("set_f", N_("F-measure of set precision and set recall (trec_eval's parameter x)"), _set_f,
                 params=(REL, Param("beta", float, 1.0, _X, minimum=0.0), JUDGED_ONLY), ir_measures="SetF",
                 trec=(TrecName("set_F", "list", ("beta",)),), family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("judged", "fraction of the top k that has a relevance judgment", _judged, cutoff="optional",
+    MeasureSpec("judged", N_("fraction of the top k that has a relevance judgment"), _judged, cutoff="optional",
                 ir_measures="Judged", family="set", doc=_DOC, judged_view=True),
 ):
     register(spec)

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 from rankscope.errors import InvalidParameterError
-from rankscope.i18n import _
+from rankscope.i18n import N_, _
 from rankscope.measures._spans import SpanArrays, omega_counts, ratio, span_counts
 from rankscope.measures.base import Measure, MeasureSpec, Param
 from rankscope.measures.counts import REL
@@ -160,17 +160,17 @@ _DOC = __doc__ or ""
 _PARAMS = (REL, WEIGHT, UNIT)
 
 for _spec in (
-    MeasureSpec("span_recall", "share of the judged text held by the top k chunks", _recall, cutoff="optional",
+    MeasureSpec("span_recall", N_("share of the judged text held by the top k chunks"), _recall, cutoff="optional",
                 params=_PARAMS, family="span", doc=_DOC),
-    MeasureSpec("span_precision", "share of the top k chunks' text that is judged relevant (repeats counted)",
+    MeasureSpec("span_precision", N_("share of the top k chunks' text that is judged relevant (repeats counted)"),
                 _precision, cutoff="optional", params=_PARAMS, family="span", doc=_DOC),
-    MeasureSpec("span_iou", "intersection over union of judged text and the top k chunks' text", _iou,
+    MeasureSpec("span_iou", N_("intersection over union of judged text and the top k chunks' text"), _iou,
                 cutoff="optional", params=_PARAMS, family="span", doc=_DOC),
-    MeasureSpec("span_precision_omega", "best span precision reachable at full recall with this chunking",
+    MeasureSpec("span_precision_omega", N_("best span precision reachable at full recall with this chunking"),
                 _precision_omega, params=_PARAMS, family="span", doc=_DOC, aliases=("precision_omega",)),
-    MeasureSpec("span_iou_omega", "span IoU of the ideal retrieval with this chunking", _iou_omega,
+    MeasureSpec("span_iou_omega", N_("span IoU of the ideal retrieval with this chunking"), _iou_omega,
                 params=_PARAMS, family="span", doc=_DOC, aliases=("iou_omega",)),
-    MeasureSpec("context_size", "length of the top k chunks: the context sent to the model", _context_size,
+    MeasureSpec("context_size", N_("length of the top k chunks: the context sent to the model"), _context_size,
                 cutoff="optional", params=(UNIT,), bounds=None, higher_is_better=False, family="span", doc=_DOC),
 ):
     register(_spec)

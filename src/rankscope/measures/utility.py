@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankscope.i18n import N_
 from rankscope.measures.base import Measure, MeasureSpec, Param, TrecName
 from rankscope.measures.counts import REL
 from rankscope.measures.kernel_input import KernelInput
@@ -76,7 +77,7 @@ def _relstring(p: KernelInput, m: Measure) -> np.ndarray:
 _DOC = __doc__ or ""
 _COEF = "utility coefficient of"
 for spec in (
-    MeasureSpec("utility", "linear utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*nonrel_missed", _utility,
+    MeasureSpec("utility", N_("linear utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*nonrel_missed"), _utility,
                 params=(Param("a", float, 1.0, f"{_COEF} relevant retrieved"),
                         Param("b", float, -1.0, f"{_COEF} non-relevant retrieved"),
                         Param("c", float, 0.0, f"{_COEF} relevant not retrieved"),
@@ -84,7 +85,7 @@ for spec in (
                         Param("n_docs", int, 0, "documents in the collection (trec_eval -N)", minimum=0), REL),
                 trec=(TrecName("utility", "list", ("a", "b", "c", "d"), arity=4, options=(("n_docs", "num_docs"),)),),
                 bounds=None, family="set", doc=_DOC, judged_view=True),
-    MeasureSpec("relstring", "STRING: relevance codes of the top documents (trec_eval only)", _relstring,
+    MeasureSpec("relstring", N_("STRING: relevance codes of the top documents (trec_eval only)"), _relstring,
                 params=(Param("length", int, 10, "number of documents shown", minimum=0),),
                 trec=(TrecName("relstring", "list", ("length",)),), bounds=None, aggregate="none", family="trec",
                 doc=_DOC, text=True),

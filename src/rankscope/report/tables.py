@@ -198,10 +198,9 @@ def notice_lines(report: dict[str, Any]) -> list[str]:
 
 def standards_note(checks: dict[str, list[dict[str, Any]]], lang: str) -> tuple[list[str], str]:
     """The metrics of the production standards and one line stating every tier's thresholds."""
-    from rankscope.interpret.i18n import load_data
+    from rankscope.interpret.presets import tier_name
 
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
-    note = "; ".join(f"{tier_names[tier][lang]}: " + ", ".join(f"{c['metric']} ≥ {c['threshold']:g}" for c in cs)
+    note = "; ".join(f"{tier_name(tier, lang)}: " + ", ".join(f"{c['metric']} ≥ {c['threshold']:g}" for c in cs)
                      for tier, cs in checks.items())
     return [c["metric"] for c in checks["minimum"]], note
 
@@ -215,12 +214,11 @@ def standards_table(standards: dict[str, Any], lang: str) -> tuple[list[str], li
     >>> standards_table(std, "en")[1]
     [['minimum', '≥ 0.7: 0.105 ✗ (a perfect ranking: 0.207)']]
     """
-    from rankscope.interpret.i18n import load_data
+    from rankscope.interpret.presets import tier_name
 
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     checks = standards["checks"]
     head = [gettext("Production standards", lang)] + [c["metric"] for c in checks["minimum"]]
-    rows = [[tier_names[tier][lang]] + [f"≥ {c['threshold']:g}: {standard_cell(c, lang)}" for c in cs]
+    rows = [[tier_name(tier, lang)] + [f"≥ {c['threshold']:g}: {standard_cell(c, lang)}" for c in cs]
             for tier, cs in checks.items()]
     return head, rows
 

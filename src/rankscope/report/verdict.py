@@ -36,8 +36,7 @@ import numpy as np
 from rankscope.i18n import _, gettext
 from rankscope.interpret.bands import rate
 from rankscope.interpret.explain import explain
-from rankscope.interpret.i18n import load_data
-from rankscope.interpret.presets import TIERS, check_standard, get_scenario
+from rankscope.interpret.presets import TIERS, check_standard, get_scenario, tier_name
 from rankscope.measures import parse_metric
 from rankscope.measures.base import Measure
 
@@ -107,11 +106,10 @@ def system_verdict(
             "relative": relative[label] if ceiling else None}
         if per_query is not None:
             explanations[label] = explain(label, per_query[:, j], lang, measure=m, ceiling=ceiling)
-    tier_names = {k: v["name"] for k, v in load_data("presets.json")["production_standards"]["tiers"].items()}
     checks = standard_checks(means, ceilings)
     tier, status, missing = standing(checks)
     if status == "met" and tier is not None:
-        shown = tier_names[tier][lang]
+        shown = tier_name(tier, lang)
     elif status == "not_evaluated":
         shown = _("not evaluated (no {metrics})", metrics=", ".join(missing)).text(lang)
     else:
@@ -122,7 +120,7 @@ def system_verdict(
         shown = _("{tier} ({metric} {op} {threshold} cannot be met: a perfect ranking scores {ceiling} on these "
                   "qrels)", tier=shown, metric=blocked["metric"], op=blocked["op"],
                   threshold=f"{blocked['threshold']:g}", ceiling=f"{blocked['ceiling']:.3f}").text(lang)
-    standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_names[tier][lang],
+    standards = {"highest_tier": tier, "highest_tier_name": None if tier is None else tier_name(tier, lang),
                  "status": status, "status_text": shown, "not_evaluated": missing, "checks": checks,
                  "applicable": any(c["value"] is not None for cs in checks.values() for c in cs)}
     return {"ratings": ratings, "explanations": explanations, "standards": standards}

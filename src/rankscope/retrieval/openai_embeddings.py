@@ -35,7 +35,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -45,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from rankscope._sqlite import open_cache
 from rankscope.errors import InvalidParameterError, RankscopeError
 from rankscope.i18n import _
 
@@ -80,25 +80,15 @@ class EmbeddingCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(
-                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER NOT NULL, vector BLOB NOT NULL,"
-                " created REAL NOT NULL) WITHOUT ROWID;")
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(CACHE_SCHEMA),))
-                self._db.commit()
-            elif row[0] != str(CACHE_SCHEMA):
-                raise RankscopeError(_("{path}: embeddings cache schema {found}, this rankscope reads {reads}; use "
-                                       "another cache file", path=str(self.path), found=row[0], reads=CACHE_SCHEMA))
-        except sqlite3.DatabaseError as exc:
-            raise RankscopeError(_("{path}: not a rankscope embeddings cache ({reason})", path=str(self.path),
-                                   reason=str(exc))) from None
+        self._db = open_cache(
+            self.path, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER NOT NULL, vector BLOB NOT NULL,"
+            " created REAL NOT NULL) WITHOUT ROWID;", CACHE_SCHEMA,
+            wrong_version=lambda found: _("{path}: embeddings cache schema {found}, this rankscope reads {reads}; use "
+                                          "another cache file", path=str(self.path), found=found, reads=CACHE_SCHEMA),
+            not_a_cache=lambda reason: _("{path}: not a rankscope embeddings cache ({reason})", path=str(self.path),
+                                         reason=reason))
 
     def __len__(self) -> int:
         with self._lock:
