@@ -38,8 +38,10 @@ $(VENV)/.installed-demo: pyproject.toml $(VENV)/.torch | $(PY)
 	$(INSTALL) -e ".[pandas,bm25,dense,e5,report]"
 	touch $@
 
+# lint-imports: the layers of docs/architecture.md, declared in pyproject.toml ([tool.importlinter])
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check src tests bench scripts conftest.py
+	$(VENV)/bin/lint-imports
 
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy

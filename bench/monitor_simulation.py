@@ -44,11 +44,11 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
 
-    from rankscope.data import Qrels, Run
+    from rankscope.io import read_qrels, read_run
     from rankscope.monitor.simulate import simulate_canary
 
-    qrels = Qrels.from_file(DATA / "dl_hard-passage.qrels")
-    run = Run.from_file(DATA / "baselines" / "passage" / "bm25+t5(zs).run")
+    qrels = read_qrels(DATA / "dl_hard-passage.qrels")
+    run = read_run(DATA / "baselines" / "passage" / "bm25+t5(zs).run")
     base = {}
     frame = run.to_arrow()
     q, d, s = (np.asarray(frame[c].to_pylist(), dtype=object) for c in ("query_id", "doc_id", "score"))

@@ -25,9 +25,9 @@ from rankscope.data.span_rules import ChunkRule
 from rankscope.data.spans import SpanQrels
 from rankscope.data.testset import Query, TestSet
 from rankscope.data.testset_audit import audit_testset
-from rankscope.data.testset_io import read_corpus, read_json, read_jsonl
 from rankscope.data.units import check_unit
 from rankscope.errors import RankscopeError
+from rankscope.io.testset import read_corpus, read_json, read_jsonl
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

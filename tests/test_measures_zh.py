@@ -162,7 +162,8 @@ def test_report_errors_in_chinese(qrels_and_run: tuple[dict, dict], tmp_path: Pa
         (lambda: write_report(result, tmp_path / "r.docx"), "cannot tell the report format from", ".json、.md"),
         (lambda: write_report(result, tmp_path / "nope" / "r.md"), "cannot write the report: folder", "不存在"),
         (lambda: write_report(object(), tmp_path / "r.md"), "write_report takes a Comparison", "实际为 object"),
-        (lambda: result.plot(kind="pie"), "unknown plot kind 'pie'; choose one of: curves, ", "未知的图表类型"),
+        (lambda: rankscope.plot(result, kind="pie"), "unknown plot kind 'pie'; choose one of: curves, ",
+         "未知的图表类型"),
     ]
     for call, english, chinese in checks:
         with pytest.raises(RankscopeError) as info:

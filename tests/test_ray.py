@@ -169,8 +169,8 @@ def test_live_retriever_on_actors_with_an_actor_killed(cluster, tmp_path: Path) 
 
 
 def test_judging_on_actors_resumes_from_the_cache(cluster, tmp_path: Path) -> None:
-    from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings, Judgment
+    from rankscope.llm_client import Endpoint
 
     flag = tmp_path / "kill-once"
     flag.write_text("")

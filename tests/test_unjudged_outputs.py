@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rankscope import Qrels, Run, evaluate
+from rankscope import Qrels, Run, display, evaluate
 from rankscope.cli.app import COMMAND_MODULES, app
 from rankscope.gate import check
 from rankscope.io import write_trec_qrels, write_trec_run
@@ -192,7 +192,7 @@ def test_the_notebook_display_of_a_result_says_judged_at_10_and_its_warnings() -
 
     qrels = Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}})
     res = evaluate(qrels, Run.from_ranked_lists({"q1": ["d1#0"], "q2": ["d2#0"]}), ["P@1"])
-    html = res._repr_html_()
+    html = display.html(res)
     assert "judged@10" in html and "d1#0" in html  # nothing judged: the cause and an id of each side
     cond = evaluate(qrels, Run.from_ranked_lists({"q1": ["x", "d1"], "q2": ["d2"]}), ["P@1"], unjudged="condense")
-    assert "unjudged=condense" in cond._repr_html_()
+    assert "unjudged=condense" in display.html(cond)

@@ -11,11 +11,11 @@ Everything is imported lazily so that ``import rankscope`` stays fast.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from rankscope._lazy import lazy_exports
-
-__version__ = "0.1.0"
+from rankscope._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
     "Qrels": "rankscope.data",
@@ -30,7 +30,9 @@ _EXPORTS: dict[str, str] = {
     "read_qrels": "rankscope.io",
     "read_run": "rankscope.io",
     "RankscopeError": "rankscope.errors",
-    "compare": "rankscope.comparison",
+    "compare": "rankscope.api",
+    "save": "rankscope.api",
+    "plot": "rankscope.api",
     "Comparison": "rankscope.comparison",
     "TestSet": "rankscope.data.testset",
     "evaluate_retriever": "rankscope.retrieval.runner",
@@ -42,7 +44,7 @@ _EXPORTS: dict[str, str] = {
     "Chunking": "rankscope.data.chunking",
     "compare_chunkings": "rankscope.chunking.compare",
     "write_report": "rankscope.report",
-    "load": "rankscope.saved",
+    "load": "rankscope.api",
 }
 
 __all__ = [
@@ -71,11 +73,14 @@ __all__ = [
     "tune",
     "write_report",
     "load",
+    "save",
+    "plot",
 ]
 
 if TYPE_CHECKING:
+    from rankscope.api import compare, load, plot, save
     from rankscope.chunking.compare import compare_chunkings
-    from rankscope.comparison import Comparison, compare
+    from rankscope.comparison import Comparison
     from rankscope.data import Qrels, Run
     from rankscope.data.chunking import Chunking
     from rankscope.data.spans import SpanQrels
@@ -90,7 +95,11 @@ if TYPE_CHECKING:
     from rankscope.retrieval.options import RetrieverOptions
     from rankscope.retrieval.runner import evaluate_retriever
     from rankscope.retrieval.tune import tune
-    from rankscope.saved import load
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+if "IPython" in sys.modules:  # a notebook shows results, comparisons, test sets and gates as HTML
+    from rankscope.display import register_ipython
+
+    register_ipython()

@@ -32,28 +32,33 @@ default is a fixed seed (0), so the same input always gives the same output.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rankscope.comparison_inputs import aligned_scores, ceilings, evaluate_all, named_runs, without_relevant
-from rankscope.engine.result import EvaluationResult
+from rankscope.engine.coverage import DataWarning
+from rankscope.engine.result import (
+    EvaluationResult,
+    _ids_in,
+    _ids_out,
+    _matrix_in,
+    _measures_in,
+    _plain,
+    result_from_json,
+    result_to_json,
+)
 from rankscope.errors import InvalidParameterError, Items
 from rankscope.i18n import _
 from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
     from rankscope.data.notices import InputNotice
-    from rankscope.interpret.coverage import DataWarning
-    from rankscope.retrieval.options import RetrieverOptions
-    from rankscope.retrieval.runner import RunOptionValues
 
-__all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores"]
+__all__ = ["compare", "Comparison", "PairResult", "SCHEMA_VERSION", "aligned_scores", "comparison_to_json",
+           "comparison_from_json"]
 
 SCHEMA_VERSION = 1
 DEFAULT_SEED = 0
@@ -247,40 +252,36 @@ class Comparison:
         ``diff`` (system − reference), ``p_value``, ``p_adjusted``, ``effect_size`` (paired Cohen's
         d_z) and ``significant``; the reference's own rows hold no test (NaN / None).
         """
-        from rankscope.report.notebook import comparison_frame
+        from rankscope.extras import need
 
-        return comparison_frame(self)
+        pd = need("pandas", "dataframe")
+        ref = self.reference
+        rows = []
+        for s in self.systems:
+            for label in self.labels:
+                ci = self.mean_ci[s][label]
+                row: dict[str, Any] = {"system": s, "metric": label, "mean": self.means[s][label],
+                                       "ci_low": np.nan if ci is None else ci[0],
+                                       "ci_high": np.nan if ci is None else ci[1], "versus": None, "diff": np.nan,
+                                       "p_value": np.nan, "p_adjusted": np.nan, "effect_size": np.nan,
+                                       "significant": None}
+                if s != ref:
+                    try:
+                        p = self.pair(ref, s, label)
+                    except ValueError:  # not compared (pairs against another baseline)
+                        p = None
+                    if p is not None:
+                        row.update(versus=ref, diff=p.diff, p_value=p.p_value, p_adjusted=p.p_adjusted,
+                                   effect_size=np.nan if p.cohen_d is None else p.cohen_d,
+                                   significant=p.significant)
+                rows.append(row)
+        return pd.DataFrame(rows, columns=["system", "metric", "mean", "ci_low", "ci_high", "versus", "diff",
+                                           "p_value", "p_adjusted", "effect_size", "significant"])
 
-    def save(self, path: str | Path) -> None:
-        """Write this comparison to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
-        from rankscope.saved import save
-
-        save(self, path)
-
-    @classmethod
-    def load(cls, path: str | Path) -> Comparison:
-        """Read a comparison written by :meth:`save`."""
-        from rankscope.saved import load
-
-        obj = load(path)
-        if not isinstance(obj, cls):
-            raise InvalidParameterError(_("{path} holds a saved {kind}, not a Comparison", path=path,
-                                          kind=type(obj).__name__))
-        return obj
-
-    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
-        """A matplotlib figure of the HTML report's plot ``kind`` for ``metric`` (default: every metric):
-        ``"distribution"`` (per-query values per system), ``"differences"`` (mean difference to the reference
-        with its interval, filled when significant), ``"first_rank"`` or ``"curves"`` (metric@k; needs
-        ``qrels=`` and ``runs=``)."""
-        from rankscope.report.notebook import plot_comparison
-
-        return plot_comparison(self, metric, kind, **inputs)
-
-    def _repr_html_(self) -> str:
-        from rankscope.report.notebook import html_comparison
-
-        return html_comparison(self)
+    @property
+    def reference(self) -> str:
+        """The system significance markers refer to: the baseline, else the first system."""
+        return self.baseline or self.systems[0]
 
     def __repr__(self) -> str:
         per = ", ".join(f"{s}: " + " ".join(f"{lb}={self.means[s][lb]:.4f}" for lb in self.labels[:3])
@@ -295,10 +296,10 @@ class Comparison:
         """A JSON-ready dict (``schema_version`` 1); ``per_query`` adds the per-query values."""
         out: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
-            "systems": list(self.systems),
+            "systems": _COMPARISON_OUT["systems"](self.systems),
             "tags": dict(self.tags),
-            "metrics": list(self.labels),
-            "measures": [str(m) for m in self.measures],
+            "metrics": _COMPARISON_OUT["labels"](self.labels),
+            "measures": _COMPARISON_OUT["measures"](self.measures),
             "baseline": self.baseline,
             "test": self.test,
             "alpha": self.alpha,
@@ -316,13 +317,13 @@ class Comparison:
             "judged": {s: r.judged.to_dict() for s, r in self.results.items() if r.judged is not None},
             "warnings": [w.to_dict() for w in self.warnings],
             "notices": [n.to_dict() for n in self.notices],
-            "no_relevant": None if self.no_relevant is None else list(self.no_relevant),
+            "no_relevant": _COMPARISON_OUT["no_relevant"](self.no_relevant),
             "ceilings": dict(self.ceilings),
             "means": self.means,
-            "mean_ci": {s: {k: _interval(v) for k, v in d.items()} for s, d in self.mean_ci.items()},
+            "mean_ci": _COMPARISON_OUT["mean_ci"](self.mean_ci),
             "best": {label: self.best(label) for label in self.labels},
             "groups": self.groups,
-            "pairs": [p.to_dict() for p in self.pairs],
+            "pairs": _COMPARISON_OUT["pairs"](self.pairs),
         }
         if per_query:
             qids = [str(q) for q in self.query_ids]
@@ -331,6 +332,63 @@ class Comparison:
                 for i, s in enumerate(self.systems)
             }
         return out
+
+
+# -- the serialiser of a comparison: every field as JSON-ready data and back, bit for bit (rankscope.saved writes it
+# to a file; to_dict above shares its field writers); each run's result goes through the result's serialiser ------
+def _plain_field(name: str) -> Callable[[Any], Any]:
+    return lambda value: _plain(value, name)
+
+
+_COMPARISON_OUT: dict[str, Callable[[Any], Any]] = {
+    "systems": list,
+    "labels": list,
+    "measures": lambda ms: [str(m) for m in ms],
+    "results": lambda rs: {name: result_to_json(r) for name, r in rs.items()},
+    "mean_ci": lambda d: {s: {m: _interval(ci) for m, ci in v.items()} for s, v in d.items()},
+    "pairs": lambda ps: [p.to_dict() for p in ps],
+    "query_ids": _ids_out,
+    "scores": lambda a: {"values": a.tolist(), "shape": list(a.shape)},
+    "warnings": lambda ws: [{f.name: getattr(w, f.name) for f in fields(w)} for w in ws],
+    "no_relevant": lambda n: None if n is None else list(n),
+}
+
+
+def _pair_in(d: dict[str, Any]) -> PairResult:
+    ci = d.get("diff_ci")
+    return PairResult(**{**d, "diff_ci": None if ci is None else (float(ci[0]), float(ci[1]))})
+
+
+def _warnings_in(items: list[dict[str, Any]]) -> tuple[DataWarning, ...]:
+    known = {f.name for f in fields(DataWarning)}
+    return tuple(DataWarning(**{k: v for k, v in w.items() if k in known}) for w in items)
+
+
+_COMPARISON_IN: dict[str, Callable[[Any], Any]] = {
+    "systems": tuple,
+    "labels": tuple,
+    "measures": _measures_in,
+    "results": lambda d: {name: result_from_json(r) for name, r in d.items()},
+    "mean_ci": lambda d: {s: {m: None if ci is None else (float(ci[0]), float(ci[1])) for m, ci in v.items()}
+                          for s, v in d.items()},
+    "pairs": lambda ps: tuple(_pair_in(p) for p in ps),
+    "query_ids": _ids_in,
+    "scores": lambda d: _matrix_in(d["values"], d["shape"]),
+    "warnings": _warnings_in,
+    "no_relevant": lambda n: None if n is None else tuple(n),
+}
+
+
+def comparison_to_json(comparison: Comparison) -> dict[str, Any]:
+    """Every field of a :class:`Comparison` as JSON-ready data (:func:`comparison_from_json` reads it back)."""
+    return {f.name: _COMPARISON_OUT.get(f.name, _plain_field(f.name))(getattr(comparison, f.name))
+            for f in fields(comparison)}
+
+
+def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
+    """The :class:`Comparison` :func:`comparison_to_json` wrote (fields it does not hold take their default)."""
+    known = {f.name for f in fields(Comparison)}
+    return Comparison(**{k: _COMPARISON_IN.get(k, lambda v: v)(v) for k, v in data.items() if k in known})
 
 
 def _pairs(systems: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -371,21 +429,18 @@ def compare(
     rule: str = "any",
     unjudged: str = "keep",
     ci: str = "bootstrap",
-    options: RetrieverOptions | None = None,
-    **retriever_options: Unpack[RunOptionValues],
+    warnings: Sequence[DataWarning] = (),
 ) -> Comparison:
     """Compare runs pairwise on ``metrics`` with a paired test and a multiple-comparison correction.
 
     Parameters
     ----------
     qrels, runs : the judgments and a ``{name: run}`` dict or a list of runs (named by ``Run.name``);
-        the runs may instead be :class:`EvaluationResult` values already computed, or saved ones
-        (``result.save(path)``: give the path) — alone (then ``qrels`` is not used and ``metrics`` selects
-        among their metrics) or with runs, which are then scored against ``qrels`` with the saved
-        evaluations' metrics and policies (last month's evaluation against today's run) —
-        ``RetrieverEvaluation`` values, or
-        retrievers with a test set as ``qrels`` (each is run over it first; see
-        :mod:`rankscope.retrieval.compare_entry`)
+        the runs may instead be :class:`EvaluationResult` values already computed — alone (then ``qrels`` is
+        not used and ``metrics`` selects among their metrics) or with runs, which are then scored against
+        ``qrels`` with the evaluations' metrics and policies (last month's evaluation against today's run);
+        :func:`rankscope.compare` also takes saved evaluations (their path), ``RetrieverEvaluation`` values and
+        retrievers with a test set, and resolves them before calling this
     metrics : metric names (default: the engine's default set)
     test : ``"t"`` (paired Student t), ``"wilcoxon"`` (signed-rank), ``"randomization"`` (sign flips)
         or ``"tukey-hsd"`` (Sakai's randomized Tukey HSD over all systems, with compact-letter groups)
@@ -407,11 +462,7 @@ def compare(
         (``read_labels``): each run's share of model labels in its top k is then reported
         chunking, rule : with span judgments as ``qrels`` (:class:`~rankscope.data.spans.SpanQrels`): where the
         runs' chunks lie and how chunk qrels are derived, as in :func:`rankscope.evaluate`
-    options, k, workers, retries, retry_wait, batch_size, cache, overwrite_cache, cache_key, cache_check,
-        chunk_to_doc, relevance, progress, on_bad_answer : with retrievers, how they run: the
-        :class:`~rankscope.retrieval.options.RetrieverOptions` value and keywords
-        :func:`~rankscope.retrieval.runner.evaluate_retriever` takes (``relevance_level``, ``chunking`` and
-        ``rule`` above go to the retrievers too); every retriever runs with the same options
+    warnings : said before the comparison's own (what running the retrievers of :func:`rankscope.compare` found)
 
     >>> from rankscope import Qrels, Run
     >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
@@ -422,22 +473,11 @@ def compare(
     >>> p.diff, p.wins, p.p_value, c.best("mrr")
     (0.5, 6, 0.03125, 'dense')
     """
-    from rankscope.interpret.coverage import counts_dict, coverage_warnings
-    from rankscope.retrieval.compare_entry import resolve_retrievers
+    from rankscope.engine.coverage import counts_dict, coverage_warnings
     from rankscope.stats import bootstrap as bs
     from rankscope.stats import corrections, effect, paired
     from rankscope.stats.montecarlo import undecided_near
 
-    run_options = None
-    if options is not None or retriever_options or relevance_level != 1 or chunking is not None or rule != "any":
-        from rankscope.retrieval.options import resolve_options
-
-        shared = {k: v for k, v in (("relevance_level", relevance_level), ("chunking", chunking), ("rule", rule))
-                  if v != {"relevance_level": 1, "chunking": None, "rule": "any"}[k]}
-        run_options = resolve_options(options, {**shared, **retriever_options}, "compare")
-    # RetrieverEvaluations, {name: retriever} + a TestSet; their warnings, named by the retriever
-    qrels, runs, retriever_warnings = resolve_retrievers(qrels, runs, metrics, run_options,
-                                                         for_retrievers=options is not None or bool(retriever_options))
     if test not in paired.TESTS:
         tests = Items(paired.TESTS)
         raise InvalidParameterError(_("test must be one of {tests}, got {value!r}", tests=tests, value=test))
@@ -554,7 +594,7 @@ def compare(
     level = int(pol.get("relevance_level", relevance_level))
     no_rel = None if ev is None else tuple(without_relevant(ev.qrels, level, qids))
     counts = {s: results[s].queries for s in systems}
-    warnings = coverage_warnings(counts, missing=str(pol.get("missing", missing)), relevance_level=level,
+    coverage = coverage_warnings(counts, missing=str(pol.get("missing", missing)), relevance_level=level,
                                  compared=n, no_relevant=None if no_rel is None else len(no_rel),
                                  judged={s: results[s].judged for s in systems},
                                  unjudged=str(pol.get("unjudged", unjudged)))
@@ -563,7 +603,7 @@ def compare(
         alpha=float(alpha), correction=method, means=means, mean_ci=mean_ci, pairs=pairs, query_ids=qids,
         permutations=permutations if test in ("randomization", TUKEY) else None, bootstrap=bootstrap, seed=seed,
         scores=scores, permutations_drawn=drawn, queries={s: counts_dict(c) for s, c in counts.items()},
-        warnings=tuple(retriever_warnings) + tuple(warnings), no_relevant=no_rel,
+        warnings=tuple(warnings) + tuple(coverage), no_relevant=no_rel,
         ceilings=_saved_ceilings(results, labels, qids) if ev is None else ceilings(ev, labels, measures, qids),
         tags=tags, groups=groups, ci=ci,
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,15 +37,6 @@ def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tuple[str,
     def conv(r: Any, name: str | None) -> Any:
         if isinstance(r, EvaluationResult):
             return r
-        if isinstance(r, (str, Path)):
-            from rankscope.saved import is_saved, load
-
-            if is_saved(r):  # last month's saved evaluation, compared without re-running it
-                saved = load(r)
-                if not isinstance(saved, EvaluationResult):
-                    raise InvalidParameterError(_("{path} holds a saved comparison; compare takes runs or saved "
-                                                  "evaluations (result.save(path))", path=r))
-                return saved
         return as_run(r, name=name)
 
     tags: dict[str, str] = {}

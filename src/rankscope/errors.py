@@ -13,11 +13,13 @@ This module imports only :mod:`rankscope.i18n`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rankscope.i18n import Items, Message, _, say
 
 __all__ = [
+    "user_error_message",
     "RankscopeError",
     "RankscopeWarning",
     "Items",
@@ -187,3 +189,29 @@ class MetricNotFoundError(NotFoundError):
         held: Items | Message = Items(self.present) if self.present else _("none")
         super().__init__(_("no metric {metric!r} in this result (it holds: {held})", metric=str(metric), held=held))
 
+
+def user_error_message(exc: BaseException, lang: str = "en") -> str | None:
+    """The message to print after ``rankscope: error:`` for ``exc`` in ``lang``, or ``None`` when it is not a user
+    mistake."""
+
+    if isinstance(exc, RankscopeError):
+        return exc.text(lang)
+    if isinstance(exc, FileNotFoundError):
+        folder = _missing_folder(exc.filename)
+        if folder is None:
+            return _("{path}: no such file", path=exc.filename).text(lang)
+        return _("{path}: no such file (folder {folder} does not exist)", path=exc.filename, folder=folder).text(lang)
+    if isinstance(exc, IsADirectoryError):
+        return _("{path}: is a directory", path=exc.filename).text(lang)
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        where = _("{source}: ", source=exc.filename).text(lang) if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return None
+
+
+def _missing_folder(filename: object) -> Path | None:
+    """The folder of ``filename`` when it does not exist (why the file could not be opened or created)."""
+    if not filename:
+        return None
+    parent = Path(str(filename)).parent
+    return None if parent.is_dir() else parent

@@ -20,13 +20,16 @@ from types import ModuleType
 from rankscope.errors import MissingExtraError
 from rankscope.i18n import N_, _
 
-__all__ = ["need", "need_for_reports", "EXTRAS", "FEATURES"]
+__all__ = ["need", "need_for_reports", "EXTRAS", "FEATURES", "FORMATS"]
 
 #: module -> the extra that installs it
 EXTRAS: dict[str, str] = {"jinja2": "report", "matplotlib": "report", "pandas": "pandas"}
 #: the features that need an extra, as an error names them
 FEATURES: dict[str, str] = {"html_report": N_("the HTML report"), "plots": N_("plots"),
                             "dataframe": N_("a DataFrame"), "feature": N_("this feature")}
+#: report file extension -> format (``rankscope.report.write_report``; HTML needs the ``report`` extra)
+FORMATS: dict[str, str] = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
+                           ".html": "html", ".htm": "html"}
 
 
 def need(module: str, what: str | None = None) -> ModuleType:
@@ -45,7 +48,6 @@ def need_for_reports(paths: Iterable[str | Path] | None) -> None:
     """Check, before any work, that every report of ``paths`` can be written: its format is known (by the
     extension) and the extras it needs are installed (HTML: jinja2 and matplotlib)."""
     from rankscope.errors import InvalidParameterError, Items
-    from rankscope.report import FORMATS
 
     for path in paths or ():
         fmt = FORMATS.get(Path(path).suffix.lower())

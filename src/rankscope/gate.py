@@ -35,7 +35,7 @@ line that says what to add.
 Thresholds and drops outside a metric's range (``ndcg@10>=1.5``, a 150% drop)
 are errors.  Queries a run lacks, queries outside the qrels and queries with no
 relevant judgment are counted and reported as warnings
-(:mod:`rankscope.interpret.coverage`).
+(:mod:`rankscope.engine.coverage`).
 
 Named presets (``production:good``, ``benchmark:faq``, ...) come from
 :mod:`rankscope.interpret.presets` and add their thresholds.
@@ -70,7 +70,7 @@ from rankscope.measures.base import Measure
 
 if TYPE_CHECKING:
     from rankscope.data.notices import InputNotice
-    from rankscope.interpret.coverage import DataWarning
+    from rankscope.engine.coverage import DataWarning
 
 __all__ = ["Requirement", "MaxDrop", "Outcome", "GateResult", "parse_requirement", "parse_max_drop", "check"]
 
@@ -349,7 +349,7 @@ class GateResult:
     """All checks of one run; ``passed`` when every check holds.
 
     ``queries`` holds the query counts of the run (and the baseline) and
-    ``warnings`` what they imply (:class:`~rankscope.interpret.coverage.DataWarning`).
+    ``warnings`` what they imply (:class:`~rankscope.engine.coverage.DataWarning`).
     """
 
     run_name: str
@@ -363,7 +363,7 @@ class GateResult:
     notices: tuple[InputNotice, ...] = ()
 
     def _judged_line(self, lang: str = "en") -> list[str]:
-        from rankscope.interpret.coverage import judged_line
+        from rankscope.engine.coverage import judged_line
 
         line = judged_line(self.judged, lang)
         return [line] if line else []
@@ -406,11 +406,6 @@ class GateResult:
         n, w = len(self.outcomes), len(self.warnings)
         return (f"GateResult({self.run_name!r}{base}, {self.n_queries} queries, {n} requirement{'s' * (n != 1)}: "
                 f"{verdict}, {w} warning{'s' * (w != 1)})")
-
-    def _repr_html_(self) -> str:
-        from rankscope.report.notebook import html_gate
-
-        return html_gate(self)
 
     @property
     def exit_code(self) -> int:
@@ -520,8 +515,8 @@ def check(
     """
     from rankscope.comparison import aligned_scores
     from rankscope.comparison_inputs import ceilings
+    from rankscope.engine.coverage import counts_dict, coverage_warnings
     from rankscope.engine.evaluator import Evaluator
-    from rankscope.interpret.coverage import counts_dict, coverage_warnings
     from rankscope.io.convert import as_run
     from rankscope.stats.noninferiority import non_inferiority, refuse_wilcoxon
 

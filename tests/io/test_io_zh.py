@@ -108,7 +108,7 @@ def _cases(tmp: Path) -> dict[str, tuple[Callable[[], Any], str, str]]:
                      "未知的标准"),
         "not_saved": (lambda: load(not_saved),
                       f"{not_saved}: not a saved rankscope evaluation (no \"schema\": \"rankscope.saved\"); save one "
-                      "with result.save(path) or comparison.save(path)",
+                      "with rankscope.save(result, path)",
                       "不是已保存的 rankscope 评估结果"),
         "save_where": (lambda: rankscope.saved.save(object(), tmp / "out.json"),
                        "save takes an EvaluationResult or a Comparison, got object",

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from rankscope.data.testset import TestSet, TestSetWarning
-from rankscope.data.testset_io import context_id, match_contexts
 from rankscope.errors import ParseError
+from rankscope.io.testset import context_id, match_contexts
 from rankscope.retrieval import BM25Retriever, evaluate_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -10,9 +10,9 @@ import pytest
 from rankscope.errors import RankscopeError
 from rankscope.labels.batch import judge_pairs, plan_judging
 from rankscope.labels.cache import LabelCache
-from rankscope.labels.client import ChatClient, Endpoint, EndpointError
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.parse import ReplyError, parse_grade
+from rankscope.llm_client import ChatClient, Endpoint, EndpointError
 
 from .fake_llm import FakeLLM
 

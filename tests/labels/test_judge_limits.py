@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from prose import whole_lines
-from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.prompts import get_prompt
+from rankscope.llm_client import Endpoint
 
 from .fake_llm import FakeLLM
 from .test_cli_labels import run_main

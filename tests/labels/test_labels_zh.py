@@ -17,7 +17,6 @@ from rankscope.data.run import Run
 from rankscope.errors import RankscopeError
 from rankscope.labels.agreement import label_agreement
 from rankscope.labels.cache import LabelCache
-from rankscope.labels.client import ChatClient, Endpoint, api_key_from_env
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.pool import build_pool, read_pool_records
 from rankscope.labels.provenance import Label, Labels, read_labels
@@ -25,6 +24,7 @@ from rankscope.labels.reading import read_label_agreement, read_ranking_agreemen
 from rankscope.labels.synth import synthesize
 from rankscope.labels.system_ranking import ranking_agreement
 from rankscope.labels.texts import read_texts
+from rankscope.llm_client import ChatClient, Endpoint, api_key_from_env
 
 from .fake_llm import FakeLLM
 from .test_cli_labels import files, run_main  # noqa: F401  (the fixture)

@@ -11,9 +11,9 @@ import pytest
 from rankscope.cli.app import main
 from rankscope.data.testset import TestSet
 from rankscope.data.testset_audit import audit_testset
-from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings
 from rankscope.labels.synth import copy_ratio, is_copy, sample_order, synthesize
+from rankscope.llm_client import Endpoint
 
 from .fake_llm import FakeLLM
 

@@ -9,6 +9,7 @@ from unittest import mock
 
 import pytest
 
+import rankscope as rs
 from clirun import cli
 from rankscope import Qrels, Run, compare, evaluate
 from rankscope.errors import MissingExtraError
@@ -55,9 +56,9 @@ def test_plots_and_dataframes_name_their_extra() -> None:
                 ["mrr"])
     with _without("matplotlib"):
         with pytest.raises(MissingExtraError, match=r"^plots needs matplotlib: pip install 'rankscope\[report\]'$"):
-            res.plot()
+            rs.plot(res)
         with pytest.raises(MissingExtraError, match=r"rankscope\[report\]"):
-            c.plot("mrr")
+            rs.plot(c, "mrr")
     with _without("pandas"):
         with pytest.raises(MissingExtraError, match=r"^a DataFrame needs pandas: pip install 'rankscope\[pandas\]'$"):
             res.to_dataframe()

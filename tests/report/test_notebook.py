@@ -11,6 +11,7 @@ import pytest
 from report_fixtures import METRICS, shared_comparison, shared_inputs
 
 import rankscope as rs
+from rankscope import display
 from rankscope.cli.app import main
 from rankscope.comparison import Comparison
 from rankscope.engine import EvaluationResult
@@ -45,8 +46,8 @@ def test_result_save_load_round_trips_every_field(tmp_path: Path) -> None:
     assert result.queries.missing_from_run == 1 and result.queries.not_in_qrels == 1 and result.notices
     assert result.ceilings and min(result.ceilings.values()) < 1
     path = tmp_path / "dense.json"
-    result.save(path)
-    back = EvaluationResult.load(path)
+    rs.save(result, path)
+    back = rs.load(path, EvaluationResult)
     assert back == result
     for f in fields(EvaluationResult):  # a field added later must round-trip too
         assert getattr(back, f.name) == getattr(result, f.name), f.name
@@ -57,8 +58,8 @@ def test_result_save_load_round_trips_every_field(tmp_path: Path) -> None:
 
 def test_comparison_save_load_round_trips_every_field(tmp_path: Path) -> None:
     c = shared_comparison()
-    c.save(tmp_path / "c.json")
-    back = Comparison.load(tmp_path / "c.json")
+    rs.save(c, tmp_path / "c.json")
+    back = rs.load(tmp_path / "c.json", Comparison)
     for f in fields(Comparison):
         a, b = getattr(c, f.name), getattr(back, f.name)
         if isinstance(a, np.ndarray):
@@ -67,7 +68,7 @@ def test_comparison_save_load_round_trips_every_field(tmp_path: Path) -> None:
             assert a == b, f.name
     assert back.to_dict(per_query=True) == c.to_dict(per_query=True)
     with pytest.raises(InvalidParameterError, match="not an EvaluationResult"):
-        EvaluationResult.load(tmp_path / "c.json")
+        rs.load(tmp_path / "c.json", EvaluationResult)
     bad = tmp_path / "bad.json"
     bad.write_text('{"q1": {"d1": 1}}')
     with pytest.raises(ParseError, match="not a saved rankscope evaluation"):
@@ -78,7 +79,7 @@ def test_compare_a_saved_evaluation_with_todays_run(tmp_path: Path, capsys: pyte
     qrels, runs = shared_inputs()
     last_month = rs.evaluate(qrels, runs["bm25"], METRICS)
     path = tmp_path / "bm25-2026-04.json"
-    last_month.save(path)
+    rs.save(last_month, path)
     fresh = rs.compare(qrels, {"bm25": runs["bm25"], "hybrid": runs["hybrid"]}, METRICS)
     mixed = rs.compare(qrels, {"bm25": str(path), "hybrid": runs["hybrid"]})  # metrics: the saved ones
     assert mixed.labels == tuple(METRICS)
@@ -120,21 +121,21 @@ def test_reprs_are_short() -> None:
 
 
 def test_html_displays_hold_means_intervals_marks_and_notices() -> None:
-    res_html = rich_result()._repr_html_()
+    res_html = display.html(rich_result())
     for needle in ("dense_v2", "30 queries", "has no ranking for 1 of the 30", "ranks 1 query that is not",
                    "column 3 read as rank", "95% bootstrap", "<table"):
         assert needle in res_html, needle
     qrels, runs = shared_inputs()
     c = rs.compare(qrels, runs, METRICS)  # every pair: marks as ranx's report sets them
-    html = c._repr_html_()
+    html = display.html(c)
     assert html.count("<tr>") == 1 + len(c.systems)  # one table: header + a row per system
     # hybrid (c) is significantly better than bm25 (a) and dense_v2 (b) on recall@5: its cell carries "ab"
     assert "<sup>ab</sup>" in html and "superscript letters" in html
     based = shared_comparison()  # against the baseline bm25: † better, ‡ worse
-    assert "†" in based._repr_html_() and "‡" in based._repr_html_()
+    assert "†" in display.html(based) and "‡" in display.html(based)
     ts = rs.TestSet([rs.data.testset.Query("q1", "what"), rs.data.testset.Query("q2", "who")], {"q1": {"d": 1}})
-    assert "1 query has no judgment" in ts._repr_html_()
-    html_gate = check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.1"])._repr_html_()
+    assert "1 query has no judgment" in display.html(ts)
+    html_gate = display.html(check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.1"]))
     assert "FAIL" in html_gate and "PASS" in html_gate and "mrr &gt;= 0.5" in html_gate
 
 
@@ -156,24 +157,24 @@ def test_plots_are_matplotlib_figures() -> None:
 
     c = shared_comparison()
     qrels, runs = shared_inputs()
-    for fig in (c.plot("mrr"), c.plot(), c.plot("P@5", kind="differences"), c.plot(kind="first_rank"),
-                c.plot(kind="curves", qrels=qrels, runs=runs, kmax=10), rich_result().plot(),
-                rich_result().plot("mrr"), rs.evaluate(qrels, runs["bm25"], ["mrr"]).plot(kind="first_rank")):
+    for fig in (rs.plot(c, "mrr"), rs.plot(c), rs.plot(c, "P@5", kind="differences"), rs.plot(c, kind="first_rank"),
+                rs.plot(c, kind="curves", qrels=qrels, runs=runs, kmax=10), rs.plot(rich_result()),
+                rs.plot(rich_result(), "mrr"), rs.plot(rs.evaluate(qrels, runs["bm25"], ["mrr"]), kind="first_rank")):
         assert isinstance(fig, Figure)
         assert fig.axes and fig.canvas.get_renderer() is not None
-    assert len(c.plot("mrr").axes) == 1 and len(c.plot().axes) == len(METRICS)
+    assert len(rs.plot(c, "mrr").axes) == 1 and len(rs.plot(c).axes) == len(METRICS)
     with pytest.raises(InvalidParameterError, match="unknown plot kind"):
-        c.plot(kind="pie")
+        rs.plot(c, kind="pie")
     with pytest.raises(InvalidParameterError, match="curves need the qrels"):
-        rich_result().plot(kind="curves")
+        rs.plot(rich_result(), kind="curves")
 
 
 def test_displays_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
     qrels, runs = shared_inputs()
     monkeypatch.setenv("RANKSCOPE_LANG", "zh")
-    assert "均值的 95% bootstrap 区间" in rs.evaluate(qrels, runs["bm25"], METRICS)._repr_html_()
-    assert "上标字母" in rs.compare(qrels, runs, METRICS)._repr_html_()
-    assert "门禁未通过" in check(qrels, runs["bm25"], ["mrr>=0.5"])._repr_html_()
+    assert "均值的 95% bootstrap 区间" in display.html(rs.evaluate(qrels, runs["bm25"], METRICS))
+    assert "上标字母" in display.html(rs.compare(qrels, runs, METRICS))
+    assert "门禁未通过" in display.html(check(qrels, runs["bm25"], ["mrr>=0.5"]))
     from rankscope.report.notebook import html_result
 
     assert "bootstrap intervals of the mean" in html_result(rs.evaluate(qrels, runs["bm25"], ["mrr"]), lang="en")

@@ -21,6 +21,7 @@ from report_fixtures import METRICS, shared_comparison, shared_inputs
 from test_report_html_browser import browser  # noqa: F401  (the Chromium fixture)
 
 import rankscope as rs
+from rankscope import display
 from rankscope.data.testset import Query
 from rankscope.gate import check
 
@@ -40,19 +41,19 @@ def _page(cells: list[str]) -> str:
 def displays() -> dict[str, str]:
     qrels, runs = shared_inputs()
     result = rs.evaluate(qrels, runs["dense_v2"], METRICS)
-    fig = rs.compare(qrels, runs, METRICS).plot("recall@5")
+    fig = rs.plot(rs.compare(qrels, runs, METRICS), "recall@5")
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=80)
     plot = f'<img alt="plot" src="data:image/png;base64,{base64.b64encode(png.getvalue()).decode()}">'
     ts = rs.TestSet([Query("q1", "what is BM25"), Query("q2", "who wrote it")], {"q1": {"d1": 1}}, name="mini")
     gate = check(qrels, runs["bm25"], ["mrr>=0.5", "recall@5>=0.4"], preset="production:minimum")
     return {
-        "result": result._repr_html_(),
-        "comparison (baseline)": shared_comparison()._repr_html_(),
-        "comparison (all pairs)": rs.compare(qrels, runs, METRICS)._repr_html_(),
-        "test set": ts._repr_html_(),
-        "gate": gate._repr_html_(),
-        "comparison.plot('recall@5')": plot,
+        "result": display.html(result),
+        "comparison (baseline)": display.html(shared_comparison()),
+        "comparison (all pairs)": display.html(rs.compare(qrels, runs, METRICS)),
+        "test set": display.html(ts),
+        "gate": display.html(gate),
+        "rs.plot(comparison, 'recall@5')": plot,
     }
 
 
@@ -117,7 +118,7 @@ def test_the_gate_fits_a_notebook_output_area(browser: Any, tmp_path: Path) -> N
     gate = check(qrels, runs["bm25"], ["recall@5>=0.9"], preset="production:good", baseline=runs["dense_v2"],
                  max_drops=["ndcg@10=0.02", "mrr=2%"])
     page = tmp_path / "gate.html"
-    page.write_text(_page([_cell("gate", gate._repr_html_())]).replace("max-width:1100px", "max-width:800px"),
+    page.write_text(_page([_cell("gate", display.html(gate))]).replace("max-width:1100px", "max-width:800px"),
                     encoding="utf-8")
     browser.set_window_size(1000, 900)
     browser.get(page.as_uri())

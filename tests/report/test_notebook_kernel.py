@@ -30,9 +30,9 @@ comparison = rs.compare(qrels, {"bm25": bm25, "dense": dense}, ["ndcg@10", "mrr"
 CELLS = [
     SETUP + "result",
     "comparison",
-    'comparison.plot("ndcg@10")',
-    "result.plot()",
-    'from IPython.display import display\ndisplay(comparison.plot("mrr"))\ndisplay(result)',
+    'rs.plot(comparison, "ndcg@10")',
+    "rs.plot(result)",
+    'from IPython.display import display\ndisplay(rs.plot(comparison, "mrr"))\ndisplay(result)',
     'check(qrels, bm25, ["mrr>=0.5"], preset="production:minimum", baseline=dense, max_drops=["ndcg@10=0.02"])',
     'rs.TestSet([rs.data.testset.Query("q1", "what is BM25")], {"q1": {"d1": 1}}, name="mini")',
     "comparison.to_dataframe()",

@@ -111,7 +111,7 @@ def test_the_retrievers_warnings_reach_every_output(tmp_path: Path) -> None:
 
 def _saved(c: rankscope.Comparison, tmp_path: Path) -> Path:
     path = tmp_path / "c.json"
-    c.save(path)
+    rankscope.save(c, path)
     return path
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from rankscope.data.testset import TestSet
 from rankscope.errors import RankscopeError
-from rankscope.labels.client import EndpointError
+from rankscope.llm_client import EndpointError
 from rankscope.retrieval import DenseRetriever, evaluate_retriever
 from rankscope.retrieval.openai_embeddings import EmbeddingCache, OpenAIEmbeddings, request_key
 

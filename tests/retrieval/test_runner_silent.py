@@ -324,7 +324,7 @@ def test_written_run_keeps_the_real_scores_when_some_tie(tmp_path: Path) -> None
     scores = sorted({float(line.split()[4]) for line in path.read_text().splitlines()}, reverse=True)
     assert scores == [0.9, 0.7, 0.2]
     # what is scored is exactly what trec_eval scores on the written file
-    direct = rankscope.evaluate(_ts(2).qrels, rankscope.Run.from_file(path), ["mrr"])
+    direct = rankscope.evaluate(_ts(2).qrels, rankscope.read_run(path), ["mrr"])
     assert ev.result.mean() == direct.mean()
     _shown_everywhere(ev, "tie")  # d3 listed before d5: trec_eval ranks d5 first
 

@@ -160,8 +160,10 @@ def test_missing_ignore_uses_the_shared_queries() -> None:
     assert len(z.query_ids) == 5 and z.means["part"]["mrr"] == pytest.approx(0.3)
 
 
-def test_top_level_compare_is_the_function_from_the_comparison_module() -> None:
-    from rankscope.comparison import compare as from_module
+def test_top_level_compare_is_the_function_from_the_api_module() -> None:
+    """rankscope.compare is the facade's function (it runs retrievers and reads saved evaluations, then calls
+    rankscope.comparison.compare), not the module of the same name."""
+    from rankscope.api import compare as from_module
 
     assert rankscope.compare is from_module
     assert callable(rankscope.compare) and not isinstance(rankscope.compare, type(rankscope))

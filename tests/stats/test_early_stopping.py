@@ -9,8 +9,8 @@ from rankscope.data.qrels import Qrels
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import InvalidParameterError
 from rankscope.labels.batch import judge_until
-from rankscope.labels.client import Endpoint
 from rankscope.labels.judge import JudgeSettings, Judgment
+from rankscope.llm_client import Endpoint
 from rankscope.retrieval import evaluate_retriever
 from rankscope.stats.betting import StopWhen
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from clirun import cli
-from rankscope import Qrels, Run
+from rankscope import Qrels, Run, display
 from rankscope.gate import check
 from rankscope.io import write_trec_qrels, write_trec_run
 from rankscope.stats.noninferiority import NON_INFERIORITY_TESTS, non_inferiority
@@ -67,7 +67,7 @@ def test_a_run_identical_to_its_baseline_is_undecided(test: str) -> None:
     assert "all 40 per-query differences are equal (0)" in line and "add queries on which the runs differ" in line
     md = gate.to_markdown()
     assert md.startswith("## rankscope gate UNDECIDED") and "❔" in md
-    html = gate._repr_html_()
+    html = display.html(gate)
     assert "gate UNDECIDED" in html and "UNDECIDED</span>" in html
     assert "门禁未决" in "\n".join(gate.lines("zh"))
 

@@ -147,14 +147,14 @@ def test_compares_errors_say_themselves_in_chinese(call: Callable[[], Any], engl
 
 def test_compares_errors_about_saved_evaluations_say_themselves_in_chinese(tmp_path: Path) -> None:
     saved = tmp_path / "bm25.json"
-    rs.evaluate(QRELS, BM25, ["mrr", "map"]).save(saved)
+    rs.save(rs.evaluate(QRELS, BM25, ["mrr", "map"]), saved)
     _says(_raised(lambda: compare(None, {"bm25": str(saved), "dense": DENSE})),
           "the runs dense need the qrels to be scored against the saved evaluations", "结果 dense 需要用 qrels 评分")
     _says(_raised(lambda: compare(QRELS, {"bm25": str(saved), "dense": DENSE}, relevance_level=2)),
           "'bm25' was evaluated with relevance_level=1 (not 2); score the runs the same way: relevance_level=1 "
           "(--relevance-level 1)", "relevance_level=1（而不是 2）", "relevance_level=1（--relevance-level 1）")
     plain = rs.evaluate(QRELS, DENSE, ["mrr"], relevance_level=2)
-    plain.save(tmp_path / "dense.json")
+    rs.save(plain, tmp_path / "dense.json")
     _says(_raised(lambda: compare(QRELS, {"bm25": str(saved), "dense": str(tmp_path / "dense.json"), "x": BM25})),
           "the saved evaluations 'bm25' and 'dense' were scored with other policies "
           f"({rs.load(saved).policies.to_dict()} vs {plain.policies.to_dict()})", "评分设置不同")
@@ -168,11 +168,11 @@ def test_compares_errors_about_saved_evaluations_say_themselves_in_chinese(tmp_p
           "the results were evaluated with different unjudged policies (condense, keep); evaluate them all with the "
           "same one", "（condense、keep）")
     c_path = tmp_path / "c.json"
-    _comparison().save(c_path)
+    rs.save(_comparison(), c_path)
     _says(_raised(lambda: compare(QRELS, {"c": str(c_path), "dense": DENSE})),
-          f"{c_path} holds a saved comparison; compare takes runs or saved evaluations (result.save(path))",
+          f"{c_path} holds a saved comparison; compare takes runs or saved evaluations (rankscope.save(result, path))",
           "保存的是一次比较")
-    _says(_raised(lambda: Comparison.load(saved)), f"{saved} holds a saved EvaluationResult, not a Comparison",
+    _says(_raised(lambda: rs.load(saved, Comparison)), f"{saved} holds a saved EvaluationResult, not a Comparison",
           "不是 Comparison")
     _says(_raised(lambda: compare(QRELS, "bm25.trec")),  # type: ignore[arg-type]
           "runs must be a dict of name -> run or a list of runs, got str", "实际为 str")
@@ -180,7 +180,7 @@ def test_compares_errors_about_saved_evaluations_say_themselves_in_chinese(tmp_p
 
 def test_a_run_scored_against_other_judgments_is_said_in_chinese(tmp_path: Path) -> None:
     saved = tmp_path / "bm25.json"
-    rs.evaluate(QRELS, BM25, ["recall@1"]).save(saved)
+    rs.save(rs.evaluate(QRELS, BM25, ["recall@1"]), saved)
     other = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(6)})
     error = _raised(lambda: compare(other, {"bm25": str(saved), "dense": DENSE}))
     assert str(error).startswith("'bm25' was scored against other judgments: a perfect ranking reaches recall@1 "

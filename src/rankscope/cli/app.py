@@ -36,7 +36,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from rankscope import __version__
+        from rankscope._version import __version__
 
         typer.echo(f"rankscope {__version__}")
         raise typer.Exit()

@@ -99,7 +99,7 @@ def chunking_command(
 
     need_for_reports(report)  # a missing extra is said before any work, not after the results
     from rankscope.chunking.compare import compare_chunkings
-    from rankscope.cli.demo_cmd import sample_queries
+    from rankscope.cli.demo_chunking import sample_queries
     from rankscope.data.chunking import Chunking
     from rankscope.data.testset import TestSet
     from rankscope.errors import InvalidParameterError

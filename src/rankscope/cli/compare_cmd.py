@@ -230,8 +230,8 @@ def compare_command(
 
     need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
+    from rankscope.api import compare
     from rankscope.cli.judgments import read_judgments
-    from rankscope.comparison import compare
 
     if len(runs) < 2:
         fail(_("compare needs at least 2 run files"))
@@ -266,7 +266,9 @@ def compare_command(
         written = write_report(comparison, path, lang=lang.value, qrels=q, runs=named, scenario=scenario)
         print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
-        comparison.save(save)
+        from rankscope.saved import save as save_to
+
+        save_to(comparison, save)
         print_lines([_("comparison saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 

@@ -27,11 +27,24 @@ COLUMNS = [("span_recall@5", "span R@5"), ("span_precision@5", "span P@5"), ("sp
            ("span_precision_omega", "P Ω")]
 
 
+def sample_queries(ids: list[str], n: int | None) -> list[str]:
+    """``n`` ids evenly spread over ``ids`` (all of them when ``n`` is None or large enough).
+
+    >>> sample_queries([str(i) for i in range(10)], 4)
+    ['0', '3', '6', '9']
+    """
+    if n is None or n >= len(ids):
+        return list(ids)
+    import numpy as np
+
+    pick = np.unique(np.linspace(0, len(ids) - 1, n).round().astype(int))
+    return [ids[i] for i in pick.tolist()]
+
+
 def run_chunking_demo(out: Path, *, max_queries: int | None, quick: bool = False, progress: bool = False,
                       lang: str = "zh") -> dict[str, Any]:
     """Run the comparison, print it, write ``chunking.html``; returns the summary kept in ``results.json``."""
     from rankscope.chunking.compare import compare_chunkings
-    from rankscope.cli.demo_cmd import sample_queries
     from rankscope.datasets import load_dataset
 
     ts = load_dataset(DATASET)

@@ -45,6 +45,7 @@ import typer
 
 from rankscope._progress import progress_bar
 from rankscope.cli.app import app, user_errors
+from rankscope.cli.demo_chunking import sample_queries
 from rankscope.cli.options import LangOption
 from rankscope.i18n import _, gettext
 from rankscope.report.wrap import print_prose
@@ -58,20 +59,6 @@ QUICK_DISTRACTORS = 20
 #: the dense model of each language; multilingual-e5-small reads Chinese, MiniLM is English-only
 DENSE_MODELS = {"en": "all-MiniLM-L6-v2", "zh": "multilingual-e5-small"}
 DENSE_MAX_SEQ = {"all-MiniLM-L6-v2": 128}  # MiniLM was trained on 128 tokens; e5 reads whole passages
-
-
-def sample_queries(ids: list[str], n: int | None) -> list[str]:
-    """``n`` ids evenly spread over ``ids`` (all of them when ``n`` is None or large enough).
-
-    >>> sample_queries([str(i) for i in range(10)], 4)
-    ['0', '3', '6', '9']
-    """
-    if n is None or n >= len(ids):
-        return list(ids)
-    import numpy as np
-
-    pick = np.unique(np.linspace(0, len(ids) - 1, n).round().astype(int))
-    return [ids[i] for i in pick.tolist()]
 
 
 def shrink(ts: Any, n_queries: int | None, quick: bool) -> Any:
@@ -271,7 +258,7 @@ def demo_command(
     """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     show = sys.stderr.isatty() if progress is None else progress
-    from rankscope import __version__
+    from rankscope._version import __version__
     from rankscope.datasets import dataset_info, list_datasets, load_dataset
     from rankscope.errors import InvalidParameterError
 

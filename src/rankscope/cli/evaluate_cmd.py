@@ -220,7 +220,9 @@ def evaluate_command(
                                runs=loaded, scenario=scenario)
         print_lines([_("report written to {path}", path=written).text(lang.value)], lang.value, err=True)
     if save is not None:
-        result.save(save)
+        from rankscope.saved import save as save_to
+
+        save_to(result, save)
         print_lines([_("evaluation saved to {path}", path=save).text(lang.value)], lang.value, err=True)
 
 

@@ -111,10 +111,10 @@ def judge_command(
     assert lang is not None  # settled by user_errors
     from rankscope.cli.messages import print_lines
     from rankscope.labels.batch import judge_pairs, plan_judging
-    from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
     from rankscope.labels.pool import read_pool
     from rankscope.labels.texts import read_texts
+    from rankscope.llm_client import Endpoint
 
     if out is None and not dry_run:
         fail(_("give --out FILE (or --dry-run)"))

@@ -52,7 +52,7 @@ def read_judgments(qrels: Path, provenance: Path | None = None,
 def result_lines(result: Any, lang: str = "en") -> tuple[list[str], list[str]]:
     """judged@k of the result's run, and its warnings (queries missing from the run too: they are scored 0 or left
     out, which can change the conclusion); run queries the qrels lack are said on the query-count line only."""
-    from rankscope.interpret.coverage import judged_line
+    from rankscope.engine.coverage import judged_line
 
     judged = judged_line({result.run_name: result.judged.to_dict()}, lang) if result.judged is not None else ""
     # queries the run lacks are counted on the summary line and warned about here, as compare and check do

@@ -16,10 +16,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from rankscope.errors import RankscopeError
+from rankscope.errors import user_error_message
 from rankscope.i18n import _
 
 __all__ = ["user_error_message", "float32_notices", "print_lines"]
@@ -38,33 +37,6 @@ def print_lines(lines: Iterable[str], lang: str = "en", err: bool = False) -> No
         text = line.lstrip(" ")
         indent = line[:len(line) - len(text)]
         print_prose(console, text, first=indent, rest=indent + "    ")
-
-
-def user_error_message(exc: BaseException, lang: str = "en") -> str | None:
-    """The message to print after ``rankscope: error:`` for ``exc`` in ``lang``, or ``None`` when it is not a user
-    mistake."""
-
-    if isinstance(exc, RankscopeError):
-        return exc.text(lang)
-    if isinstance(exc, FileNotFoundError):
-        folder = _missing_folder(exc.filename)
-        if folder is None:
-            return _("{path}: no such file", path=exc.filename).text(lang)
-        return _("{path}: no such file (folder {folder} does not exist)", path=exc.filename, folder=folder).text(lang)
-    if isinstance(exc, IsADirectoryError):
-        return _("{path}: is a directory", path=exc.filename).text(lang)
-    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
-        where = _("{source}: ", source=exc.filename).text(lang) if exc.filename else ""
-        return f"{where}{exc.strerror or exc}"
-    return None
-
-
-def _missing_folder(filename: object) -> Path | None:
-    """The folder of ``filename`` when it does not exist (why the file could not be opened or created)."""
-    if not filename:
-        return None
-    parent = Path(str(filename)).parent
-    return None if parent.is_dir() else parent
 
 
 def float32_notices(results: Iterable[Any], lang: str = "en") -> list[str]:

@@ -220,9 +220,9 @@ def run_command(
     import warnings
 
     from rankscope.data.testset import TestSet
-    from rankscope.data.testset_io import read_corpus
     from rankscope.errors import InvalidParameterError
     from rankscope.io import write_trec_run
+    from rankscope.io.testset import read_corpus
     from rankscope.retrieval.runner import evaluate_retriever
 
     if testset == Path():
@@ -274,7 +274,7 @@ def run_command(
     lg = lang.value if lang is not None else "en"
     read_as = []
     if ts.format not in (None, "json", "jsonl", "beir"):  # a format of another tool: say which one was read
-        from rankscope.data.testset_io import format_name
+        from rankscope.io.testset import format_name
 
         read_as = [f"{testset}: {_('read as {format}', format=format_name(ts.format, lg)).text(lg)}"]
     written = ngettext("run written to {out} ({n} row)", "run written to {out} ({n} rows)", len(ev.doc_run),

@@ -102,10 +102,10 @@ def synth_command(
     from rankscope.cli.app import fail
     from rankscope.cli.judge_cmd import tokenizer_line
     from rankscope.cli.messages import print_lines
-    from rankscope.labels.client import Endpoint
     from rankscope.labels.judge import JudgeSettings
     from rankscope.labels.synth import plan_synth, synthesize
     from rankscope.labels.texts import read_texts
+    from rankscope.llm_client import Endpoint
 
     if out is None and not dry_run:
         fail(_("give --out FILE (or --dry-run)"))

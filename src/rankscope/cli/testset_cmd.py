@@ -62,7 +62,7 @@ def check_command(
     import warnings
 
     from rankscope.data.testset_audit import audit_testset
-    from rankscope.data.testset_io import read_any, read_corpus
+    from rankscope.io.testset import read_any, read_corpus
 
     with warnings.catch_warnings():  # every finding is in the table / JSON below
         warnings.simplefilter("ignore")
@@ -90,7 +90,7 @@ def _print_table(audit: Any, lang: str = "en", fmt: str | None = None) -> None:
     table.add_column(gettext("count", lang), justify="right")
     table.add_column(gettext("examples", lang))
     if fmt is not None:
-        from rankscope.data.testset_io import format_name
+        from rankscope.io.testset import format_name
 
         table.add_row(gettext("format", lang), "", format_name(fmt, lang))
     table.add_row(_("queries").text(lang), str(audit.queries), "")
@@ -166,7 +166,7 @@ def convert_command(
       rankscope testset convert beir/scifact scifact.jsonl --split test
     """
     from rankscope.data.testset import TestSet
-    from rankscope.data.testset_io import format_name, read_corpus
+    from rankscope.io.testset import format_name, read_corpus
 
     if not source.exists():
         raise FileNotFoundError(2, "no such file", str(source))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,13 +60,6 @@ class Qrels(IdTable):
             return cls._from_columns(cols, as_int_array(list(cols.values()), _("relevance grade")))
         qs, ds, vs = cls._flatten_mapping(data)
         return cls(qs, ds, vs)
-
-    @classmethod
-    def from_file(cls, path: str | Path, format: str | None = None, **options: Any) -> Qrels:
-        """Read a qrels file; see :func:`rankscope.io.read_qrels` for formats."""
-        from rankscope.io import read_qrels
-
-        return read_qrels(path, format=format, **options)
 
     @classmethod
     def from_pandas(cls, df: Any, query: str = "query_id", doc: str = "doc_id", grade: str = "relevance") -> Qrels:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -169,13 +168,6 @@ class Run(IdTable):
             ds.extend(docs)
             vs.extend(range(n, 0, -1))
         return cls(qs, ds, np.asarray(vs, dtype=np.float64), name, duplicates=duplicates)
-
-    @classmethod
-    def from_file(cls, path: str | Path, format: str | None = None, **options: Any) -> Run:
-        """Read a run file; see :func:`rankscope.io.read_run` for formats."""
-        from rankscope.io import read_run
-
-        return read_run(path, format=format, **options)
 
     @classmethod
     def from_pandas(

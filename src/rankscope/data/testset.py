@@ -205,7 +205,7 @@ class TestSet:
     spans : optional span judgments (:class:`~rankscope.data.spans.SpanQrels`, from the items'
         ``evidence``): character ranges of the corpus documents that answer each query
     format : the format of the file it was read from (``"json"``, ``"ragas"``, ``"llamaindex"``... see
-        :data:`rankscope.data.testset_io.FORMATS`); None when built in Python
+        :data:`rankscope.io.testset.FORMATS`); None when built in Python
 
     >>> ts = TestSet([Query("a", "first"), Query("b", "second")], {"a": {"d1": 1}})
     >>> len(ts), ts["b"].text, ts.judged_query_ids
@@ -297,11 +297,6 @@ class TestSet:
         spans = self.spans.subset(query_ids) if self.spans is not None else None
         return TestSet(keep, judg, self.corpus, self.name, self.issues, spans=spans, format=self.format)
 
-    def _repr_html_(self) -> str:
-        from rankscope.report.notebook import html_testset
-
-        return html_testset(self)
-
     def __repr__(self) -> str:
         corpus = f", {len(self.corpus)} docs" if self.corpus is not None else ""
         spans = f", {len(self.spans)} judged spans" if self.spans is not None else ""
@@ -368,13 +363,13 @@ class TestSet:
         Unknown record keys are reported (:class:`TestSetWarning`, kept in :attr:`issues`);
         ``strict=True`` makes them a :class:`~rankscope.errors.ParseError`.
         """
-        from rankscope.data.testset_io import read_json
+        from rankscope.io.testset import read_json
 
         return read_json(path, name, strict=strict)
 
     def to_json(self, path: str | Path, *, include_corpus: bool = True) -> None:
         """Write ``{"name", "queries": [records], "corpus"}`` (UTF-8, readable Chinese)."""
-        from rankscope.data.testset_io import write_json
+        from rankscope.io.testset import write_json
 
         write_json(self, path, include_corpus=include_corpus)
 
@@ -382,13 +377,13 @@ class TestSet:
     def from_jsonl(cls, path: str | Path, name: str | None = None, corpus: Mapping[str, str] | None = None, *,
                    strict: bool = False) -> TestSet:
         """Read one record per line (same record keys and ``strict`` as :meth:`from_json`)."""
-        from rankscope.data.testset_io import read_jsonl
+        from rankscope.io.testset import read_jsonl
 
         return read_jsonl(path, name, corpus, strict=strict)
 
     def to_jsonl(self, path: str | Path) -> None:
         """Write one record per line (the corpus is not written)."""
-        from rankscope.data.testset_io import write_jsonl
+        from rankscope.io.testset import write_jsonl
 
         write_jsonl(self, path)
 
@@ -402,7 +397,7 @@ class TestSet:
         the other is empty).  Keys other than ``_id``, ``text``, ``metadata`` (and ``title`` in the
         corpus) are reported as in :meth:`from_json` (a query's are kept in its metadata).
         """
-        from rankscope.data.testset_io import read_beir
+        from rankscope.io.testset import read_beir
 
         return read_beir(folder, split, name, strict=strict)
 
@@ -411,7 +406,7 @@ class TestSet:
 
         Only judged queries can be read back (BEIR keeps the queries of the split's qrels).
         """
-        from rankscope.data.testset_io import write_beir
+        from rankscope.io.testset import write_beir
 
         write_beir(self, folder, split)
 
@@ -420,9 +415,9 @@ class TestSet:
                   split: str = "test", corpus: Mapping[str, str] | None = None) -> TestSet:
         """Read a test set from a ``.json`` / ``.jsonl`` file or a BEIR folder (``split``): rankscope's records,
         BEIR, a LlamaIndex retrieval dataset or a RAGAS test set, recognised by their fields (:attr:`format` says
-        which; see :mod:`rankscope.data.testset_io`).  ``corpus`` replaces the file's own, and is where the
+        which; see :mod:`rankscope.io.testset`).  ``corpus`` replaces the file's own, and is where the
         reference contexts of a RAGAS or LlamaIndex RAG dataset are looked up to judge document ids."""
-        from rankscope.data.testset_io import read_any
+        from rankscope.io.testset import read_any
 
         return read_any(path, name, split=split, strict=strict, corpus=corpus)
 

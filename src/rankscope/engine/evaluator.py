@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from rankscope.choices import DEFAULT_METRICS, DuplicatePolicy, MissingPolicy, ScorePrecisionValue, UnjudgedPolicy
 from rankscope.engine.ceilings import CeilingMeans, Ceilings
@@ -235,12 +235,22 @@ class Evaluator:
 
 
 def _with_provenance(qrels: Any) -> tuple[Any, Any]:
-    """Labels with their origin become their qrels plus the mask of model labels; anything else is kept."""
-    from rankscope.labels.provenance import Labels
-
-    if isinstance(qrels, Labels):
+    """Labels with their origin (:class:`~rankscope.labels.provenance.Labels`, or anything that holds ``qrels`` and
+    says which of them a model gave by ``model_mask()``) become their qrels plus the mask of model labels; anything
+    else is kept.  The engine sits below the labels: it asks for the two, it does not import the type."""
+    if isinstance(qrels, WithProvenance):
         return qrels.qrels, qrels.model_mask()
     return qrels, None
+
+
+@runtime_checkable
+class WithProvenance(Protocol):
+    """Judgments that know which were given by a model (``model_mask()``: one flag per row of ``qrels``)."""
+
+    @property
+    def qrels(self) -> Any: ...
+
+    def model_mask(self) -> Any: ...
 
 
 def evaluate(

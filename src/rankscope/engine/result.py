@@ -8,14 +8,15 @@ hold raises :class:`~rankscope.errors.MetricNotFoundError` naming the ones it do
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
 from rankscope.data.notices import InputNotice
+from rankscope.engine.coverage import result_warnings
 from rankscope.engine.judged import JudgedAtK
 from rankscope.engine.policies import Policies
 from rankscope.engine.prepare import PolicyCounts
@@ -23,7 +24,7 @@ from rankscope.errors import InvalidParameterError, MetricNotFoundError, NotFoun
 from rankscope.i18n import _, ngettext
 from rankscope.measures.base import Measure
 
-__all__ = ["EvaluationResult", "PerQueryScores", "aggregate"]
+__all__ = ["EvaluationResult", "PerQueryScores", "aggregate", "result_to_json", "result_from_json"]
 
 GEO_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
@@ -175,9 +176,7 @@ class EvaluationResult:
     ceilings: Mapping[str, float] = field(default_factory=dict)
 
     def warnings(self) -> list[Any]:
-        """What the counts imply (:class:`~rankscope.interpret.coverage.DataWarning` values; ``.text(lang)``)."""
-        from rankscope.interpret.coverage import result_warnings
-
+        """What the counts imply (:class:`~rankscope.engine.coverage.DataWarning` values; ``.text(lang)``)."""
         return result_warnings(self)
 
     def mean(self) -> dict[str, float]:
@@ -204,56 +203,134 @@ class EvaluationResult:
         return True
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
-        """A JSON-ready dict: run name, metric labels, means, per-query values, query counts, policies."""
+        """A JSON-ready dict: run name, metric labels, means, per-query values, query counts, policies.
+
+        The fields are written by the serialiser a saved result uses (:func:`result_to_json`), so the two say
+        the counts, policies, notices and ceilings alike."""
         out: dict[str, Any] = {"run": self.run_name, "metrics": list(self.labels), "mean": self.mean()}
         if per_query:
             out["per_query"] = self.per_query.to_dict()
-        out["queries"] = asdict(self.queries)
-        out["policies"] = self.policies.to_dict()
+        out["queries"] = _RESULT_OUT["queries"](self.queries)
+        out["policies"] = _RESULT_OUT["policies"](self.policies)
         if self.spans is not None:  # span judgments: chunking, chunk rule and span coverage
             out["spans"] = self.spans
         if self.judged is not None:
             out["judged"] = self.judged.to_dict(self.per_query.query_ids if per_query else None)
         out["warnings"] = [w.to_dict() for w in self.warnings()]
-        out["notices"] = [n.to_dict() for n in self.notices]
-        out["ceilings"] = dict(self.ceilings)
+        out["notices"] = _RESULT_OUT["notices"](self.notices)
+        out["ceilings"] = _RESULT_OUT["ceilings"](self.ceilings)
         return out
 
     def to_dataframe(self) -> Any:
         """Per-query values as a pandas DataFrame (query id index, one column per metric)."""
         return self.per_query.to_dataframe()
 
-    def save(self, path: str | Path) -> None:
-        """Write this result to a JSON file that :meth:`load` (or ``rankscope.load``) reads back exactly."""
-        from rankscope.saved import save
-
-        save(self, path)
-
-    @classmethod
-    def load(cls, path: str | Path) -> EvaluationResult:
-        """Read a result written by :meth:`save`."""
-        from rankscope.saved import load
-
-        obj = load(path)
-        if not isinstance(obj, cls):
-            raise InvalidParameterError(_("{path} holds a saved {type}, not an EvaluationResult", path=str(path),
-                                          type=type(obj).__name__))
-        return obj
-
-    def plot(self, metric: str | None = None, kind: str = "distribution", **inputs: Any) -> Any:
-        """A matplotlib figure of the HTML report's plot ``kind``: ``"distribution"`` (per-query values of every
-        metric, or of ``metric``), ``"first_rank"`` (rank of the first relevant document; exact with ``qrels=``
-        and ``run=``) or ``"curves"`` (metric@k for k = 1..100; needs ``qrels=`` and ``run=``)."""
-        from rankscope.report.notebook import plot_result
-
-        return plot_result(self, metric, kind, **inputs)
-
-    def _repr_html_(self) -> str:
-        from rankscope.report.notebook import html_result
-
-        return html_result(self)
-
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean().items())
         notes = f", {len(self.notices)} notice(s)" if self.notices else ""
         return f"EvaluationResult({self.run_name!r}, {self.queries.evaluated} queries: {means}{notes})"
+
+
+# -- the serialiser of a result: every field as JSON-ready data and back, bit for bit (rankscope.saved writes it to a
+# file, the service rebuilds its stored results through it, to_dict above shares its field writers) --------------
+def _ids_out(ids: np.ndarray) -> dict[str, Any]:
+    return {"ids": [str(q) for q in ids.tolist()], "dtype": "object" if ids.dtype == object else ids.dtype.str}
+
+
+def _ids_in(data: dict[str, Any]) -> np.ndarray:
+    return np.asarray(data["ids"], dtype=object if data["dtype"] == "object" else np.dtype(data["dtype"]))
+
+
+def _matrix_in(rows: list[Any], shape: list[int]) -> np.ndarray:
+    return np.asarray(rows, dtype=np.float64).reshape(shape)
+
+
+def _scores_out(p: PerQueryScores | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"query_ids": _ids_out(p.query_ids), "metrics": list(p.metrics), "values": p.values.tolist(),
+            "shape": list(p.values.shape), "measures": None if p.measures is None else [str(m) for m in p.measures]}
+
+
+def _scores_in(d: dict[str, Any] | None) -> PerQueryScores | None:
+    if d is None:
+        return None
+    measures = None if d["measures"] is None else _measures_in(d["measures"])
+    return PerQueryScores(_ids_in(d["query_ids"]), tuple(d["metrics"]), _matrix_in(d["values"], d["shape"]), measures)
+
+
+def _measures_in(names: list[str]) -> tuple[Measure, ...]:
+    from rankscope.measures.parse import parse_metric
+
+    return tuple(parse_metric(n) for n in names)
+
+
+def _counts_in(d: dict[str, Any]) -> PolicyCounts:
+    known = {f.name for f in fields(PolicyCounts)}
+    return PolicyCounts(**{k: v for k, v in d.items() if k in known})
+
+
+def _plain(value: Any, field: str) -> Any:
+    """The value of ``field`` as JSON can hold it (str, numbers, lists, dicts, None)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        kind = type(value).__name__
+        raise InvalidParameterError(_("cannot save the field {field!r}: a {type} has no JSON form", field=field,
+                                      type=kind)) from None
+
+
+def _judged_out(j: JudgedAtK | None) -> dict[str, Any] | None:
+    if j is None:
+        return None
+    return {**j.to_dict(), "shares": [None if v != v else float(v) for v in j.per_query.tolist()]}
+
+
+def _judged_in(d: dict[str, Any] | None) -> JudgedAtK | None:
+    if d is None:
+        return None
+    shares = np.asarray([np.nan if v is None else v for v in d.get("shares") or []], dtype=float)
+    return replace(JudgedAtK.from_dict(d), per_query=shares)
+
+
+_RESULT_OUT: dict[str, Callable[[Any], Any]] = {
+    "labels": list,
+    "measures": lambda ms: [str(m) for m in ms],
+    "per_query": _scores_out,
+    "diagnostics": _scores_out,
+    "queries": asdict,
+    "policies": lambda p: p.to_dict(),
+    "notices": lambda ns: [n.to_dict() for n in ns],
+    "judged": _judged_out,
+    "ceilings": dict,
+}
+_RESULT_IN: dict[str, Callable[[Any], Any]] = {
+    "labels": tuple,
+    "measures": _measures_in,
+    "per_query": _scores_in,
+    "diagnostics": _scores_in,
+    "queries": _counts_in,
+    "policies": lambda d: Policies(**d),
+    "notices": lambda items: tuple(InputNotice.from_dict(n) for n in items),
+    "judged": _judged_in,
+}
+
+
+def result_to_json(result: EvaluationResult) -> dict[str, Any]:
+    """Every field of an :class:`EvaluationResult` as JSON-ready data (numbers as JSON floats: a round trip is
+    exact).
+
+    >>> from rankscope import Qrels, Run, evaluate
+    >>> res = evaluate(Qrels.from_dict({"q1": {"d1": 1}}), Run.from_ranked_lists({"q1": ["d0", "d1"]}, "bm25"), ["mrr"])
+    >>> data = result_to_json(res)
+    >>> data["per_query"]["values"], result_from_json(json.loads(json.dumps(data))) == res
+    ([[0.5]], True)
+    """
+    return {f.name: _RESULT_OUT.get(f.name, lambda v, n=f.name: _plain(v, n))(getattr(result, f.name))
+            for f in fields(result)}
+
+
+def result_from_json(data: Mapping[str, Any]) -> EvaluationResult:
+    """The :class:`EvaluationResult` :func:`result_to_json` wrote (fields it does not hold take their default)."""
+    known = {f.name for f in fields(EvaluationResult)}
+    return EvaluationResult(**{k: _RESULT_IN.get(k, lambda v: v)(v) for k, v in data.items() if k in known})

@@ -1,7 +1,7 @@
 """Labels for teams that have none: pooling, an LLM judge, provenance, agreement, synthetic questions.
 
 * :mod:`~rankscope.labels.pool` — what needs judging (:func:`build_pool`) and judged@k per run;
-* :mod:`~rankscope.labels.client` — a small client of the OpenAI-compatible chat API (httpx);
+* :mod:`~rankscope.llm_client` — a small client of the OpenAI-compatible chat API (httpx);
 * :mod:`~rankscope.labels.prompts` — versioned prompts (UMBRELA-style judge, question writer), en / zh;
 * :mod:`~rankscope.labels.parse` — reading replies, leniently in form and strictly in content;
 * :mod:`~rankscope.labels.judge` — one judgment, a plain function (:func:`judge_one`);
@@ -31,9 +31,9 @@ _EXPORTS: dict[str, str] = {
     "read_pool": "rankscope.labels.pool",
     "read_pool_records": "rankscope.labels.pool",
     "top_k": "rankscope.labels.pool",
-    "Endpoint": "rankscope.labels.client",
-    "ChatClient": "rankscope.labels.client",
-    "EndpointError": "rankscope.labels.client",
+    "Endpoint": "rankscope.llm_client",
+    "ChatClient": "rankscope.llm_client",
+    "EndpointError": "rankscope.llm_client",
     "JudgeSettings": "rankscope.labels.judge",
     "Judgment": "rankscope.labels.judge",
     "judge_one": "rankscope.labels.judge",
@@ -103,7 +103,6 @@ if TYPE_CHECKING:
     from rankscope.labels.agreement import label_agreement, stuart_maxwell
     from rankscope.labels.batch import JudgePlan, JudgeReport, judge_pairs, plan_judging
     from rankscope.labels.cache import LabelCache
-    from rankscope.labels.client import ChatClient, Endpoint, EndpointError
     from rankscope.labels.group_agreement import group_agreement
     from rankscope.labels.judge import JudgeSettings, Judgment, judge_one
     from rankscope.labels.parse import parse_grade
@@ -114,5 +113,6 @@ if TYPE_CHECKING:
     from rankscope.labels.synth import synthesize
     from rankscope.labels.system_ranking import ranking_agreement, tau_ap
     from rankscope.labels.texts import read_texts
+    from rankscope.llm_client import ChatClient, Endpoint, EndpointError
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -37,9 +37,9 @@ from rankscope._progress import progress_bar
 from rankscope.errors import InvalidParameterError
 from rankscope.i18n import _
 from rankscope.labels.cache import CacheKey, LabelCache
-from rankscope.labels.client import ChatClient, EndpointError, public_url
 from rankscope.labels.judge import JudgeSettings, Judgment, client_for, judge_one, prompt_tokens, utc_time
 from rankscope.labels.provenance import Label, Labels
+from rankscope.llm_client import ChatClient, EndpointError, public_url
 
 __all__ = ["JudgePlan", "JudgeReport", "judge_pairs", "judge_until", "parallel", "plan_judging"]
 

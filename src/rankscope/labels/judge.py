@@ -12,9 +12,9 @@ One judgment
     by :func:`rankscope.labels.parse.parse_grade`.  An unreadable reply is
     followed by the prompt's ``retry`` message, ``parse_retries`` times; then the
     item is a failure with the reason — a grade is never guessed.  HTTP failures
-    are retried by the client (:mod:`rankscope.labels.client`) and end as a
+    are retried by the client (:mod:`rankscope.llm_client`) and end as a
     failure too.  A wrong URL, key or model stops everything
-    (:class:`~rankscope.labels.client.EndpointError`).
+    (:class:`~rankscope.llm_client.EndpointError`).
 
 Token estimate (``--dry-run``, :func:`token_counter`)
     With the tokenizer of the model's family when it is installed and works
@@ -46,9 +46,9 @@ from typing import Any, Generic, TypeVar
 from rankscope.errors import InvalidParameterError
 from rankscope.i18n import _
 from rankscope.labels.cache import CacheKey, cache_key
-from rankscope.labels.client import ChatClient, ChatError, Endpoint, request_body
 from rankscope.labels.parse import ReplyError, parse_grade
 from rankscope.labels.prompts import Prompt, get_prompt
+from rankscope.llm_client import ChatClient, ChatError, Endpoint, request_body
 
 __all__ = ["Answer", "JudgeSettings", "Judgment", "ask", "client_for", "estimate_tokens", "judge_one", "token_counter",
            "utc_time"]
@@ -134,7 +134,7 @@ class JudgeSettings:
         return (text[: self.max_doc_chars], True) if len(text) > self.max_doc_chars else (text, False)
 
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        """The exact JSON body the first call for ``messages`` sends (:func:`~rankscope.labels.client.request_body`)."""
+        """The exact JSON body the first call for ``messages`` sends (:func:`~rankscope.llm_client.request_body`)."""
         return request_body(self.model, messages, max_tokens=self.max_tokens, params=self.prompt.params)
 
     def key(self, messages: list[dict[str, str]]) -> CacheKey:
@@ -200,7 +200,7 @@ def ask(client: ChatClient, model: str, prompt: Prompt, messages: list[dict[str,
         parse: Callable[[str], T], *, parse_retries: int = 2, max_tokens: int | None = None) -> Answer[T]:
     """Send ``messages``, read the reply with ``parse``; re-ask with the prompt's retry message after an
     unreadable reply, ``parse_retries`` times.  Never raises for one item's failure (only
-    :class:`~rankscope.labels.client.EndpointError`)."""
+    :class:`~rankscope.llm_client.EndpointError`)."""
     calls = tokens_in = tokens_out = 0
     reply: str | None = None
     error = "no attempt"

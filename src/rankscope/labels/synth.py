@@ -68,9 +68,9 @@ from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.i18n import _
 from rankscope.labels.batch import judge_pairs, parallel
 from rankscope.labels.cache import LabelCache
-from rankscope.labels.client import ChatClient
 from rankscope.labels.judge import Answer, JudgeSettings, ask, client_for, prompt_tokens, token_counter
 from rankscope.labels.parse import parse_question
+from rankscope.llm_client import ChatClient
 
 __all__ = ["MAX_COPY", "MIN_COPY_RUN", "Rejected", "SynthResult", "copy_ratio", "is_copy", "not_standalone",
            "plan_synth", "sample_order", "synthesize", "tokens"]

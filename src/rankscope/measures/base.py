@@ -184,16 +184,24 @@ class MeasureSpec:
 
 
 _specs: dict[str, MeasureSpec] | None = None  # the registry's own dict, once its built-in metrics are loaded
+# the registry sits above this module (it imports MeasureSpec) and hands its lookup down when it is imported, which
+# the package rankscope.measures does before any of its modules is used
+_lookup: Callable[[], tuple[dict[str, MeasureSpec], Callable[[str], MeasureSpec]]] | None = None
+
+
+def attach_registry(lookup: Callable[[], tuple[dict[str, MeasureSpec], Callable[[str], MeasureSpec]]]) -> None:
+    """Called by :mod:`rankscope.measures.registry`: ``lookup()`` loads the built-in metrics and returns the
+    registry's own ``{name: spec}`` dict and its ``get_spec``."""
+    global _lookup
+    _lookup = lookup
 
 
 def _registry_lookup() -> Callable[[str], MeasureSpec]:
-    """The registry's ``get_spec`` (the registry imports this module: it is found on first use)."""
+    """The registry's ``get_spec``, its dict kept for the fast path of :attr:`Measure.spec`."""
     global _specs
-    from rankscope.measures import registry
-
-    registry.generation()  # loads the built-in metrics
-    _specs = registry.registered_specs()
-    return registry.get_spec
+    assert _lookup is not None, "rankscope.measures.registry is imported with the package rankscope.measures"
+    _specs, get_spec = _lookup()
+    return get_spec
 
 
 @dataclass(frozen=True, eq=True, order=False)

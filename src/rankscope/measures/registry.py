@@ -15,6 +15,7 @@ from typing import Any
 
 from rankscope.errors import InvalidParameterError, UnknownMetricError
 from rankscope.i18n import _
+from rankscope.measures import base
 from rankscope.measures.base import Aggregate, CutoffRule, Kernel, MeasureSpec, Param
 
 __all__ = ["register", "register_metric", "get_spec", "all_specs", "lookup_alias", "unregister_metric"]
@@ -212,3 +213,11 @@ def suggest(name: str, n: int = 5) -> list[str]:
 
 
 _GLUED_CUTOFF = re.compile(r"^(?P<base>[A-Za-z](?:[A-Za-z0-9_]*?[A-Za-z])?)_?(?P<k>[0-9]+)$")
+
+
+def _loaded_registry() -> tuple[dict[str, MeasureSpec], Any]:
+    _ensure_loaded()
+    return _SPECS, get_spec
+
+
+base.attach_registry(_loaded_registry)  # Measure.spec finds its entry here (base cannot import this module)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankscope.errors import InvalidParameterError, Items
+from rankscope.extras import FORMATS
 from rankscope.i18n import _
 from rankscope.report.content import REPORT_SCHEMA_VERSION, build_report
 
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["write_report", "render_report", "build_report", "REPORT_SCHEMA_VERSION", "FORMATS"]
 
-FORMATS: dict[str, str] = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
-                           ".html": "html", ".htm": "html"}
 
 
 def render_report(report: dict[str, Any], fmt: str) -> str:

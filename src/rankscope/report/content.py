@@ -170,7 +170,7 @@ def build_report(
     ``scenario`` (a :func:`~rankscope.interpret.presets.scenario_names` key) adds its benchmark figures;
     ``curves=False`` skips the metric@k curves.
     """
-    from rankscope import __version__
+    from rankscope._version import __version__
 
     check_lang(lang)
     if isinstance(kmax, bool) or not isinstance(kmax, int) or kmax < 1:

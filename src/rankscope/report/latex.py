@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rankscope.engine.coverage import judged_line
 from rankscope.i18n import _, gettext, ngettext
-from rankscope.interpret.coverage import judged_line
 from rankscope.report.latex_width import TABCOLSEP, fit, table_width, text_width
 from rankscope.report.tables import (
     fmt,

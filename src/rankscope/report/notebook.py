@@ -100,7 +100,7 @@ def _ci(ci: tuple[float, float] | list[float] | None) -> str:
 def _result_warnings(result: Any, lang: str) -> list[str]:
     """The sentences of "never silent" for one result: query coverage, judged@10 and its warnings (ids that never
     match, a top 10 mostly unjudged, model labels, condensed lists), float32 reordering."""
-    from rankscope.interpret.coverage import judged_line
+    from rankscope.engine.coverage import judged_line
 
     q = result.queries
     out = [w.text(lang) for w in result.warnings()]

@@ -4,7 +4,7 @@ Each ``*_figure`` function takes the report dict of :func:`~rankscope.report.con
 (or of :func:`~rankscope.report.run_report.build_run_report`) and returns a matplotlib
 ``Figure`` on its own Agg canvas (no pyplot, so a notebook shows it once and no backend is
 switched), or ``None`` when the data for that plot is absent; ``*_svg`` returns the same
-figure as an SVG document (``str``).  ``result.plot()`` and ``comparison.plot()`` return
+figure as an SVG document (``str``).  ``rankscope.plot(result)`` and ``rankscope.plot(comparison)`` return
 these figures.  Text stays text in the SVG (``svg.fonttype = none``) and the output is
 deterministic (fixed hash salt, no date metadata).  Axis labels follow the report language;
 layout uses a CJK font (WenQuanYi Micro Hei / Noto CJK) when one is installed, and the browser
@@ -287,7 +287,7 @@ def context_recall_svg(report: dict[str, Any]) -> str | None:
     return _svg(context_recall_figure(report))
 
 
-#: the figure of every plot kind (what ``result.plot(kind=...)`` and ``comparison.plot(kind=...)`` draw)
+#: the figure of every plot kind (what ``rankscope.plot(obj, kind=...)`` draws)
 FIGURES = {"curves": curves_figure, "distribution": distribution_figure, "differences": differences_figure,
            "first_rank": first_rank_figure, "context_recall": context_recall_figure}
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from rankscope.i18n import _, gettext
 from rankscope.report.latex import LatexTable, _sentence, _table, _text, latex_escape, scenario_latex
-from rankscope.report.tables import fmt, notice_lines, policy_line, rated_value
+from rankscope.report.tables import DIST_HEADS, coverage_lines, fmt, notice_lines, policy_line, rated_value
 
 __all__ = ["render_run_latex", "run_latex_tables"]
 
@@ -30,8 +30,6 @@ _DIST = ("mean", "median", "q1", "q3", "min", "max")
 
 def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
     """The tables of a one-run report dict, with their widths."""
-    from rankscope.report.run_render import DIST_HEADS, _coverage
-
     lang = report["lang"]
     sep = "" if lang == "zh" else " "
     names = report["display_names"]
@@ -43,7 +41,8 @@ def run_latex_tables(report: dict[str, Any]) -> list[LatexTable]:
         r = report["ratings"][m]
         rows.append([_text(names[m]), _text(rated_value(r, lang) if r else fmt(report["means"][m])),
                      _text(r["level_name"] if r else "–")])
-    caption = [_("Evaluation report: {run}", run=report["run"]).text(lang), policy_line(report), *_coverage(report),
+    caption = [_("Evaluation report: {run}", run=report["run"]).text(lang), policy_line(report),
+               *coverage_lines(report),
                *notice_lines(report)]
     if std["applicable"]:
         caption.append(f"{gettext('Production standards', lang)} · {gettext('Highest tier met', lang)}"

@@ -11,10 +11,13 @@ import base64
 from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
-from rankscope.i18n import N_, _, gettext, ngettext
+from rankscope.i18n import N_, _, gettext
 from rankscope.interpret.bands import LEVELS, level_name
 from rankscope.report.markdown import notices_markdown, scenario_markdown
 from rankscope.report.tables import (
+    DIST_HEADS,
+    DIST_KEYS,
+    coverage_lines,
     fmt,
     notice_lines,
     policy_line,
@@ -25,13 +28,9 @@ from rankscope.report.tables import (
     standards_table,
 )
 
-__all__ = ["render_run_report", "RUN_FORMATS", "DIST_HEADS"]
+__all__ = ["render_run_report", "RUN_FORMATS"]
 
 RUN_FORMATS = ("html", "markdown", "json", "latex")
-#: the columns of the per-query distribution: key -> head (English, said through the catalog)
-DIST_HEADS: dict[str, str] = {"mean": N_("mean"), "median": N_("median"), "q1": N_("25%"), "q3": N_("75%"),
-                              "min": N_("min"), "max": N_("max")}
-DIST_KEYS = tuple(DIST_HEADS)
 #: where a run report's first relevant ranks come from (``analysis.first_rank_source``)
 RANK_SOURCES: dict[str, str] = {
     "exact": N_("exact, from the judgments and the run"),
@@ -43,24 +42,6 @@ RANK_SOURCES: dict[str, str] = {
 
 def _ms(x: float | None) -> str:
     return "–" if x is None else f"{x:.1f}"
-
-
-def _coverage(report: dict[str, Any]) -> list[str]:
-    """Sentences about queries that change what is measured (shown in every format)."""
-    lang = report["lang"]
-    q = report["queries"]
-    lines = [ngettext("{n} query scored", "{n} queries scored", q["evaluated"]).text(lang)]
-    if q["missing_from_run"]:
-        missing = report["policies"].get("missing", "zero")
-        effect = gettext("each scores 0" if missing == "zero" else "they are left out of every mean", lang)
-        lines.append(_("{n} judged queries have no ranking in the run; policy '{missing}': {effect}.",
-                       n=q["missing_from_run"], missing=missing, effect=effect).text(lang))
-    if q["not_in_qrels"]:
-        lines.append(ngettext("{n} query of the run has no relevance judgments and is not scored.",
-                              "{n} queries of the run have no relevance judgments and are not scored.",
-                              q["not_in_qrels"]).text(lang))
-    # what the numbers rest on: ids that never match, the judged share of the top k, condensed lists
-    return lines + list(report.get("warnings", []))
 
 
 def _live_lines(report: dict[str, Any]) -> list[str]:
@@ -97,7 +78,7 @@ def render_run_html(report: dict[str, Any], *, plots: bool = True) -> str:
     fr = report["analysis"]["first_rank"].get(report["run"])
     __, std_note = standards_note(report["standards"]["checks"], lang)
     return str(environment(lang).get_template("run_report.html.j2").render(
-        r=report, lang=lang, fmt=fmt, policy=policy_line(report), coverage=_coverage(report),
+        r=report, lang=lang, fmt=fmt, policy=policy_line(report), coverage=coverage_lines(report),
         rated={m: rated_value(rt, lang) if rt else fmt(report["means"][m]) for m, rt in report["ratings"].items()},
         standards=standards_table(report["standards"], lang), std_note=std_note,
         scenario_table=scenario_table(report), scenario_lines=scenario_lines(report), notices=notice_lines(report),
@@ -124,7 +105,7 @@ def render_run_markdown(report: dict[str, Any]) -> str:
 
     names = report["display_names"]
     out = [f"## {_esc(_('Evaluation report: {run}', run=report['run']).text(lang))}", "", policy_line(report), ""]
-    out += [f"- {_esc(line)}" for line in _coverage(report)] + [""]
+    out += [f"- {_esc(line)}" for line in coverage_lines(report)] + [""]
     out += notices_markdown(report)
     out += [f"### {gettext('Results', lang)}", "",
             f"| {gettext('Metric', lang)} | {gettext('Value', lang)} | {gettext('Rating', lang)} | "

@@ -152,7 +152,7 @@ def build_run_report(
     (``{query_id: rank}``, 0 = none found); ``live`` holds ``asked``, ``answered``, ``errors``
     (``{query_id: message}``), ``latencies_ms`` and ``url`` of a live-retriever evaluation.
     """
-    from rankscope import __version__
+    from rankscope._version import __version__
 
     check_lang(lang)
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rankscope.i18n import _, gettext, ngettext
+from rankscope.i18n import N_, _, gettext, ngettext
 
-__all__ = ["Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
+__all__ = ["DIST_HEADS", "DIST_KEYS", "coverage_lines",
+           "Cell", "summary_rows", "policy_line", "fmt", "fmt_p", "fmt_signed", "fmt_pct", "fmt_ci", "percent",
            "system_label", "reachable_line", "p_text", "MARKS", "rated_value", "scenario_table", "scenario_lines",
            "notice_lines", "standards_note", "standards_table", "standard_cell"]
 
@@ -126,7 +127,7 @@ def summary_rows(report: dict[str, Any]) -> list[tuple[str, list[Cell]]]:
 def policy_line(report: dict[str, Any]) -> str:
     """One line: number of queries, relevance level, missing-query policy, depth, condensed lists when used,
     and judged@k of every run."""
-    from rankscope.interpret.coverage import judged_line
+    from rankscope.engine.coverage import judged_line
     from rankscope.interpret.i18n import setting_text
 
     lang = report["lang"]
@@ -230,3 +231,27 @@ def standard_cell(check: dict[str, Any], lang: str) -> str:
     if check["value"] is None or ceiling is None or ceiling >= 1 - 1e-9:
         return cell
     return _("{cell} (a perfect ranking: {ceiling})", cell=cell, ceiling=fmt(ceiling)).text(lang)
+
+
+#: the columns of the per-query distribution: key -> head (English, said through the catalog)
+DIST_HEADS: dict[str, str] = {"mean": N_("mean"), "median": N_("median"), "q1": N_("25%"), "q3": N_("75%"),
+                              "min": N_("min"), "max": N_("max")}
+DIST_KEYS = tuple(DIST_HEADS)
+
+
+def coverage_lines(report: dict[str, Any]) -> list[str]:
+    """Sentences about queries that change what is measured (shown in every format of a run report)."""
+    lang = report["lang"]
+    q = report["queries"]
+    lines = [ngettext("{n} query scored", "{n} queries scored", q["evaluated"]).text(lang)]
+    if q["missing_from_run"]:
+        missing = report["policies"].get("missing", "zero")
+        effect = gettext("each scores 0" if missing == "zero" else "they are left out of every mean", lang)
+        lines.append(_("{n} judged queries have no ranking in the run; policy '{missing}': {effect}.",
+                       n=q["missing_from_run"], missing=missing, effect=effect).text(lang))
+    if q["not_in_qrels"]:
+        lines.append(ngettext("{n} query of the run has no relevance judgments and is not scored.",
+                              "{n} queries of the run have no relevance judgments and are not scored.",
+                              q["not_in_qrels"]).text(lang))
+    # what the numbers rest on: ids that never match, the judged share of the top k, condensed lists
+    return lines + list(report.get("warnings", []))

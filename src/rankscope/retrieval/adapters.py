@@ -47,7 +47,14 @@ from typing import Any
 
 from rankscope.errors import InvalidParameterError, Items
 from rankscope.i18n import _
-from rankscope.retrieval.protocol import _ID_KEYS, Hit, RetrieverContractError, _as_id, _as_score, dedupe, normalise
+from rankscope.retrieval.hits import (
+    Hit,
+    dedupe,
+    haystack_hit,
+    langchain_hit,
+    llamaindex_hit,
+    normalise,
+)
 
 __all__ = ["LangChainRetriever", "LlamaIndexRetriever", "HaystackRetriever", "adapt", "recognises", "langchain_hit",
            "llamaindex_hit", "haystack_hit"]
@@ -55,51 +62,6 @@ __all__ = ["LangChainRetriever", "LlamaIndexRetriever", "HaystackRetriever", "ad
 
 def _from_library(obj: Any, prefix: str) -> bool:
     return any(c.__module__.startswith(prefix) for c in type(obj).__mro__)
-
-
-def _metadata_id(meta: Mapping[str, Any] | None, id_key: str | None) -> Any:
-    if not meta:
-        return None
-    if id_key is not None:
-        return meta.get(id_key)
-    for key in _ID_KEYS:
-        if meta.get(key) is not None:
-            return meta[key]
-    return None
-
-
-def langchain_hit(doc: Any, score: Any, id_key: str | None = None) -> Hit:
-    """A LangChain ``Document`` (and optional score) as a :class:`Hit`."""
-    meta = dict(getattr(doc, "metadata", None) or {})
-    ident = _metadata_id(meta, id_key) if id_key else None
-    if ident is None and not id_key:
-        ident = getattr(doc, "id", None) or _metadata_id(meta, None)
-    if ident is None and id_key:
-        raise RetrieverContractError(_("a LangChain document has no metadata[{id_key!r}]; give the documents ids "
-                                       "or pass id_key=", id_key=id_key))
-    if ident is None:
-        raise RetrieverContractError(_("a LangChain document has no id (Document.id or metadata 'id'/'doc_id'); "
-                                       "give the documents ids or pass id_key="))
-    return Hit(_as_id(ident, "langchain"), _as_score(score, "langchain"), text=doc.page_content, metadata=meta)
-
-
-def llamaindex_hit(item: Any, id_key: str | None = None) -> Hit:
-    """A LlamaIndex ``NodeWithScore`` as a :class:`Hit` (``ref_doc_id`` kept in the metadata)."""
-    node = item.node
-    meta = dict(getattr(node, "metadata", None) or {})
-    ref = getattr(node, "ref_doc_id", None)
-    if ref is not None:
-        meta.setdefault("ref_doc_id", ref)
-    for key in ("start_char_idx", "end_char_idx"):  # where the chunk lies in its document
-        if getattr(node, key, None) is not None:
-            meta.setdefault(key, getattr(node, key))
-    ident = _metadata_id(meta, id_key) if id_key else node.node_id
-    if ident is None:
-        raise RetrieverContractError(_("a LlamaIndex node has no metadata[{id_key!r}]; set it on the documents or "
-                                       "change id_key", id_key=id_key))
-    get_content = getattr(node, "get_content", None)
-    text = get_content() if callable(get_content) else getattr(node, "text", None)
-    return Hit(_as_id(ident, "llamaindex"), _as_score(item.score, "llamaindex"), text=text, metadata=meta)
 
 
 class LangChainRetriever:
@@ -167,19 +129,6 @@ class LlamaIndexRetriever:
 
     def search(self, query: str, k: int) -> list[Hit]:
         return dedupe(self.search_raw(query, k), k)[0]
-
-
-def haystack_hit(doc: Any, id_key: str | None = None) -> Hit:
-    """A Haystack ``Document`` as a :class:`Hit` (its ``meta`` kept as the metadata, its ``score`` as the score)."""
-    meta = dict(getattr(doc, "meta", None) or {})
-    ident = meta.get(id_key) if id_key else getattr(doc, "id", None)
-    if ident is None and id_key:
-        raise RetrieverContractError(_("a Haystack document has no meta[{id_key!r}]; set it on the documents or "
-                                       "change id_key", id_key=id_key))
-    if ident is None:
-        raise RetrieverContractError(_("a Haystack document has no id; give the documents ids or pass id_key="))
-    return Hit(_as_id(ident, "haystack"), _as_score(getattr(doc, "score", None), "haystack"),
-               text=getattr(doc, "content", None), metadata=meta)
 
 
 def _run_parameters(obj: Any) -> list[str]:

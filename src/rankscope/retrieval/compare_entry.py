@@ -51,7 +51,7 @@ def is_retriever(obj: Any) -> bool:
 def resolve_retrievers(qrels: Any, runs: Any, metrics: Any, options: Any = None, *, for_retrievers: bool = False
                        ) -> tuple[Any, Any, list[Any]]:
     """``(qrels, runs, warnings)`` for :func:`rankscope.compare`: evaluations and retrievers become results, and
-    their warnings :class:`~rankscope.interpret.coverage.DataWarning` values naming each retriever.
+    their warnings :class:`~rankscope.engine.coverage.DataWarning` values naming each retriever.
 
     ``options`` is the :class:`~rankscope.retrieval.options.RetrieverOptions` the retrievers run with (None: the
     defaults); ``for_retrievers`` says they were given for retrievers only (``options=``, ``k=`` ...), which is an
@@ -92,8 +92,8 @@ def resolve_retrievers(qrels: Any, runs: Any, metrics: Any, options: Any = None,
 def notice_warnings(name: str, ev: Any) -> list[Any]:
     """The warnings of the retriever evaluation ``ev`` as comparison warnings naming ``name`` (the judged@10 ones
     are left out: the comparison computes its own from the results)."""
+    from rankscope.engine.coverage import DataWarning
     from rankscope.i18n import Message, _
-    from rankscope.interpret.coverage import DataWarning
 
     return [DataWarning("retriever", 0, 0, name, info=(("said", (n.said if isinstance(n.said, Message)
                                                                  else _("{said}", said=n.message)).to_dict()),))

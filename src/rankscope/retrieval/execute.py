@@ -36,7 +36,7 @@ from rankscope.data.testset import Query
 from rankscope.i18n import _
 from rankscope.retrieval.cache import QueryOutcome, RunCache
 from rankscope.retrieval.evaluation import Failure
-from rankscope.retrieval.protocol import Hit, RetrieverContractError, dedupe, normalise, ranking_scores
+from rankscope.retrieval.hits import Hit, RetrieverContractError, dedupe, normalise, ranking_scores
 
 __all__ = ["PROGRAMMING_ERRORS", "Collector", "execute", "run_on_shared_loop"]
 

@@ -169,7 +169,7 @@ def notices(ts: TestSet, scorable: list[Query], finished: dict[str, QueryOutcome
 def _judged_notices(ev: RetrieverEvaluation) -> list[Notice]:
     """Levels judged by the test set's judgments: no retrieved id judged (with the likely cause and an example),
     or a top k mostly unjudged (see :mod:`rankscope.engine.judged`)."""
-    from rankscope.interpret.coverage import judged_warnings
+    from rankscope.engine.coverage import judged_warnings
 
     out = []
     for level, res in (("retrieved", ev.result), ("document", ev.doc_result)):

@@ -8,7 +8,7 @@ through the endpoint, and the retriever scores by cosine similarity as with a lo
     emb = OpenAIEmbeddings("https://api.openai.com/v1", "text-embedding-3-small", api_key_env="OPENAI_API_KEY")
     dense = DenseRetriever(corpus, emb)          # or: rankscope run openai --base-url ... --model ...
 
-The client is the LLM judge's (:mod:`rankscope.labels.client`): the API key is read from the
+The client is the LLM judge's (:mod:`rankscope.llm_client`): the API key is read from the
 environment variable named by ``api_key_env`` and sent only in the ``Authorization`` header; 429s
 wait as ``Retry-After`` says, 408 / 5xx / timeouts are retried with exponential backoff, and
 401 / 403 / 404 or an unreachable endpoint stop at once with what to check.  Texts go in batches
@@ -121,8 +121,8 @@ class EmbeddingCache:
 
 
 def _client_class() -> Any:
-    """:class:`~rankscope.labels.client.ChatClient` made to post embedding requests (httpx is imported here)."""
-    from rankscope.labels.client import ChatClient, EndpointError
+    """:class:`~rankscope.llm_client.ChatClient` made to post embedding requests (httpx is imported here)."""
+    from rankscope.llm_client import ChatClient, EndpointError
 
     class EmbeddingsClient(ChatClient):
         _not_a_reply = "not an embeddings response"
@@ -183,7 +183,7 @@ class OpenAIEmbeddings:
     concurrency : requests in flight at once
     cache : the SQLite cache file (default :func:`default_cache_file`), or ``False`` for none
     extra_body : more request fields the endpoint takes (``{"input_type": "query"}``...), sent and keyed
-    timeout, retries, backoff, max_wait : as for the LLM judge (:class:`~rankscope.labels.client.Endpoint`)
+    timeout, retries, backoff, max_wait : as for the LLM judge (:class:`~rankscope.llm_client.Endpoint`)
     transport : an httpx transport (tests)
 
     ``requests``, ``from_cache`` and ``tokens`` count what it did (texts from the cache, tokens the endpoint
@@ -200,7 +200,7 @@ class OpenAIEmbeddings:
         except ImportError:  # pragma: no cover - depends on the environment
             raise RankscopeError(_("{who} needs {package}: pip install 'rankscope[{extra}]'", who="OpenAIEmbeddings",
                                    package="httpx", extra="llm")) from None
-        from rankscope.labels.client import Endpoint
+        from rankscope.llm_client import Endpoint
 
         if not isinstance(model, str) or not model.strip():
             raise InvalidParameterError(_("model must name the endpoint's embedding model, got {value!r}", value=model))
@@ -281,7 +281,7 @@ class OpenAIEmbeddings:
 
     def _ask(self, batch: list[str]) -> list[np.ndarray]:
         """One request for ``batch``; its vectors stored in the cache as they arrive."""
-        from rankscope.labels.client import ChatError, EndpointError
+        from rankscope.llm_client import ChatError, EndpointError
 
         def read(data: Any, attempt: int) -> list[np.ndarray]:
             vectors = _vectors(data, len(batch))

@@ -341,8 +341,8 @@ class BodyLimit:
             return
         from starlette.requests import Request
 
-        from rankscope.service.api.errors import field_problem
-        from rankscope.service.web.pages import error_page, lang_of
+        from rankscope.service.problems import field_problem
+        from rankscope.service.render import error_page, lang_of
 
         request = Request(scope)
         lang = lang_of(request)

@@ -20,8 +20,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import numpy as np
-
 from rankscope.errors import InvalidParameterError, Items, RankscopeError
 from rankscope.i18n import NC_, _, ngettext, pgettext
 from rankscope.service import store
@@ -77,13 +75,12 @@ def check_request(db: Database, job_id: str, fmt: str, baseline_run_id: int | No
 
 
 def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict[str, Any], dict[str, dict[str, int]]]:
-    """The job, display names of its runs, an EvaluationResult per run and the stored first-relevant ranks."""
-    import dataclasses
+    """The job, display names of its runs, an EvaluationResult per run and the stored first-relevant ranks.
 
+    Each result is rebuilt by the serialiser of a result (:func:`~rankscope.engine.result.result_from_json`) from the
+    stored rows, so a stored result holds what a saved one does: its values, counts, policies and judged@10."""
     from rankscope.engine import Policies
-    from rankscope.engine.judged import JudgedAtK
-    from rankscope.engine.prepare import PolicyCounts
-    from rankscope.engine.result import EvaluationResult, PerQueryScores
+    from rankscope.engine.result import result_from_json
     from rankscope.measures import parse_metrics
     from rankscope.service.analysis import system_names
 
@@ -94,26 +91,26 @@ def stored_results(db: Database, job_id: str) -> tuple[Job, dict[int, str], dict
     names = system_names([(rec.id, rec.name) for __, rec in pairs])
     pairs_ = parse_metrics(job.params["metrics"])  # "ndcg@1,3" is stored as given: one label per measure
     labels = [label for label, __ in pairs_]
-    measures = tuple(m for __, m in pairs_)
+    measures = [str(m) for __, m in pairs_]
     by_run: dict[int, list[tuple[str, dict[str, Any], int | None]]] = {}
     for run_id, qid, scores, first in rows:
         by_run.setdefault(run_id, []).append((qid, scores, first))
     # jobs stored before a policy existed were evaluated with its default
-    policies = Policies(**{k: v for k, v in job.params.items() if k in Policies.__dataclass_fields__})
-    counted = {f.name for f in dataclasses.fields(PolicyCounts)}
+    policies = {k: v for k, v in job.params.items() if k in Policies.__dataclass_fields__}
     results: dict[str, Any] = {}
     ranks: dict[str, dict[str, int]] = {}
     for jr, rec in pairs:
         items = by_run.get(rec.id, [])
-        ids = np.asarray([q for q, *_rest in items], dtype=object)
-        values = np.asarray([[np.nan if sc.get(m) is None else sc[m] for m in labels] for _q, sc, _f in items],
-                            dtype=np.float64).reshape(len(items), len(labels))
-        counts = {"evaluated": len(items), "missing_from_run": 0, "not_in_qrels": 0,
-                  **{k: int(v) for k, v in (jr.queries or {}).items() if k in counted}}
-        judged = (jr.queries or {}).get("judged")  # judged@10, stored beside the counts
-        results[names[rec.id]] = EvaluationResult(
-            names[rec.id], tuple(labels), measures, PerQueryScores(ids, tuple(labels), values, measures),
-            PolicyCounts(**counts), policies, judged=None if judged is None else JudgedAtK.from_dict(judged))
+        values = [[sc.get(m) for m in labels] for _q, sc, _f in items]  # null: the stored NaN
+        stored = dict(jr.queries or {})
+        judged = stored.pop("judged", None)  # judged@10, stored beside the counts
+        results[names[rec.id]] = result_from_json({
+            "run_name": names[rec.id], "labels": labels, "measures": measures,
+            "per_query": {"query_ids": {"ids": [q for q, *_rest in items], "dtype": "object"}, "metrics": labels,
+                          "values": values, "shape": [len(items), len(labels)], "measures": measures},
+            "queries": {"evaluated": len(items), "missing_from_run": 0, "not_in_qrels": 0,
+                        **{k: int(v) for k, v in stored.items()}},
+            "policies": policies, "judged": judged})
         if items and all(f is not None for *_r, f in items):
             ranks[names[rec.id]] = {q: int(f or 0) for q, _sc, f in items}
     return job, names, results, ranks

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from rankscope.cli.messages import user_error_message
-from rankscope.errors import RankscopeError
+from rankscope.errors import RankscopeError, user_error_message
 from rankscope.trec_eval.flags import USAGE, parse_args
 
 __all__ = ["main", "run_trec_eval", "usage"]

@@ -63,9 +63,9 @@ import numpy as np
 import pyarrow as pa
 
 from rankscope.data.run import Run
-from rankscope.errors import EmptyInputError, InvalidParameterError, Items
+from rankscope.errors import EmptyInputError, InvalidParameterError
 from rankscope.i18n import _
-from rankscope.retrieval.fusion.pool import Features, Pool
+from rankscope.retrieval.fusion.pool import Features, Pool, normalize_scores
 from rankscope.retrieval.fusion.registry import (
     METHODS,
     NORMS,
@@ -124,38 +124,6 @@ def _check_options(method: str, norm: str | None, k: float, weights: Any, n_runs
         raise InvalidParameterError(_("{method} is trained on judgments: use fuse(..., qrels=...) on runs",
                                       method=spec.name))
     return [float(x) for x in check_weights(spec, weights, n_runs)]
-
-
-def normalize_scores(scores: np.ndarray, groups: np.ndarray, norm: str | None) -> np.ndarray:
-    """Normalise ``scores`` within each group id of ``groups`` (``"minmax"``, ``"zscore"`` or ``None``).
-
-    >>> normalize_scores(np.array([3.0, 1.0, 2.0, 5.0]), np.array([0, 0, 0, 1]), "minmax").tolist()
-    [1.0, 0.0, 0.5, 1.0]
-    >>> normalize_scores(np.array([3.0, 1.0, 2.0]), np.array([0, 0, 0]), "zscore").round(4).tolist()
-    [1.2247, -1.2247, 0.0]
-    """
-    if norm is None or len(scores) == 0:
-        return scores.astype(np.float64, copy=True)
-    n = int(groups.max()) + 1
-    if norm == "minmax":
-        lo = np.full(n, np.inf)
-        hi = np.full(n, -np.inf)
-        np.minimum.at(lo, groups, scores)
-        np.maximum.at(hi, groups, scores)
-        span = (hi - lo)[groups]
-        out = np.ones(len(scores))
-        np.divide(scores - lo[groups], span, out=out, where=span > 0)
-        return out
-    if norm == "zscore":
-        counts = np.bincount(groups, minlength=n).astype(np.float64)
-        mean = np.bincount(groups, weights=scores, minlength=n) / np.maximum(counts, 1)
-        dev = scores - mean[groups]
-        std = np.sqrt(np.bincount(groups, weights=dev * dev, minlength=n) / np.maximum(counts, 1))[groups]
-        out = np.zeros(len(scores))
-        np.divide(dev, std, out=out, where=std > 0)
-        return out
-    choices = Items(("minmax", "zscore", "None"))
-    raise InvalidParameterError(_("norm must be one of {choices}; got {value!r}", choices=choices, value=norm))
 
 
 def _as_runs(runs: Any) -> list[Run]:

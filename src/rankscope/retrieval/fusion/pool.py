@@ -21,11 +21,45 @@ import pyarrow.compute as pc
 from rankscope.data._columns import arrow_ints, encode, encode_sorted, take, to_numpy
 from rankscope.data.run import Run
 from rankscope.engine.ranking import trec_order
+from rankscope.errors import InvalidParameterError, Items
+from rankscope.i18n import _
 
-__all__ = ["Pool", "Features", "ABSENT_RANK"]
+__all__ = ["Pool", "Features", "ABSENT_RANK", "normalize_scores"]
 
 ABSENT_RANK = 1_000_000_000  # the rank of a document a run did not retrieve (below every retrieved one)
 _EPS = 1e-9  # ranx's floor of a normaliser's denominator
+
+
+def normalize_scores(scores: np.ndarray, groups: np.ndarray, norm: str | None) -> np.ndarray:
+    """Normalise ``scores`` within each group id of ``groups`` (``"minmax"``, ``"zscore"`` or ``None``).
+
+    >>> normalize_scores(np.array([3.0, 1.0, 2.0, 5.0]), np.array([0, 0, 0, 1]), "minmax").tolist()
+    [1.0, 0.0, 0.5, 1.0]
+    >>> normalize_scores(np.array([3.0, 1.0, 2.0]), np.array([0, 0, 0]), "zscore").round(4).tolist()
+    [1.2247, -1.2247, 0.0]
+    """
+    if norm is None or len(scores) == 0:
+        return scores.astype(np.float64, copy=True)
+    n = int(groups.max()) + 1
+    if norm == "minmax":
+        lo = np.full(n, np.inf)
+        hi = np.full(n, -np.inf)
+        np.minimum.at(lo, groups, scores)
+        np.maximum.at(hi, groups, scores)
+        span = (hi - lo)[groups]
+        out = np.ones(len(scores))
+        np.divide(scores - lo[groups], span, out=out, where=span > 0)
+        return out
+    if norm == "zscore":
+        counts = np.bincount(groups, minlength=n).astype(np.float64)
+        mean = np.bincount(groups, weights=scores, minlength=n) / np.maximum(counts, 1)
+        dev = scores - mean[groups]
+        std = np.sqrt(np.bincount(groups, weights=dev * dev, minlength=n) / np.maximum(counts, 1))[groups]
+        out = np.zeros(len(scores))
+        np.divide(dev, std, out=out, where=std > 0)
+        return out
+    choices = Items(("minmax", "zscore", "None"))
+    raise InvalidParameterError(_("norm must be one of {choices}; got {value!r}", choices=choices, value=norm))
 
 
 def _ranked(run: Run, depth: int | None, invert: bool) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
@@ -222,8 +256,6 @@ def _norm_rows(norm: str | None, s: np.ndarray, g: np.ndarray, n_q: int, rank: n
     if norm is None or len(s) == 0:
         return s.copy()
     if norm in ("minmax", "zscore"):
-        from rankscope.retrieval.fusion import normalize_scores
-
         return normalize_scores(s, g, norm)
     if norm == "rank":
         return 1 - rank / length[g]

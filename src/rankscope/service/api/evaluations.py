@@ -54,9 +54,9 @@ def job_out(s: Session, job: Job) -> dict[str, Any]:
 def run_out(job: Job, run_id: int, name: str, means: dict[str, Any] | None,
             stored: dict[str, Any] | None) -> dict[str, Any]:
     """One run of an evaluation: its means, query counts, judged@10 and warnings (stored with the counts)."""
+    from rankscope.engine.coverage import coverage_warnings
     from rankscope.engine.judged import JudgedAtK
     from rankscope.engine.prepare import PolicyCounts
-    from rankscope.interpret.coverage import coverage_warnings
 
     counts = {k: int(v) for k, v in (stored or {}).items() if k != "judged"} if stored is not None else None
     judged = (stored or {}).get("judged")

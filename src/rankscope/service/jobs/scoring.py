@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 from rankscope.engine import Evaluator
+from rankscope.engine.result import result_to_json
 from rankscope.service import store
 from rankscope.service.db import Database, Job
 
@@ -62,9 +62,8 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
     if job.kind == "evaluate":
         store.set_job_total(db, job.id, done + sum(len(r.per_query) for _, _, r in results))
     for run_id, run, res in results:
-        ids = [str(q) for q in res.per_query.query_ids]
-        vals = res.per_query.values.tolist()
-        labels = list(res.labels)
+        data = result_to_json(res)  # the serialiser of a result: what reports.stored_results reads back
+        ids, vals, labels = data["per_query"]["query_ids"]["ids"], data["per_query"]["values"], data["labels"]
         first = _first_ranks(qrels, run, p)
         rows = [{"job_id": job.id, "run_id": run_id, "query_id": q, "first_rank": first.get(q, 0),
                  "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row in zip(ids, vals)]
@@ -73,6 +72,6 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
             if not keep_going():
                 return
             store.save_scores(db, rows[i:i + step])
-        q = res.queries  # judged@10 is kept beside the query counts (shown by the API, pages and reports)
-        counts = {**asdict(q), **({"judged": res.judged.to_dict()} if res.judged is not None else {})}
+        # judged@10 is kept beside the query counts (shown by the API, pages and reports)
+        counts = {**data["queries"], **({"judged": res.judged.to_dict()} if res.judged is not None else {})}
         store.save_means(db, job.id, run_id, {k: _clean(v) for k, v in res.mean().items()}, counts)

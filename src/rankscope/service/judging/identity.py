@@ -69,7 +69,7 @@ class Identity:
 def identify(request: Request, db: Database, task_id: int) -> Identity:
     """Who sends ``request`` for the task: the annotator whose token it carries (401 for a token the task does
     not know), else the administrator."""
-    from rankscope.service.api.errors import FieldError
+    from rankscope.service.problems import FieldError
 
     token = annotator_token(request.headers, dict(request.cookies), task_id)
     if token is None:
@@ -86,7 +86,7 @@ def identify(request: Request, db: Database, task_id: int) -> Identity:
 
 def require_annotator(identity: Identity, task_id: int) -> Annotator:
     """The annotator, or 401 saying how judging works (an administrator does not judge under a name)."""
-    from rankscope.service.api.errors import FieldError
+    from rankscope.service.problems import FieldError
 
     if identity.annotator is None:
         raise FieldError(ANNOTATOR_HEADER, _("judging needs an annotator's invitation token: invite annotators "

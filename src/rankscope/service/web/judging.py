@@ -25,10 +25,11 @@ from rankscope.service.api.errors import FieldError
 from rankscope.service.api.schemas import MAX_ID
 from rankscope.service.db import Annotator, Database
 from rankscope.service.judging.identity import identify, judge_cookie
+from rankscope.service.render import error_page, lang_of, render
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
 from rankscope.service.web.judging_views import check_annotator, judge_view, judging_list_view, task_view
-from rankscope.service.web.pages import _form_id, _problem, _see, error_page, lang_of, render
+from rankscope.service.web.pages import _form_id, _problem, _see
 
 __all__ = ["router"]
 

@@ -14,10 +14,10 @@ from rankscope.i18n import N_, _, gettext
 from rankscope.service.api.deps import get_db
 from rankscope.service.api.schemas import MAX_ID
 from rankscope.service.db import Database, MonitorWindow
+from rankscope.service.render import lang_of, render
 from rankscope.service.store import NotFound
 from rankscope.service.store import monitoring as mstore
 from rankscope.service.web.monitor_charts import Series, svg_chart
-from rankscope.service.web.pages import lang_of, render
 
 __all__ = ["router"]
 

@@ -7,10 +7,8 @@ Every state-changing form is checked by :class:`~rankscope.service.guards.SameOr
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-from typing import Annotated, Any
-from urllib.parse import quote, urlencode
+from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi import Path as PathParam
@@ -18,7 +16,7 @@ from fastapi import Query as QueryParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rankscope.errors import RankscopeError
-from rankscope.i18n import _, gettext, install_gettext
+from rankscope.i18n import _, gettext
 from rankscope.service import store
 from rankscope.service.api.deps import get_db, get_pool, new_counter
 from rankscope.service.api.errors import FieldError, field_problem, said
@@ -26,9 +24,9 @@ from rankscope.service.api.schemas import DEFAULT_METRICS, MAX_ID
 from rankscope.service.db import Database
 from rankscope.service.ingest import UploadError
 from rankscope.service.jobs import WorkerPool
+from rankscope.service.render import lang_of, render
 from rankscope.service.store import NotFound
 from rankscope.service.uploads import Counter, LimitExceeded
-from rankscope.service.web.i18n import LANGS, pick_lang
 from rankscope.service.web.views import (
     delete_view,
     drilldown,
@@ -39,47 +37,10 @@ from rankscope.service.web.views import (
 )
 
 web_router = APIRouter(include_in_schema=False)
-TEMPLATES = Path(__file__).parent / "templates"
-LANG_COOKIE = "rankscope_lang"
 TestSetId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 RunId = Annotated[int, PathParam(ge=1, le=MAX_ID)]
 JobId = Annotated[str, PathParam(min_length=1, max_length=36, pattern=r"^[0-9a-f-]+$")]
 OptionalId = Annotated[int | None, QueryParam(ge=1, le=MAX_ID)]
-
-
-@cache
-def _env(lang: str) -> Any:
-    """The dashboard's Jinja environment in ``lang`` (its messages said through the catalog)."""
-    import jinja2
-
-    return install_gettext(jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True), lang)
-
-
-def lang_of(request: Request) -> str:
-    return pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
-                     request.headers.get("accept-language"))
-
-
-def render(request: Request, template: str, section: str = "", status: int = 200, **ctx: Any) -> HTMLResponse:
-    qlang = request.query_params.get("lang")
-    lang = lang_of(request)
-
-    ctx.setdefault("error", None)
-    ctx.setdefault("refresh", None)
-    # the same page in the other language: the page's own parameters kept (a drill-down's query id)
-    other = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
-    ctx.setdefault("lang_switch", "?" + urlencode([*other, ("lang", "en" if lang == "zh" else "zh")]))
-    html = _env(lang).get_template(template).render(lang=lang, section=section, **ctx)
-    resp = HTMLResponse(html, status_code=status)
-    if qlang in LANGS:
-        resp.set_cookie(LANG_COOKIE, str(qlang), max_age=365 * 86400, samesite="lax")
-    return resp
-
-
-def error_page(request: Request, status: int, problem: str) -> HTMLResponse:
-    """The dashboard's answer to a bad id or parameter (404 / 422): a page, not JSON; ``problem`` is said in the
-    page's language (:func:`lang_of`)."""
-    return render(request, "error.html", status=status, error=problem)
 
 
 def _form_id(value: object, field: str) -> int:

@@ -110,7 +110,7 @@ def _marks(report_json: str | None, names: dict[int, str]) -> dict[tuple[str, st
 
 def _report_warnings(report_json: str | None, lang: str) -> list[str]:
     """The coverage warnings (missing queries, no relevant judgment ...) of a cached JSON comparison report."""
-    from rankscope.interpret.coverage import DataWarning
+    from rankscope.engine.coverage import DataWarning
 
     if not report_json:
         return []
@@ -171,7 +171,7 @@ def evaluation_view(db: Database, job_id: str, baseline: int | None, lang: str) 
         ctx["marks_ready"] = True
     # each run's own warnings at once (ids that never match, a top 10 mostly unjudged, condensed lists ...),
     # then what the comparison adds when its report is ready (queries left out of the paired tests ...)
-    from rankscope.interpret.coverage import DataWarning
+    from rankscope.engine.coverage import DataWarning
 
     texts = [DataWarning.from_dict(w).text(lang) for r in done for w in r["warnings"]]
     if len(run_ids) >= 2:

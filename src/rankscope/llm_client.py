@@ -24,7 +24,7 @@ never put in a message, a repr, a log or a file.
 >>> Endpoint("localhost:8000/v1")
 Traceback (most recent call last):
 ...
-rankscope.labels.client.EndpointError: base_url must start with http:// or https://, got 'localhost:8000/v1'
+rankscope.llm_client.EndpointError: base_url must start with http:// or https://, got 'localhost:8000/v1'
 """
 
 from __future__ import annotations
