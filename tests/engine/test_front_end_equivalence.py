@@ -22,12 +22,11 @@ import numpy as np
 import pytest
 
 import rankscope
+from clirun import cli
 from rankscope.engine.policies import Policies
 from rankscope.io import read_qrels, read_run
 from rankscope.report.content import build_report
 from rankscope.report.run_report import build_run_report
-
-from clirun import cli
 
 METRICS = ["mrr", "P@1", "P@3", "ndcg@5", "map", "recall@5", "first_rel_rank"]
 #: trec_eval's name of each metric above (first_rel_rank has none): as asked (-m), as printed
@@ -44,6 +43,9 @@ POLICY_VALUES: dict[str, tuple[Any, ...]] = {
     "unjudged": ("keep", "condense"),
 }
 COMBOS = [dict(zip(POLICY_VALUES, values)) for values in itertools.product(*POLICY_VALUES.values())]
+#: the command line costs ~0.3 s a call: the fast tier runs it for the defaults, each other value once, and all
+#: of them at once (the slow tier for every combination)
+CLI_FAST = [COMBOS[0], *(c for c in COMBOS if sum(c[k] != v[0] for k, v in POLICY_VALUES.items()) == 1), COMBOS[-1]]
 
 
 def _combo_id(p: dict[str, Any]) -> str:
@@ -77,7 +79,7 @@ def make_case(seed: int) -> tuple[str, str]:
     return "\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n"
 
 
-@pytest.fixture(scope="module", params=[11, 12])
+@pytest.fixture(scope="module", params=[11, pytest.param(12, marks=pytest.mark.slow)])
 def case(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp(f"case{request.param}")
     qrels_text, run_text = make_case(request.param)
@@ -121,8 +123,8 @@ def _api(case: tuple[Path, Path], p: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("p", COMBOS, ids=_combo_id)
-def test_api_stream_cli_trec_eval_reports_and_saved_results_agree(case: tuple[Path, Path], p: dict[str, Any],
-                                                                  tmp_path: Path) -> None:
+def test_api_stream_reports_and_saved_results_agree(case: tuple[Path, Path], p: dict[str, Any],
+                                                    tmp_path: Path) -> None:
     qrels_path, run_path = case
     res = _api(case, p)
     assert res.policies == Policies(**p)
@@ -133,35 +135,6 @@ def test_api_stream_cli_trec_eval_reports_and_saved_results_agree(case: tuple[Pa
     streamed = rankscope.evaluate(qrels_path, run_path, METRICS, block_rows=4, **p)
     assert (_table(streamed), streamed.mean(), streamed.queries, streamed.policies) == (want, means, counts,
                                                                                         res.policies)
-
-    # the command line's JSON, and the report it writes
-    report_path = tmp_path / "report.json"
-    done = cli("evaluate", qrels_path, run_path, "-m", ",".join(METRICS), "-q", "-f", "json",
-               "--report", report_path, *_cli_args(p))
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
-    assert out["per_query"] == want and out["mean"] == means and out["policies"] == res.policies.to_dict()
-    assert {k: out["queries"][k] for k in ("evaluated", "missing_from_run", "not_in_qrels")} == {
-        "evaluated": counts.evaluated, "missing_from_run": counts.missing_from_run,
-        "not_in_qrels": counts.not_in_qrels}
-    written = json.loads(report_path.read_text())
-    assert dict(zip(written["query_ids"], written["first_ranks"]["sys"])) == ranks
-
-    # trec_eval -q, for the policies it has flags for (4 decimals)
-    flags = _trec_eval_args(p)
-    if flags is not None:
-        done = cli("trec_eval", "-q", *flags, *(f for name in dict.fromkeys(n for n, __ in TREC_NAMES.values()) for f in ("-m", name)),
-                   qrels_path, run_path)
-        assert done.returncode == 0, done.stderr
-        got: dict[tuple[str, str], str] = {}
-        for line in done.stdout.splitlines():
-            name, qid, value = line.split()
-            got[name, qid] = value
-        for label, (__, trec) in TREC_NAMES.items():
-            assert got[trec, "all"] == f"{means[label]:.4f}", (label, p)
-            for q, row in want.items():
-                if (trec, q) in got:
-                    assert got[trec, q] == f"{row[label]:.4f}", (label, q, p)
 
     # the report of one run: first ranks, failing queries and metric@k curves
     rep = build_run_report(res, qrels=read_qrels(qrels_path), run=read_run(run_path), curves=True, kmax=KMAX)
@@ -187,6 +160,44 @@ def test_api_stream_cli_trec_eval_reports_and_saved_results_agree(case: tuple[Pa
     res.save(tmp_path / "saved.json")
     back = rankscope.load(tmp_path / "saved.json")
     assert (_table(back), back.mean(), back.policies) == (want, means, res.policies)
+
+
+
+@pytest.mark.parametrize("p", [p if p in CLI_FAST else pytest.param(p, marks=pytest.mark.slow) for p in COMBOS],
+                         ids=_combo_id)
+def test_cli_json_report_and_trec_eval_agree(case: tuple[Path, Path], p: dict[str, Any], tmp_path: Path) -> None:
+    qrels_path, run_path = case
+    res = _api(case, p)
+    want, ranks, means, counts = _table(res), _ranks(res), res.mean(), res.queries
+
+    # the command line's JSON, and the report it writes
+    report_path = tmp_path / "report.json"
+    done = cli("evaluate", qrels_path, run_path, "-m", ",".join(METRICS), "-q", "-f", "json",
+               "--report", report_path, *_cli_args(p))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["per_query"] == want and out["mean"] == means and out["policies"] == res.policies.to_dict()
+    assert {k: out["queries"][k] for k in ("evaluated", "missing_from_run", "not_in_qrels")} == {
+        "evaluated": counts.evaluated, "missing_from_run": counts.missing_from_run,
+        "not_in_qrels": counts.not_in_qrels}
+    written = json.loads(report_path.read_text())
+    assert dict(zip(written["query_ids"], written["first_ranks"]["sys"])) == ranks
+
+    # trec_eval -q, for the policies it has flags for (4 decimals)
+    flags = _trec_eval_args(p)
+    if flags is not None:
+        asked = dict.fromkeys(name for name, __ in TREC_NAMES.values())
+        done = cli("trec_eval", "-q", *flags, *(f for name in asked for f in ("-m", name)), qrels_path, run_path)
+        assert done.returncode == 0, done.stderr
+        got: dict[tuple[str, str], str] = {}
+        for line in done.stdout.splitlines():
+            name, qid, value = line.split()
+            got[name, qid] = value
+        for label, (__, trec) in TREC_NAMES.items():
+            assert got[trec, "all"] == f"{means[label]:.4f}", (label, p)
+            for q, row in want.items():
+                if (trec, q) in got:
+                    assert got[trec, q] == f"{row[label]:.4f}", (label, q, p)
 
 
 def test_the_known_drift_condensed_first_ranks_follow_the_scores() -> None:

@@ -53,10 +53,8 @@ def evaluate_runs(
     if engine == "ray":
         from rankscope import ray as rray
 
-        pol = evaluator.policies
         return [rray.evaluate(evaluator.qrels, run, list(evaluator.labels), address=address,
-                              relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
-                              score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
+                              policies=evaluator.policies) for run in runs]
     if engine != "local":
         raise InvalidParameterError(_("--engine must be local or ray, got {engine!r}", engine=engine))
     from rankscope._threads import worker_count
