@@ -176,6 +176,7 @@ def evaluate_command_many(
     import typer
 
     from rankscope.engine import Evaluator
+    from rankscope.engine.policies import Policies
 
     if qrels is None:
         raise InvalidParameterError(_("give --qrels"))
@@ -189,9 +190,9 @@ def evaluate_command_many(
     judgments, __, source_note = read_judgments(qrels, provenance, metrics=metric)
     if source_note:
         print_lines([source_note], lang, err=True)
-    ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
-                   missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
-                   unjudged=unjudged)  # type: ignore[arg-type]
+    policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
+                           score_precision=score_precision, unjudged=unjudged)
+    ev = Evaluator(judgments, metric or None, policies=policies)  # type: ignore[arg-type]
     results, tags = named(evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
                                         address=address), paths)
     print_runs(results, tags, fmt, typer.echo, lang)
