@@ -24,6 +24,7 @@ import pytest
 import rankscope
 from clirun import cli
 from rankscope.engine.policies import Policies
+from rankscope.gate import check
 from rankscope.io import read_qrels, read_run
 from rankscope.report.content import build_report
 from rankscope.report.run_report import build_run_report
@@ -156,6 +157,11 @@ def test_api_stream_reports_and_saved_results_agree(case: tuple[Path, Path], p: 
     ccurve = content["curves"]["systems"]["sys"]
     assert ccurve["precision"][0] == round(means["P@1"], 6) and ccurve["ndcg"][4] == round(means["ndcg@5"], 6)
 
+    # the quality gate: each requirement's value is the mean, under the same policies
+    gate = check(read_qrels(qrels_path), read_run(run_path), [f"{m}>=0" for m in METRICS[:-1]], **p)
+    assert {o.label: o.value for o in gate.outcomes} == {m: means[m] for m in METRICS[:-1]}, p
+    assert gate.to_dict()["policies"] == res.policies.to_dict()
+
     # a saved result keeps its values and policies
     res.save(tmp_path / "saved.json")
     back = rankscope.load(tmp_path / "saved.json")
@@ -182,6 +188,15 @@ def test_cli_json_report_and_trec_eval_agree(case: tuple[Path, Path], p: dict[st
         "not_in_qrels": counts.not_in_qrels}
     written = json.loads(report_path.read_text())
     assert dict(zip(written["query_ids"], written["first_ranks"]["sys"])) == ranks
+
+    # the command line's quality gate
+    gate_path = tmp_path / "gate.json"
+    needs = (f for m in METRICS[:-1] for f in ("--require", f"{m}>=0"))
+    done = cli("check", "--qrels", qrels_path, "--run", run_path, *needs, "--json", gate_path, *_cli_args(p))
+    assert done.returncode == 0, done.stderr
+    gate = json.loads(gate_path.read_text())
+    assert {o["label"]: o["value"] for o in gate["outcomes"]} == {m: means[m] for m in METRICS[:-1]}, p
+    assert gate["policies"] == res.policies.to_dict()
 
     # trec_eval -q, for the policies it has flags for (4 decimals)
     flags = _trec_eval_args(p)
