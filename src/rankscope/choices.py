@@ -30,7 +30,8 @@ __all__ = [
     "PairedTest", "TESTS", "MaxDropTest", "Correction", "CORRECTIONS", "Lang", "LANGS", "Missing", "MISSING_POLICIES",
     "ScorePrecision", "SCORE_PRECISIONS", "Duplicates", "DUPLICATE_POLICIES", "TieBreak", "TIE_BREAKS",
     "Unjudged", "UNJUDGED_POLICIES", "MissingPolicy", "ScorePrecisionValue", "DuplicatePolicy", "TieBreakValue",
-    "UnjudgedPolicy", "DEFAULT_METRICS", "JUDGED_K", "resolve_lang", "speaking", "TERMS", "term", "Term",
+    "UnjudgedPolicy", "DEFAULT_METRICS", "default_metrics", "JUDGED_K", "resolve_lang", "speaking", "TERMS", "term",
+    "Term",
 ]
 
 
@@ -128,7 +129,23 @@ TieBreakValue = Literal["doc_id_desc"]
 UnjudgedPolicy = Literal["keep", "condense"]
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg@10", "map", "mrr", "recall@100", "precision@10", "hit_rate@10")
-"""The metrics computed when none is named (library, command line and service)."""
+"""The metrics computed when none is named (library, command line and service; :func:`default_metrics`
+lowers their cutoffs to the documents a live retriever is asked for)."""
+
+
+def default_metrics(k: int | None = None) -> list[str]:
+    """:data:`DEFAULT_METRICS`, each cutoff above ``k`` lowered to ``k`` (a retriever asked for ``k`` documents
+    returns no more, and a deeper cutoff would score empty ranks); all of them when ``k`` is None.
+
+    >>> default_metrics(), default_metrics(5)  # doctest: +NORMALIZE_WHITESPACE
+    (['ndcg@10', 'map', 'mrr', 'recall@100', 'precision@10', 'hit_rate@10'],
+     ['ndcg@5', 'map', 'mrr', 'recall@5', 'precision@5', 'hit_rate@5'])
+    """
+    out = []
+    for name in DEFAULT_METRICS:
+        base, at, cutoff = name.partition("@")
+        out.append(f"{base}@{min(int(cutoff), k)}" if at and k is not None else name)
+    return out
 
 JUDGED_K = 10
 """Every evaluation reports judged@k at this depth (``EvaluationResult.judged``), as ir_measures' ``Judged@10``."""

@@ -109,7 +109,6 @@ def _mixed(
     were — their metrics, their policies — against ``qrels``, which must be the judgments the results were scored on
     (what a perfect ranking reaches on the results' queries is checked)."""
     from rankscope.engine.evaluator import Evaluator
-    from rankscope.engine.policies import Policies
 
     saved = [(n, r) for n, r in items if isinstance(r, EvaluationResult)]
     if qrels is None:
@@ -136,7 +135,7 @@ def _mixed(
     if metrics is None:
         metrics = [lb for lb, m in zip(first.labels, first.measures) if all(m in r for __, r in saved)]
     extra = {k: v for k, v in options.items() if k not in policies[first_name]}
-    ev = Evaluator(qrels, metrics, diagnostics=True, policies=Policies(**policies[first_name]), **extra)
+    ev = Evaluator(qrels, metrics, diagnostics=True, policies=first.policies, **extra)
     results: dict[str, EvaluationResult] = {}
     for name, r in items:
         results[name] = r if isinstance(r, EvaluationResult) else ev.evaluate(r, name=name)

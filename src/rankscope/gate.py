@@ -361,6 +361,7 @@ class GateResult:
     tags: dict[str, str] = field(default_factory=dict)
     judged: dict[str, dict[str, Any]] = field(default_factory=dict)
     notices: tuple[InputNotice, ...] = ()
+    policies: dict[str, Any] = field(default_factory=dict)
 
     def _judged_line(self, lang: str = "en") -> list[str]:
         from rankscope.engine.coverage import judged_line
@@ -463,7 +464,7 @@ class GateResult:
         return {
             "run": self.run_name, "baseline": self.baseline_name, "n_queries": self.n_queries,
             "passed": self.passed, "undecided": not self.passed and not self.failed, "exit_code": self.exit_code,
-            "tags": self.tags, "queries": self.queries, "judged": self.judged,
+            "tags": self.tags, "queries": self.queries, "judged": self.judged, "policies": self.policies,
             "warnings": [w.to_dict() for w in self.warnings],
             "notices": [n.to_dict() for n in self.notices],
             "outcomes": [o.to_dict() for o in self.outcomes],
@@ -496,6 +497,7 @@ def check(
     names: Sequence[str] | None = None,
     tags: dict[str, str] | None = None,
     unjudged: str = "keep",
+    score_precision: str = "float32",
 ) -> GateResult:
     """Check ``run`` against thresholds, presets and (with ``baseline``) maximum drops.
 
@@ -507,8 +509,9 @@ def check(
     and ``alpha`` (one-sided) decide each maximum drop; ``permutations`` is the
     number of sign flips or bootstrap resamples, redrawn up to ``max_permutations``
     (default 16 times as many) while the verdict is within Monte-Carlo error of
-    ``alpha``; ``rng`` (default seed 0) seeds them.  ``unjudged="condense"`` checks
-    condensed lists (as in :func:`rankscope.evaluate`); labels with provenance as
+    ``alpha``; ``rng`` (default seed 0) seeds them.  ``relevance_level``, ``missing``, ``depth``,
+    ``unjudged`` and ``score_precision`` are the evaluation policies of :func:`rankscope.evaluate`
+    (``unjudged="condense"`` checks condensed lists), kept in ``policies``; labels with provenance as
     ``qrels`` add the share of model labels in each run's top k to the warnings.  Raises
     :class:`~rankscope.errors.InvalidParameterError` when there is nothing to
     check, when ``max_drops`` are given without a baseline, or on a bad option.
@@ -517,6 +520,7 @@ def check(
     from rankscope.comparison_inputs import ceilings
     from rankscope.engine.coverage import counts_dict, coverage_warnings
     from rankscope.engine.evaluator import Evaluator
+    from rankscope.engine.policies import Policies
     from rankscope.io.convert import as_run
     from rankscope.stats.noninferiority import non_inferiority, refuse_wilcoxon
 
@@ -545,8 +549,9 @@ def check(
     for m in [r.measure for r in reqs] + [d.measure for d in drops]:
         if m not in measures:
             measures.append(m)
-    ev = Evaluator(qrels, measures, relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
-                   depth=depth, unjudged=unjudged)  # type: ignore[arg-type]
+    policies = Policies.of("check", relevance_level=relevance_level, missing=missing, depth=depth,
+                           unjudged=unjudged, score_precision=score_precision)
+    ev = Evaluator(qrels, measures, policies=policies)
     run = as_run(run, name=names[0] if names else None)
     result = ev.evaluate(run)
     means = dict(zip(measures, result.mean().values()))
@@ -592,9 +597,10 @@ def check(
                 undecided=r.undecided, n=r.n, skew=r.skew, miscalibrated=r.miscalibrated, bounds=r.bounds,
                 fallback=fallback,
             ))
-    warnings = coverage_warnings(counts, missing=missing, relevance_level=relevance_level, compared=n_queries,
-                                 judged=judged, unjudged=ev.policies.unjudged)
+    warnings = coverage_warnings(counts, missing=policies.missing, relevance_level=policies.relevance_level,
+                                 compared=n_queries, judged=judged, unjudged=policies.unjudged)
     return GateResult(run.name, base_name, n_queries, tuple(outcomes),
                       {name: counts_dict(c) for name, c in counts.items()}, tuple(warnings),
                       {k: v for k, v in (tags or {}).items() if k in counts},
-                      judged={name: j.to_dict() for name, j in judged.items() if j is not None}, notices=notices)
+                      judged={name: j.to_dict() for name, j in judged.items() if j is not None}, notices=notices,
+                      policies=policies.to_dict())

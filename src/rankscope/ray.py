@@ -42,15 +42,20 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankscope.choices import DuplicatePolicy, MissingPolicy, ScorePrecisionValue
 from rankscope.engine.evaluator import Evaluator
+from rankscope.engine.policies import Policies
 from rankscope.engine.result import EvaluationResult
 from rankscope.errors import InvalidParameterError, Message
 from rankscope.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankscope.engine.policies import PolicyValues
 
 __all__ = ["evaluate", "evaluate_retriever", "judge_pairs", "connect", "ActorPool"]
 
@@ -195,11 +200,8 @@ def evaluate(
     name: str | None = None,
     address: str | None = None,
     partitions: int | None = None,
-    relevance_level: int = 1,
-    missing: MissingPolicy = "zero",
-    depth: int | None = None,
-    score_precision: ScorePrecisionValue = "float32",
-    duplicates: DuplicatePolicy = "error",
+    policies: Policies | None = None,
+    **values: Unpack[PolicyValues],
 ) -> EvaluationResult:
     """Score ``run`` against ``qrels`` on a Ray cluster: the same result as :func:`rankscope.evaluate`.
 
@@ -207,14 +209,18 @@ def evaluate(
     ``query_id``, ``doc_id``, ``score`` ...) or the path(s) of run files (Parquet files
     are read row group by row group on the workers).  ``partitions`` is the number of
     parts the rows are shuffled into by query (default: twice the cluster's CPUs, at
-    least one part per ~2M rows).  Policies as in :func:`rankscope.evaluate`.
+    least one part per ~2M rows).  The evaluation policies are those of :func:`rankscope.evaluate`
+    (``relevance_level=``, ``missing=``, ``depth=``, ``score_precision=``, ``duplicates=``,
+    ``unjudged=`` ...), or one :class:`~rankscope.engine.policies.Policies` value as ``policies``.
     """
+    if policies is not None and values:
+        raise TypeError("evaluate() takes policies or policy keywords, not both")
+    chosen = policies if policies is not None else Policies.of("evaluate", **values)
     ray = connect(address)
-    ev = Evaluator(qrels, metrics, relevance_level=relevance_level, missing=missing, depth=depth,
-                   score_precision=score_precision, duplicates=duplicates)
+    ev = Evaluator(qrels, metrics, policies=chosen)
     from rankscope.engine.stream import QueryRepeated, StreamScorer
 
-    pieces, stem, source = _pieces(run, duplicates)
+    pieces, stem, source = _pieces(run, chosen.duplicates)
     n_parts = partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
         raise InvalidParameterError(_("partitions must be a positive int, got {value!r}", value=partitions))

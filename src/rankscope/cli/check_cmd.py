@@ -24,6 +24,8 @@ from rankscope.cli.options import (
     QrelsFile,
     RelevanceLevel,
     RunColumns,
+    ScorePrecision,
+    ScorePrecisionOption,
     Unjudged,
     UnjudgedOption,
 )
@@ -90,6 +92,7 @@ def check_command(
     missing: MissingPolicy = Missing.zero,
     depth: Depth = None,
     unjudged: UnjudgedOption = Unjudged.keep,
+    score_precision: ScorePrecisionOption = ScorePrecision.float32,
     provenance: ProvenanceFile = None,
     columns: RunColumns = None,
     plugin: Plugins = None,
@@ -133,6 +136,7 @@ def check_command(
         baseline=loaded[1] if len(loaded) > 1 else None, max_drops=max_drop or [], names=list(named), tags=tags,
         test=test.value, alpha=alpha, permutations=permutations, max_permutations=max_permutations, rng=seed,
         relevance_level=relevance_level, missing=missing.value, depth=depth, unjudged=unjudged.value,
+        score_precision=score_precision.value,
     )
     assert lang is not None  # settled by user_errors
     print_lines(result.lines(lang.value), lang.value)

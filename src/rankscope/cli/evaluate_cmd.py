@@ -129,7 +129,7 @@ def evaluate_command(
     need_for_reports(report)  # a missing extra is said before any work, not after the results
     load_plugins(plugin)
     from rankscope.cli.judgments import read_judgments, result_lines
-    from rankscope.engine import evaluate
+    from rankscope.engine.policies import Policies
     from rankscope.errors import InvalidParameterError
     from rankscope.io import read_run
 
@@ -175,21 +175,17 @@ def evaluate_command(
         # judgments, --columns, a report (it reads the rankings)
         whole = chunking is not None or columns is not None or bool(report)
         loaded = read_run(run_path, **run_reader_options(columns)) if whole else None
-        if engine != "local":
-            from rankscope.cli.evaluate_many import evaluate_runs
-            from rankscope.engine import Evaluator
+        from rankscope.cli.evaluate_many import evaluate_runs
+        from rankscope.engine import Evaluator
 
-            ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
-                           missing=missing.value, depth=depth, score_precision=score_precision.value,
-                           unjudged=unjudged.value)
+        policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing.value, depth=depth,
+                               score_precision=score_precision.value, unjudged=unjudged.value)
+        ev = Evaluator(judgments, metric or None, policies=policies, chunking=chunking, rule=rule)
+        if engine != "local":
             result = evaluate_runs(ev, [run_path], engine=engine, address=address)[0]
         else:
-            result = evaluate(
-                judgments, run_path if loaded is None else loaded, metric or None,
-                relevance_level=relevance_level, missing=missing.value, depth=depth,
-                score_precision=score_precision.value, chunking=chunking, rule=rule, unjudged=unjudged.value,
-                memory_limit=memory_limit, block_rows=block_rows,
-            )
+            result = ev.evaluate(run_path if loaded is None else loaded, memory_limit=memory_limit,
+                                 block_rows=block_rows)
     from rankscope.cli.evaluate_many import named, with_tag
 
     [result], tags = named([result], [run_path])  # the run's file stem in every line, its TREC tag beside it

@@ -53,10 +53,8 @@ def evaluate_runs(
     if engine == "ray":
         from rankscope import ray as rray
 
-        pol = evaluator.policies
         return [rray.evaluate(evaluator.qrels, run, list(evaluator.labels), address=address,
-                              relevance_level=pol.relevance_level, missing=pol.missing, depth=pol.depth,
-                              score_precision=pol.score_precision, duplicates=pol.duplicates) for run in runs]
+                              policies=evaluator.policies) for run in runs]
     if engine != "local":
         raise InvalidParameterError(_("--engine must be local or ray, got {engine!r}", engine=engine))
     from rankscope._threads import worker_count
@@ -178,6 +176,7 @@ def evaluate_command_many(
     import typer
 
     from rankscope.engine import Evaluator
+    from rankscope.engine.policies import Policies
 
     if qrels is None:
         raise InvalidParameterError(_("give --qrels"))
@@ -191,9 +190,9 @@ def evaluate_command_many(
     judgments, __, source_note = read_judgments(qrels, provenance, metrics=metric)
     if source_note:
         print_lines([source_note], lang, err=True)
-    ev = Evaluator(judgments, metric or None, relevance_level=relevance_level,  # type: ignore[arg-type]
-                   missing=missing, depth=depth, score_precision=score_precision,  # type: ignore[arg-type]
-                   unjudged=unjudged)  # type: ignore[arg-type]
+    policies = Policies.of("evaluate", relevance_level=relevance_level, missing=missing, depth=depth,
+                           score_precision=score_precision, unjudged=unjudged)
+    ev = Evaluator(judgments, metric or None, policies=policies)  # type: ignore[arg-type]
     results, tags = named(evaluate_runs(ev, paths, memory_limit=memory_limit, block_rows=block_rows, engine=engine,
                                         address=address), paths)
     print_runs(results, tags, fmt, typer.echo, lang)

@@ -30,11 +30,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from rankscope.choices import default_metrics
 from rankscope.cli.app import app, fail, user_errors
 from rankscope.cli.options import LangOption, RelevanceLevel
 from rankscope.i18n import _, ngettext
-
-DEFAULT_METRICS = ["ndcg@10", "recall@10", "recall@100", "mrr", "map"]
 
 
 class System(str, Enum):
@@ -132,7 +131,8 @@ def run_command(
     k: Annotated[int, typer.Option("-k", "--k", help="hits per query kept in the run")] = 100,
     metric: Annotated[
         Optional[list[str]],
-        typer.Option("-m", "--metric", show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10",
+        typer.Option("-m", "--metric",
+                     show_default="ndcg@10 map mrr recall@100 P@10 hit_rate@10; cutoffs above -k lowered to k",
                      help="metric, repeatable"),
     ] = None,
     model: Annotated[
@@ -256,7 +256,7 @@ def run_command(
             r = _baseline(system, ts.corpus, model=model, tokenizer=tokenizer, depth=max(k, 100), progress=show,
                           remote=remote)
         run_name = name or (system.value if system is not None else None)
-        ev = evaluate_retriever(r, ts, metric or DEFAULT_METRICS, k=k, workers=workers, retries=retries,
+        ev = evaluate_retriever(r, ts, metric or default_metrics(k), k=k, workers=workers, retries=retries,
                                 cache=cache, overwrite_cache=overwrite_cache, cache_key=cache_key,
                                 cache_check=cache_check, progress=show, chunk_to_doc=chunk_to_doc, name=run_name,
                                 relevance=relevance.value, relevance_level=relevance_level,

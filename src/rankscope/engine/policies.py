@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from rankscope.choices import (
     DUPLICATE_POLICIES,
@@ -49,7 +49,7 @@ from rankscope.choices import (
 )
 from rankscope.constraints import Constraint, Interval, OneOf, check
 
-__all__ = ["Policies", "CONSTRAINTS"]
+__all__ = ["Policies", "PolicyValues", "CONSTRAINTS"]
 
 CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
     "relevance_level": (Interval(int, None, None),),
@@ -63,6 +63,18 @@ CONSTRAINTS: dict[str, tuple[Constraint, ...]] = {
 
 
 _KNOWN: dict[tuple[Any, ...], Policies] = {}
+
+
+class PolicyValues(TypedDict, total=False):
+    """The fields of :class:`Policies` as keyword arguments (``**values: Unpack[PolicyValues]``)."""
+
+    relevance_level: int
+    missing: MissingPolicy
+    depth: int | None
+    score_precision: ScorePrecisionValue
+    duplicates: DuplicatePolicy
+    ties: TieBreakValue
+    unjudged: UnjudgedPolicy
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,23 @@ class Policies(Mapping[str, Any]):
         if key is not None and len(_KNOWN) < 256:
             _KNOWN[key] = made
         return made
+
+    @classmethod
+    def coerce(cls, value: Policies | Mapping[str, Any] | None, where: str = "evaluate") -> Policies:
+        """``value`` as :class:`Policies`: itself; the policy fields of a mapping (a result's ``to_dict()``, a job's
+        stored settings: other keys are not policies and are left out, absent fields take their default); None:
+        the defaults.
+
+        >>> Policies.coerce({"metrics": ["mrr"], "unjudged": "condense"}).unjudged
+        'condense'
+        >>> Policies.coerce(None) == Policies()
+        True
+        """
+        if isinstance(value, Policies):
+            return value
+        if value is None:
+            return cls.of(where)
+        return cls.of(where, **{k: value[k] for k in CONSTRAINTS if k in value})
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""

@@ -18,10 +18,16 @@ order is deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from rankscope.engine.policies import Policies, PolicyValues
 
 __all__ = [
     "FirstRankSummary",
@@ -99,16 +105,17 @@ class QueryDelta:
 def first_relevant_ranks(
     qrels: Any,
     run: Any,
-    *,
-    relevance_level: int = 1,
-    missing: str = "zero",
-    depth: int | None = None,
+    policies: Policies | Mapping[str, Any] | None = None,
+    **values: Unpack[PolicyValues],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact 1-based rank of the first relevant document per evaluated query (0: none).
 
     The registered measure ``first_rel_rank``, computed by the engine (same join and
-    ranking as every metric: score descending, ties by doc id descending);
-    relevant means grade >= ``relevance_level``.  Returns ``(query_ids, ranks)``.
+    ranking as every metric: score descending, ties by doc id descending) under the
+    evaluation ``policies`` (a :class:`~rankscope.engine.policies.Policies`, a result's
+    ``policies``, or the policy keywords of :func:`rankscope.evaluate`): relevant means
+    grade >= ``relevance_level``, condensed lists rank only judged documents.
+    Returns ``(query_ids, ranks)``.
 
     >>> from rankscope import Qrels, Run
     >>> q = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 2}})
@@ -116,11 +123,16 @@ def first_relevant_ranks(
     >>> ids, ranks = first_relevant_ranks(q, r)
     >>> ids.tolist(), ranks.tolist()
     (['q1', 'q2', 'q3'], [2, 0, 0])
+    >>> first_relevant_ranks(q, r, unjudged="condense")[1].tolist()  # x and y are unjudged: removed
+    [1, 0, 0]
     """
     from rankscope.engine.evaluator import Evaluator
+    from rankscope.engine.policies import Policies
 
-    res = Evaluator(qrels, ["first_rel_rank"], relevance_level=relevance_level, missing=missing,  # type: ignore[arg-type]
-                    depth=depth).evaluate(run)
+    if policies is not None and values:
+        raise TypeError("first_relevant_ranks() takes policies or policy keywords, not both")
+    chosen = Policies.of("first_relevant_ranks", **values) if policies is None else Policies.coerce(policies)
+    res = Evaluator(qrels, ["first_rel_rank"], policies=chosen).evaluate(run)
     return res.per_query.query_ids, res.per_query.values[:, 0].astype(np.int64)
 
 

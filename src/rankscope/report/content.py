@@ -22,6 +22,7 @@ without them the curves are left out.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,7 @@ from rankscope.report.verdict import scenario_section, system_verdict
 if TYPE_CHECKING:
     from rankscope.comparison import Comparison
     from rankscope.engine.policies import Policies
+    from rankscope.measures.base import Measure
 
 __all__ = ["build_report", "REPORT_SCHEMA_VERSION", "CURVE_METRICS", "reference_system"]
 
@@ -80,16 +82,70 @@ def _policies(comparison: Comparison) -> Policies:
     return comparison.results[comparison.systems[0]].policies
 
 
-def _align(ids: np.ndarray, values: np.ndarray, target: np.ndarray) -> np.ndarray:
-    pos = np.searchsorted(ids, target)
-    return values[pos]
+def align(ids: np.ndarray, values: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``values`` (one per id of ``ids``, any order) in the order of ``target``; 0 where ``target`` holds an id
+    that ``ids`` lacks.
+
+    >>> align(np.array(["b", "a"], dtype=object), np.array([2, 1]), np.array(["a", "c", "b"], dtype=object)).tolist()
+    [1, 0, 2]
+    """
+    ids = np.asarray(ids, dtype=object)
+    order = np.argsort(ids)
+    pos = np.clip(np.searchsorted(ids[order], target), 0, max(len(ids) - 1, 0))
+    out = np.zeros(len(target), dtype=np.asarray(values).dtype)
+    if len(ids):
+        hit = ids[order][pos] == target
+        out[hit] = np.asarray(values)[order][pos][hit]
+    return out
+
+
+def evaluated_first_ranks(qrels: Any, runs: Mapping[str, Any], policies: Policies,
+                          query_ids: np.ndarray) -> dict[str, np.ndarray]:
+    """Per run: the exact first-relevant ranks (the ``first_rel_rank`` measure) under ``policies``, aligned with
+    ``query_ids`` (0: no relevant document retrieved)."""
+    from rankscope.engine.evaluator import Evaluator
+
+    ev = Evaluator(qrels, ["first_rel_rank"], policies=policies)
+    out = {}
+    for name, run in runs.items():
+        res = ev.evaluate(run, name=name)
+        out[name] = align(res.per_query.query_ids, res.per_query.values[:, 0].astype(np.int64), query_ids)
+    return out
+
+
+def failing_k(measures: Sequence[Measure]) -> int | None:
+    """The rank a query must find a relevant document within not to fail: the cutoff of the first ``success@k``,
+    else the largest cutoff asked; None when no metric has a cutoff."""
+    hits = [m.cutoff for m in measures if m.name == "success" and m.cutoff]
+    if hits:
+        return int(hits[0])
+    cut = [m.cutoff for m in measures if m.cutoff]
+    return int(max(cut)) if cut else None
+
+
+def metric_curves(qrels: Any, runs: Mapping[str, Any], policies: Policies, kmax: int,
+                  query_ids: np.ndarray) -> dict[str, Any]:
+    """Mean ``ndcg@k``, ``recall@k``, ``precision@k`` for ``k = 1..kmax`` per run over ``query_ids``, under
+    ``policies`` (one :class:`~rankscope.engine.Evaluator` call per run)."""
+    from rankscope.engine.evaluator import Evaluator
+
+    ks = list(range(1, kmax + 1))
+    names = [f"{m}@{k}" for m in CURVE_METRICS for k in ks]
+    ev = Evaluator(qrels, names, policies=policies)
+    out: dict[str, Any] = {"ks": ks, "systems": {}}
+    for s, run in runs.items():
+        res = ev.evaluate(run, name=s)
+        keep = np.isin(res.per_query.query_ids, query_ids)
+        means = res.per_query.values[keep].mean(axis=0) if keep.any() else np.zeros(len(names))
+        out["systems"][s] = {m: means[i * kmax:(i + 1) * kmax].round(6).tolist() for i, m in enumerate(CURVE_METRICS)}
+    return out
 
 
 def _first_ranks(comparison: Comparison, qrels: Any, runs: dict[str, Any] | None) -> tuple[dict[str, np.ndarray], str]:
     """Per system: first-relevant ranks aligned with ``comparison.query_ids``; and their source."""
     held = {s: comparison.results[s].diagnostics for s in comparison.systems}
     if all(d is not None and "first_rel_rank" in d for d in held.values()):
-        return {s: _align(d.query_ids, d["first_rel_rank"].astype(np.int64), comparison.query_ids)
+        return {s: align(d.query_ids, d["first_rel_rank"].astype(np.int64), comparison.query_ids)
                 for s, d in held.items() if d is not None}, "exact"
     for j, m in enumerate(comparison.measures):
         if m.name == "first_rel_rank" and m.cutoff is None and not m.params:
@@ -99,39 +155,9 @@ def _first_ranks(comparison: Comparison, qrels: Any, runs: dict[str, Any] | None
             return {s: ranks_from_reciprocal(comparison.scores[i, :, j])
                     for i, s in enumerate(comparison.systems)}, "reciprocal_rank"
     if runs is not None:
-        from rankscope.engine.evaluator import Evaluator
-
-        ev = Evaluator(qrels, ["first_rel_rank"], policies=_policies(comparison))
-        out = {}
-        for s in comparison.systems:
-            res = ev.evaluate(runs[s], name=s)
-            out[s] = _align(res.per_query.query_ids, res.per_query.values[:, 0].astype(np.int64),
-                            comparison.query_ids)
-        return out, "exact"
+        return evaluated_first_ranks(qrels, {s: runs[s] for s in comparison.systems}, _policies(comparison),
+                                     comparison.query_ids), "exact"
     return {}, "unavailable"
-
-
-def _failing_k(comparison: Comparison) -> int | None:
-    hits = [m.cutoff for m in comparison.measures if m.name == "success" and m.cutoff]
-    if hits:
-        return int(hits[0])
-    cut = [m.cutoff for m in comparison.measures if m.cutoff]
-    return int(max(cut)) if cut else None
-
-
-def _curves(comparison: Comparison, qrels: Any, runs: dict[str, Any], kmax: int) -> dict[str, Any]:
-    from rankscope.engine.evaluator import Evaluator
-
-    ks = list(range(1, kmax + 1))
-    names = [f"{m}@{k}" for m in CURVE_METRICS for k in ks]
-    ev = Evaluator(qrels, names, policies=_policies(comparison))
-    out: dict[str, Any] = {"ks": ks, "systems": {}}
-    for s in comparison.systems:
-        res = ev.evaluate(runs[s], name=s)
-        keep = np.isin(res.per_query.query_ids, comparison.query_ids)
-        means = res.per_query.values[keep].mean(axis=0) if keep.any() else np.zeros(len(names))
-        out["systems"][s] = {m: means[i * kmax:(i + 1) * kmax].round(6).tolist() for i, m in enumerate(CURVE_METRICS)}
-    return out
 
 
 def _pair_name(p: dict[str, Any], names: dict[str, str]) -> str:
@@ -190,7 +216,7 @@ def build_report(
     standards = {s: v["standards"] for s, v in verdicts.items()}
 
     ranks, rank_source = _first_ranks(comparison, qrels, named_runs)
-    k_fail = _failing_k(comparison)
+    k_fail = failing_k(comparison.measures)
     # a query without a relevant document is nobody's failure: listed apart
     no_rel = None if comparison.no_relevant is None else list(comparison.no_relevant)
     no_rel_count = len(no_rel) if no_rel is not None else max(
@@ -282,5 +308,6 @@ def build_report(
         "per_query": {s: {label: comparison.scores[i, :, j].tolist() for j, label in enumerate(labels)}
                       for i, s in enumerate(systems)},
         "first_ranks": {s: r.tolist() for s, r in ranks.items()},
-        "curves": _curves(comparison, qrels, named_runs, kmax) if curves and named_runs is not None else None,
+        "curves": metric_curves(qrels, {s: named_runs[s] for s in systems}, _policies(comparison), kmax, ids)
+        if curves and named_runs is not None else None,
     }

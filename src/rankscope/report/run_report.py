@@ -34,17 +34,14 @@ from typing import Any
 
 import numpy as np
 
+from rankscope.engine.policies import Policies
 from rankscope.errors import InvalidParameterError
 from rankscope.i18n import _
-from rankscope.interpret.analysis import (
-    failing_queries,
-    first_relevant_ranks,
-    ranks_from_reciprocal,
-    summarize_first_ranks,
-)
+from rankscope.interpret.analysis import failing_queries, ranks_from_reciprocal, summarize_first_ranks
 from rankscope.interpret.bands import metric_profile
 from rankscope.interpret.explain import display_name
 from rankscope.interpret.i18n import check_lang
+from rankscope.report.content import align, evaluated_first_ranks, failing_k, metric_curves
 from rankscope.report.verdict import scenario_section, system_verdict
 
 __all__ = ["build_run_report", "RUN_REPORT_SCHEMA", "latency_summary"]
@@ -53,37 +50,20 @@ RUN_REPORT_SCHEMA = "rankscope.report.run"
 RUN_REPORT_SCHEMA_VERSION = 1
 
 
-def _align(ids: np.ndarray, ranks: np.ndarray, target: np.ndarray) -> np.ndarray:
-    order = np.argsort(ids)
-    pos = np.searchsorted(ids[order], target)
-    pos = np.clip(pos, 0, len(ids) - 1)
-    hit = ids[order][pos] == target if len(ids) else np.zeros(len(target), dtype=bool)
-    out = np.zeros(len(target), dtype=np.int64)
-    out[hit] = ranks[order][pos][hit]
-    return out
-
-
 def _first_ranks(result: Any, qrels: Any, run: Any, given: Mapping[str, int] | None) -> tuple[np.ndarray | None, str]:
     ids = np.asarray(result.per_query.query_ids, dtype=object)
-    pol = result.policies or {}
+    held = getattr(result, "diagnostics", None)
+    if held is not None and "first_rel_rank" in held:  # computed with the metrics, in the same pass
+        return align(held.query_ids, held["first_rel_rank"].astype(np.int64), ids), "exact"
     if qrels is not None and run is not None:
-        rid, ranks = first_relevant_ranks(qrels, run, relevance_level=pol.get("relevance_level", 1),
-                                          missing=pol.get("missing", "zero"), depth=pol.get("depth"))
-        return _align(np.asarray(rid, dtype=object), ranks, ids), "exact"
+        name = str(result.run_name)
+        return evaluated_first_ranks(qrels, {name: run}, Policies.coerce(result.policies), ids)[name], "exact"
     if given is not None:
         return np.asarray([int(given.get(str(q), 0) or 0) for q in ids], dtype=np.int64), "stored"
     for j, m in enumerate(result.measures):
         if m.name == "mrr" and m.cutoff is None and not m.params:
             return ranks_from_reciprocal(result.per_query.values[:, j]), "reciprocal_rank"
     return None, "unavailable"
-
-
-def _failing_k(measures: Sequence[Any]) -> int | None:
-    hits = [m.cutoff for m in measures if m.name == "success" and m.cutoff]
-    if hits:
-        return int(hits[0])
-    cut = [m.cutoff for m in measures if m.cutoff]
-    return int(max(cut)) if cut else None
 
 
 def _distribution(values: np.ndarray) -> dict[str, float | int | None]:
@@ -169,7 +149,7 @@ def build_run_report(
     verdict = system_verdict(means, measures, ceilings, values, n=n, lang=lang)
 
     ranks, source = _first_ranks(result, qrels, run, first_ranks)
-    k_fail = _failing_k(measures)
+    k_fail = failing_k(measures)
     worst = []
     if n and labels and per_query:
         order = np.lexsort((ids.astype(str), values[:, 0]))[:top_n]
@@ -217,19 +197,5 @@ def build_run_report(
         "curves": None,
     }
     if curves and qrels is not None and run is not None and n:
-        report["curves"] = _curves(result, qrels, run, kmax)
+        report["curves"] = metric_curves(qrels, {name: run}, Policies.coerce(result.policies), kmax, ids)
     return report
-
-
-def _curves(result: Any, qrels: Any, run: Any, kmax: int) -> dict[str, Any]:
-    from rankscope.engine.evaluator import Evaluator
-    from rankscope.report.content import CURVE_METRICS
-
-    pol = result.policies or {}
-    ks = list(range(1, kmax + 1))
-    names = [f"{m}@{k}" for m in CURVE_METRICS for k in ks]
-    res = Evaluator(qrels, names, relevance_level=pol.get("relevance_level", 1), missing=pol.get("missing", "zero"),
-                    depth=pol.get("depth")).evaluate(run, name=result.run_name)
-    means = res.per_query.values.mean(axis=0) if len(res.per_query) else np.zeros(len(names))
-    return {"ks": ks, "systems": {str(result.run_name): {m: means[i * kmax:(i + 1) * kmax].round(6).tolist()
-                                                         for i, m in enumerate(CURVE_METRICS)}}}

@@ -80,6 +80,7 @@ from typing import Any, Literal, TypedDict
 
 from typing_extensions import Unpack
 
+from rankscope.choices import default_metrics
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
 from rankscope.data.testset import Query, TestSet
@@ -99,15 +100,6 @@ __all__ = ["evaluate_retriever", "RetrieverEvaluation", "RetrieverOptions", "Ret
            "default_metrics"]
 
 Relevance = Literal["auto", "qrels", "answers", "spans"]
-
-
-def default_metrics(k: int) -> list[str]:
-    """The metrics used when none are given: nDCG, recall, precision, hit rate at ``k``, MRR, MAP.
-
-    >>> default_metrics(5)
-    ['ndcg@5', 'recall@5', 'precision@5', 'hit_rate@5', 'mrr', 'map']
-    """
-    return [f"ndcg@{k}", f"recall@{k}", f"precision@{k}", f"hit_rate@{k}", "mrr", "map"]
 
 
 def _check_metrics(metrics: Any, k: int) -> tuple[Any, list[str]]:

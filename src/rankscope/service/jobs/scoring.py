@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rankscope.engine import Evaluator
+from rankscope.engine.policies import Policies
 from rankscope.engine.result import result_to_json
 from rankscope.service import store
 from rankscope.service.db import Database, Job
@@ -16,15 +17,6 @@ __all__ = ["score_job_runs"]
 
 def _clean(v: float) -> float | None:
     return v if math.isfinite(v) else None
-
-
-def _first_ranks(qrels: Any, run: Any, policies: dict[str, Any]) -> dict[str, int]:
-    """Each query's first-relevant rank (0: none retrieved), with the job's policies (stored for the reports)."""
-    from rankscope.interpret.analysis import first_relevant_ranks
-
-    ids, ranks = first_relevant_ranks(qrels, run, relevance_level=policies.get("relevance_level", 1),
-                                      missing=policies.get("missing", "zero"), depth=policies.get("depth"))
-    return dict(zip((str(q) for q in ids), ranks.tolist()))
 
 
 def only_queries(qrels: Any, queries: set[str]) -> Any:
@@ -53,18 +45,18 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
         return
     if p.get("query_ids"):  # a monitor's canary asked a fixed sample: score those queries only
         qrels = only_queries(qrels, set(p["query_ids"]))
-    ev = Evaluator(qrels, p["metrics"], relevance_level=p.get("relevance_level", 1),
-                   missing=p.get("missing", "zero"), depth=p.get("depth"),
-                   score_precision=p.get("score_precision", "float32"),  # jobs stored before a policy: its default
-                   unjudged=p.get("unjudged", "keep"))
-    runs = [(run_id, store.load_run(rec)) for run_id, rec in todo]
-    results = [(run_id, run, ev.evaluate(run)) for run_id, run in runs]
+    # the job's stored settings hold its policies (a job stored before a policy existed: that policy's default);
+    # first-relevant ranks are scored with the metrics, in the same pass and under the same policies
+    ev = Evaluator(qrels, p["metrics"], policies=Policies.coerce(p), diagnostics=True)
+    results = [(run_id, ev.evaluate(store.load_run(rec))) for run_id, rec in todo]
     if job.kind == "evaluate":
-        store.set_job_total(db, job.id, done + sum(len(r.per_query) for _, _, r in results))
-    for run_id, run, res in results:
+        store.set_job_total(db, job.id, done + sum(len(r.per_query) for _, r in results))
+    for run_id, res in results:
         data = result_to_json(res)  # the serialiser of a result: what reports.stored_results reads back
         ids, vals, labels = data["per_query"]["query_ids"]["ids"], data["per_query"]["values"], data["labels"]
-        first = _first_ranks(qrels, run, p)
+        assert res.diagnostics is not None
+        first = dict(zip([str(q) for q in res.per_query.query_ids],
+                         res.diagnostics["first_rel_rank"].astype(int).tolist()))
         rows = [{"job_id": job.id, "run_id": run_id, "query_id": q, "first_rank": first.get(q, 0),
                  "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row in zip(ids, vals)]
         step = 5000
