@@ -130,6 +130,7 @@ def prepare_small(
         in_run=run_has[eval_mask],
         relevance_level=pol.relevance_level,
         all_rows=False,
+        ideal_memo=index.ideal_memo if every else None,
     )
     judged_top, top = data.judged_in_top(judged_k)
     judged_count = index.judged_count() if every else np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval)
