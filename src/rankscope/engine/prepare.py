@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.choices import JUDGED_K, MissingPolicy
 from rankscope.data import Qrels, Run
-from rankscope.data._columns import positions, take, to_numpy
+from rankscope.data._columns import positions, str_array, take, to_numpy
 from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
 from rankscope.data._strings import StringBuffers, fingerprint, row_ranges
 from rankscope.engine.judged import TopCounts
@@ -247,7 +247,7 @@ def _query_positions(ids: np.ndarray, index: QrelsIndex) -> np.ndarray:
 
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
-    return pa.array(ids.tolist(), type=pa.string())
+    return str_array(ids.tolist())
 
 
 class _JoinTables:
