@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 from rankscope.errors import Message, ParseError, RankscopeError
 from rankscope.i18n import _
 
-__all__ = ["take", "str_array", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode", "as_float_array",
-           "as_int_array", "to_numpy", "arrow_ints", "positions"]
+__all__ = ["take", "str_array", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode",
+           "as_float_array", "as_int_array", "to_numpy", "arrow_ints", "positions"]
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
