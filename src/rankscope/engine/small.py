@@ -15,7 +15,7 @@ rows are read once into Python lists and each evaluated query's rows are
 
 The result is the same :class:`~rankscope.engine.prepared.Prepared` (same arrays, same dtypes, same
 counts) as the general path's; the kernels, judged@k and every policy then run unchanged.
-``tests/test_small_path.py`` checks the two paths against each other on random runs.
+``tests/test_prepare_paths.py`` checks the two paths against each other on random runs.
 """
 
 from __future__ import annotations
