@@ -213,3 +213,18 @@ def test_a_streamed_run_that_matches_nothing_says_why(tmp_path: Path) -> None:
     _same(streamed, whole)
     assert streamed.judged is not None and streamed.judged.nothing_judged
     assert streamed.judged.mismatch is not None and streamed.judged.mismatch.cause == "chunk"
+
+
+def test_scoring_a_run_file_in_blocks_never_imports_pandas(tmp_path: Path) -> None:
+    """A command that streams a TREC run (``rankscope evaluate``) does not pay pandas's import: Arrow's
+    ``pa.array`` and ``pa.scalar`` would load it on their first call."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q.trec").write_text("q1 0 d1 1\nq2 0 d3 2\n")
+    (tmp_path / "r.trec").write_text("".join(f"q{q} Q0 d{d} {d} {9 - d}.5 r\n" for q in (1, 2, 3) for d in range(1, 6)))
+    code = ("import sys, rankscope as rs; r = rs.evaluate(sys.argv[1], sys.argv[2], ['ndcg@10', 'map'], block_rows=4); "
+            "print(round(r.mean()['map'], 4), 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "q.trec"), str(tmp_path / "r.trec")],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(round((1.0 + 1 / 3) / 2, 4)), "False"]

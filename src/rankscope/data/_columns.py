@@ -8,6 +8,7 @@ trec_eval (``strcmp`` order, which equals code-point order for UTF-8).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ import pyarrow.compute as pc
 from rankscope.errors import Message, ParseError, RankscopeError
 from rankscope.i18n import _
 
-__all__ = ["take", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode", "as_float_array",
-           "as_int_array", "to_numpy", "arrow_ints", "positions"]
+__all__ = ["take", "str_array", "all_distinct", "as_string_array", "block_starts", "encode_sorted", "encode",
+           "as_float_array", "as_int_array", "to_numpy", "arrow_ints", "positions"]
 
 _NUMPY_TYPES = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -40,6 +41,28 @@ def arrow_ints(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     typ = pa.int32() if values.dtype == np.int32 else pa.int64()
     return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
+
+
+def str_array(items: Sequence[Any]) -> pa.Array:
+    """Python strings as an Arrow string array, built from their UTF-8 bytes.
+
+    ``pa.array`` imports pandas (when installed) on its first call, half a second of a command's start;
+    this does not.  Anything but strings (or more than 2 GiB of text) goes through ``pa.array``, which
+    converts or refuses them as it always does.
+
+    >>> str_array(["a", "été", ""]).to_pylist()
+    ['a', 'été', '']
+    """
+    try:
+        encoded = [s.encode("utf-8") for s in items]
+    except (AttributeError, UnicodeEncodeError):
+        return pa.array(list(items), type=pa.string())
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        return pa.array(list(items), type=pa.string())
+    return pa.Array.from_buffers(pa.string(), len(encoded),
+                                 [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))])
 
 
 def take(values: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:

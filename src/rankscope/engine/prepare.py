@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from rankscope._threads import thread_map
 from rankscope.choices import JUDGED_K, MissingPolicy
 from rankscope.data import Qrels, Run
-from rankscope.data._columns import positions, take, to_numpy
+from rankscope.data._columns import positions, str_array, take, to_numpy
 from rankscope.data._segments import argsort_within_blocks, blocks_in_order, sort_segments
 from rankscope.data._strings import StringBuffers, fingerprint, row_ranges
 from rankscope.engine.judged import TopCounts
@@ -41,6 +41,7 @@ __all__ = ["QrelsIndex", "Prepared", "prepare", "MissingPolicy", "PolicyCounts"]
 _FINGERPRINT_JOIN_MIN_ROWS = 1 << 16
 _FINGERPRINT_MIN_QUERIES = 4096  # fewer qrels queries: their ids are found by one Arrow lookup
 _SMALL_QRELS = 1 << 16  # fewer judgments: the join keys are sorted at once rather than block by block
+_SMALL_QRELS_DOCS = 1 << 14  # at most this many judgments: query_docs reads every doc id into Python once
 _QUERY_DOCS_KEPT = 100_000  # queries whose {doc: row} dicts a QrelsIndex keeps for small runs
 
 
@@ -70,10 +71,13 @@ class QrelsIndex:
         self._join: _JoinTables | None = None  # built on the first large run
         self._query_docs: dict[int, dict[str, int]] = {}  # per qrels query: doc id -> qrels row (small runs)
         self._query_rows: np.ndarray | None = None  # qrels rows grouped by query (ideal_offsets bounds them)
+        self._doc_list: list[str] | None = None  # small qrels: every doc id as a Python string
         self._relevant: dict[int, np.ndarray] = {}
         self._judged_count: np.ndarray | None = None
         self._query_ids_arrow: pa.Array | None = None
         self._query_fp: tuple[np.ndarray, np.ndarray] | None = None  # sorted query id fingerprints, their rows
+        # what the kernels compute from the ideal arrays alone (ideal DCG ...), for runs that evaluate every query
+        self.ideal_memo: dict[Any, np.ndarray] = {}
 
     def query_docs(self, q: int) -> dict[str, int]:
         """``{doc id: qrels row}`` of the judged documents of qrels query ``q`` (built on first use, then kept:
@@ -84,8 +88,15 @@ class QrelsIndex:
                 self._query_rows = np.argsort(self.qrels.qcode, kind="stable")
             if len(self._query_docs) >= _QUERY_DOCS_KEPT:
                 self._query_docs = {}
-            rows = self._query_rows[int(self.ideal_offsets[q]) : int(self.ideal_offsets[q + 1])]
-            found = dict(zip(take(self.qrels.doc_column(), rows).to_pylist(), rows.tolist()))
+            rows = self._query_rows[int(self.ideal_offsets[q]) : int(self.ideal_offsets[q + 1])].tolist()
+            if len(self.qrels) <= _SMALL_QRELS_DOCS:  # every doc id read once into Python, then indexed
+                if self._doc_list is None:
+                    self._doc_list = self.qrels.doc_column().to_pylist()
+                docs = self._doc_list
+                found = {docs[r]: r for r in rows}
+            else:
+                found = dict(zip(take(self.qrels.doc_column(), np.asarray(rows, dtype=np.int64)).to_pylist(),
+                                 rows))
             self._query_docs[q] = found
         return found
 
@@ -236,7 +247,7 @@ def _query_positions(ids: np.ndarray, index: QrelsIndex) -> np.ndarray:
 
 
 def _arrow_ids(ids: np.ndarray) -> pa.Array:
-    return pa.array(ids.tolist(), type=pa.string())
+    return str_array(ids.tolist())
 
 
 class _JoinTables:
@@ -420,6 +431,7 @@ def _prepare_rows(
     qidx = m_q[order].astype(np.int32)
     offsets = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=n_eval)))).astype(np.int64)
     ideal_grade, ideal_offsets, ideal_query = index.ideal_of(eval_mask, n_eval)
+    every = n_eval == len(index.query_ids)  # every qrels query evaluated: the index's own counts
     data = KernelInput(
         offsets=offsets,
         qidx=qidx,
@@ -430,13 +442,16 @@ def _prepare_rows(
         ideal_offsets=ideal_offsets,
         ideal_grade=ideal_grade,
         ideal_query=ideal_query,
-        relevant=count_relevant(ideal_grade, ideal_query, pol.relevance_level, n_eval),
+        relevant=index.relevant(pol.relevance_level) if every else count_relevant(
+            ideal_grade, ideal_query, pol.relevance_level, n_eval),
         in_run=run_has[eval_mask],
         relevance_level=pol.relevance_level,
         all_rows=False,
+        ideal_memo=index.ideal_memo if every else None,
     )
     judged_top, top = data.judged_in_top(judged_k)
-    judgeable = np.minimum(np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval), top)
+    judged_count = index.judged_count() if every else np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval)
+    judgeable = np.minimum(judged_count, top)
     model_top = None
     if index.model is not None:
         model_top = data.count(index.model[m_qrow[order]] & data.judged & (data.rank < judged_k))

@@ -15,7 +15,7 @@ rows are read once into Python lists and each evaluated query's rows are
 
 The result is the same :class:`~rankscope.engine.prepared.Prepared` (same arrays, same dtypes, same
 counts) as the general path's; the kernels, judged@k and every policy then run unchanged.
-``tests/test_small_path.py`` checks the two paths against each other on random runs.
+``tests/test_prepare_paths.py`` checks the two paths against each other on random runs.
 """
 
 from __future__ import annotations
@@ -130,6 +130,7 @@ def prepare_small(
         in_run=run_has[eval_mask],
         relevance_level=pol.relevance_level,
         all_rows=False,
+        ideal_memo=index.ideal_memo if every else None,
     )
     judged_top, top = data.judged_in_top(judged_k)
     judged_count = index.judged_count() if every else np.bincount(ideal_query[ideal_grade >= 0], minlength=n_eval)

@@ -43,6 +43,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankscope.data import Run
+from rankscope.data._columns import str_array
 from rankscope.data._strings import fingerprint
 from rankscope.engine.judged import JUDGED_K, JudgedAtK, TopCounts, judged_at_k
 from rankscope.engine.prepare import PolicyCounts, _query_positions, prepare
@@ -201,7 +202,7 @@ class StreamScorer:
             return
         if self.foreign_example is None:
             self.foreign_example = str(ids[0])
-        fp = np.sort(fingerprint(pa.array(ids.tolist(), type=pa.string())))
+        fp = np.sort(fingerprint(str_array(ids.tolist())))
         if len(self.foreign):
             at = np.minimum(np.searchsorted(self.foreign, fp), len(self.foreign) - 1)
             if bool((self.foreign[at] == fp).any()):  # (or a fingerprint collision: partitioning is correct anyway)

@@ -246,7 +246,8 @@ def _split_last_query(table: pa.Table, query: pa.ChunkedArray) -> tuple[pa.Table
     window = 1024
     while True:
         lo = max(n - window, 0)
-        same = to_numpy(pc.fill_null(pc.equal(query.slice(lo), last), False))
+        tail = query.slice(lo)  # a null id is another query (Kleene AND: no null left, no pa.scalar, no pandas)
+        same = to_numpy(pc.and_kleene(pc.equal(tail, last), pc.is_valid(tail)))
         other = np.flatnonzero(~same)
         if len(other):
             cut = lo + int(other[-1]) + 1
@@ -350,7 +351,7 @@ class _TrecPieces(_Pieces):
             n = len(cols.values)
             if offset == 0 and n:
                 self.bytes_per_row = max(data.size / n, 8.0)
-            yield pa.table({"query": _strings(cols.query), "doc": _strings(cols.doc), "score": cols.values})
+            yield pa.table({"query": _strings(cols.query), "doc": _strings(cols.doc), "score": _numbers(cols.values)})
 
     def _parse(self, data: pa.Buffer, offset: int) -> Columns | None:
         """The columns of one piece (None: no data line in it); errors name the line in the whole file."""
@@ -426,6 +427,15 @@ def _last_newline(buf: np.ndarray, end: int) -> int:
             return lo + at + 1
         hi, step = lo, step * 4
     return 0
+
+
+def _numbers(values: Any) -> Any:
+    """A float64 numpy column as an Arrow array sharing its memory (``pa.array`` on a numpy array imports
+    pandas, half a second of a command's start, when it is installed); anything else as it is."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1:
+        values = np.ascontiguousarray(values)
+        return pa.Array.from_buffers(pa.float64(), len(values), [None, pa.py_buffer(values)])
+    return values
 
 
 def _strings(values: Any) -> pa.ChunkedArray:

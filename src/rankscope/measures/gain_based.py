@@ -107,7 +107,12 @@ def dcg(p: KernelInput, k: int | None, gains: str = "", exponential: bool = Fals
 
 
 def ideal_dcg(p: KernelInput, k: int | None, gains: str = "", exponential: bool = False) -> np.ndarray:
-    """Per-query DCG of the ideal ranking (all judged documents by gain), cut at ``k``."""
+    """Per-query DCG of the ideal ranking (all judged documents by gain), cut at ``k`` (computed once per
+    qrels when the input keeps an ``ideal_memo``: it depends on the qrels alone)."""
+    return p.ideal_memoized(("ideal_dcg", k, gains, exponential), lambda: _ideal_dcg(p, k, gains, exponential))
+
+
+def _ideal_dcg(p: KernelInput, k: int | None, gains: str, exponential: bool) -> np.ndarray:
     # trec_eval's ideal ranking holds the judged (grade >= 0) documents of positive gain only
     gain = np.where(p.ideal_grade >= 0, np.maximum(gain_of(p.ideal_grade, gains, exponential), 0.0), 0.0)
     if gains:  # remapped gains may reorder the ideal ranking

@@ -9,7 +9,8 @@ the one function that hands it to them.  A kernel has the type :data:`Kernel`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,10 @@ class KernelInput:
     subtopics : SubtopicInput | None  subtopic judgments of the evaluated queries, linked to the judged
                                     rows (only for the diversity measures; a
                                     ``rankscope.measures._subtopics.SubtopicInput``)
+    ideal_memo : dict | None        where a kernel may keep what it computed from the ideal arrays alone
+                                    (:meth:`ideal_memoized`); the qrels index gives its own when these
+                                    arrays are its own, so that many runs against the same qrels compute
+                                    it once; None: computed every time
 
     >>> ki = KernelInput(offsets=np.array([0, 2]), qidx=np.array([0, 0]), rank=np.array([0, 3]),
     ...                  grade=np.array([1, 2]), judged=np.array([True, True]), num_ret=np.array([5]),
@@ -80,6 +85,7 @@ class KernelInput:
     all_rows: bool = True
     spans: Any = None
     subtopics: Any = None
+    ideal_memo: dict[Any, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     # -- views ----------------------------------------------------------------------
     def complete_view(self) -> KernelInput:
@@ -104,6 +110,7 @@ class KernelInput:
             relevant=self.relevant, in_run=self.in_run,
             relevance_level=self.relevance_level, all_rows=True, spans=self.spans,
             subtopics=None,  # its links are to the judged rows
+            ideal_memo=self.ideal_memo,
         )
 
     def condensed_view(self) -> KernelInput:
@@ -135,6 +142,7 @@ class KernelInput:
             relevance_level=self.relevance_level, all_rows=True, spans=None,
             # the subtopic links stay valid when every row is kept (subtopic qrels judge every document they hold)
             subtopics=self.subtopics if bool(keep.all()) else None,
+            ideal_memo=self.ideal_memo,
         )
 
     # -- per-query helpers ----------------------------------------------------------
@@ -203,6 +211,19 @@ class KernelInput:
         """Per-query sum over the ideal (qrels) arrays."""
         w = values if mask is None else np.where(mask, values, 0)
         return np.bincount(self.ideal_query, weights=w.astype(np.float64, copy=False), minlength=self.n)
+
+    def ideal_memoized(self, key: Any, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """``compute()``, a per-query array that depends on the ideal arrays (and ``key``) only, kept in
+        ``ideal_memo`` when there is one (read-only: it is shared by every run scored against the same qrels)."""
+        memo = self.ideal_memo
+        if memo is None:
+            return compute()
+        found = memo.get(key)
+        if found is None:
+            found = compute()
+            found.flags.writeable = False
+            memo[key] = found
+        return found
 
     def ideal_rank(self) -> np.ndarray:
         """0-based position of each ideal row within its query."""

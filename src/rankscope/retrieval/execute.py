@@ -29,6 +29,7 @@ import itertools
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any
 
@@ -213,6 +214,13 @@ def execute(r: Any, todo: list[Query], collector: Collector, *, k: int, workers:
     _on_threads(todo, lambda q: _one(r, q, k, attempts, collector, name, fatal_types), workers)
 
 
+WAIT_FOR_THREADS = 5e-4
+"""Seconds: while a retriever waits less than this per query (moving average of its time not spent running
+Python on the calling thread), :func:`_on_threads` calls it from the calling thread."""
+_WAITS_SEEN = 7  # the median of this many last waits decides (one pre-emption by another process is no wait)
+_LONG_WAIT = 2e-2  # one wait this long sends the rest to the threads at once (a network call)
+
+
 def _on_threads(todo: list[Query], call: Callable[[Query], None], workers: int) -> None:
     """``call(q)`` for every query, on ``workers`` threads that take the next query when they are free.
 
@@ -220,8 +228,27 @@ def _on_threads(todo: list[Query], call: Callable[[Query], None], workers: int) 
     in-memory index) answers in microseconds, and a future, its lock and its wake-up cost more.  An
     exception (a programming error; the retriever's own failures are recorded by ``call``) stops the
     queries not started yet and is raised here once the started ones finish; so does an interruption.
+
+    Threads pay only when a retriever waits (a network, a disk): one that computes its answer on the
+    calling thread (an in-memory index, a cache) would make them take turns holding the interpreter
+    lock.  Queries are called from this thread while the median of their last few waits (wall time
+    less the thread's CPU time) stays under :data:`WAIT_FOR_THREADS`; the rest go to the threads from
+    then on (at once after one wait of 20 ms: a retriever that waits on a network does so from its
+    first query).
     """
-    queue = iter(todo)
+    start, wall, cpu = 0, time.perf_counter, time.thread_time
+    waits: deque[float] = deque(maxlen=_WAITS_SEEN)
+    for q in todo:
+        t0, c0 = wall(), cpu()
+        call(q)
+        start += 1
+        waited = (wall() - t0) - (cpu() - c0)
+        waits.append(waited)
+        if waited >= _LONG_WAIT or (len(waits) >= 3 and sorted(waits)[len(waits) // 2] >= WAIT_FOR_THREADS):
+            break
+    if start == len(todo):
+        return
+    queue = iter(todo[start:])
     lock = threading.Lock()
     stop = threading.Event()
     raised: list[BaseException] = []
@@ -240,7 +267,7 @@ def _on_threads(todo: list[Query], call: Callable[[Query], None], workers: int) 
                 return
 
     threads = [threading.Thread(target=work, name=f"rankscope-retriever-{i}", daemon=True)
-               for i in range(min(workers, len(todo)))]
+               for i in range(min(workers, len(todo) - start))]
     for t in threads:
         t.start()
     try:

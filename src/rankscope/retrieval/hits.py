@@ -7,8 +7,8 @@ The bottom of :mod:`rankscope.retrieval`: the adapters, the runner's calls (:mod
 
 from __future__ import annotations
 
-import itertools
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -210,7 +210,7 @@ def ranking_scores(hits: Sequence[Hit]) -> list[float]:
     [2.0, 1.0]
     """
     scores = [h.score for h in hits]
-    if all(math.isfinite(s) for s in scores) and all(a >= b for a, b in itertools.pairwise(scores)):
+    if all(map(math.isfinite, scores)) and all(map(operator.ge, scores, scores[1:])):
         return scores
     n = len(hits)
     return [float(n - i) for i in range(n)]

@@ -5,7 +5,9 @@ Execution (:mod:`rankscope.retrieval.execute`)
     retriever has it (CPU-bound retrievers: BM25, a local embedding model),
     ``async`` retrievers run on one event loop, at most ``workers`` at a
     time, any other retriever is called from ``workers`` threads (I/O-bound
-    retrievers: a vector database, an HTTP service).  ``workers=1`` runs them
+    retrievers: a vector database, an HTTP service) from the first queries that
+    wait, and from the calling thread while it answers without waiting (see
+    :func:`rankscope.retrieval.execute._on_threads`).  ``workers=1`` runs them
     one by one.
 Options
     How the retriever is run and scored is one
