@@ -61,6 +61,7 @@ def _name(key: Key) -> str:
     return f"{key[0]}|{key[1]}" if key[0] else key[1]
 
 
+@pytest.mark.slow
 def test_the_source_is_extracted() -> None:
     found = extracted()
     assert len(found) > 1000, len(found)

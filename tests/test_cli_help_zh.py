@@ -141,6 +141,7 @@ def test_help_in_chinese(path: str, capsys: pytest.CaptureFixture[str], monkeypa
         assert cmd.make_context(path, argv[len(path.split()):], resilient_parsing=False) is not None
 
 
+@pytest.mark.slow
 def test_english_help_is_unchanged(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """English help is the code's own: the same before and after Chinese help printed in this process (typer's
     labels are put back), and the same as the Chinese path prints with the catalog switched off."""
@@ -186,6 +187,7 @@ def test_the_help_language_is_decided_as_for_every_command() -> None:
     assert not CJK.search(trec.stdout + trec.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_help_prose_is_never_broken_where_the_source_wraps(lang: str, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -145,6 +145,7 @@ def test_chunking_report_errors_in_chinese(tmp_path: Path) -> None:
     _said_both_ways(info.value, "cannot write the report: folder ")
 
 
+@pytest.mark.slow
 def test_chunking_command_in_chinese(files: dict[str, Path], tmp_path: Path) -> None:
     args = ("chunking", files["topics"], "-c", "fixed:12", "-c", "fixed:40", "-k", "2", "--permutations", "200",
             "--report", tmp_path / "r.html")
@@ -392,6 +393,7 @@ def test_each_command_speaks_chinese_on_real_input(files: dict[str, Path], case:
         assert not CJK.search(en.stdout + en.stderr), en.output
 
 
+@pytest.mark.slow
 def test_the_demo_speaks_chinese(tmp_path: Path) -> None:
     zh = _invoke("demo", "--quick", "--dataset", "cmrc2018", "--out", tmp_path, "--no-progress", "--lang", "zh")
     assert zh.exit_code == 0, zh.output

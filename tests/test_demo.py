@@ -16,6 +16,8 @@ from rankscope.engine import evaluate
 from rankscope.io import read_run
 from rankscope.retrieval.fusion import fuse
 
+pytestmark = pytest.mark.slow(reason="runs the whole quick demo (about 23 s)")
+
 
 @pytest.fixture(scope="module")
 def cli() -> CliRunner:
