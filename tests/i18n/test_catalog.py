@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po
 
 from rankscope.i18n import Message, _, catalog, gettext, ngettext
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "src" / "rankscope" / "locale"
 PO = LOCALE / "zh" / "LC_MESSAGES" / "rankscope.po"
 MO = PO.with_suffix(".mo")

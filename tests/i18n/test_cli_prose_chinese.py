@@ -28,8 +28,8 @@ from rankscope.i18n import gettext
 for _module in COMMAND_MODULES:  # register the commands on `app` for the in-process runs
     importlib.import_module(_module)
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-DL_HARD = Path(__file__).resolve().parents[2] / "shared" / "data" / "runs_dl_hard" / "dataset"
+SRC = Path(__file__).resolve().parents[2] / "src"
+DL_HARD = Path(__file__).resolve().parents[3] / "shared" / "data" / "runs_dl_hard" / "dataset"
 TOPICS = ["熊猫", "长城", "黄河", "故宫", "西湖", "泰山", "长江", "敦煌", "丝路", "兵马俑", "天坛", "漓江"]
 runner = CliRunner()
 

@@ -38,7 +38,7 @@ TREE = list(commands(get_command(app)))
 #: every command whose --help typer prints (``rankscope trec_eval --help`` is trec_eval's own usage text)
 PATHS = [path for path, _ in TREE if path != "trec_eval"]
 WIDTH = 100
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 #: the labels of a help page (not a command's or an option's text)
 LABELS = ("Usage: {command}", "Arguments", "Options", "Commands", "[default: {value}]", "({phrase})", "[required]",
           HELP_OPTION)

@@ -19,7 +19,7 @@ from prose import assert_chinese
 from rankscope.errors import RankscopeError
 from rankscope.measures import all_specs, parse_metric, parse_metrics
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: (metric text, its English error, a piece of the Chinese one)
 PARSER_ERRORS = [
