@@ -354,3 +354,53 @@ DOC_PATTERNS = ["README.md", "README.zh-CN.md", "docs/*.md", "docs/*/*.md"]
 pytest_collect_file = Sybil(
     parsers=PARSERS, patterns=DOC_PATTERNS, fixtures=["doc_workdir"], teardown=_close,
 ).pytest()
+
+
+# The fast tier: ``pytest -m "not slow"`` leaves out what needs a browser, a database server, a Ray cluster, a model
+# or a network server, and what takes more than a few seconds. Tests carry ``@pytest.mark.slow`` themselves; the
+# pages below (every block of them runs as one test per block) and the whole files below are marked here, by path,
+# with the reason. ``make test`` runs every tier.
+SLOW_PATHS: dict[str, str] = {
+    "README.md": "its walk-through runs the demo, the service and the reports (about 30 s)",
+    "README.zh-CN.md": "its walk-through runs the demo and the reports (about 25 s)",
+    "docs/labels.md": "LLM judging of whole pools (about 55 s)",
+    "docs/chunking.md": "compares chunkings of a real corpus (about 50 s)",
+    "docs/scale.md": "scores runs of millions of rows (about 27 s)",
+    "docs/zh/README.md": "its walk-through runs the demo and the reports (about 12 s)",
+    "docs/statistics.md": "bootstrap and permutation tests of real runs (about 10 s)",
+    "docs/reports.md": "renders every report format (about 10 s)",
+    "docs/rag-evaluation.md": "starts a live retriever (about 6 s)",
+    "docs/monitoring.md": "feeds a monitor for many rounds (about 4 s)",
+    "tests/test_ray.py": "starts a Ray cluster",
+    "tests/service/test_browser.py": "drives Chromium",
+    "tests/service/test_browser_judging.py": "drives Chromium",
+    "tests/service/test_browser_monitors.py": "drives Chromium",
+    "tests/service/test_framing.py": "drives Chromium against two servers",
+    "tests/report/test_notebook_browser.py": "drives Chromium",
+    "tests/report/test_report_html_browser.py": "drives Chromium",
+    "tests/report/test_notebook_kernel.py": "starts a Jupyter kernel",
+    "tests/service/test_monitor_crash.py": "kills service processes and restarts them",
+    "tests/service/test_resume.py": "kills service processes and restarts them",
+    "tests/service/test_schema_fuzz.py": "fuzzes a running server",
+    "tests/service/test_upload_memory.py": "a network server under upload bombs",
+    "tests/service/test_tokens.py": "starts a network server",
+    "tests/service/test_monitor_cli.py": "starts a network server",
+    "tests/service/test_monitor_otlp.py": "starts a network server",
+    "tests/service/test_serve_cli.py": "starts a network server",
+    "tests/retrieval/test_e5.py": "runs the e5 model",
+    "tests/retrieval/test_e5_frameworks.py": "runs the e5 model in LangChain and LlamaIndex",
+    "tests/retrieval/test_haystack.py": "runs sentence-transformers models",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark slow the tests of :data:`SLOW_PATHS` and every test against a PostgreSQL server."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        path = Path(str(item.path))
+        where = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+        reason = SLOW_PATHS.get(where)
+        if reason is None and "postgresql" in item.name:
+            reason = "needs a PostgreSQL server"
+        if reason is not None:
+            item.add_marker(pytest.mark.slow(reason=reason))

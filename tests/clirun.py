@@ -51,3 +51,8 @@ def cli(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None =
         except SystemExit as stop:
             code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
     return subprocess.CompletedProcess(["rankscope", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
+def outcome(res: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
+    """``(exit code, stdout, stderr)`` of a :func:`cli` call."""
+    return res.returncode, res.stdout, res.stderr

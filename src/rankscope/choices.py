@@ -121,7 +121,7 @@ DUPLICATE_POLICIES = _values(Duplicates)
 TIE_BREAKS = _values(TieBreak)
 UNJUDGED_POLICIES = _values(Unjudged)
 
-# the same values for type checkers (tests/test_grammar_and_results.py keeps them equal to the enums)
+# the same values for type checkers (tests/measures/test_grammar_and_results.py keeps them equal to the enums)
 MissingPolicy = Literal["zero", "ignore"]
 ScorePrecisionValue = Literal["float32", "float64"]
 DuplicatePolicy = Literal["error", "keep_best"]

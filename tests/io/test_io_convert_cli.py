@@ -23,6 +23,7 @@ def _expected() -> dict[str, float]:
     return rankscope.evaluate(rankscope.Qrels.from_dict(QRELS), rankscope.Run.from_dict(RUN), METRICS).mean()
 
 
+@pytest.mark.slow
 def test_ranx_objects_accepted() -> None:
     ranx = pytest.importorskip("ranx")
     res = rankscope.evaluate(ranx.Qrels(QRELS), ranx.Run(RUN, name="rx"), METRICS)
@@ -113,6 +114,7 @@ def _one_line_error(code: int, stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_cli_end_to_end_subprocess(files: dict[str, Path]) -> None:
     exe = str(Path(sys.executable).parent / "rankscope")
     ok = subprocess.run([exe, "evaluate", "--qrels", str(files["qrels"]), "--run", str(files["run"]), "-m", "P@1",

@@ -66,6 +66,7 @@ def test_plots_and_dataframes_name_their_extra() -> None:
             c.to_dataframe()
 
 
+@pytest.mark.slow
 def test_the_html_report_names_no_internal_document(files: tuple[Path, Path, Path], tmp_path: Path) -> None:
     qrels, bm25, dense = files
     done = cli("compare", bm25, dense, "--qrels", qrels, "--report", tmp_path / "c.html", width=200)

@@ -47,6 +47,7 @@ def _partial() -> tuple[Any, Qrels, dict[str, Run]]:
     return compare(qrels, runs, ["mrr", "recall@5"], baseline="full", bootstrap=100), qrels, runs
 
 
+@pytest.mark.slow
 def test_missing_query_warning_with_counts_in_every_output(tmp_path: Path) -> None:
     c, qrels, runs = _partial()
     outputs = _all_outputs(c, tmp_path, qrels=qrels, runs=runs)

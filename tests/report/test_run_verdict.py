@@ -88,6 +88,7 @@ def test_a_perfect_run_is_rated_in_the_best_band() -> None:
     assert "below minimum (precision@5 >= 0.6 cannot be met" in console.export_text()
 
 
+@pytest.mark.slow
 def test_cli_evaluate_positional_report_scenario_lang(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = shared_inputs()
     q, r = tmp_path / "qrels.txt", tmp_path / "bm25.trec"

@@ -25,6 +25,7 @@ def minilm(tmp_path_factory: pytest.TempPathFactory) -> DenseRetriever:
     return DenseRetriever(CORPUS, cache_dir=tmp_path_factory.mktemp("emb"))
 
 
+@pytest.mark.slow
 def test_real_model_finds_paraphrases(minilm: DenseRetriever) -> None:
     assert minilm.dim == 384
     queries = ["a kitten resting on a rug", "equity markets dropped", "weather forecast storm",

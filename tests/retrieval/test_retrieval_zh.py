@@ -292,6 +292,7 @@ def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd, timeout=120)
 
 
+@pytest.mark.slow
 def test_run_with_a_broken_retriever_says_so_in_chinese(tmp_path: Path) -> None:
     (tmp_path / "mine.py").write_text(textwrap.dedent("""
         def search(query, k):
@@ -311,6 +312,7 @@ def test_run_with_a_broken_retriever_says_so_in_chinese(tmp_path: Path) -> None:
                          "(query 'q0': '问题 0'; retriever 'search')\n"), en.stderr
 
 
+@pytest.mark.slow
 def test_run_refusing_another_evaluations_cache_in_chinese(tmp_path: Path) -> None:
     (tmp_path / "mine.py").write_text("def search(query, k):\n    return ['d0']\n")
     (tmp_path / "ts.jsonl").write_text(json.dumps({"id": "q0", "query": "x", "relevant_doc_ids": ["d0"]}) + "\n")

@@ -16,6 +16,7 @@ from rankscope.retrieval.bm25 import BM25Retriever
 from rankscope.retrieval.runner import evaluate_retriever
 
 
+@pytest.mark.slow
 def test_bm25_scifact_ndcg10_in_published_band() -> None:
     ts = TestSet.from_beir(require(DATA / "beir_scifact"), split="test")
     assert len(ts) == 300 and ts.corpus is not None and len(ts.corpus) == 5183

@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po
 
 from rankscope.i18n import Message, _, catalog, gettext, ngettext
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "src" / "rankscope" / "locale"
 PO = LOCALE / "zh" / "LC_MESSAGES" / "rankscope.po"
 MO = PO.with_suffix(".mo")
@@ -61,6 +61,7 @@ def _name(key: Key) -> str:
     return f"{key[0]}|{key[1]}" if key[0] else key[1]
 
 
+@pytest.mark.slow
 def test_the_source_is_extracted() -> None:
     found = extracted()
     assert len(found) > 1000, len(found)

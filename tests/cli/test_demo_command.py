@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from rankscope.cli.app import COMMAND_MODULES, app
+from clirun import cli
 from rankscope.cli.demo_cmd import METRICS, SYSTEMS, sample_queries, shrink
 from rankscope.datasets import load_dataset
 from rankscope.engine import evaluate
 from rankscope.io import read_run
 from rankscope.retrieval.fusion import fuse
 
-
-@pytest.fixture(scope="module")
-def cli() -> CliRunner:
-    for mod in COMMAND_MODULES:
-        importlib.import_module(mod)
-    return CliRunner()
+pytestmark = pytest.mark.slow(reason="runs the whole quick demo (about 23 s)")
 
 
-def test_datasets_list(cli: CliRunner) -> None:
-    res = cli.invoke(app, ["datasets", "list", "--json"])
-    assert res.exit_code == 0, res.output
+def test_datasets_list() -> None:
+    res = cli("datasets", "list", "--json", width=80)
+    assert res.returncode == 0, res.stdout + res.stderr
     assert {d["name"] for d in json.loads(res.stdout)} == {"cranfield", "cmrc2018"}
-    res = cli.invoke(app, ["datasets", "list"])
-    assert res.exit_code == 0 and "cmrc2018" in res.stdout and "CC BY-SA 4.0" in res.stdout
+    res = cli("datasets", "list", width=80)
+    assert res.returncode == 0 and "cmrc2018" in res.stdout and "CC BY-SA 4.0" in res.stdout
 
 
 def test_quick_subset_keeps_judged_documents() -> None:
@@ -40,11 +33,11 @@ def test_quick_subset_keeps_judged_documents() -> None:
     assert sample_queries(["a", "b", "c"], None) == ["a", "b", "c"]
 
 
-def test_quick_demo_writes_runs_and_results(cli: CliRunner, tmp_path: Path) -> None:
+def test_quick_demo_writes_runs_and_results(tmp_path: Path) -> None:
     out = tmp_path / "demo-out"
-    res = cli.invoke(app, ["demo", "--quick", "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
-                           "--no-progress"])
-    assert res.exit_code == 0, res.output
+    res = cli(*["demo", "--quick", "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
+                           "--no-progress"], width=80)
+    assert res.returncode == 0, res.stdout + res.stderr
     for title in ("Cranfield (en)", "CMRC 2018"):
         assert title in res.stdout
     assert "p95 ms" in res.stdout and "hybrid" in res.stdout
@@ -79,7 +72,7 @@ def test_quick_demo_writes_runs_and_results(cli: CliRunner, tmp_path: Path) -> N
     assert all(s["latency_kind"] == "per query" for d in report["datasets"].values() for s in d["systems"].values())
 
 
-def test_demo_rejects_unknown_dataset(cli: CliRunner, tmp_path: Path) -> None:
-    res = cli.invoke(app, ["demo", "--quick", "--dataset", "nope", "--out", str(tmp_path)])
-    assert res.exit_code == 2
+def test_demo_rejects_unknown_dataset(tmp_path: Path) -> None:
+    res = cli("demo", "--quick", "--dataset", "nope", "--out", tmp_path, width=80)
+    assert res.returncode == 2
     assert "unknown dataset 'nope'" in res.stderr

@@ -29,7 +29,7 @@ from rankscope.data.units import check_unit
 from rankscope.errors import RankscopeError
 from rankscope.io.testset import read_corpus, read_json, read_jsonl
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _write(tmp: Path, name: str, data: Any) -> Path:

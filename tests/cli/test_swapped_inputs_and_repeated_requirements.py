@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli
+from clirun import outcome as _outcome
 from rankscope import Qrels, Run, evaluate
-from rankscope.cli.app import main
 from rankscope.errors import RankscopeError, WrongKindError
 from rankscope.gate import check
 from rankscope.io import read_qrels, read_run
@@ -25,12 +26,6 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     run.write_text(RUN)
     return qrels, run
 
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    cap = capsys.readouterr()
-    return int(info.value.code or 0), cap.out, cap.err
 
 
 def test_readers_say_the_file_is_of_the_other_kind(files: tuple[Path, Path], tmp_path: Path) -> None:
@@ -57,12 +52,12 @@ def test_cli_swapped_files_one_line_with_what_to_type(files: tuple[Path, Path], 
     args = {"evaluate": ["evaluate", "--qrels", str(run), "--run", str(qrels)],
             "check": ["check", "--qrels", str(run), "--run", str(qrels), "-r", "mrr>=0.1"],
             "compare": ["compare", str(qrels), str(other), "--qrels", str(run)]}[command]
-    code, out, err = run_main(args, capsys)
+    code, out, err = _outcome(cli(*args, width=80))
     assert code == 2 and out == "", err
     lines = err.splitlines()
     assert len(lines) == 1 and "the qrels and the run are swapped" in lines[0] and "type: rankscope" in lines[0]
     typed = shlex.split(lines[0].split("type: ", 1)[1])[1:]  # what the error says to type, without 'rankscope'
-    code, out, err = run_main(typed, capsys)  # as written: the requirements typed are kept
+    code, out, err = _outcome(cli(*typed, width=80))  # as written: the requirements typed are kept
     assert code in (0, 1) and err == "", err
 
 
@@ -78,9 +73,10 @@ def test_check_counts_a_repeated_requirement_once(files: tuple[Path, Path], caps
     baseline = tmp_path / "b.run"
     baseline.write_text(RUN)
     out_json = tmp_path / "gate.json"
-    code, out, _ = run_main(["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.5", "-r", "mrr >= 0.5",
+    code, out, _ = _outcome(cli(
+        *["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.5", "-r", "mrr >= 0.5",
                              "--baseline", str(baseline), "--max-drop", "mrr=0.1", "--max-drop", "MRR=0.1",
-                             "--json", str(out_json)], capsys)
+                             "--json", str(out_json)], width=80))
     assert code == 3  # the baseline is the run itself: no variation, the drop is undecided
     assert "gate UNDECIDED: 1 of 2 requirements could not be decided" in out
     assert len(json.loads(out_json.read_text())["outcomes"]) == 2

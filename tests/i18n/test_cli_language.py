@@ -26,7 +26,7 @@ WIDTH = 60
 CJK = re.compile(r"[\u4e00-\u9fff]")
 #: an ASCII colon, comma, semicolon or parenthesis right after a Chinese character (mixed punctuation)
 MIXED = re.compile(r"[\u4e00-\u9fff][:,;()]")
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _cli(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -7,7 +7,6 @@ the English output is unchanged.
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 from collections.abc import Callable
@@ -15,32 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from clirun import cli
 from prose import CJK, assert_chinese, unwrap
-from rankscope.cli.app import COMMAND_MODULES, app
 from rankscope.data.spans import SpanQrels
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import RankscopeError
 from rankscope.i18n import gettext
 
-for _module in COMMAND_MODULES:  # register the commands on `app` for the in-process runs
-    importlib.import_module(_module)
-
-SRC = Path(__file__).resolve().parents[1] / "src"
-DL_HARD = Path(__file__).resolve().parents[2] / "shared" / "data" / "runs_dl_hard" / "dataset"
+SRC = Path(__file__).resolve().parents[2] / "src"
+DL_HARD = Path(__file__).resolve().parents[3] / "shared" / "data" / "runs_dl_hard" / "dataset"
 TOPICS = ["熊猫", "长城", "黄河", "故宫", "西湖", "泰山", "长江", "敦煌", "丝路", "兵马俑", "天坛", "漓江"]
-runner = CliRunner()
 
 
 def _flat(text: str) -> str:
     """``text`` with its line breaks read as a reader reads them: wrapped sentences whole again."""
     return unwrap(text)
-
-
-def _invoke(*args: str | Path) -> Any:
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def _cli(*args: str | Path) -> subprocess.CompletedProcess:
@@ -145,18 +134,19 @@ def test_chunking_report_errors_in_chinese(tmp_path: Path) -> None:
     _said_both_ways(info.value, "cannot write the report: folder ")
 
 
+@pytest.mark.slow
 def test_chunking_command_in_chinese(files: dict[str, Path], tmp_path: Path) -> None:
     args = ("chunking", files["topics"], "-c", "fixed:12", "-c", "fixed:40", "-k", "2", "--permutations", "200",
             "--report", tmp_path / "r.html")
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     table = zh.stdout[:zh.stdout.index(gettext("Retrieval evaluation report",
                                                "zh"))]  # the chunking table and its notes
     assert "块数" in table and "平均长度（字符）" in _flat(table) and "配对检验逐个查询比较各分块。" in _flat(table)
     assert_chinese(table)
     assert_chinese(zh.stderr)
     assert _flat(zh.stderr).startswith("报告已写入 ")
-    en = _invoke(*args)
+    en = _cli(*args)
     assert "One retriever (bm25) built on each chunking" in _flat(en.stdout)
     assert _flat(en.stderr).startswith("report written to ")
 
@@ -176,21 +166,21 @@ def test_chunking_and_demo_command_errors_in_chinese(files: dict[str, Path], cas
         "demo_threads": (("demo", "--threads", "0", "--out", files["dir"] / "demo"), "--threads must be >= 1, got 0"),
         "spec": (("chunking", files["topics"], "-c", "fixd:12", "-c", "fixed:40"), "did you mean 'fixed'"),
     }[case]
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 2, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
     _chinese_error(zh.stderr)
-    en = _invoke(*args)
-    assert en.exit_code == 2 and en.stderr.startswith("rankscope: error: ") and english in en.stderr, en.stderr
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith("rankscope: error: ") and english in en.stderr, en.stderr
 
 
 def test_compare_written_lines_in_chinese(files: dict[str, Path], tmp_path: Path) -> None:
     args = ("compare", files["bm25"], files["dense"], "--qrels", files["qrels"], "-m", "mrr", "--permutations", "200",
             "--bootstrap", "100", "--report", tmp_path / "r.md", "--save", tmp_path / "c.json")
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     assert "报告已写入 " in _flat(zh.stderr) and "比较结果已保存到 " in _flat(zh.stderr)
     assert_chinese(zh.stderr)
-    en = _invoke(*args)
+    en = _cli(*args)
     assert _flat(en.stderr) == f"report written to {tmp_path / 'r.md'} comparison saved to {tmp_path / 'c.json'} "
 
 
@@ -204,25 +194,25 @@ def test_compare_baseline_errors_in_chinese(files: dict[str, Path], case: str) -
                       "path or the run name"),
     }[case]
     args = ("compare", *runs, "--qrels", files["qrels"], "-m", "mrr", "--baseline", given)
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 2, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
     _chinese_error(zh.stderr)
     if case == "ambiguous":
         assert "TREC 标签（结果 'one'）、" in zh.stderr and "（结果：" not in zh.stderr
-    en = _invoke(*args)
-    assert en.exit_code == 2 and en.stderr == f"rankscope: error: {english}\n"
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr == f"rankscope: error: {english}\n"
 
 
 def test_evaluate_with_several_runs_in_chinese(files: dict[str, Path], tmp_path: Path) -> None:
     args = ("evaluate", "--qrels", files["qrels"], "--run", files["bm25"], "--run", files["dense"], "-m", "mrr")
-    zh = _invoke(*args, "--per-query-dir", tmp_path / "zh", "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli(*args, "--per-query-dir", tmp_path / "zh", "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     assert "2 个结果文件" in zh.stdout and "已评估" in zh.stdout and "float32" in zh.stdout
     assert "缺失查询计零（missing=zero）" in _flat(zh.stdout)
     assert_chinese(zh.stdout)
     assert "个结果文件的逐查询数值已写入" in zh.stderr
     assert_chinese(zh.stderr)
-    en = _invoke(*args, "--per-query-dir", tmp_path / "en")
+    en = _cli(*args, "--per-query-dir", tmp_path / "en")
     assert en.stdout.startswith("2 runs ")
     assert ("policies: missing=zero; 'missing' = qrels queries absent from the run, 'not in qrels' = run queries "
             "without judgments") in _flat(en.stdout)
@@ -242,11 +232,11 @@ def test_evaluate_option_errors_in_chinese(files: dict[str, Path], case: str) ->
         "plugin": ((files["qrels"], files["bm25"], "--plugin", "no_such_module_xyz"),
                    "cannot import plugin module 'no_such_module_xyz': No module named 'no_such_module_xyz'"),
     }[case]
-    zh = _invoke("evaluate", *args, "--lang", "zh")
-    assert zh.exit_code == 2, zh.output
+    zh = _cli("evaluate", *args, "--lang", "zh")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
     _chinese_error(zh.stderr, allowed=("No module named",))  # Python's own words, shown as they are
-    en = _invoke("evaluate", *args)
-    assert en.exit_code == 2 and en.stderr == f"rankscope: error: {english}\n"
+    en = _cli("evaluate", *args)
+    assert en.returncode == 2 and en.stderr == f"rankscope: error: {english}\n"
 
 
 @pytest.mark.parametrize("case", ["both", "inputs"])
@@ -256,10 +246,10 @@ def test_power_errors_in_chinese(files: dict[str, Path], case: str) -> None:
                  "give either two runs or --sd, not both"),
         "inputs": (("power", files["bm25"], "--delta", "0.02"), "give two run files and --qrels, or --sd and --delta"),
     }[case]
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 2, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
     _chinese_error(zh.stderr)
-    assert _invoke(*args).stderr == f"rankscope: error: {english}\n"
+    assert _cli(*args).stderr == f"rankscope: error: {english}\n"
 
 
 @pytest.mark.parametrize("case", ["spec", "import", "attribute"])
@@ -270,18 +260,18 @@ def test_run_retriever_errors_in_chinese(files: dict[str, Path], case: str) -> N
         "attribute": ("json:lods", "'json' has no 'lods' (did you mean 'loads'?)"),
     }[case]
     args = ("run", "--retriever", spec, "--testset", files["ts"], "--out", files["dir"] / "mine.trec")
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code == 2, zh.output
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
     _chinese_error(zh.stderr, allowed=("No module named",))  # Python's own words, shown as they are
-    en = _invoke(*args)
-    assert en.exit_code == 2 and en.stderr.startswith(f"rankscope: error: {english}")
+    en = _cli(*args)
+    assert en.returncode == 2 and en.stderr.startswith(f"rankscope: error: {english}")
 
 
 def test_serve_in_chinese(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    refused = _invoke("serve", "--host", "0.0.0.0", "--lang", "zh")
-    assert refused.exit_code == 2 and "0.0.0.0" in refused.stderr, refused.output
+    refused = _cli("serve", "--host", "0.0.0.0", "--lang", "zh")
+    assert refused.returncode == 2 and "0.0.0.0" in refused.stderr, refused.stderr
     _chinese_error(refused.stderr)
-    assert _invoke("serve", "--host", "0.0.0.0").stderr.startswith(
+    assert _cli("serve", "--host", "0.0.0.0").stderr.startswith(
         "rankscope: error: refusing to listen on 0.0.0.0 without a token: ")
     import uvicorn
 
@@ -290,21 +280,21 @@ def test_serve_in_chinese(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # the start line only: no server
     monkeypatch.setattr(service_app, "create_app", lambda settings: object())
     db = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    zh = _invoke("serve", "--db", db, "--port", "8123", "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli("serve", "--db", db, "--port", "8123", "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     assert zh.stderr == f"rankscope：服务运行于 http://127.0.0.1:8123/（API 位于 /api/v1，数据库 {db}）\n"
     assert_chinese(zh.stderr)
-    assert _invoke("serve", "--db", db, "--port", "8123").stderr == (
+    assert _cli("serve", "--db", db, "--port", "8123").stderr == (
         f"rankscope: serving on http://127.0.0.1:8123/ (API at /api/v1, database {db})\n")
 
 
 def test_datasets_list_in_chinese() -> None:
-    zh = _invoke("datasets", "list", "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli("datasets", "list", "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     assert "空气动力学论文摘要" in _flat(zh.stdout) and "未声明（研究用测试集，" in zh.stdout
     assert "中文维基百科" in zh.stdout
     assert_chinese(zh.stdout)
-    en = _invoke("datasets", "list")
+    en = _cli("datasets", "list")
     assert "Cranfield II: 1,400 aerodynamics abstracts" in en.stdout and "none stated (research collection" in en.stdout
     from rankscope.datasets import dataset_info
 
@@ -330,9 +320,9 @@ def test_testset_check_lists_ids_the_chinese_way(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps({"id": f"q{i}", "query": "", "relevant_doc_ids": ["d1"]}) + "\n"
                             for i in range(3)))
-    zh = _invoke("testset", "check", path, "--lang", "zh")
+    zh = _cli("testset", "check", path, "--lang", "zh")
     assert "q0、q1、q2" in zh.stdout, zh.stdout
-    assert "q0, q1, q2" in _invoke("testset", "check", path).stdout
+    assert "q0, q1, q2" in _cli("testset", "check", path).stdout
 
 
 def _commands(files: dict[str, Path]) -> dict[str, tuple[Any, ...]]:
@@ -383,17 +373,18 @@ def test_each_command_speaks_chinese_on_real_input(files: dict[str, Path], case:
     (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"dq{i}a", "text": f"问题 q{i} 的答案"},
                                                        ensure_ascii=False) + "\n" for i in range(12)), "utf-8")
     args = _commands(files)[case]
-    zh = _invoke(*args, "--lang", "zh")
-    assert zh.exit_code in (0, 1), zh.output  # check: 1 when a requirement fails
+    zh = _cli(*args, "--lang", "zh")
+    assert zh.returncode in (0, 1), zh.stdout + zh.stderr  # check: 1 when a requirement fails
     assert_chinese(zh.stdout + zh.stderr, allowed=(" vs ",))  # "配对比较：rm3 vs bm25"
-    en = _invoke(*args)
-    assert en.exit_code == zh.exit_code, en.output
+    en = _cli(*args)
+    assert en.returncode == zh.returncode, en.stderr
     if case not in ("datasets", "chunking"):  # the catalog's and CMRC's own Chinese text
-        assert not CJK.search(en.stdout + en.stderr), en.output
+        assert not CJK.search(en.stdout + en.stderr), en.stderr
 
 
+@pytest.mark.slow
 def test_the_demo_speaks_chinese(tmp_path: Path) -> None:
-    zh = _invoke("demo", "--quick", "--dataset", "cmrc2018", "--out", tmp_path, "--no-progress", "--lang", "zh")
-    assert zh.exit_code == 0, zh.output
+    zh = _cli("demo", "--quick", "--dataset", "cmrc2018", "--out", tmp_path, "--no-progress", "--lang", "zh")
+    assert zh.returncode == 0, zh.stdout + zh.stderr
     assert "CMRC 2018（dev）段落检索版" in zh.stdout and "被切开的片段" in zh.stdout
     assert_chinese(zh.stdout + zh.stderr)

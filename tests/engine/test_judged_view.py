@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 import rankscope.engine.prepare as prepare_mod
+from random_runs import random_case
 from rankscope import Qrels, Run, evaluate
 from rankscope.engine.prepare import Prepared, QrelsIndex, prepare
 from rankscope.errors import NoOverlapError
 from rankscope.measures import register_metric, unregister_metric
 from rankscope.measures.registry import all_specs
-from test_agreement_pytrec import random_case
 
 CUTOFFS = (1, 3, 10)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import threading
 from rankscope.measures import parse_metric
@@ -23,6 +25,7 @@ print(len(errors))
 """
 
 
+@pytest.mark.slow
 def test_concurrent_first_use_sees_every_builtin_metric() -> None:
     # a fresh interpreter each time, so the registry's first load is what the threads race on
     for _ in range(3):

@@ -38,7 +38,7 @@ TREE = list(commands(get_command(app)))
 #: every command whose --help typer prints (``rankscope trec_eval --help`` is trec_eval's own usage text)
 PATHS = [path for path, _ in TREE if path != "trec_eval"]
 WIDTH = 100
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 #: the labels of a help page (not a command's or an option's text)
 LABELS = ("Usage: {command}", "Arguments", "Options", "Commands", "[default: {value}]", "({phrase})", "[required]",
           HELP_OPTION)
@@ -141,6 +141,7 @@ def test_help_in_chinese(path: str, capsys: pytest.CaptureFixture[str], monkeypa
         assert cmd.make_context(path, argv[len(path.split()):], resilient_parsing=False) is not None
 
 
+@pytest.mark.slow
 def test_english_help_is_unchanged(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """English help is the code's own: the same before and after Chinese help printed in this process (typer's
     labels are put back), and the same as the Chinese path prints with the catalog switched off."""
@@ -186,6 +187,7 @@ def test_the_help_language_is_decided_as_for_every_command() -> None:
     assert not CJK.search(trec.stdout + trec.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_help_prose_is_never_broken_where_the_source_wraps(lang: str, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from rankscope.cli.app import COMMAND_MODULES, app, main
-
-for _module in COMMAND_MODULES:  # register the commands on `app` for the in-process CliRunner tests
-    importlib.import_module(_module)
+from clirun import cli
+from clirun import outcome as _outcome
 
 QRELS = "q1 0 d1 1\nq2 0 d2 1\n"
 RUN = "q1 Q0 d1 1 2.0 a\nq2 Q0 d3 1 1.0 a\n"
@@ -24,12 +20,6 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     run.write_text(RUN, encoding="utf-8")
     return qrels, run
 
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 def assert_one_error_line(err: str, *needles: str) -> None:
@@ -51,41 +41,41 @@ def test_usage_mistakes_are_one_line(
     files: tuple[Path, Path], capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
 ) -> None:
     qrels, run = files
-    code, out, err = run_main(["evaluate", "--qrels", str(qrels), "--run", str(run), *extra], capsys)
+    code, out, err = _outcome(cli(*["evaluate", "--qrels", str(qrels), "--run", str(run), *extra], width=80))
     assert code == 2 and out == ""
     assert_one_error_line(err, needle, "rankscope evaluate --help")
 
 
 def test_missing_option_and_unknown_command_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_main(["evaluate", "--qrels", "x.qrels"], capsys)
+    code, _, err = _outcome(cli(*["evaluate", "--qrels", "x.qrels"], width=80))
     assert code == 2
     assert_one_error_line(err, "no run given: add --run FILE", "rankscope evaluate QRELS RUN")
-    code, _, err = run_main(["evaluate", "--run", "x.run"], capsys)  # --qrels or --span-qrels + --chunks
+    code, _, err = _outcome(cli(*["evaluate", "--run", "x.run"], width=80))  # --qrels or --span-qrels + --chunks
     assert code == 2
     assert_one_error_line(err, "give either --qrels or --span-qrels")
-    code, _, err = run_main(["evaluat"], capsys)
+    code, _, err = _outcome(cli(*["evaluat"], width=80))
     assert code == 2
     assert_one_error_line(err, "No such command 'evaluat'")
 
 
 def test_no_arguments_still_print_the_help(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_main([], capsys)
+    code, out, err = _outcome(cli(width=80))
     assert code == 2 and "evaluate" in out and "compare" in out and err == ""
 
 
 def test_success_exit_codes_pass_through(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = files
-    assert run_main(["evaluate", "--qrels", str(qrels), "--run", str(run), "-f", "json"], capsys)[0] == 0
-    code, out, _ = run_main(["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.9"], capsys)
+    assert _outcome(cli(*["evaluate", "--qrels", str(qrels), "--run", str(run), "-f", "json"], width=80))[0] == 0
+    code, out, _ = _outcome(cli(*["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.9"], width=80))
     assert code == 1 and "FAIL" in out
 
 
 def test_unwritable_output_is_one_line(files: tuple[Path, Path], tmp_path: Path) -> None:
     qrels, run = files
     summary = run / "summary.md"  # the "folder" is a file: NotADirectoryError, even for root
-    res = CliRunner().invoke(app, ["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.1",
-                                   "--summary", str(summary)])
-    assert res.exit_code == 2
+    res = cli(*["check", "--qrels", str(qrels), "--run", str(run), "-r", "mrr>=0.1",
+                                   "--summary", str(summary)], width=80)
+    assert res.returncode == 2
     assert_one_error_line(res.stderr, str(summary))
 
 
@@ -93,14 +83,14 @@ def test_output_in_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
     source = tmp_path / "ts.json"
     source.write_text('[{"id": "q1", "query": "hello", "relevant": ["d1"]}]', encoding="utf-8")
     target = tmp_path / "nope" / "out.jsonl"
-    res = CliRunner().invoke(app, ["testset", "convert", str(source), str(target)])
-    assert res.exit_code == 2
+    res = cli(*["testset", "convert", str(source), str(target)], width=80)
+    assert res.returncode == 2
     assert_one_error_line(res.stderr, "no such file", f"folder {target.parent} does not exist")
 
 
 def test_demo_out_that_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
-    res = CliRunner().invoke(app, ["demo", "--quick", "--out", str(blocker / "sub")])
-    assert res.exit_code == 2
+    res = cli(*["demo", "--quick", "--out", str(blocker / "sub")], width=80)
+    assert res.returncode == 2
     assert_one_error_line(res.stderr, str(blocker / "sub"))

@@ -29,7 +29,9 @@ from rich.cells import cell_len, chop_cells
 
 from clirun import cli
 
-DATA = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
+pytestmark = pytest.mark.slow(reason="every command and its --help at three widths in two languages (about 285 s)")
+
+DATA = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
 WIDTHS = (60, 80, 120)
 WIDE = 2000  # nothing wraps
 LANGS = ("en", "zh")
@@ -142,7 +144,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "judged.qrels").write_text("".join(
         " ".join([*parts[:3], str((int(parts[3]) + 1) % 4 if i % 3 == 0 else int(parts[3]))]) + "\n"
         for i, parts in enumerate(line.split() for line in lines)))
-    shutil.copyfile(Path(__file__).resolve().parents[1] / "examples" / "questions.json", d / "questions.json")
+    shutil.copyfile(Path(__file__).resolve().parents[2] / "examples" / "questions.json", d / "questions.json")
     topics = ["熊猫", "长城", "黄河", "故宫", "西湖", "泰山", "长江", "敦煌", "丝路", "兵马俑", "天坛", "漓江"]
     corpus, records, queries = {}, [], []
     for i, t in enumerate(topics):

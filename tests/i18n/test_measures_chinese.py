@@ -19,7 +19,7 @@ from prose import assert_chinese
 from rankscope.errors import RankscopeError
 from rankscope.measures import all_specs, parse_metric, parse_metrics
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: (metric text, its English error, a piece of the Chinese one)
 PARSER_ERRORS = [
@@ -211,6 +211,7 @@ def _cli(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Com
                           capture_output=True, text=True, encoding="utf-8", env=base, timeout=120)
 
 
+@pytest.mark.slow
 def test_metrics_command_in_chinese_and_english(tmp_path: Path) -> None:
     zh = _cli("metrics", "--lang", "zh")
     assert zh.returncode == 0, zh.stderr
