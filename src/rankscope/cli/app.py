@@ -7,6 +7,7 @@ never a traceback.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from collections.abc import Callable
@@ -153,8 +154,6 @@ def user_errors(func: F) -> F:
     It also settles the command's language: a ``lang`` parameter left unset (``None``) becomes the default of
     :func:`rankscope.choices.resolve_lang`, and errors are said in that language.
     """
-    import functools
-
     from rankscope.choices import Lang, speaking
 
     @functools.wraps(func)
@@ -191,6 +190,14 @@ def load_plugins(modules: list[str] | None) -> None:
 COMMAND_LINE: list[str] = []
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command of :data:`app`, built once per process: typer reads every command's signature to build it
+    (a third of a second), and a program that calls :func:`main` again (a test suite, a notebook) need not pay it
+    again.  Its help is made to speak the language of each call by :func:`rankscope.cli.help.localize`."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else argv
@@ -212,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     from rankscope.cli.help import localize
 
     try:  # the command, whose help (if printed) says itself in lang
-        code = localize(typer.main.get_command(app), lang)(args=args, prog_name="rankscope", standalone_mode=False)
+        code = localize(_command(), lang)(args=args, prog_name="rankscope", standalone_mode=False)
     except click_errors.ClickException as exc:  # a usage mistake (unknown option, bad choice...): one line
         if isinstance(exc, getattr(click_errors, "NoArgsIsHelpError", ())):  # typer has printed the help
             raise SystemExit(exc.exit_code) from None
