@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# Python keeps the bytecode of what it compiles (rankscope's own sources, and the test modules pytest rewrites): with
+# PYTHONDONTWRITEBYTECODE set, each of the suite's hundreds of processes (test workers, servers, Ray workers,
+# subprocesses) compiled them again, a second or more each
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test demo lint typecheck pytest bench bench-core clean system-deps catalog
 

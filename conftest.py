@@ -389,8 +389,23 @@ SLOW_PATHS: dict[str, str] = {
     "tests/service/test_serve_cli.py": "starts a network server",
     "tests/retrieval/test_e5.py": "runs the e5 model",
     "tests/retrieval/test_e5_frameworks.py": "runs the e5 model in LangChain and LlamaIndex",
-    "tests/retrieval/test_haystack.py": "runs sentence-transformers models",
+    "tests/retrieval/test_haystack.py": "imports Haystack and runs sentence-transformers models",
+    "tests/retrieval/test_fusion_ranx.py": "numba compiles ranx's fusion functions on first use",
+    "tests/trec_eval/test_agreement_pytrec.py": "thousands of random runs against pytrec_eval (about 16 s)",
+    "tests/cli/test_widths.py": "every command and its --help at three widths in two languages",
+    "tests/cli/test_demo_command.py": "runs the whole quick demo (about 10 s)",
+    "tests/service/test_slow.py": "every test waits on a retriever that takes seconds to answer",
 }
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not slow"``, the files of :data:`SLOW_PATHS` are not even imported: every worker collects every
+    file, and some import seconds of libraries (Haystack and torch, ranx and numba) for tests the tier leaves out."""
+    if (config.getoption("markexpr") or "").strip() != "not slow":
+        return None
+    root = Path(str(config.rootpath))
+    where = collection_path.relative_to(root).as_posix() if collection_path.is_relative_to(root) else None
+    return True if where in SLOW_PATHS else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

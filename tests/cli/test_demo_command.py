@@ -14,8 +14,6 @@ from rankscope.engine import evaluate
 from rankscope.io import read_run
 from rankscope.retrieval.fusion import fuse
 
-pytestmark = pytest.mark.slow(reason="runs the whole quick demo (about 23 s)")
-
 
 def test_datasets_list() -> None:
     res = cli("datasets", "list", "--json", width=80)

@@ -29,8 +29,6 @@ from rich.cells import cell_len, chop_cells
 
 from clirun import cli
 
-pytestmark = pytest.mark.slow(reason="every command and its --help at three widths in two languages (about 285 s)")
-
 DATA = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
 WIDTHS = (60, 80, 120)
 WIDE = 2000  # nothing wraps

@@ -17,8 +17,6 @@ from rankscope.data.testset import TestSet
 from rankscope.retrieval import DenseRetriever, LlamaIndexRetriever
 from rankscope.retrieval.e5 import shared_model
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def cmrc() -> TestSet:

@@ -29,7 +29,6 @@ from rankscope.engine.ranking import trec_order
 from rankscope.retrieval.fusion import fuse, ranked_lists, train_fusion
 
 ranx = pytest.importorskip("ranx")
-pytestmark = pytest.mark.slow  # numba compiles ranx on first use (minutes)
 
 N_INPUTS = 24
 SCORE_VALUES = np.array([0.5, 1.0, 1.0, 2.0, 3.0, 3.0, 7.5, 10.0])  # repeated values: ties

@@ -22,8 +22,6 @@ from rankscope.data.testset import TestSet
 from rankscope.errors import InvalidParameterError
 from rankscope.retrieval import HaystackRetriever, as_retriever, evaluate_retriever
 
-pytestmark = pytest.mark.slow
-
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # before Haystack is imported: no network
 haystack = pytest.importorskip("haystack")
 from haystack import Document, Pipeline, component  # noqa: E402

@@ -12,13 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import create_engine, text
 
 from .fake_retriever import FakeRetriever, live_testset
 from .postgres import free_port
-
-pytestmark = pytest.mark.slow  # server processes, and a PostgreSQL variant
 
 N = 800
 

@@ -10,7 +10,6 @@ import dataclasses
 import time
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
@@ -19,8 +18,6 @@ from rankscope.service.settings import Settings
 
 from .conftest import RUN_A, upload_run, upload_testset, wait_job
 from .fake_retriever import FakeRetriever, live_testset
-
-pytestmark = pytest.mark.slow  # every test waits on a retriever that takes seconds to answer
 
 
 def _client(db_url: str, **opts: Any) -> TestClient:

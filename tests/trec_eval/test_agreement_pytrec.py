@@ -29,8 +29,6 @@ from rankscope.errors import UnknownMetricError
 from rankscope.io import read_qrels, read_run
 from rankscope.measures import parse_metric
 
-pytestmark = pytest.mark.slow(reason="thousands of random runs against pytrec_eval (about 28 s)")
-
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 # pytrec_eval measure families to request; every key they produce is a valid rankscope name

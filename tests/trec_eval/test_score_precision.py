@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_agreement_pytrec import float32_case, reordered_queries
 
 from rankscope import Qrels, Run, evaluate
 from rankscope.trec_eval import run_trec_eval
-from test_agreement_pytrec import float32_case, reordered_queries
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
