@@ -25,7 +25,7 @@ def minilm(tmp_path_factory: pytest.TempPathFactory) -> DenseRetriever:
     return DenseRetriever(CORPUS, cache_dir=tmp_path_factory.mktemp("emb"))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="runs the all-MiniLM-L6-v2 model")
 def test_real_model_finds_paraphrases(minilm: DenseRetriever) -> None:
     assert minilm.dim == 384
     queries = ["a kitten resting on a rug", "equity markets dropped", "weather forecast storm",
@@ -34,6 +34,7 @@ def test_real_model_finds_paraphrases(minilm: DenseRetriever) -> None:
     assert top == ["cat", "stocks", "rain", "wing", "pasta"]
 
 
+@pytest.mark.slow(reason="runs the all-MiniLM-L6-v2 model")
 def test_scores_are_cosine_and_batch_equals_single(minilm: DenseRetriever) -> None:
     q = "a kitten resting on a rug"
     hits = minilm.search(q, k=5)
@@ -48,6 +49,7 @@ def test_scores_are_cosine_and_batch_equals_single(minilm: DenseRetriever) -> No
     assert hits[0].text == CORPUS["cat"]
 
 
+@pytest.mark.slow(reason="runs the all-MiniLM-L6-v2 model")
 def test_bfloat16_is_close_to_float32(minilm: DenseRetriever) -> None:
     bf = DenseRetriever(CORPUS, precision="bfloat16", cache=False)
     cos = (bf.embeddings * minilm.embeddings).sum(axis=1)
@@ -91,6 +93,7 @@ def test_ties_ordered_by_doc_id_descending_and_faiss_agrees(tmp_path: Path) -> N
     assert [h.id for h in flat.search("same", k=3)] == ["c", "b", "a"]
 
 
+@pytest.mark.slow(reason="runs the all-MiniLM-L6-v2 model")
 def test_faiss_and_numpy_backends_agree(minilm: DenseRetriever) -> None:
     pytest.importorskip("faiss")
     folder = minilm.cache_path.parent if minilm.cache_path else None

@@ -111,6 +111,7 @@ def test_cli_chunking(tmp_path):
     assert bad.exit_code == 2 and "did you mean 'fixed'" in bad.output and "Traceback" not in bad.output
 
 
+@pytest.mark.slow(reason="jieba tokenizes the bundled CMRC 2018 corpus once per chunking (about 10 s)")
 def test_cli_chunking_on_the_bundled_chinese_set():
     out = CliRunner().invoke(app, ["chunking", "--dataset", "cmrc2018", "-c", "fixed:128", "-c", "fixed:512",
                                    "--max-queries", "60", "-k", "3", "--lang", "zh"])
