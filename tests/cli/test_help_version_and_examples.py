@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from typer.main import get_command
-from typer.testing import CliRunner
 
+from clirun import cli
 from rankscope import __version__
 from rankscope.cli.app import COMMAND_MODULES, app, main
 
@@ -34,9 +34,9 @@ ALL = list(commands())
 
 
 def help_text(path: tuple[str, ...]) -> str:
-    result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200, env={"COLUMNS": "200"})
-    assert result.exit_code == 0, result.output
-    return result.output
+    result = cli(*path, "--help", width=200)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    return result.stdout
 
 
 def test_version_and_trec_eval_listed(capsys: pytest.CaptureFixture[str]) -> None:

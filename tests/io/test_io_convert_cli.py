@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 import rankscope
+from clirun import cli
 from conftest import TREC_TESTS, require
 from rankscope.errors import RankscopeError
 from rankscope.io import as_qrels, as_run, read_trec_qrels, read_trec_run
@@ -93,17 +94,9 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def _invoke(*args: str) -> tuple[int, str, str]:
-    """Run ``rankscope evaluate ARGS`` in-process; (exit code, stdout, stderr)."""
-    import importlib
-
-    from typer.testing import CliRunner
-
-    from rankscope.cli.app import COMMAND_MODULES, app
-
-    for mod in COMMAND_MODULES:  # as main() does: every command registered, so "evaluate" is a subcommand
-        importlib.import_module(mod)
-    res = CliRunner().invoke(app, ["evaluate", *args])
-    return res.exit_code, res.stdout, res.stderr
+    """Run ``rankscope evaluate ARGS`` in-process in an 80-column terminal; (exit code, stdout, stderr)."""
+    res = cli("evaluate", *args, width=80)
+    return res.returncode, res.stdout, res.stderr
 
 
 def _one_line_error(code: int, stderr: str) -> str:

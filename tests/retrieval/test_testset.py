@@ -6,12 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-import rankscope.cli.testset_cmd  # noqa: F401  (registers the command)
+from clirun import cli
 from conftest import DATA, require
 from rankscope import TestSet
-from rankscope.cli.app import app
 from rankscope.data.testset import Query
 from rankscope.data.testset_audit import audit_testset
 from rankscope.errors import DuplicateEntryError, EmptyInputError, InvalidParameterError, ParseError, RankscopeError
@@ -138,18 +136,17 @@ def test_cli_testset_check_table_and_json(tmp_path: Path) -> None:
     path = tmp_path / "seed.json"
     data = [*SEED, {"query": "python编程语言!", "relevant_docs": []}]
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    runner = CliRunner()
-    out = runner.invoke(app, ["testset", "check", str(path), "--format", "json"])
-    assert out.exit_code == 0, out.output
+    out = cli("testset", "check", path, "--format", "json")
+    assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["duplicates"] == [["q1", "q4"]] and report["no_relevant"] == ["q4"]
     assert report["grades"] == {"1": 3, "2": 2, "3": 2}
-    table = runner.invoke(app, ["testset", "check", str(path)])
-    assert table.exit_code == 0 and "duplicate queries" in table.stdout and "2 problems found" in table.stdout
-    strict = runner.invoke(app, ["testset", "check", str(path), "--strict"])
-    assert strict.exit_code == 1
-    missing = runner.invoke(app, ["testset", "check", str(tmp_path / "nope.json")])
-    assert missing.exit_code == 2 and "rankscope: error:" in missing.output
+    table = cli("testset", "check", path, width=80)
+    assert table.returncode == 0 and "duplicate queries" in table.stdout and "2 problems found" in table.stdout
+    strict = cli("testset", "check", path, "--strict")
+    assert strict.returncode == 1
+    missing = cli("testset", "check", tmp_path / "nope.json")
+    assert missing.returncode == 2 and "rankscope: error:" in missing.stderr
 
 
 @pytest.mark.parametrize(("folder", "split"), [("beir_scifact", "test"), ("zh_cmrc2018_retrieval", "dev")])
@@ -184,11 +181,10 @@ def test_beir_round_trip(tmp_path: Path) -> None:
 def test_cli_testset_convert(tmp_path: Path) -> None:
     src = tmp_path / "seed.json"
     src.write_text(json.dumps(SEED, ensure_ascii=False), encoding="utf-8")
-    runner = CliRunner()
-    out = runner.invoke(app, ["testset", "convert", str(src), str(tmp_path / "beir")])
-    assert out.exit_code == 0 and "3 queries, 7 judgments" in out.stdout
-    out = runner.invoke(app, ["testset", "convert", str(tmp_path / "beir"), str(tmp_path / "t.jsonl")])
-    assert out.exit_code == 0, out.output
+    out = cli("testset", "convert", src, tmp_path / "beir", width=80)
+    assert out.returncode == 0 and "3 queries, 7 judgments" in out.stdout
+    out = cli("testset", "convert", tmp_path / "beir", tmp_path / "t.jsonl")
+    assert out.returncode == 0, out.stderr
     assert TestSet.from_jsonl(tmp_path / "t.jsonl").judgments() == TestSet.from_json(src).judgments()
-    bad = runner.invoke(app, ["testset", "convert", str(tmp_path / "missing.json"), str(tmp_path / "x.json")])
-    assert bad.exit_code == 2 and "no such file" in bad.output
+    bad = cli("testset", "convert", tmp_path / "missing.json", tmp_path / "x.json", width=80)
+    assert bad.returncode == 2 and "no such file" in bad.stderr

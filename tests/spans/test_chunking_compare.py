@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 import rankscope as rs
+from clirun import cli
 from rankscope.chunking import compare_chunkings, split
-from rankscope.cli.app import COMMAND_MODULES, app
 from rankscope.data.spans import SpanQrels
 from rankscope.data.testset import Query, TestSet
 from rankscope.errors import EmptyInputError, InvalidParameterError
-
-for _module in COMMAND_MODULES:
-    importlib.import_module(_module)
 
 TOPICS = ["熊猫", "长城", "黄河", "故宫", "西湖", "泰山", "长江", "敦煌", "丝路", "兵马俑", "天坛", "漓江"]
 
@@ -98,25 +93,26 @@ def test_errors():
 def test_cli_chunking(tmp_path):
     ts = corpus_and_spans()
     ts.to_json(tmp_path / "topics.json")
-    out = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixed:12", "-c", "fixed:40",
-                                   "-k", "2", "-f", "json", "--report", str(tmp_path / "r.html")])
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output[: out.output.rindex("}") + 1])
+    out = cli("chunking", tmp_path / "topics.json", "-c", "fixed:12", "-c", "fixed:40", "-k", "2", "-f", "json",
+              "--report", tmp_path / "r.html")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
     assert [r["chunking"] for r in data["table"]] == ["fixed:12", "fixed:40"]
     assert (tmp_path / "r.html").exists()
-    table = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixed:12", "-c", "sentences",
-                                     "--from-answers"])
-    assert table.exit_code == 2 and "no reference answers" in table.output
-    bad = CliRunner().invoke(app, ["chunking", str(tmp_path / "topics.json"), "-c", "fixd:12", "-c", "fixed:40"])
-    assert bad.exit_code == 2 and "did you mean 'fixed'" in bad.output and "Traceback" not in bad.output
+    table = cli("chunking", tmp_path / "topics.json", "-c", "fixed:12", "-c", "sentences", "--from-answers",
+                width=80)
+    assert table.returncode == 2 and "no reference answers" in table.stderr
+    bad = cli("chunking", tmp_path / "topics.json", "-c", "fixd:12", "-c", "fixed:40", width=80)
+    assert bad.returncode == 2 and "did you mean 'fixed'" in bad.stderr
+    assert "Traceback" not in bad.stdout + bad.stderr
 
 
 @pytest.mark.slow(reason="jieba tokenizes the bundled CMRC 2018 corpus once per chunking (about 10 s)")
 def test_cli_chunking_on_the_bundled_chinese_set():
-    out = CliRunner().invoke(app, ["chunking", "--dataset", "cmrc2018", "-c", "fixed:128", "-c", "fixed:512",
-                                   "--max-queries", "60", "-k", "3", "--lang", "zh"])
-    assert out.exit_code == 0, out.output
-    assert "分块方案" in out.output and "span_recall@3" in out.output
+    out = cli("chunking", "--dataset", "cmrc2018", "-c", "fixed:128", "-c", "fixed:512", "--max-queries", "60",
+              "-k", "3", "--lang", "zh", width=80)
+    assert out.returncode == 0, out.stderr
+    assert "分块方案" in out.stdout and "span_recall@3" in out.stdout
 
 
 def test_only_what_is_comparable_across_chunkings_is_tested_fast(capsys):

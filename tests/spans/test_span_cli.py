@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 
-from typer.testing import CliRunner
-
+from clirun import cli
 from prose import unwrap
-from rankscope.cli.app import COMMAND_MODULES, app
-
-for _module in COMMAND_MODULES:  # register the commands on `app` for the in-process CliRunner tests
-    importlib.import_module(_module)
-
-runner = CliRunner()
 
 
 def files(tmp_path):
@@ -26,16 +18,16 @@ def files(tmp_path):
 
 def test_evaluate_with_span_qrels(tmp_path):
     spans, chunks, run = files(tmp_path)
-    out = runner.invoke(app, ["evaluate", "--span-qrels", spans, "--chunks", chunks, "--run", run,
-                              "-m", "span_recall@1", "-m", "span_precision@2", "-m", "ndcg@10", "-f", "json"])
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    out = cli("evaluate", "--span-qrels", spans, "--chunks", chunks, "--run", run,
+              "-m", "span_recall@1", "-m", "span_precision@2", "-m", "ndcg@10", "-f", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
     assert data["mean"] == {"span_recall@1": 0.25, "span_precision@2": 0.25, "ndcg@10": 0.5}
     assert data["spans"]["chunk_rule"] == "chars>=1" and data["spans"]["coverage"]["cut"] == 1
-    table = runner.invoke(app, ["evaluate", "--span-qrels", spans, "--chunks", chunks, "--run", run,
-                                "-m", "span_recall@1", "--rule", "contains"])
-    assert table.exit_code == 0 and "chunk qrels by rule fraction>=1" in table.output
-    assert "1 cut by a chunk boundary" in table.output
+    table = cli("evaluate", "--span-qrels", spans, "--chunks", chunks, "--run", run,
+                "-m", "span_recall@1", "--rule", "contains", width=80)
+    assert table.returncode == 0 and "chunk qrels by rule fraction>=1" in table.stdout
+    assert "1 cut by a chunk boundary" in table.stdout
 
 
 def test_evaluate_span_errors_exit_2(tmp_path):
@@ -44,32 +36,30 @@ def test_evaluate_span_errors_exit_2(tmp_path):
                       ([], "give either --qrels or --span-qrels"),
                       (["--span-qrels", spans, "--chunks", chunks, "--rule", "most"], "unknown chunk rule 'most'"),
                       (["--qrels", spans, "--chunks", chunks], "--chunks goes with --span-qrels")]:
-        out = runner.invoke(app, ["evaluate", "--run", run, "-m", "span_recall@1", *args])
-        assert out.exit_code == 2 and msg in out.output, (args, out.output)
+        out = cli("evaluate", "--run", run, "-m", "span_recall@1", *args, width=80)
+        assert out.returncode == 2 and msg in out.stderr, (args, out.stderr)
     (tmp_path / "bad.jsonl").write_text('{"query_id": "q1", "doc_id": "d1", "start": 5, "end": "x"}\n')
-    out = runner.invoke(app, ["evaluate", "--run", run, "--span-qrels", str(tmp_path / "bad.jsonl"),
-                              "--chunks", chunks, "-m", "span_recall@1"])
-    assert out.exit_code == 2 and "bad.jsonl:1: field 'end': must be an integer, got 'x'" in out.output
-    assert "Traceback" not in out.output
+    out = cli("evaluate", "--run", run, "--span-qrels", tmp_path / "bad.jsonl", "--chunks", chunks,
+              "-m", "span_recall@1", width=80)
+    assert out.returncode == 2 and "bad.jsonl:1: field 'end': must be an integer, got 'x'" in out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
 
 
 def test_spans_to_qrels_and_split(tmp_path):
     spans, chunks, run = files(tmp_path)
-    out = runner.invoke(app, ["spans", "to-qrels", spans, "--chunks", chunks, "-o", str(tmp_path / "q.trec"),
-                              "--rule", "contains"])
-    assert out.exit_code == 0, out.output
+    out = cli("spans", "to-qrels", spans, "--chunks", chunks, "-o", tmp_path / "q.trec", "--rule", "contains")
+    assert out.returncode == 0, out.stderr
     assert (tmp_path / "q.trec").read_text().splitlines() == ["q1 0 d1#0 0", "q1 0 d1#1 0", "q2 0 d2#0 2"]
-    assert "rule fraction>=1" in unwrap(out.output) and "1 cut by a chunk boundary" in unwrap(out.output)
+    assert "rule fraction>=1" in unwrap(out.stderr) and "1 cut by a chunk boundary" in unwrap(out.stderr)
     # the derived qrels work with every command, e.g. the gate
-    gate = runner.invoke(app, ["check", "--qrels", str(tmp_path / "q.trec"), "--run", run, "-r", "mrr>=0.1"])
-    assert gate.exit_code in (0, 1) and "Traceback" not in gate.output
+    gate = cli("check", "--qrels", tmp_path / "q.trec", "--run", run, "-r", "mrr>=0.1")
+    assert gate.returncode in (0, 1) and "Traceback" not in gate.stdout + gate.stderr
     from rankscope.data.spans import SpanQrels
     from rankscope.data.testset import Query, TestSet
 
     corpus = {"d1": "x" * 20, "d2": "y" * 10}
     TestSet([Query("q1", "a"), Query("q2", "b")], None, corpus, spans=SpanQrels.from_file(spans)).to_json(
         tmp_path / "ts.json")
-    out = runner.invoke(app, ["spans", "split", str(tmp_path / "ts.json"), "-c", "fixed:8", "-o",
-                              str(tmp_path / "c.jsonl")])
-    assert out.exit_code == 0, out.output
-    assert "5 chunks of 2 documents" in out.output and "2 judged spans" in out.output
+    out = cli("spans", "split", tmp_path / "ts.json", "-c", "fixed:8", "-o", tmp_path / "c.jsonl", width=80)
+    assert out.returncode == 0, out.stderr
+    assert "5 chunks of 2 documents" in out.stderr and "2 judged spans" in out.stderr

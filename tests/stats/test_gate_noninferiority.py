@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
+from clirun import cli
 from rankscope import Qrels, Run
-from rankscope.cli.app import COMMAND_MODULES, app
 from rankscope.errors import InvalidParameterError
 from rankscope.gate import check, parse_max_drop, parse_requirement
 from rankscope.io import write_trec_qrels, write_trec_run
@@ -43,16 +41,13 @@ def test_wilcoxon_never_passes_a_mean_drop_twice_the_margin() -> None:
 
 
 def test_wilcoxon_with_max_drop_exits_2_in_the_cli(tmp_path: Path) -> None:
-    for mod in COMMAND_MODULES:
-        importlib.import_module(mod)
     qrels, run, base = _issue_case()
     write_trec_qrels(qrels, tmp_path / "q.txt")
     write_trec_run(run, tmp_path / "new.run")
     write_trec_run(base, tmp_path / "base.run")
-    res = CliRunner().invoke(app, ["check", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "new.run"),
-                                   "--baseline", str(tmp_path / "base.run"), "--max-drop", "ndcg@10=0.05",
-                                   "--test", "wilcoxon"])
-    assert res.exit_code == 2
+    res = cli("check", "--qrels", tmp_path / "q.txt", "--run", tmp_path / "new.run",
+              "--baseline", tmp_path / "base.run", "--max-drop", "ndcg@10=0.05", "--test", "wilcoxon", width=80)
+    assert res.returncode == 2
     assert "pseudo-median" in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
 
