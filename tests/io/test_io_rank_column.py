@@ -14,21 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli, outcome
 from conftest import DATA, require
 from prose import whole_lines
-from rankscope.cli.app import main
 from rankscope.engine import evaluate
 from rankscope.errors import InvalidParameterError, ParseError
 from rankscope.io import read_qrels, read_run, read_trec_run
 
 DL = DATA / "runs_dl_hard" / "dataset"
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    cap = capsys.readouterr()
-    return int(info.value.code or 0), cap.out, cap.err
 
 
 @pytest.fixture(scope="module")
@@ -72,33 +65,32 @@ def test_api_reads_rank_column_like_the_trec_file(dl_hard: dict[str, Path]) -> N
     assert read_run(dl_hard["txt"], format="trec").notices[0].kind == "rank_column"
 
 
-def test_cli_summary_line_and_json_say_rank(dl_hard: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_summary_line_and_json_say_rank(dl_hard: dict[str, Path]) -> None:
     expected = mrr10(dl_hard["qrels"], read_trec_run(dl_hard["trec"]))
     base = ["evaluate", "--qrels", str(dl_hard["qrels"]), "-m", "mrr@10", "-l", "2"]
-    code, out, err = run_main([*base, "--run", str(dl_hard["tsv"])], capsys)
+    code, out, err = outcome(cli(*base, "--run", str(dl_hard["tsv"]), width=80))
     assert code == 0, err
     summary = [ln for ln in whole_lines(out).splitlines() if "queries evaluated" in ln]
     assert len(summary) == 1 and "column 3 read as rank, 1 = best" in summary[0]
     assert f"{expected:.4f}" in out
-    code, out, _ = run_main([*base, "--run", str(dl_hard["tsv"]), "-f", "json"], capsys)
+    code, out, _ = outcome(cli(*base, "--run", str(dl_hard["tsv"]), "-f", "json", width=80))
     data = json.loads(out)
     assert data["mean"]["mrr@10"] == pytest.approx(expected, abs=1e-12)
     assert data["notices"][0]["kind"] == "rank_column"
 
 
-def test_shuffled_file_is_an_error_then_columns_reads_it(dl_hard: dict[str, Path],
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_shuffled_file_is_an_error_then_columns_reads_it(dl_hard: dict[str, Path]) -> None:
     expected = mrr10(dl_hard["qrels"], read_trec_run(dl_hard["trec"]))
     with pytest.raises(ParseError, match=r"--columns qid,docid,rank.*read_run\(\.\.\., columns="):
         read_run(dl_hard["shuffled"])
     base = ["evaluate", "--qrels", str(dl_hard["qrels"]), "-m", "mrr@10", "-l", "2", "--run", str(dl_hard["shuffled"])]
-    code, out, err = run_main(base, capsys)
+    code, out, err = outcome(cli(*base, width=80))
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "--columns qid,docid,rank" in err and "shuffled.tsv:" in err
     run = read_run(dl_hard["shuffled"], columns="qid,docid,rank")
     assert run.notices == ()  # the caller said so: nothing was guessed
     assert mrr10(dl_hard["qrels"], run) == pytest.approx(expected, abs=1e-12)
-    code, out, err = run_main([*base, "--columns", "qid,docid,rank", "-f", "json"], capsys)
+    code, out, err = outcome(cli(*base, "--columns", "qid,docid,rank", "-f", "json", width=80))
     assert code == 0, err
     assert json.loads(out)["mean"]["mrr@10"] == pytest.approx(expected, abs=1e-12)
 

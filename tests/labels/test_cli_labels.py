@@ -7,19 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli, outcome
 from prose import unwrap
-from rankscope.cli.app import main
 from rankscope.io import read_trec_qrels
 from rankscope.labels.provenance import read_labels
 
 from .fake_llm import FakeLLM
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return int(exit_info.value.code or 0), captured.out, captured.err
 
 
 def one_error(err: str, needle: str) -> None:
@@ -42,10 +35,10 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     pool = tmp_path / "pool.jsonl"
-    code, out, _ = run_main(["pool", "--runs", files["a.trec"], files["b.trec"], "--qrels", files["human.qrels"],
-                             "--depth", 3, "--out", pool], capsys)
+    code, out, _ = outcome(cli("pool", "--runs", files["a.trec"], files["b.trec"], "--qrels", files["human.qrels"],
+                             "--depth", 3, "--out", pool, width=80))
     assert code == 0 and "pool: 9 documents to judge over 2 queries" in out
     recs = [json.loads(x) for x in pool.read_text().splitlines()]
     assert recs[0] == {"query_id": "q1", "doc_id": "d14", "best_rank": 1, "runs": {"b": 1}}
@@ -57,13 +50,13 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
     with FakeLLM(api_key="sk-test-secret-42") as llm:
         base = ["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", files["corpus.jsonl"],
                 "--base-url", llm.url, "--model", "fake-judge", "--api-key-env", "LLM_TEST_KEY", "--cache", cache]
-        code, out, err = run_main([*base, "--dry-run", "--price-in", "0.5", "--price-out", "1.5"], capsys)
+        code, out, err = outcome(cli(*base, "--dry-run", "--price-in", "0.5", "--price-out", "1.5", width=80))
         assert code == 0 and llm.calls == 0
         assert "9 pairs, 9 distinct texts, 0 in the cache, 9 calls to make" in unwrap(out) and "estimated cost" in out
-        code, out, err = run_main([*base, "--out", model_qrels, "--no-progress"], capsys)
+        code, out, err = outcome(cli(*base, "--out", model_qrels, "--no-progress", width=80))
         assert code == 0 and llm.calls == 9, err
         assert "9 graded, 0 failed; 0 from the cache, 9 judged now" in unwrap(out)
-        code, out, _ = run_main([*base, "--out", model_qrels, "--format", "json"], capsys)
+        code, out, _ = outcome(cli(*base, "--out", model_qrels, "--format", "json", width=80))
         summary = json.loads(out)
         assert (summary["from_cache"], summary["judged_now"], llm.calls) == (9, 0, 9)
         for text in (out, err, model_qrels.read_text(), (tmp_path / "model.qrels.provenance.jsonl").read_text()):
@@ -74,8 +67,8 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
     assert labels.models() == ["fake-judge / graded-1/en"]
 
     combined = tmp_path / "all.qrels"
-    code, out, _ = run_main(["pool", "--runs", files["a.trec"], files["b.trec"], "--qrels", files["human.qrels"],
-                             "--judged", model_qrels, "--depth", 3, "--combined-out", combined, "-f", "json"], capsys)
+    code, out, _ = outcome(cli("pool", "--runs", files["a.trec"], files["b.trec"], "--qrels", files["human.qrels"],
+                             "--judged", model_qrels, "--depth", 3, "--combined-out", combined, "-f", "json", width=80))
     data = json.loads(out)
     assert data["pool_size"] == 0 and data["labels"] == {"human": 3, "model": 9, "failed": 0}
     a = data["judged_before"][0]
@@ -83,7 +76,7 @@ def test_pool_then_judge_then_pool_again(files: dict[str, Path], tmp_path: Path,
     assert read_labels(combined).counts() == {"human": 3, "model": 9, "failed": 0}
 
 
-def test_judge_records_failures(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_judge_records_failures(files: dict[str, Path], tmp_path: Path) -> None:
     pool = tmp_path / "pool.jsonl"
     pool.write_text('{"query_id": "q1", "doc_id": "d11"}\n{"query_id": "q1", "doc_id": "bad"}\n'
                     '{"query_id": "q1", "doc_id": "nope"}\n')
@@ -91,9 +84,9 @@ def test_judge_records_failures(files: dict[str, Path], tmp_path: Path, capsys: 
     corpus.write_text("d11\tfine passage grade=2\nbad\tbroken [[malformed]]\n")
     out = tmp_path / "m.qrels"
     with FakeLLM() as llm:
-        code, _, err = run_main(["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", corpus,
+        code, _, err = outcome(cli("judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", corpus,
                                  "--base-url", llm.url, "--model", "m", "--out", out, "--no-cache",
-                                 "--parse-retries", 1], capsys)
+                                 "--parse-retries", 1, width=80))
     assert code == 1  # more failures than --max-failures (10%) allows: the labels are written all the same
     assert "2 of 3 pairs have no grade (1 missing text, 1 unreadable reply)" in unwrap(err)
     assert "more than --max-failures 10% allows (0)" in unwrap(err)
@@ -108,42 +101,41 @@ def test_judge_records_failures(files: dict[str, Path], tmp_path: Path, capsys: 
     (["--api-key-env", "SURELY_UNSET_VAR_H13"], "SURELY_UNSET_VAR_H13"),
     (["--lang", "fr"], "'--lang'"),
 ])
-def test_judge_user_errors(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_judge_user_errors(files: dict[str, Path], tmp_path: Path,
                            args: list[str], needle: str) -> None:
     pool = tmp_path / "pool.jsonl"
     pool.write_text('{"query_id": "q1", "doc_id": "d11"}\n')
     base = {"--base-url": "http://127.0.0.1:9/v1"}
     base.update(dict(zip(args[::2], args[1::2])))
     flat = [x for kv in base.items() for x in kv]
-    code, _, err = run_main(["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus",
+    code, _, err = outcome(cli("judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus",
                              files["corpus.jsonl"], "--model", "m", "--out", tmp_path / "o.qrels", "--no-cache",
-                             *flat], capsys)
+                             *flat, width=80))
     assert code == 2
     one_error(err, needle)
 
 
-def test_file_errors_name_file_and_line(files: dict[str, Path], tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_file_errors_name_file_and_line(files: dict[str, Path], tmp_path: Path) -> None:
     pool = tmp_path / "pool.jsonl"
     pool.write_text('{"query_id": "q1", "doc_id": "d11"}\n{"query_id": 5}\n')
-    code, _, err = run_main(["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--base-url",
-                             "http://127.0.0.1:9/v1", "--model", "m", "--dry-run"], capsys)
+    code, _, err = outcome(cli("judge", "--pool", pool, "--queries", files["queries.jsonl"], "--base-url",
+                             "http://127.0.0.1:9/v1", "--model", "m", "--dry-run", width=80))
     assert code == 2
     one_error(err, "pool.jsonl:2: doc_id must be a non-empty string")
     bad = tmp_path / "corpus.jsonl"
     bad.write_text('{"_id": "d1", "text": "x"}\n{"_id": "d1", "text": "y"}\n')
     pool.write_text('{"query_id": "q1", "doc_id": "d11"}\n')
-    code, _, err = run_main(["judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", bad,
-                             "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--dry-run"], capsys)
+    code, _, err = outcome(cli("judge", "--pool", pool, "--queries", files["queries.jsonl"], "--corpus", bad,
+                             "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--dry-run", width=80))
     one_error(err, "corpus.jsonl:2: id 'd1' occurs twice")
-    code, _, err = run_main(["pool", "--runs", files["a.trec"], "--depth", 0], capsys)
+    code, _, err = outcome(cli("pool", "--runs", files["a.trec"], "--depth", 0, width=80))
     assert code == 2
     one_error(err, "depth must be an integer >= 1")
-    code, _, err = run_main(["pool", "--runs", files["a.trec"], tmp_path / "missing.trec"], capsys)
+    code, _, err = outcome(cli("pool", "--runs", files["a.trec"], tmp_path / "missing.trec", width=80))
     one_error(err, "missing.trec: no such file")
 
 
-def test_agreement_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_agreement_cli(tmp_path: Path) -> None:
     human, model = tmp_path / "h.qrels", tmp_path / "m.qrels"
     human.write_text("".join(f"q{q} 0 d{d} {(q + d) % 4}\n" for q in range(8) for d in range(10)))
     model.write_text("".join(f"q{q} 0 d{d} {(q + d) % 4 if d % 5 else 0}\n" for q in range(8) for d in range(10)))
@@ -153,12 +145,12 @@ def test_agreement_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         p.write_text("".join(f"q{q} Q0 d{d} 1 {((q + d) % 4) * r + (d % 3)} r{r}\n" for q in range(8)
                              for d in range(10)))
         runs.append(p)
-    code, out, _ = run_main(["agreement", "--qrels", human, "--judged", model, "--runs", *runs, "-f", "json",
-                             "--bootstrap", 200], capsys)
+    code, out, _ = outcome(cli("agreement", "--qrels", human, "--judged", model, "--runs", *runs, "-f", "json",
+                             "--bootstrap", 200, width=80))
     assert code == 0
     data = json.loads(out)
     assert data["labels"]["pairs_judged_by_both"] == 80
     assert len(data["ranking"]["pairs"]) == 3 and data["ranking"]["rankings"][0]["metric"] == "ndcg@10"
     assert any("κ" in line for line in data["reading"])
-    code, out, _ = run_main(["agreement", "--qrels", human, "--judged", model, "--lang", "zh"], capsys)
+    code, out, _ = outcome(cli("agreement", "--qrels", human, "--judged", model, "--lang", "zh", width=80))
     assert code == 0 and "Landis&Koch分级" in "".join(out.split()) and "混淆矩阵" in out and "confusion" not in out

@@ -11,19 +11,12 @@ import pytest
 from report_fixtures import METRICS, shared_comparison, shared_inputs
 
 import rankscope as rs
+from clirun import cli, outcome
 from rankscope import display
-from rankscope.cli.app import main
 from rankscope.comparison import Comparison
 from rankscope.engine import EvaluationResult
 from rankscope.errors import InvalidParameterError, ParseError
 from rankscope.gate import check
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    cap = capsys.readouterr()
-    return int(info.value.code or 0), cap.out, cap.err
 
 
 def rich_result() -> EvaluationResult:
@@ -75,7 +68,7 @@ def test_comparison_save_load_round_trips_every_field(tmp_path: Path) -> None:
         rs.load(bad)
 
 
-def test_compare_a_saved_evaluation_with_todays_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_a_saved_evaluation_with_todays_run(tmp_path: Path) -> None:
     qrels, runs = shared_inputs()
     last_month = rs.evaluate(qrels, runs["bm25"], METRICS)
     path = tmp_path / "bm25-2026-04.json"
@@ -95,18 +88,18 @@ def test_compare_a_saved_evaluation_with_todays_run(tmp_path: Path, capsys: pyte
     q, r = tmp_path / "qrels.txt", tmp_path / "hybrid.trec"
     rs.io.write_qrels(qrels, q)
     rs.io.write_run(runs["hybrid"], r)
-    code, out, err = run_main(["compare", str(path), str(r), "--qrels", str(q), "-f", "json"], capsys)
+    code, out, err = outcome(cli("compare", str(path), str(r), "--qrels", str(q), "-f", "json", width=80))
     assert code == 0, err
     data = json.loads(out)
     assert data["systems"] == ["bm25-2026-04", "hybrid"]
     assert data["means"]["bm25-2026-04"] == pytest.approx(fresh.means["bm25"], abs=1e-15)
     saved_c = tmp_path / "c.json"
-    code, _, err = run_main(["compare", str(path), str(path), "--save", str(saved_c)], capsys)
+    code, _, err = outcome(cli("compare", str(path), str(path), "--save", str(saved_c), width=80))
     assert code == 2 and "same run file" in err  # twice the same file
-    code, _, err = run_main(["evaluate", str(q), str(r), "-m", ",".join(METRICS), "--save",
-                             str(tmp_path / "hybrid.json")], capsys)
+    code, _, err = outcome(cli("evaluate", str(q), str(r), "-m", ",".join(METRICS), "--save",
+                             str(tmp_path / "hybrid.json"), width=80))
     assert code == 0 and "evaluation saved" in err
-    code, out, err = run_main(["compare", str(path), str(tmp_path / "hybrid.json"), "--save", str(saved_c)], capsys)
+    code, out, err = outcome(cli("compare", str(path), str(tmp_path / "hybrid.json"), "--save", str(saved_c), width=80))
     assert code == 0, err  # saved evaluations alone need no qrels
     assert isinstance(rs.load(saved_c), Comparison)
 

@@ -11,7 +11,7 @@ from report_fixtures import METRICS, shared_comparison, shared_inputs
 from rich.console import Console
 
 import rankscope as rs
-from rankscope.cli.app import main
+from clirun import cli, outcome
 from rankscope.engine.ceilings import perfect_run
 from rankscope.report.run_report import build_run_report
 from rankscope.report.run_terminal import print_run_verdict
@@ -19,13 +19,6 @@ from rankscope.report.tables import standards_table
 from rankscope.report.terminal import print_comparison
 
 EXTENSIONS = (".html", ".md", ".json", ".tex")
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    cap = capsys.readouterr()
-    return int(info.value.code or 0), cap.out, cap.err
 
 
 def _scenario_in(text: str, lang: str = "en") -> bool:
@@ -89,27 +82,27 @@ def test_a_perfect_run_is_rated_in_the_best_band() -> None:
 
 
 @pytest.mark.slow
-def test_cli_evaluate_positional_report_scenario_lang(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_evaluate_positional_report_scenario_lang(tmp_path: Path) -> None:
     qrels, runs = shared_inputs()
     q, r = tmp_path / "qrels.txt", tmp_path / "bm25.trec"
     rs.io.write_qrels(qrels, q)
     rs.io.write_run(runs["bm25"], r)
-    code, out, err = run_main(["evaluate", str(q), str(r), "-m", ",".join(METRICS), "--scenario", "faq"], capsys)
+    code, out, err = outcome(cli("evaluate", str(q), str(r), "-m", ",".join(METRICS), "--scenario", "faq", width=80))
     assert code == 0, err
     assert re.search(r"P@5\s+│\s+[0-9.]+\s+│\s+(poor|fair|good|excellent)", out)
     assert "Production standards" in out and "Advice" in out and _scenario_in(out)
     # the options keep working, and give the same numbers
-    code, out2, _ = run_main(["evaluate", "--qrels", str(q), "--run", str(r), "-m", ",".join(METRICS),
-                              "--scenario", "faq"], capsys)
+    code, out2, _ = outcome(cli("evaluate", "--qrels", str(q), "--run", str(r), "-m", ",".join(METRICS),
+                              "--scenario", "faq", width=80))
     assert out2 == out
     reports = [tmp_path / f"out{ext}" for ext in EXTENSIONS]
-    code, out, err = run_main(["evaluate", str(q), str(r), "-m", ",".join(METRICS), "--scenario", "faq", "--lang",
-                               "zh", *[a for p in reports for a in ("--report", str(p))]], capsys)
+    code, out, err = outcome(cli("evaluate", str(q), str(r), "-m", ",".join(METRICS), "--scenario", "faq", "--lang",
+                               "zh", *[a for p in reports for a in ("--report", str(p))], width=80))
     assert code == 0, err
     assert "生产标准" in out and _scenario_in(out, "zh")
     for p in reports:
         assert _scenario_in(p.read_text(encoding="utf-8"), "zh"), p
-    code, out, _ = run_main(["evaluate", str(q), str(r), "-m", "P@5", "--scenario", "faq", "-f", "json"], capsys)
+    code, out, _ = outcome(cli("evaluate", str(q), str(r), "-m", "P@5", "--scenario", "faq", "-f", "json", width=80))
     verdict = json.loads(out)["verdict"]
     assert verdict["scenario"]["missing"] == ["hit_rate@3", "mrr", "precision@3"]
     assert verdict["ratings"]["P@5"]["level"] in ("poor", "fair", "good", "excellent")
@@ -124,8 +117,8 @@ def test_cli_evaluate_positional_report_scenario_lang(tmp_path: Path, capsys: py
         (["q", "r", "--scenario", "faqs"], "unknown scenario 'faqs'"),
     ],
 )
-def test_cli_evaluate_file_mistakes(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_main(["evaluate", *args], capsys)
+def test_cli_evaluate_file_mistakes(args: list[str], needle: str) -> None:
+    code, out, err = outcome(cli("evaluate", *args, width=80))
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and needle in err
 
