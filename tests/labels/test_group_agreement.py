@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
+from clirun import cli, outcome
 from prose import whole_lines
 from rankscope.data import Qrels
 from rankscope.labels.group_agreement import fleiss_kappa, group_agreement, krippendorff_alpha
-
-from .test_cli_labels import run_main
 
 N = np.nan
 #: Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the worked example C: 4 observers, 12 units
@@ -50,7 +49,7 @@ def test_fleiss_matches_statsmodels_and_missing_grades_are_left_out(seed: int) -
     assert g.fleiss.low <= g.fleiss.value <= g.fleiss.high
 
 
-def test_annotators_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_annotators_from_the_command_line(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     truth = rng.integers(0, 4, 60)
     files = []
@@ -59,10 +58,10 @@ def test_annotators_from_the_command_line(tmp_path: Path, capsys: pytest.Capture
         p = tmp_path / f"{name}.qrels"
         p.write_text("".join(f"q{i % 6} 0 d{i} {x}\n" for i, x in enumerate(g)))
         files += ["--annotator", str(p)]
-    code, out, err = run_main(["agreement", *files, "--bootstrap", "100"], capsys)
+    code, out, err = outcome(cli("agreement", *files, "--bootstrap", "100", width=80))
     assert code == 0, err
     assert whole_lines(out).startswith("3 annotators (alice, bob, carol): 60 documents graded by two or more, "
                                        "60 by all")
     assert "Fleiss' κ = " in out and "Krippendorff's α (ordinal) = " in out
-    code, _, err = run_main(["agreement", "--qrels", str(tmp_path / "alice.qrels")], capsys)
+    code, _, err = outcome(cli("agreement", "--qrels", str(tmp_path / "alice.qrels"), width=80))
     assert code == 2 and "give --qrels and --judged" in err

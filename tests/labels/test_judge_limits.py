@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
+from clirun import cli, outcome
 from prose import whole_lines
 from rankscope.labels.judge import JudgeSettings, judge_one
 from rankscope.labels.prompts import get_prompt
 from rankscope.llm_client import Endpoint
 
 from .fake_llm import FakeLLM
-from .test_cli_labels import run_main
 
 #: castorini/umbrela, src/umbrela/prompts/qrel_zeroshot_bing.txt at commit 16cba3ebdfb79477850196695e06eef5ce96f339,
 #: verbatim (UMBRELA strips the file and fills it with str.format)
@@ -47,27 +45,27 @@ def files(tmp_path: Path, marker: str = "", n: int = 4) -> list[str]:
             "--retries", "0", "--model", "fake-judge", "--out", str(tmp_path / "out.qrels")]
 
 
-def test_every_call_failing_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_call_failing_exits_non_zero(tmp_path: Path) -> None:
     with FakeLLM() as llm:
-        code, _, err = run_main([*files(tmp_path, "[[500-always]]"), "--base-url", llm.url], capsys)
+        code, _, err = outcome(cli(*files(tmp_path, "[[500-always]]"), "--base-url", llm.url, width=80))
         assert code == 1 and "4 of 4 pairs have no grade, more than --max-failures 10% allows (0)" in whole_lines(err)
-        code, _, err = run_main([*files(tmp_path, "[[500-always]]"), "--base-url", llm.url, "--max-failures", "4"],
-                                capsys)
+        code, _, err = outcome(cli(*files(tmp_path, "[[500-always]]"), "--base-url", llm.url, "--max-failures", "4",
+                                       width=80))
         assert code == 0, err
-        code, _, _ = run_main([*files(tmp_path), "--base-url", llm.url], capsys)
+        code, _, _ = outcome(cli(*files(tmp_path), "--base-url", llm.url, width=80))
         assert code == 0
-        code, _, err = run_main([*files(tmp_path), "--base-url", llm.url, "--max-failures", "lots"], capsys)
+        code, _, err = outcome(cli(*files(tmp_path), "--base-url", llm.url, "--max-failures", "lots", width=80))
         assert code == 2 and "--max-failures must be a count" in err
 
 
-def test_max_cost_stops_sending(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_max_cost_stops_sending(tmp_path: Path) -> None:
     with FakeLLM() as llm:
         args = [*files(tmp_path, n=12), "--base-url", llm.url, "--concurrency", "1", "--price-in", "1000",
                 "--price-out", "1000", "--max-failures", "100%"]
-        code, _, err = run_main([*args, "--max-cost", "0.5"], capsys)
+        code, _, err = outcome(cli(*args, "--max-cost", "0.5", width=80))
         sent = llm.calls
         assert code == 1 and "reaching --max-cost 0.5" in err and 1 <= sent < 12
-        code, _, err = run_main([*args[:-6], "--max-cost", "1"], capsys)
+        code, _, err = outcome(cli(*args[:-6], "--max-cost", "1", width=80))
         assert code == 2 and "--max-cost needs --price-in and --price-out" in err
 
 
@@ -88,17 +86,17 @@ def test_umbrela_is_sent_exactly_as_published() -> None:
         "temperature": 0.0, "max_tokens": 100, "top_p": 1, "frequency_penalty": 0.5, "presence_penalty": 0}
 
 
-def test_the_judge_says_which_prompt_it_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_judge_says_which_prompt_it_used(tmp_path: Path) -> None:
     with FakeLLM() as llm:
         llm.responder = lambda messages: "##final score: 1"
-        code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela"], capsys)
+        code, out, _ = outcome(cli(*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", width=80))
         out = whole_lines(out)
         assert code == 0 and "the published UMBRELA prompt and request" in out and "reproduced exactly" in out
-        code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--max-tokens", "5"],
-                                capsys)
+        code, out, _ = outcome(cli(*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--max-tokens", "5",
+                                       width=80))
         assert "not an exact reproduction" in whole_lines(out)
-        code, out, _ = run_main([*files(tmp_path), "--base-url", llm.url, "--dry-run"], capsys)
+        code, out, _ = outcome(cli(*files(tmp_path), "--base-url", llm.url, "--dry-run", width=80))
         assert "rankscope's own wording after UMBRELA, not UMBRELA's prompt" in whole_lines(out)
-        code, _, err = run_main([*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--lang", "zh"],
-                                capsys)
+        code, _, err = outcome(cli(*files(tmp_path), "--base-url", llm.url, "--prompt", "umbrela", "--lang", "zh",
+                                       width=80))
         assert code == 2 and "--prompt graded" in whole_lines(err)

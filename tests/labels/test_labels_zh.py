@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from clirun import cli, outcome
 from prose import assert_chinese, unwrap, whole_lines
 from rankscope.data.qrels import Qrels
 from rankscope.data.run import Run
@@ -27,7 +28,7 @@ from rankscope.labels.texts import read_texts
 from rankscope.llm_client import ChatClient, Endpoint, api_key_from_env
 
 from .fake_llm import FakeLLM
-from .test_cli_labels import files, run_main  # noqa: F401  (the fixture)
+from .test_cli_labels import files  # noqa: F401  (the fixture)
 
 RUNS_ABC = ("A B C",)  # the example of --runs A B C: code, not English prose
 
@@ -138,7 +139,7 @@ def test_endpoint_errors_say_themselves_in_chinese(monkeypatch: pytest.MonkeyPat
         assert "sk-secret" not in str(err) + err.text("zh")
 
 
-def test_a_batch_stopped_by_the_endpoint_says_so_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_stopped_by_the_endpoint_says_so_in_chinese() -> None:
     from rankscope.labels.batch import judge_pairs
 
     with FakeLLM() as llm:
@@ -185,18 +186,17 @@ def _lines(text: str) -> str:
 
 
 def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
-                          capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "60")
+                          capsys: pytest.CaptureFixture[str]) -> None:
     with FakeLLM() as llm:
         base = _judge_args(files, tmp_path, llm.url)
-        code, out, err = run_main([*base, "--dry-run", "--lang", "zh"], capsys)
+        code, out, err = outcome(cli(*base, "--dry-run", "--lang", "zh"))
         assert code == 0 and err == "" and llm.calls == 0
         flat = _lines(out)
         assert flat.startswith(_lines("试运行（fake-judge，提示词 graded-1/zh）：共 4 个（查询，文档）对，"
                                       "3 组不同的文本"))
         assert _lines("估计词元（token）数：输入约") in flat and _lines("即可估算费用；未发送任何请求") in flat
         assert_chinese(out)
-        code, out, err = run_main([*base, "--out", tmp_path / "zh.qrels", "--no-progress", "--lang", "zh"], capsys)
+        code, out, err = outcome(cli(*base, "--out", tmp_path / "zh.qrels", "--no-progress", "--lang", "zh"))
         assert code == 0, err
         flat = _lines(out)
         assert _lines("用 fake-judge 评判了 4 个（查询，文档）对（提示词 graded-1/zh）：3 对得到等级，"
@@ -208,16 +208,15 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         assert "graded-1/zh" in (tmp_path / "zh.qrels.provenance.jsonl").read_text()  # --lang zh: the prompt too
 
         # RANKSCOPE_LANG=zh says the messages in Chinese; the prompt stays English unless --lang is given
-        monkeypatch.setenv("RANKSCOPE_LANG", "zh")
-        code, out, _ = run_main([*base, "--dry-run"], capsys)
+        zh = {"RANKSCOPE_LANG": "zh"}
+        code, out, _ = outcome(cli(*base, "--dry-run", env=zh))
         assert code == 0 and _lines(out).startswith(_lines("试运行（fake-judge，提示词 graded-1/en）"))
-        code, _, err = run_main([*base, "--concurrency", "0", "--out", tmp_path / "x.qrels"], capsys)
+        code, _, err = outcome(cli(*base, "--concurrency", "0", "--out", tmp_path / "x.qrels", env=zh))
         assert code == 2 and err == "rankscope：错误：concurrency 必须是不小于 1 的整数，实际为 0\n"
-        code, _, err = run_main(base, capsys)
+        code, _, err = outcome(cli(*base, env=zh))
         assert code == 2 and err == "rankscope：错误：请给出 --out FILE（或 --dry-run）\n"
-        monkeypatch.delenv("RANKSCOPE_LANG")
 
-        code, out, err = run_main([*base, "--dry-run"], capsys)
+        code, out, err = outcome(cli(*base, "--dry-run"))
         out = whole_lines(out)
         assert out.splitlines()[0] == (
             "dry run (fake-judge, prompt graded-1/en): 4 pairs, 3 distinct texts, 0 in the cache, 3 calls to make; "
@@ -225,7 +224,7 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
         assert out.splitlines()[1].startswith("prompt graded-1/en: rankscope's own wording")
         assert out.splitlines()[2].startswith("estimated tokens: ~") and out.splitlines()[2].endswith(
             " out; give --price-in and --price-out (per million tokens) for a cost estimate; nothing was sent")
-        code, out, err = run_main([*base, "--out", tmp_path / "en.qrels", "--no-progress"], capsys)
+        code, out, err = outcome(cli(*base, "--out", tmp_path / "en.qrels", "--no-progress"))
         out, err = whole_lines(out), whole_lines(err)
         lines = out.splitlines()
         assert lines[0] == ("judged 4 pairs with fake-judge (prompt graded-1/en): 3 graded, 1 failed; 0 from the "
@@ -237,19 +236,17 @@ def test_judge_in_chinese(files: dict[str, Path], tmp_path: Path,  # noqa: F811
                        f"{tmp_path / 'en.qrels.provenance.jsonl'}\n")
 
 
-def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "60")
+def test_synth_in_chinese(tmp_path: Path) -> None:
     corpus = _write(tmp_path / "corpus.jsonl", "".join(
         json.dumps({"_id": f"c{i}", "text": f"{word} is what this passage explains at length grade=3"}) + "\n"
         for i, word in enumerate(("Photosynthesis", "Glaciation", "Volcanism", "Tectonics"))))
     with FakeLLM() as llm:
         base = ["synth", "--corpus", corpus, "--base-url", llm.url, "--model", "gen", "--no-cache", "--n", "6",
                 "--min-chars", "10"]
-        code, out, _ = run_main([*base, "--dry-run", "--lang", "zh"], capsys)
+        code, out, _ = outcome(cli(*base, "--dry-run", "--lang", "zh"))
         assert code == 0 and _lines(out).startswith(_lines("试运行：有 4 个至少 10 个字符的块；生成 6 个问题约需 "))
         assert_chinese(out)
-        code, out, err = run_main([*base, "--out", tmp_path / "s.json", "--no-progress", "--lang", "zh"], capsys)
+        code, out, err = outcome(cli(*base, "--out", tmp_path / "s.json", "--no-progress", "--lang", "zh"))
         assert code == 0, err
         assert _lines(out).startswith(_lines("从 4 个候选块得到 4 个问题（目标 6 个）-> "))
         assert _lines("拒绝：0 个不能独立成问（指向原块），0 个照抄原块") in _lines(out)
@@ -257,7 +254,7 @@ def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              "或查看 "))
         assert_chinese(out)
         assert_chinese(err)
-        code, out, err = run_main([*base, "--out", tmp_path / "e.json", "--no-progress"], capsys)
+        code, out, err = outcome(cli(*base, "--out", tmp_path / "e.json", "--no-progress"))
         out, err = whole_lines(out), whole_lines(err)
         assert out.splitlines()[0] == f"4 of 6 questions from 4 candidate chunks -> {tmp_path / 'e.json'}"
         assert out.splitlines()[1].startswith(
@@ -266,9 +263,7 @@ def test_synth_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                        f"{tmp_path / 'e.json.synth.json'})\n")
 
 
-def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "60")
+def test_agreement_in_chinese(tmp_path: Path) -> None:
     human, model = tmp_path / "h.qrels", tmp_path / "m.qrels"
     human.write_text("".join(f"q{q} 0 d{d} {(q + d) % 4}\n" for q in range(8) for d in range(10)))
     model.write_text("".join(f"q{q} 0 d{d} {(q + d + (d == 1)) % 4 if d % 5 else 0}\n" for q in range(8)
@@ -281,7 +276,7 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         runs.append(p)
     args = ["agreement", "--qrels", human, "--judged", model, "--runs", *runs, "--bootstrap", 100, "--permutations",
             200]
-    code, out, err = run_main([*args, "--lang", "zh"], capsys)
+    code, out, err = outcome(cli(*args, "--lang", "zh"))
     assert code == 0, err
     flat = _lines(out)
     assert flat.startswith(_lines("偏差：模型给的等级比人工低：每篇文档的平均等级偏移 -0.300"))
@@ -292,7 +287,7 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert _lines("系统排名基于双方都评判过的 8 个查询") in flat
     assert _lines("Landis & Koch 分级") in flat and "τ_AP" in flat
     assert_chinese(out.replace("┃", " "))
-    code, out, _ = run_main(args, capsys)
+    code, out, _ = outcome(cli(*args))
     out = whole_lines(out)
     assert out.startswith("Bias: the model grades lower than people: mean grade shift -0.300 [")
     assert "\n\n80 documents judged by both; 0 by the human labels only, 0 by the model only; 0 left out " \
@@ -308,12 +303,12 @@ def test_agreement_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (["agreement", "--qrels", "h.qrels", "--judged", "h.qrels", "x.trec"],
      "unexpected argument 'x.trec'; give run files with --runs A B C", "多余的参数 'x.trec'"),
 ])
-def test_run_file_errors_in_chinese(capsys: pytest.CaptureFixture[str], args: list[str], english: str,
+def test_run_file_errors_in_chinese(args: list[str], english: str,
                                     chinese: str) -> None:
-    code, _, err = run_main([*args, "--lang", "zh"], capsys)
+    code, _, err = outcome(cli(*args, "--lang", "zh", width=80))
     assert code == 2 and err.startswith(_lines("rankscope：错误：")) and chinese in err, err
     assert_chinese(err, allowed=RUNS_ABC)
-    code, _, err = run_main(args, capsys)
+    code, _, err = outcome(cli(*args, width=80))
     assert code == 2 and err == f"rankscope: error: {english}\n"
 
 
@@ -323,11 +318,11 @@ def test_the_provenance_note_of_evaluate_in_chinese(files: dict[str, Path], tmp_
                                   Label("q2", "d21", None, "model", "m", "p", "timeout: no reply")])
     labels.write(tmp_path / "l.qrels")
     args = ["evaluate", "--qrels", tmp_path / "l.qrels", "--run", files["a.trec"], "-m", "ndcg@10"]
-    code, out, err = run_main([*args, "--lang", "zh"], capsys)
+    code, out, err = outcome(cli(*args, "--lang", "zh", width=80))
     assert code == 0, err
     side = tmp_path / "l.qrels.provenance.jsonl"
     assert _lines(f"标注来源取自 {side}：人工 1 条，模型 1 条，模型评判失败 1 条（按未评判计）") in _lines(out + err)
-    code, out, err = run_main(args, capsys)
+    code, out, err = outcome(cli(*args, width=80))
     assert (f"labels with provenance from {tmp_path / 'l.qrels.provenance.jsonl'}: 1 human, 1 model, 1 failed "
             "judgments (unjudged)") in unwrap(out + err)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from clirun import cli, outcome
 from rankscope.comparison import compare
 from rankscope.data import Qrels
 from rankscope.errors import InvalidParameterError
 from rankscope.labels.ppi import draw_audit, ppi_mean
 
-from .test_cli_labels import run_main
 from .test_judge_simulated import DLHARD, simulated
 
 
@@ -88,7 +88,7 @@ def test_ppi_covers_the_human_metric_and_is_narrower(judge: str) -> None:
         assert width < human_width
 
 
-def test_audit_sample_then_ppi_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_audit_sample_then_ppi_from_the_command_line(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     qs = [f"q{i:02d}" for i in range(30)]
     human = {q: {f"d{j}": int(rng.integers(0, 4)) for j in range(8)} for q in qs}
@@ -101,8 +101,9 @@ def test_audit_sample_then_ppi_from_the_command_line(tmp_path: Path, capsys: pyt
 
     Labels.from_qrels(Qrels.from_dict(model), "model", model="m", prompt="p").write(tmp_path / "model.qrels")
     runs = [str(tmp_path / "a.trec"), str(tmp_path / "b.trec")]
-    code, out, err = run_main(["pool", "--runs", *runs, "--depth", "5", "--out", tmp_path / "pool.jsonl",
-                               "--audit-sample", "10", "--audit-out", tmp_path / "audit.jsonl", "--seed", "4"], capsys)
+    code, out, err = outcome(cli("pool", "--runs", *runs, "--depth", "5", "--out", tmp_path / "pool.jsonl",
+                               "--audit-sample", "10", "--audit-out", tmp_path / "audit.jsonl", "--seed", "4",
+                                 width=80))
     assert code == 0, err
     sample = json.loads((tmp_path / "audit.jsonl.sample.json").read_text())
     assert len(sample["sampled"]) == 10 and len(sample["frame"]) == 30 and sample["seed"] == 4
@@ -113,9 +114,10 @@ def test_audit_sample_then_ppi_from_the_command_line(tmp_path: Path, capsys: pyt
     Qrels.from_dict(people).to_dict()
     (tmp_path / "people.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in people.items()
                                                    for d, g in docs.items()))
-    code, out, err = run_main(["agreement", "--qrels", tmp_path / "people.qrels", "--judged", tmp_path / "model.qrels",
+    code, out, err = outcome(cli("agreement", "--qrels", tmp_path / "people.qrels", "--judged",
+                                 tmp_path / "model.qrels",
                                "--runs", *runs, "--audit", tmp_path / "audit.jsonl", "-m", "ndcg@5",
-                               "--format", "json"], capsys)
+                               "--format", "json", width=80))
     assert code == 0, err
     ppi = json.loads(out)["ppi"]
     assert ppi["audited"] == 10 and ppi["queries"] == 30 and ppi["target"] == "queries"
@@ -125,6 +127,7 @@ def test_audit_sample_then_ppi_from_the_command_line(tmp_path: Path, capsys: pyt
     for r in rows:
         lo, hi = r["ppi_interval"]
         assert lo < r["ppi"] < hi and abs(r["ppi"] - truth[r["name"]]["ndcg@5"]) < 0.2
-    code, out, err = run_main(["agreement", "--qrels", tmp_path / "people.qrels", "--judged", tmp_path / "model.qrels",
-                               "--runs", *runs, "--audit", tmp_path / "audit.jsonl", "-m", "ndcg@5"], capsys)
+    code, out, err = outcome(cli("agreement", "--qrels", tmp_path / "people.qrels", "--judged",
+                                 tmp_path / "model.qrels",
+                               "--runs", *runs, "--audit", tmp_path / "audit.jsonl", "-m", "ndcg@5", width=80))
     assert code == 0 and "prediction-powered" in out
