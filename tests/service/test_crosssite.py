@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from clirun import cli
 from rankscope.errors import InvalidParameterError
 from rankscope.service.settings import Settings
 
@@ -102,9 +101,7 @@ def test_weak_tokens_are_refused() -> None:
     for weak in (" ", "secret", "short-token", "has spaces in it but long"):
         with pytest.raises(InvalidParameterError, match="too weak"):
             Settings(db_url="sqlite://", token=weak)
-    proc = subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve",
-                           "--host", "0.0.0.0", "--token", " ", "--db", "sqlite://"],
-                          capture_output=True, text=True, timeout=60)
+    proc = cli("serve", "--host", "0.0.0.0", "--token", " ", "--db", "sqlite://", width=200)
     assert proc.returncode == 2 and "too weak" in proc.stderr and proc.stderr.count("\n") == 1
     with pytest.raises(InvalidParameterError, match="allow-retriever"):
         Settings(db_url="sqlite://", allow_retrievers=("http://x/y",))

@@ -8,16 +8,14 @@ import gzip
 import html
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from clirun import cli
 from prose import assert_chinese
 from rankscope.errors import RankscopeError
 from rankscope.service.egress import EgressPolicy
@@ -30,8 +28,6 @@ from rankscope.service.uploads import Counter, LimitExceeded
 
 from .conftest import RUN_A, make_client, upload_testset, wait_job
 from .fake_retriever import live_testset
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _both(exc: BaseException, english: str) -> str:
@@ -201,19 +197,13 @@ def test_the_json_api_keeps_its_english_problems(web: TestClient) -> None:
 
 # --- rankscope serve ------------------------------------------------------------------------------------------
 
-def _serve(*args: str, lang: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
-    env.update({"LANG": "C.UTF-8", "RANKSCOPE_LANG": lang, "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"})
-    return subprocess.run([sys.executable, "-c", "from rankscope.cli.app import main; main()", "serve",
-                           "--db", "sqlite://", *args], capture_output=True, text=True, encoding="utf-8", env=env,
-                          timeout=120)
-
-
 def test_serve_says_its_settings_errors_in_the_sessions_language() -> None:
-    en = _serve("--allow-retriever", "search.internal:99999", lang="en")
+    en = cli("serve", "--db", "sqlite://", "--allow-retriever", "search.internal:99999", env={"RANKSCOPE_LANG": "en"},
+             width=200)
     assert en.returncode == 2 and en.stdout == ""
     assert en.stderr == "rankscope: error: --allow-retriever 'search.internal:99999': the port must be 1-65535\n"
-    zh = _serve("--allow-retriever", "search.internal:99999", lang="zh")
+    zh = cli("serve", "--db", "sqlite://", "--allow-retriever", "search.internal:99999", env={"RANKSCOPE_LANG": "zh"},
+             width=200)
     assert zh.returncode == 2 and zh.stdout == ""
     assert_chinese(zh.stderr)
     assert "--allow-retriever 'search.internal:99999'：端口必须在 1-65535 之间" in zh.stderr
