@@ -18,7 +18,6 @@ import pytest
 from rankscope import Qrels, Run, evaluate
 
 ir_measures = pytest.importorskip("ir_measures")
-ranx = pytest.importorskip("ranx")
 
 
 def _per_query(qrels: Qrels, run: Run, metric: str) -> dict[str, float]:
@@ -62,6 +61,7 @@ def test_rbp_is_ranx_rbp(spelling: str, value: float) -> None:
 @pytest.mark.parametrize("metric", ["hits@10", "hits", "rbp.8", "rbp.95-l2", "ndcg_burges@10", "dcg_burges@5",
                                     "r-precision", "precision@5-l2", "ndcg@10-l2", "hit_rate@3"])
 def test_ranx_spellings_mean_what_ranx_computes(metric: str) -> None:
+    ranx = pytest.importorskip("ranx")  # here, not at the top: importing it costs every worker 3 s at collection
     qrels, run = _random(7)
     run = {q: docs for q, docs in run.items() if q in qrels}
     theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metric, return_mean=False, make_comparable=True)
