@@ -55,10 +55,9 @@ def score_job_runs(db: Database, job: Job, keep_going: Callable[[], bool]) -> No
         data = result_to_json(res)  # the serialiser of a result: what reports.stored_results reads back
         ids, vals, labels = data["per_query"]["query_ids"]["ids"], data["per_query"]["values"], data["labels"]
         assert res.diagnostics is not None
-        first = dict(zip([str(q) for q in res.per_query.query_ids],
-                         res.diagnostics["first_rel_rank"].astype(int).tolist()))
-        rows = [{"job_id": job.id, "run_id": run_id, "query_id": q, "first_rank": first.get(q, 0),
-                 "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row in zip(ids, vals)]
+        first = res.diagnostics["first_rel_rank"].astype(int).tolist()  # row by row, as the values
+        rows = [{"job_id": job.id, "run_id": run_id, "query_id": q, "first_rank": rank,
+                 "scores": {m: _clean(v) for m, v in zip(labels, row)}} for q, row, rank in zip(ids, vals, first)]
         step = 5000
         for i in range(0, len(rows), step):
             if not keep_going():
